@@ -1,0 +1,110 @@
+package dev.etl.checkpoint;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The acknowledgement of one (poll batch, partition): a reference count plus a merged status.
+ *
+ * <p>Life cycle: the lane creates it with one reference (its own hold) for the batch it is about to
+ * push through the chain. Every holder that keeps data derived from the batch beyond the lane's
+ * {@code accept} call — in practice each sink chunk that received at least one of its rows —
+ * {@link #retain() retains} it once and {@link #release(boolean) releases} it exactly once: with
+ * {@code true} after a durable write, with {@code false} on any other path (write failed, chunk
+ * dropped, shutdown abandoned it). Records that were filtered out or skipped take no reference, so
+ * they resolve as success when the lane releases its own hold. Several outputs holding the same ack
+ * merge their statuses: one failure fails the batch ("worst status wins").
+ *
+ * <p>When the last reference is released, the ack posts itself to its lane's {@link AckQueue}
+ * exactly once. The queue is unbounded and lock-free, so releasing never blocks the releasing
+ * (io) thread.
+ *
+ * <p>Thread-safety: {@link #retain()} and {@link #release(boolean)} may be called from any thread.
+ * {@code retain} must only be called by a thread that already holds a reference (the lane, while its
+ * own hold is still open), so the count can never rise from zero.
+ */
+public final class AckRef {
+    private static final VarHandle REFS;
+    private static final VarHandle FAILED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            REFS = lookup.findVarHandle(AckRef.class, "refs", int.class);
+            FAILED = lookup.findVarHandle(AckRef.class, "failed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int partition;
+    private final int epoch;
+    private final long seq;
+    private final AckQueue queue;
+
+    @SuppressWarnings("unused") // accessed through REFS
+    private volatile int refs = 1;
+    @SuppressWarnings("unused") // accessed through FAILED
+    private volatile boolean failed;
+
+    /** Creates an ack holding one reference (the creator's). */
+    public AckRef(int partition, int epoch, long seq, AckQueue queue) {
+        this.partition = partition;
+        this.epoch = epoch;
+        this.seq = seq;
+        this.queue = queue;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    public int epoch() {
+        return epoch;
+    }
+
+    public long seq() {
+        return seq;
+    }
+
+    /** Whether every released reference so far reported success (final once posted). */
+    public boolean succeeded() {
+        return !(boolean) FAILED.getAcquire(this);
+    }
+
+    /** Current reference count (for tests and diagnostics). */
+    public int refCount() {
+        return (int) REFS.getVolatile(this);
+    }
+
+    /** Adds a reference. The caller must already hold one. */
+    public void retain() {
+        int previous = (int) REFS.getAndAdd(this, 1);
+        if (previous <= 0) {
+            throw new IllegalStateException("retain() on a released ack " + this);
+        }
+    }
+
+    /**
+     * Drops one reference with the holder's outcome. The last release posts the ack to its lane's
+     * queue. Releasing more often than retained is a bug and throws.
+     */
+    public void release(boolean success) {
+        if (!success) {
+            // Set before the decrement: the decrement's full fence publishes it to whoever posts.
+            FAILED.setRelease(this, true);
+        }
+        int remaining = (int) REFS.getAndAdd(this, -1) - 1;
+        if (remaining == 0) {
+            queue.post(this);
+        } else if (remaining < 0) {
+            throw new IllegalStateException("release() without a matching reference " + this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AckRef[partition=" + partition + ", epoch=" + epoch + ", seq=" + seq + ", refs=" + refCount()
+                + ", failed=" + !succeeded() + "]";
+    }
+}

@@ -1,0 +1,10 @@
+package dev.etl.error;
+
+/** A source failed to poll, commit, or manage its assignment. */
+public class SourceException extends EtlException {
+    private static final long serialVersionUID = 1L;
+
+    public SourceException(String message, Throwable cause) {
+        super(ErrorClass.SOURCE, message, cause);
+    }
+}

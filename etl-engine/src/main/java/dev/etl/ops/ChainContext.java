@@ -1,0 +1,51 @@
+package dev.etl.ops;
+
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.error.RecordException;
+import dev.etl.record.RecordMeta;
+import dev.etl.sink.ChunkOutbox;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * What a lane offers the chain it runs: identity, the current record's metadata, the sinks' lane
+ * side, error reporting and metrics. Handed to {@code ChainFactory.create} once per lane; the chain
+ * may keep it. Confined to the lane thread.
+ */
+public interface ChainContext {
+    String pipelineName();
+
+    /** Index of the lane, 0-based. */
+    int laneIndex();
+
+    /** Metadata of the record being pushed (one mutable instance per lane). */
+    RecordMeta meta();
+
+    /** Registry for operators' own metrics; engine handles are registered with a {@code pipeline} tag. */
+    MeterRegistry meterRegistry();
+
+    /** Names of the pipeline's sinks, in definition order. */
+    java.util.List<String> sinkNames();
+
+    /**
+     * The lane side of sink {@code sinkName}.
+     *
+     * @throws IllegalArgumentException naming the known sinks when there is no such sink
+     */
+    ChunkOutbox outbox(String sinkName);
+
+    /** Human-readable name of a partition, e.g. {@code orders-3}. */
+    String describePartition(int partition);
+
+    /**
+     * The policy for a failure of class {@code errorClass} in stage {@code stage}: configuration may
+     * override per stage or per class; otherwise {@code declared} (what the chain's code said).
+     */
+    ErrorPolicy policy(String stage, ErrorClass errorClass, ErrorPolicy declared);
+
+    /**
+     * Reports a record skipped under {@link ErrorPolicy#SKIP}: counts
+     * {@code etl_errors_total{error_type, stage}} and logs it rate-limited. Never throws.
+     */
+    void skipped(RecordException failure);
+}

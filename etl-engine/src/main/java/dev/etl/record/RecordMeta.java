@@ -1,0 +1,67 @@
+package dev.etl.record;
+
+import dev.etl.checkpoint.AckRef;
+
+/**
+ * Metadata of the record a lane is currently pushing through its chain.
+ *
+ * <p>One mutable instance per lane, updated in place before each record is pushed (primitive fields
+ * only, so nothing is allocated per record). Operators and encoders read it during their
+ * {@code accept} call; values read after that call returns describe a later record. Records derived
+ * from one source record (flatMap children) see the same metadata.
+ *
+ * <p>Not thread-safe: confined to its lane thread.
+ */
+public final class RecordMeta {
+    private int partition = -1;
+    private long offset = -1;
+    private long timestampMs = -1;
+    private int keyHash;
+    private AckRef ack;
+
+    /** Called by the lane before pushing a record. */
+    public void set(int partition, long offset, long timestampMs, int keyHash) {
+        this.partition = partition;
+        this.offset = offset;
+        this.timestampMs = timestampMs;
+        this.keyHash = keyHash;
+    }
+
+    /** Called by the lane at the start of each (poll batch, partition); the ack every derived row retains. */
+    public void ack(AckRef ack) {
+        this.ack = ack;
+    }
+
+    /** Dense source partition id (see {@link dev.etl.source.SourceLane#describe(int)} for its name). */
+    public int partition() {
+        return partition;
+    }
+
+    /** Source offset of the record. */
+    public long offset() {
+        return offset;
+    }
+
+    /** Source timestamp in epoch milliseconds, or -1 when the source has none. */
+    public long timestampMs() {
+        return timestampMs;
+    }
+
+    /**
+     * Stable 32-bit hash of the record key (murmur3 of the key bytes; 0 when the record has no key).
+     * {@link dev.etl.sink.KeyHashRouter} routes on it.
+     */
+    public int keyHash() {
+        return keyHash;
+    }
+
+    /** Acknowledgement of the (poll batch, partition) this record came from. */
+    public AckRef ack() {
+        return ack;
+    }
+
+    @Override
+    public String toString() {
+        return "RecordMeta[partition=" + partition + ", offset=" + offset + ", ts=" + timestampMs + "]";
+    }
+}

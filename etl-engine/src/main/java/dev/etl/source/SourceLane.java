@@ -1,0 +1,54 @@
+package dev.etl.source;
+
+import org.agrona.collections.Int2LongHashMap;
+
+import dev.etl.error.SourceException;
+
+/**
+ * The data plane of one lane: poll, pause/resume, commit. Used only by its lane thread, except
+ * {@link #wakeup()}.
+ *
+ * <p>Partitions are identified by dense ints that the source assigns and keeps stable for the life
+ * of the process (for Kafka, one per topic-partition); {@link #describe(int)} names them.
+ */
+public interface SourceLane extends AutoCloseable {
+    /**
+     * Polls once, waiting at most {@code timeoutMs} for data, and pushes what arrived to
+     * {@code handler}: one {@link BatchHandler#onBatch} call per partition with records. Assignment
+     * changes are reported to the lane's {@link PartitionListener} from inside this call, before the
+     * batches. Records of paused partitions are not returned. Must be called regularly even while
+     * paused: for Kafka this is what keeps the group membership alive.
+     */
+    void poll(long timeoutMs, BatchHandler handler) throws SourceException;
+
+    /** Stops returning records of every currently assigned partition, and of partitions assigned later until {@link #resume()}. */
+    void pause();
+
+    /** Undoes {@link #pause()}. */
+    void resume();
+
+    /** Whether the lane is paused. */
+    boolean isPaused();
+
+    /**
+     * Commits {@code nextOffsets} (partition → next offset to read). Synchronous commits return once
+     * the source has stored them or throw; asynchronous ones report their outcome later to
+     * {@code callback} (on the lane thread, from inside a later poll or commit).
+     */
+    void commit(Int2LongHashMap nextOffsets, boolean sync, CommitCallback callback) throws SourceException;
+
+    /** A human-readable name of the partition (e.g. {@code orders-3}), for logs, errors and metrics. */
+    String describe(int partition);
+
+    /** Makes a blocked {@link #poll} return early. Thread-safe. */
+    void wakeup();
+
+    @Override
+    void close();
+
+    /** Outcome of an asynchronous commit. */
+    @FunctionalInterface
+    interface CommitCallback {
+        void onComplete(Int2LongHashMap offsets, Exception errorOrNull);
+    }
+}
