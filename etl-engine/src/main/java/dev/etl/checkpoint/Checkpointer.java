@@ -2,7 +2,7 @@ package dev.etl.checkpoint;
 
 import java.util.function.LongSupplier;
 
-import org.agrona.collections.Int2LongHashMap;
+import org.agrona.collections.Long2LongHashMap;
 
 /**
  * Per-lane tracker that turns acknowledged batches into committable watermarks.
@@ -98,7 +98,7 @@ public final class Checkpointer {
      * Puts into {@code out} every partition whose watermark is ahead of what was last
      * {@link #markCommitted marked committed}; returns how many.
      */
-    public int collectCommittable(Int2LongHashMap out) {
+    public int collectCommittable(Long2LongHashMap out) {
         throw new UnsupportedOperationException();
     }
 

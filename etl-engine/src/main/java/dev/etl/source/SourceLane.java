@@ -1,6 +1,6 @@
 package dev.etl.source;
 
-import org.agrona.collections.Int2LongHashMap;
+import org.agrona.collections.Long2LongHashMap;
 
 import dev.etl.error.SourceException;
 
@@ -31,11 +31,11 @@ public interface SourceLane extends AutoCloseable {
     boolean isPaused();
 
     /**
-     * Commits {@code nextOffsets} (partition → next offset to read). Synchronous commits return once
+     * Commits {@code nextOffsets} (partition id → next offset to read; the map's missing value is -1). Synchronous commits return once
      * the source has stored them or throw; asynchronous ones report their outcome later to
      * {@code callback} (on the lane thread, from inside a later poll or commit).
      */
-    void commit(Int2LongHashMap nextOffsets, boolean sync, CommitCallback callback) throws SourceException;
+    void commit(Long2LongHashMap nextOffsets, boolean sync, CommitCallback callback) throws SourceException;
 
     /** A human-readable name of the partition (e.g. {@code orders-3}), for logs, errors and metrics. */
     String describe(int partition);
@@ -49,6 +49,6 @@ public interface SourceLane extends AutoCloseable {
     /** Outcome of an asynchronous commit. */
     @FunctionalInterface
     interface CommitCallback {
-        void onComplete(Int2LongHashMap offsets, Exception errorOrNull);
+        void onComplete(Long2LongHashMap offsets, Exception errorOrNull);
     }
 }
