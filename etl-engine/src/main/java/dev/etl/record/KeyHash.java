@@ -30,23 +30,20 @@ public final class KeyHash {
             h1 = Integer.rotateLeft(h1, 13);
             h1 = h1 * 5 + 0xe6546b64;
         }
-        int k1 = 0;
-        switch (length & 3) {
-            case 3:
+        int tail = length & 3;
+        if (tail != 0) {
+            int k1 = 0;
+            if (tail == 3) {
                 k1 ^= (data[end + 2] & 0xff) << 16;
-                // fall through
-            case 2:
+            }
+            if (tail >= 2) {
                 k1 ^= (data[end + 1] & 0xff) << 8;
-                // fall through
-            case 1:
-                k1 ^= data[end] & 0xff;
-                k1 *= C1;
-                k1 = Integer.rotateLeft(k1, 15);
-                k1 *= C2;
-                h1 ^= k1;
-                break;
-            default:
-                break;
+            }
+            k1 ^= data[end] & 0xff;
+            k1 *= C1;
+            k1 = Integer.rotateLeft(k1, 15);
+            k1 *= C2;
+            h1 ^= k1;
         }
         h1 ^= length;
         h1 ^= h1 >>> 16;
