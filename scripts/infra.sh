@@ -1,0 +1,720 @@
+#!/usr/bin/env bash
+# Local test infrastructure: ZooKeeper, 4 ClickHouse instances (2 shards x 2
+# replicas), a KRaft Kafka broker and an Apicurio schema registry.
+# All processes bind to 127.0.0.1 and keep their state under ONE work dir.
+#
+#   scripts/infra.sh start|stop|status|endpoints|clean [clickhouse|zookeeper|kafka|registry|all]
+#
+# See scripts/infra/README.md for ports and environment variables.
+set -euo pipefail
+
+SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(dirname "$SCRIPTS_DIR")"
+WORK_DIR="${ETL_INFRA_DIR:-$REPO_ROOT/.infra}"
+TIMEOUT_S="${ETL_INFRA_TIMEOUT_S:-90}"
+
+ZK_PORT="${ETL_ZK_PORT:-12181}"
+CH_HTTP_BASE="${ETL_CH_HTTP_BASE:-18123}"
+CH_TCP_BASE="${ETL_CH_TCP_BASE:-19000}"
+CH_INTERSERVER_BASE="${ETL_CH_INTERSERVER_BASE:-19100}"
+CH_INSTANCES=(s1r1 s1r2 s2r1 s2r2)
+CH_CLUSTER=etl
+KAFKA_PORT="${ETL_KAFKA_PORT:-19092}"
+KAFKA_CONTROLLER_PORT="${ETL_KAFKA_CONTROLLER_PORT:-19093}"
+KAFKA_CLUSTER_ID="ZXRsLWluZnJhLWxvY2FsMQ" # base64("etl-infra-local1"), fixed on purpose
+KAFKA_POM="$SCRIPTS_DIR/infra/kafka/pom.xml"
+REGISTRY_PORT="${ETL_REGISTRY_PORT:-18081}"
+REGISTRY_VERSION="2.6.13.Final"
+
+if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
+
+# ---------------------------------------------------------------- helpers ---
+
+log() { printf '%s [infra] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+# Fail loudly for a server: name, reason, last 30 lines of its log.
+fail_server() { # name logfile reason
+  log "ERROR: $1: $3"
+  if [[ -f "$2" ]]; then
+    log "---- last 30 lines of $2 ----"
+    tail -n 30 "$2" >&2 || true
+    log "---- end of $2 ----"
+  fi
+  exit 1
+}
+
+# 0 if something accepts TCP connections on 127.0.0.1:$1
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# PID from a pid file if that process is alive AND its command line still
+# contains the expected token (so a recycled PID is never mistaken for ours).
+live_pid() { # pidfile token
+  local pid cmd
+  [[ -f "$1" ]] || return 1
+  pid="$(cat "$1" 2>/dev/null)" || return 1
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  cmd="$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")" || return 1
+  [[ "$cmd" == *"$2"* ]] || return 1
+  echo "$pid"
+}
+
+# Start a daemon in its own session, stdout/stderr to a file, record its PID.
+# Returns once the child has exec'd the server (its command line shows the
+# token) or has died, so later liveness checks never see the pre-exec fork.
+launch() { # pidfile token outfile cmd...
+  local pidfile="$1" token="$2" out="$3" pid i
+  shift 3
+  setsid nohup "$@" >>"$out" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$pidfile"
+  for ((i = 0; i < 100; i++)); do
+    live_pid "$pidfile" "$token" >/dev/null && return 0
+    [[ -d "/proc/$pid" ]] || return 0
+    sleep 0.05
+  done
+}
+
+# TERM, wait up to 15 s, then KILL. Only for PIDs that pass live_pid.
+stop_pidfile() { # label pidfile token
+  local label="$1" pidfile="$2" token="$3" pid i
+  if ! pid="$(live_pid "$pidfile" "$token")"; then
+    rm -f "$pidfile"
+    log "$label: not running"
+    return 0
+  fi
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 150; i++)); do
+    live_pid "$pidfile" "$token" >/dev/null || break
+    sleep 0.1
+  done
+  if live_pid "$pidfile" "$token" >/dev/null; then
+    log "$label: still alive after 15 s, sending KILL to $pid"
+    kill -KILL "$pid" 2>/dev/null || true
+    sleep 0.5
+  fi
+  rm -f "$pidfile"
+  log "$label: stopped (pid $pid)"
+}
+
+# Poll a check function until it succeeds, the process dies, or timeout.
+wait_ready() { # label pidfile token logfile check_fn [args...]
+  local label="$1" pidfile="$2" token="$3" logfile="$4"
+  shift 4
+  local deadline=$((SECONDS + TIMEOUT_S))
+  until "$@" >/dev/null 2>&1; do
+    live_pid "$pidfile" "$token" >/dev/null || fail_server "$label" "$logfile" "process exited during startup"
+    ((SECONDS < deadline)) || fail_server "$label" "$logfile" "not ready after ${TIMEOUT_S}s"
+    sleep 0.3
+  done
+}
+
+# Refuse to start if a foreign process already holds one of our ports.
+require_free_ports() { # label port...
+  local label="$1" p
+  shift
+  for p in "$@"; do
+    port_open "$p" && die "$label: port 127.0.0.1:$p is already in use by another process (override with the ETL_* env vars)"
+  done
+  return 0
+}
+
+# Maven, quiet, output to a log file that is shown on failure.
+run_mvn() { # label logfile mvn-args...
+  local label="$1" logfile="$2"
+  shift 2
+  local mvn="${ETL_MVN:-mvn}"
+  command -v "$mvn" >/dev/null || mvn="$REPO_ROOT/mvnw"
+  "$mvn" -B -ntp -Dstyle.color=never "$@" >"$logfile" 2>&1 || fail_server "$label" "$logfile" "mvn $* failed"
+}
+
+# ------------------------------------------------------------- packages ----
+
+CH_SERVER_BIN=""
+find_clickhouse() {
+  local c
+  for c in "$(command -v clickhouse-server 2>/dev/null || true)" /usr/sbin/clickhouse-server /usr/bin/clickhouse-server; do
+    [[ -n "$c" && -x "$c" ]] && { CH_SERVER_BIN="$c"; return 0; }
+  done
+  return 1
+}
+
+ensure_packages() {
+  local need=()
+  find_clickhouse || need+=(clickhouse-server clickhouse-client)
+  [[ -f /usr/share/java/zookeeper.jar ]] || need+=(zookeeper)
+  command -v curl >/dev/null || need+=(curl)
+  command -v unzip >/dev/null || need+=(unzip)
+  ((${#need[@]} == 0)) && return 0
+  log "installing missing Debian packages: ${need[*]}"
+  apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >&2
+  find_clickhouse || die "clickhouse-server binary not found after install"
+}
+
+# ------------------------------------------------------------ zookeeper ----
+
+ZK_DIR="$WORK_DIR/zookeeper"
+zk_token() { echo "$ZK_DIR/conf/zoo.cfg"; }
+
+zk_classpath() {
+  # zookeeper.jar's manifest Class-Path pulls in netty, jetty, jackson, metrics,
+  # commons-*, snappy, slf4j-api, zookeeper-jute (Debian libzookeeper-java).
+  # We add the slf4j -> log4j 1.2 binding (hard deps of libzookeeper-java) to
+  # get a log file.
+  local j cp=""
+  for j in zookeeper zookeeper-jute slf4j-api slf4j-log4j12 log4j-1.2; do
+    cp+="${cp:+:}/usr/share/java/$j.jar"
+  done
+  echo "$cp"
+}
+
+zk_write_config() {
+  mkdir -p "$ZK_DIR/conf" "$ZK_DIR/data" "$ZK_DIR/logs"
+  cat >"$ZK_DIR/conf/zoo.cfg" <<EOF
+# generated by scripts/infra.sh
+tickTime=2000
+initLimit=10
+syncLimit=5
+dataDir=$ZK_DIR/data
+clientPort=$ZK_PORT
+clientPortAddress=127.0.0.1
+maxClientCnxns=0
+admin.enableServer=false
+4lw.commands.whitelist=ruok,srvr,stat,mntr
+autopurge.snapRetainCount=3
+autopurge.purgeInterval=1
+EOF
+  cat >"$ZK_DIR/conf/log4j.properties" <<'EOF'
+log4j.rootLogger=INFO, FILE
+log4j.appender.FILE=org.apache.log4j.RollingFileAppender
+log4j.appender.FILE.File=${zookeeper.log.dir}/zookeeper.log
+log4j.appender.FILE.MaxFileSize=10MB
+log4j.appender.FILE.MaxBackupIndex=2
+log4j.appender.FILE.layout=org.apache.log4j.PatternLayout
+log4j.appender.FILE.layout.ConversionPattern=%d{ISO8601} %-5p [%t:%C{1}@%L] - %m%n
+EOF
+}
+
+zk_ruok() ( # subshell: fd 3 and failures stay local
+  local resp=""
+  exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" || return 1
+  printf 'ruok' >&3
+  read -r -t 2 resp <&3 || true
+  [[ "$resp" == imok* ]]
+)
+
+zk_start() {
+  if pid="$(live_pid "$ZK_DIR/zookeeper.pid" "$(zk_token)")"; then
+    log "zookeeper: already running (pid $pid)"
+    return 0
+  fi
+  require_free_ports zookeeper "$ZK_PORT"
+  zk_write_config
+  log "zookeeper: starting on 127.0.0.1:$ZK_PORT"
+  launch "$ZK_DIR/zookeeper.pid" "$(zk_token)" "$ZK_DIR/logs/zookeeper.out" \
+    "$JAVA" -Xmx256m -Xms64m -XX:+UseSerialGC -Djava.awt.headless=true \
+    "-Dzookeeper.log.dir=$ZK_DIR/logs" "-Dlog4j.configuration=file:$ZK_DIR/conf/log4j.properties" \
+    -Dzookeeper.jmx.log4j.disable=true \
+    -cp "$(zk_classpath)" org.apache.zookeeper.server.quorum.QuorumPeerMain "$(zk_token)"
+}
+
+zk_wait() {
+  wait_ready zookeeper "$ZK_DIR/zookeeper.pid" "$(zk_token)" "$ZK_DIR/logs/zookeeper.log" zk_ruok
+  log "zookeeper: ready"
+}
+
+zk_stop() { stop_pidfile zookeeper "$ZK_DIR/zookeeper.pid" "$(zk_token)"; }
+
+# ----------------------------------------------------------- clickhouse ----
+
+CH_DIR="$WORK_DIR/clickhouse"
+ch_http_port() { echo $((CH_HTTP_BASE + $1)); }
+ch_tcp_port() { echo $((CH_TCP_BASE + $1)); }
+ch_interserver_port() { echo $((CH_INTERSERVER_BASE + $1)); }
+ch_token() { echo "$CH_DIR/$1/config.xml"; }
+
+ch_remote_servers_xml() {
+  local shard r i
+  echo "        <$CH_CLUSTER>"
+  for shard in 1 2; do
+    echo "            <shard>"
+    echo "                <internal_replication>true</internal_replication>"
+    for r in 1 2; do
+      i=$(((shard - 1) * 2 + r - 1))
+      echo "                <replica><host>127.0.0.1</host><port>$(ch_tcp_port "$i")</port></replica>"
+    done
+    echo "            </shard>"
+  done
+  echo "        </$CH_CLUSTER>"
+}
+
+# Derived from the Debian package's /etc/clickhouse-server/config.xml (18.16).
+ch_write_config() { # index
+  local i="$1" name="${CH_INSTANCES[$1]}" d shard
+  d="$CH_DIR/$name"
+  shard=$((i / 2 + 1))
+  mkdir -p "$d/data" "$d/data/tmp" "$d/data/user_files" "$d/data/format_schemas" "$d/logs"
+  cat >"$d/config.xml" <<EOF
+<?xml version="1.0"?>
+<!-- generated by scripts/infra.sh: ClickHouse 18.16 instance $name -->
+<yandex>
+    <logger>
+        <level>information</level>
+        <log>$d/logs/clickhouse-server.log</log>
+        <errorlog>$d/logs/clickhouse-server.err.log</errorlog>
+        <size>100M</size>
+        <count>2</count>
+    </logger>
+    <display_name>$name</display_name>
+    <listen_host>127.0.0.1</listen_host>
+    <http_port>$(ch_http_port "$i")</http_port>
+    <tcp_port>$(ch_tcp_port "$i")</tcp_port>
+    <interserver_http_port>$(ch_interserver_port "$i")</interserver_http_port>
+    <interserver_http_host>127.0.0.1</interserver_http_host>
+
+    <max_connections>1024</max_connections>
+    <keep_alive_timeout>3</keep_alive_timeout>
+    <max_concurrent_queries>100</max_concurrent_queries>
+    <uncompressed_cache_size>67108864</uncompressed_cache_size>
+    <mark_cache_size>67108864</mark_cache_size>
+
+    <path>$d/data/</path>
+    <tmp_path>$d/data/tmp/</tmp_path>
+    <user_files_path>$d/data/user_files/</user_files_path>
+    <format_schema_path>$d/data/format_schemas/</format_schema_path>
+    <users_config>$d/users.xml</users_config>
+    <default_profile>default</default_profile>
+    <default_database>default</default_database>
+    <timezone>UTC</timezone>
+    <umask>022</umask>
+    <mlock_executable>false</mlock_executable>
+
+    <remote_servers>
+$(ch_remote_servers_xml)
+    </remote_servers>
+
+    <zookeeper>
+        <node index="1">
+            <host>127.0.0.1</host>
+            <port>$ZK_PORT</port>
+        </node>
+        <session_timeout_ms>30000</session_timeout_ms>
+    </zookeeper>
+
+    <macros>
+        <cluster>$CH_CLUSTER</cluster>
+        <shard>$shard</shard>
+        <replica>$name</replica>
+    </macros>
+
+    <distributed_ddl>
+        <path>/clickhouse/task_queue/ddl</path>
+    </distributed_ddl>
+
+    <builtin_dictionaries_reload_interval>3600</builtin_dictionaries_reload_interval>
+    <max_session_timeout>3600</max_session_timeout>
+    <default_session_timeout>60</default_session_timeout>
+    <!-- tests drop tables freely -->
+    <max_table_size_to_drop>0</max_table_size_to_drop>
+    <max_partition_size_to_drop>0</max_partition_size_to_drop>
+</yandex>
+EOF
+  # Derived from the Debian package's users.xml; localhost-only access.
+  cat >"$d/users.xml" <<'EOF'
+<?xml version="1.0"?>
+<!-- generated by scripts/infra.sh -->
+<yandex>
+    <profiles>
+        <default>
+            <max_memory_usage>4000000000</max_memory_usage>
+            <use_uncompressed_cache>0</use_uncompressed_cache>
+            <load_balancing>random</load_balancing>
+            <background_pool_size>4</background_pool_size>
+            <readonly>0</readonly>
+        </default>
+        <readonly>
+            <readonly>1</readonly>
+        </readonly>
+    </profiles>
+    <users>
+        <default>
+            <password></password>
+            <networks>
+                <ip>::1</ip>
+                <ip>127.0.0.1</ip>
+            </networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </default>
+    </users>
+    <quotas>
+        <default>
+            <interval>
+                <duration>3600</duration>
+                <queries>0</queries>
+                <errors>0</errors>
+                <result_rows>0</result_rows>
+                <read_rows>0</read_rows>
+                <execution_time>0</execution_time>
+            </interval>
+        </default>
+    </quotas>
+</yandex>
+EOF
+}
+
+ch_query() { # index sql
+  curl -sfS --max-time 10 "http://127.0.0.1:$(ch_http_port "$1")/" --data-binary "$2"
+}
+
+ch_ping() { curl -sf --max-time 2 "http://127.0.0.1:$(ch_http_port "$1")/?query=SELECT%201" | grep -qx 1; }
+
+ch_start_one() { # index
+  local i="$1" name="${CH_INSTANCES[$1]}" d pid
+  d="$CH_DIR/$name"
+  if pid="$(live_pid "$d/clickhouse.pid" "$(ch_token "$name")")"; then
+    log "clickhouse-$name: already running (pid $pid)"
+    return 0
+  fi
+  require_free_ports "clickhouse-$name" "$(ch_http_port "$i")" "$(ch_tcp_port "$i")" "$(ch_interserver_port "$i")"
+  ch_write_config "$i"
+  log "clickhouse-$name: starting (http $(ch_http_port "$i"), tcp $(ch_tcp_port "$i"), interserver $(ch_interserver_port "$i"))"
+  launch "$d/clickhouse.pid" "$(ch_token "$name")" "$d/logs/stdout.log" "$CH_SERVER_BIN" "--config-file=$(ch_token "$name")"
+}
+
+ch_start() {
+  local i
+  for i in "${!CH_INSTANCES[@]}"; do ch_start_one "$i"; done
+}
+
+ch_cluster_ok() {
+  local n
+  ch_query 0 "SELECT count() FROM system.zookeeper WHERE path='/'" >/dev/null || return 1
+  n="$(ch_query 0 "SELECT count() FROM system.clusters WHERE cluster='$CH_CLUSTER'")" || return 1
+  [[ "$n" == 4 ]]
+}
+
+ch_wait() {
+  local i name
+  for i in "${!CH_INSTANCES[@]}"; do
+    name="${CH_INSTANCES[$i]}"
+    wait_ready "clickhouse-$name" "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" \
+      "$CH_DIR/$name/logs/clickhouse-server.log" ch_ping "$i"
+  done
+  wait_ready "clickhouse (cluster check)" "$CH_DIR/s1r1/clickhouse.pid" "$(ch_token s1r1)" \
+    "$CH_DIR/s1r1/logs/clickhouse-server.err.log" ch_cluster_ok
+  log "clickhouse: 4 instances ready, ZooKeeper wired, cluster '$CH_CLUSTER' has 4 replicas"
+}
+
+ch_stop() {
+  local name pids=()
+  for name in "${CH_INSTANCES[@]}"; do
+    stop_pidfile "clickhouse-$name" "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+}
+
+# ---------------------------------------------------------------- kafka ----
+
+KAFKA_DIR="$WORK_DIR/kafka"
+kafka_token() { echo "$KAFKA_DIR/config/server.properties"; }
+
+# 0 if the cached classpath is present, not older than the pom, and complete.
+kafka_classpath_valid() {
+  local cpfile="$KAFKA_DIR/classpath.txt" jar
+  [[ -s "$cpfile" && ! "$KAFKA_POM" -nt "$cpfile" ]] || return 1
+  while IFS= read -r -d: jar; do
+    [[ -f "$jar" ]] || return 1
+  done < <(tr -d '\n' <"$cpfile"; printf ':')
+}
+
+kafka_classpath() {
+  local cpfile="$KAFKA_DIR/classpath.txt"
+  if ! kafka_classpath_valid; then
+    mkdir -p "$KAFKA_DIR/logs"
+    log "kafka: resolving classpath with Maven (first run downloads artifacts)"
+    run_mvn kafka "$KAFKA_DIR/logs/mvn.log" -f "$KAFKA_POM" dependency:build-classpath \
+      "-Dmdep.outputFile=$cpfile.tmp"
+    mv "$cpfile.tmp" "$cpfile"
+  fi
+  cat "$cpfile"
+}
+
+kafka_write_config() {
+  mkdir -p "$KAFKA_DIR/config" "$KAFKA_DIR/data" "$KAFKA_DIR/logs"
+  cat >"$KAFKA_DIR/config/server.properties" <<EOF
+# generated by scripts/infra.sh: single-node KRaft (combined broker+controller)
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs=$KAFKA_DIR/data
+num.network.threads=2
+num.io.threads=4
+num.partitions=1
+default.replication.factor=1
+min.insync.replicas=1
+auto.create.topics.enable=false
+delete.topic.enable=true
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=5
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=5
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+log.retention.hours=24
+log.segment.bytes=67108864
+EOF
+  cat >"$KAFKA_DIR/config/log4j2.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="WARN">
+  <Appenders>
+    <RollingFile name="server" fileName="$KAFKA_DIR/logs/server.log" filePattern="$KAFKA_DIR/logs/server.log.%i">
+      <PatternLayout pattern="[%d] %p %m (%c)%n"/>
+      <Policies><SizeBasedTriggeringPolicy size="50 MB"/></Policies>
+      <DefaultRolloverStrategy max="2"/>
+    </RollingFile>
+  </Appenders>
+  <Loggers>
+    <Logger name="kafka.request.logger" level="WARN"/>
+    <Logger name="org.apache.kafka.controller" level="INFO"/>
+    <Root level="INFO"><AppenderRef ref="server"/></Root>
+  </Loggers>
+</Configuration>
+EOF
+  cat >"$KAFKA_DIR/config/tools-log4j2.xml" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="WARN">
+  <Appenders><Console name="stderr" target="SYSTEM_ERR"><PatternLayout pattern="[%d] %p %m (%c)%n"/></Console></Appenders>
+  <Loggers><Root level="WARN"><AppenderRef ref="stderr"/></Root></Loggers>
+</Configuration>
+EOF
+}
+
+# Run a Kafka tool class (TopicCommand, ConsoleProducer, ...) on our classpath.
+kafka_tool() { # main-class args...
+  local main="$1"
+  shift
+  "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    "-Dlog4j2.configurationFile=$KAFKA_DIR/config/tools-log4j2.xml" \
+    -cp "$(kafka_classpath)" "$main" "$@"
+}
+
+kafka_format_if_needed() {
+  [[ -f "$KAFKA_DIR/data/meta.properties" ]] && return 0
+  log "kafka: formatting storage (cluster id $KAFKA_CLUSTER_ID)"
+  kafka_tool kafka.tools.StorageTool format -t "$KAFKA_CLUSTER_ID" -c "$(kafka_token)" \
+    >>"$KAFKA_DIR/logs/format.log" 2>&1 ||
+    fail_server kafka "$KAFKA_DIR/logs/format.log" "storage format failed"
+}
+
+kafka_start() {
+  local pid cp
+  if pid="$(live_pid "$KAFKA_DIR/kafka.pid" "$(kafka_token)")"; then
+    log "kafka: already running (pid $pid)"
+    return 0
+  fi
+  require_free_ports kafka "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"
+  cp="$(kafka_classpath)"
+  kafka_write_config
+  kafka_format_if_needed
+  log "kafka: starting on 127.0.0.1:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT)"
+  launch "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "$KAFKA_DIR/logs/kafka.out" \
+    "$JAVA" -Xmx512m -Xms512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
+    "-Dlog4j2.configurationFile=$KAFKA_DIR/config/log4j2.xml" \
+    -cp "$cp" kafka.Kafka "$(kafka_token)"
+}
+
+kafka_check() {
+  port_open "$KAFKA_PORT" || return 1
+  kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" --list >/dev/null 2>&1
+}
+
+kafka_wait() {
+  wait_ready kafka "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "$KAFKA_DIR/logs/server.log" kafka_check
+  log "kafka: ready"
+}
+
+kafka_stop() { stop_pidfile kafka "$KAFKA_DIR/kafka.pid" "$(kafka_token)"; }
+
+# ------------------------------------------------------------- registry ----
+
+REG_DIR="$WORK_DIR/registry"
+reg_token() { echo "-Detl.infra.home=$REG_DIR"; }
+
+reg_runner_jar() {
+  local jar="$REG_DIR/dist/apicurio-registry-app-$REGISTRY_VERSION-runner.jar"
+  local zip="$REG_DIR/dist/apicurio-registry-app-$REGISTRY_VERSION-all.zip"
+  if [[ ! -f "$jar" ]]; then
+    mkdir -p "$REG_DIR/dist" "$REG_DIR/logs"
+    if [[ ! -f "$zip" ]]; then
+      log "registry: fetching io.apicurio:apicurio-registry-app:$REGISTRY_VERSION:zip:all with Maven"
+      # runs in the dist dir (no pom.xml there), so the project's build is never loaded
+      (cd "$REG_DIR/dist" && run_mvn registry "$REG_DIR/logs/mvn.log" dependency:copy \
+        "-Dartifact=io.apicurio:apicurio-registry-app:$REGISTRY_VERSION:zip:all" \
+        "-DoutputDirectory=$REG_DIR/dist")
+    fi
+    log "registry: unpacking distribution"
+    unzip -q -o "$zip" -d "$REG_DIR/dist" || die "registry: unzip failed"
+    [[ -f "$jar" ]] || die "registry: $jar missing after unzip"
+  fi
+  echo "$jar"
+}
+
+reg_start() {
+  local pid jar
+  if pid="$(live_pid "$REG_DIR/registry.pid" "$(reg_token)")"; then
+    log "registry: already running (pid $pid)"
+    return 0
+  fi
+  require_free_ports registry "$REGISTRY_PORT"
+  jar="$(reg_runner_jar)"
+  mkdir -p "$REG_DIR/logs"
+  log "registry: starting Apicurio $REGISTRY_VERSION on 127.0.0.1:$REGISTRY_PORT (in-memory storage)"
+  # - quarkus.http.*: the only listener; no TLS port without certificates
+  # - management interface off (the default, made explicit)
+  # - Narayana's default SocketProcessId opens an ephemeral server socket on
+  #   the first transaction just to get a unique id: use UuidProcessId instead
+  launch "$REG_DIR/registry.pid" "$(reg_token)" "$REG_DIR/logs/registry.log" \
+    "$JAVA" -Xmx384m -XX:+UseSerialGC -Djava.awt.headless=true "$(reg_token)" \
+    -Dquarkus.http.host=127.0.0.1 "-Dquarkus.http.port=$REGISTRY_PORT" \
+    -Dquarkus.http.insecure-requests=enabled \
+    -Dquarkus.management.enabled=false \
+    -DCoreEnvironmentBean.processImplementationClassName=com.arjuna.ats.internal.arjuna.utils.UuidProcessId \
+    "-Djava.io.tmpdir=$REG_DIR" \
+    -jar "$jar"
+}
+
+reg_check() { curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7/subjects"; }
+
+reg_wait() {
+  wait_ready registry "$REG_DIR/registry.pid" "$(reg_token)" "$REG_DIR/logs/registry.log" reg_check
+  log "registry: ready"
+}
+
+reg_stop() { stop_pidfile registry "$REG_DIR/registry.pid" "$(reg_token)"; }
+
+# ------------------------------------------------------------ commands ----
+
+endpoints() {
+  cat <<EOF
+zookeeper.connect=127.0.0.1:$ZK_PORT
+clickhouse.cluster=$CH_CLUSTER
+clickhouse.shards=2
+clickhouse.shard.1.replicas=http://127.0.0.1:$(ch_http_port 0),http://127.0.0.1:$(ch_http_port 1)
+clickhouse.shard.2.replicas=http://127.0.0.1:$(ch_http_port 2),http://127.0.0.1:$(ch_http_port 3)
+kafka.bootstrap=127.0.0.1:$KAFKA_PORT
+registry.url=http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7
+EOF
+}
+
+want() { [[ "$TARGET" == all || "$TARGET" == "$1" ]]; }
+
+cmd_start() {
+  local t0=$SECONDS bg=() p
+  mkdir -p "$WORK_DIR"
+  if want clickhouse || want zookeeper; then ensure_packages; fi
+  # Resolve downloads up front (cached after the first run).
+  if want kafka; then kafka_classpath >/dev/null; fi
+  if want registry; then reg_runner_jar >/dev/null; fi
+  # Kafka and the registry do not depend on ZooKeeper/ClickHouse: launch them
+  # first (Kafka's storage format runs in a background subshell), then ZK,
+  # then the 4 ClickHouse instances in parallel, then wait for everything.
+  if want kafka; then
+    kafka_start &
+    bg+=($!)
+  fi
+  if want registry; then reg_start; fi
+  # ClickHouse needs ZooKeeper: `start clickhouse` brings ZooKeeper up too.
+  if want zookeeper || want clickhouse; then
+    zk_start
+    zk_wait
+  fi
+  if want clickhouse; then ch_start; fi
+  for p in "${bg[@]}"; do wait "$p" || exit 1; done
+  if want clickhouse; then ch_wait; fi
+  if want kafka; then kafka_wait; fi
+  if want registry; then reg_wait; fi
+  endpoints >"$WORK_DIR/endpoints.properties"
+  log "all requested servers ready in $((SECONDS - t0))s; endpoints: $WORK_DIR/endpoints.properties"
+}
+
+cmd_stop() {
+  local bg=() p
+  if want clickhouse; then ch_stop & bg+=($!); fi
+  if want kafka; then kafka_stop & bg+=($!); fi
+  if want registry; then reg_stop & bg+=($!); fi
+  for p in "${bg[@]}"; do wait "$p"; done
+  # ZooKeeper last: ClickHouse sessions close cleanly first.
+  if want zookeeper; then zk_stop; fi
+}
+
+status_line() { # label pidfile token endpoint check_fn [args]
+  local label="$1" pidfile="$2" token="$3" ep="$4" pid state=down
+  shift 4
+  if pid="$(live_pid "$pidfile" "$token")"; then
+    if "$@" >/dev/null 2>&1; then state=up; else state=starting; fi
+  else
+    pid=-
+  fi
+  printf '%-18s %-8s %-8s %s\n' "$label" "$state" "$pid" "$ep"
+  [[ "$state" == up ]]
+}
+
+cmd_status() {
+  local rc=0 i name
+  if want zookeeper; then
+    status_line zookeeper "$ZK_DIR/zookeeper.pid" "$(zk_token)" "127.0.0.1:$ZK_PORT" zk_ruok || rc=3
+  fi
+  if want clickhouse; then
+    for i in "${!CH_INSTANCES[@]}"; do
+      name="${CH_INSTANCES[$i]}"
+      status_line "clickhouse-$name" "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" \
+        "http://127.0.0.1:$(ch_http_port "$i") tcp=$(ch_tcp_port "$i")" ch_ping "$i" || rc=3
+    done
+  fi
+  if want kafka; then
+    status_line kafka "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "127.0.0.1:$KAFKA_PORT" port_open "$KAFKA_PORT" || rc=3
+  fi
+  if want registry; then
+    status_line registry "$REG_DIR/registry.pid" "$(reg_token)" \
+      "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7" reg_check || rc=3
+  fi
+  return "$rc"
+}
+
+cmd_clean() {
+  TARGET=all
+  cmd_stop
+  log "removing $WORK_DIR"
+  rm -rf -- "$WORK_DIR"
+}
+
+usage() {
+  echo "usage: $0 start|stop|status|endpoints|clean [clickhouse|zookeeper|kafka|registry|all]" >&2
+  exit 2
+}
+
+main() {
+  local cmd="${1:-}"
+  TARGET="${2:-all}"
+  case "$TARGET" in clickhouse | zookeeper | kafka | registry | all) ;; *) usage ;; esac
+  case "$cmd" in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) cmd_status ;;
+    endpoints) endpoints ;;
+    clean) cmd_clean ;;
+    *) usage ;;
+  esac
+}
+
+main "$@"
