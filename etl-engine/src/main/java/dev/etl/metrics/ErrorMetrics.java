@@ -1,0 +1,30 @@
+package dev.etl.metrics;
+
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.etl.error.ErrorClass;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * {@code etl_errors_total{pipeline, error_type, stage}}: every record-level error, skipped or fatal.
+ * Counters are created on first use per (class, stage) and cached; the error path is not the hot path.
+ */
+public final class ErrorMetrics {
+    private final MeterRegistry registry;
+    private final String pipeline;
+    private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+
+    public ErrorMetrics(MeterRegistry registry, String pipeline) {
+        this.registry = registry;
+        this.pipeline = pipeline;
+    }
+
+    public void increment(ErrorClass errorClass, String stage) {
+        counters.computeIfAbsent(errorClass.label() + '\u0000' + stage,
+                k -> Counter.builder("etl.errors").description("Record-level errors by class and stage")
+                        .tag("pipeline", pipeline).tag("error_type", errorClass.label()).tag("stage", stage)
+                        .register(registry))
+                .increment();
+    }
+}

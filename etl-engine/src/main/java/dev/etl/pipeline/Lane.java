@@ -1,0 +1,354 @@
+package dev.etl.pipeline;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import org.agrona.collections.Long2LongHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.etl.backpressure.PauseController;
+import dev.etl.checkpoint.AckQueue;
+import dev.etl.checkpoint.AckRef;
+import dev.etl.checkpoint.Checkpointer;
+import dev.etl.error.ErrorClass;
+import dev.etl.error.FatalPipelineException;
+import dev.etl.metrics.LaneMetrics;
+import dev.etl.ops.Chain;
+import dev.etl.sink.ChunkOutbox;
+import dev.etl.source.BatchHandler;
+import dev.etl.source.PartitionBatch;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.SourceLane;
+
+/**
+ * One lane: a thread that owns a source lane, a chain instance, a checkpointer and an ack queue, and
+ * runs the poll loop as a short list of named steps:
+ *
+ * <pre>
+ *   drainAcks → commitIfDue → failIfStalled → handOffPending → applyBackpressure → poll (→ onBatch…) → handOffPending
+ * </pre>
+ *
+ * Records never change threads between poll and encode. The lane never parks on a queue: when a sink
+ * refuses a chunk it keeps it, pauses its partitions, and keeps polling.
+ */
+final class Lane implements Runnable, PartitionListener, BatchHandler {
+    private static final Logger log = LoggerFactory.getLogger(Lane.class);
+    private static final long PENDING_POLL_TIMEOUT_MS = 5;
+    private static final long DRAIN_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final PipelineRuntime runtime;
+    private final int index;
+    private final PipelineConfig config;
+    private final LaneChainContext context;
+    private final ChunkOutbox[] outboxes;
+    private final Checkpointer checkpointer = new Checkpointer(System::nanoTime);
+    private final AckQueue ackQueue = new AckQueue();
+    private final Consumer<AckRef> ackHandler = checkpointer::ack;
+    private final SourceLane.CommitCallback asyncCommitCallback = this::onAsyncCommit;
+    private final PauseController pauseController;
+    private final LaneMetrics metrics;
+    private final long checkpointIntervalNs;
+    private final long stalledFailAfterNs;
+    private final long pollTimeoutMs;
+
+    private volatile SourceLane sourceLane;
+    private Chain chain;
+    private long nextCommitNs;
+    private long reportedStaleAcks;
+    private volatile long watermarkAgeNs;
+    private volatile boolean paused;
+
+    Lane(PipelineRuntime runtime, int index, LaneChainContext context, LaneMetrics metrics) {
+        this.runtime = runtime;
+        this.index = index;
+        this.config = runtime.config();
+        this.context = context;
+        this.outboxes = context.outboxArray();
+        this.metrics = metrics;
+        this.pauseController = new PauseController(runtime.budget(), config.pauseAbove(), config.resumeBelow(),
+                config.minPause().toNanos());
+        this.checkpointIntervalNs = config.checkpointInterval().toNanos();
+        this.stalledFailAfterNs = config.stalledFailAfter().toNanos();
+        this.pollTimeoutMs = Math.max(1, config.pollTimeout().toMillis());
+    }
+
+    @Override
+    public void run() {
+        boolean chainOpen = false;
+        try {
+            sourceLane = runtime.source().openLane(index, this);
+            context.partitionNames(sourceLane::describe);
+            chain = runtime.chainFactory().create(context);
+            chain.open();
+            chainOpen = true;
+            runtime.laneOpened();
+            nextCommitNs = System.nanoTime() + checkpointIntervalNs;
+            pollLoop();
+            if (runtime.state() == PipelineState.DRAINING) {
+                drain(checkpointer.partitions(), runtime.drainDeadlineNs(), "shutdown");
+                commitSync("shutdown");
+            }
+        } catch (FatalPipelineException e) {
+            runtime.fail(e);
+        } catch (Throwable t) {
+            runtime.fail(new FatalPipelineException(ErrorClass.SOURCE,
+                    "lane " + index + " of pipeline '" + config.name() + "' crashed: " + t, t));
+        } finally {
+            teardown(chainOpen);
+        }
+    }
+
+    private void pollLoop() {
+        while (runtime.state() == PipelineState.RUNNING) {
+            long nowNs = System.nanoTime();
+            drainAcks();
+            commitIfDue(nowNs);
+            failIfStalled();
+            reportStaleAcks();
+            boolean pending = handOffPending();
+            applyBackpressure(pending, nowNs);
+            sourceLane.poll(pending ? PENDING_POLL_TIMEOUT_MS : pollTimeoutMs, this);
+            metrics.polls.increment();
+            handOffPending();
+        }
+    }
+
+    /** Called by the source lane, from inside poll, once per partition with records. */
+    @Override
+    public void onBatch(PartitionBatch batch) {
+        int partition = batch.partition();
+        long seq = checkpointer.register(partition, batch.lastOffset() + 1);
+        AckRef ack = new AckRef(partition, checkpointer.epoch(partition), seq, ackQueue);
+        context.meta().ack(ack);
+        int size = batch.size();
+        runtime.recordsIn(size);
+        metrics.recordsIn.increment(size);
+        metrics.batches.increment();
+        boolean pushed = false;
+        try {
+            chain.onBatch(batch);
+            pushed = true;
+        } finally {
+            // The lane's own hold: success unless the chain threw (then the batch fails, and the
+            // pipeline with it). Rows already in chunks keep the ack alive until written.
+            ack.release(pushed);
+        }
+    }
+
+    private void drainAcks() {
+        ackQueue.drain(ackHandler);
+    }
+
+    private void commitIfDue(long nowNs) {
+        if (nowNs - nextCommitNs < 0) {
+            return;
+        }
+        nextCommitNs = nowNs + checkpointIntervalNs;
+        Long2LongHashMap offsets = new Long2LongHashMap(-1);
+        if (checkpointer.collectCommittable(offsets) > 0) {
+            sourceLane.commit(offsets, false, asyncCommitCallback);
+        }
+    }
+
+    private void onAsyncCommit(Long2LongHashMap offsets, Exception error) {
+        if (error == null) {
+            markCommitted(offsets);
+            metrics.commitsAsyncOk.increment();
+        } else {
+            metrics.commitsAsyncFailed.increment();
+            log.warn("pipeline={} lane={} asynchronous commit of {} failed (will retry at the next interval): {}",
+                    config.name(), index, offsets, error.toString());
+        }
+    }
+
+    private void markCommitted(Long2LongHashMap offsets) {
+        Long2LongHashMap.EntryIterator it = offsets.entrySet().iterator();
+        while (it.hasNext()) {
+            it.next();
+            int partition = (int) it.getLongKey();
+            checkpointer.markCommitted(partition, it.getLongValue());
+            runtime.committed(partition, it.getLongValue());
+        }
+    }
+
+    private void commitSync(String reason) {
+        Long2LongHashMap offsets = new Long2LongHashMap(-1);
+        if (checkpointer.collectCommittable(offsets) == 0) {
+            return;
+        }
+        try {
+            sourceLane.commit(offsets, true, null);
+            markCommitted(offsets);
+            metrics.commitsSyncOk.increment();
+            log.debug("pipeline={} lane={} committed {} at {}", config.name(), index, offsets, reason);
+        } catch (RuntimeException e) {
+            metrics.commitsSyncFailed.increment();
+            log.warn("pipeline={} lane={} synchronous commit at {} failed; those offsets replay: {}", config.name(),
+                    index, reason, e.toString());
+        }
+    }
+
+    private void failIfStalled() {
+        long age = checkpointer.maxWatermarkAgeNs();
+        watermarkAgeNs = age;
+        if (stalledFailAfterNs > 0 && age > stalledFailAfterNs) {
+            for (int partition : checkpointer.partitions()) {
+                if (checkpointer.watermarkAgeNs(partition) > stalledFailAfterNs) {
+                    throw new FatalPipelineException(ErrorClass.SINK_TRANSIENT, "partition "
+                            + sourceLane.describe(partition) + " has not committed past its oldest outstanding batch for "
+                            + TimeUnit.NANOSECONDS.toMillis(checkpointer.watermarkAgeNs(partition))
+                            + " ms (stalled-fail-after " + config.stalledFailAfter() + "; oldest batch "
+                            + (checkpointer.isFailedAtHead(partition) ? "failed" : "still unwritten") + ")", null);
+                }
+            }
+        }
+    }
+
+    /** Offers every open chunk to its sink; true when something is still pending. */
+    private boolean handOffPending() {
+        boolean pending = false;
+        for (ChunkOutbox outbox : outboxes) {
+            pending |= !outbox.flush();
+        }
+        return pending;
+    }
+
+    private void applyBackpressure(boolean pending, long nowNs) {
+        switch (pauseController.evaluate(pending, nowNs)) {
+            case PAUSE:
+                sourceLane.pause();
+                paused = true;
+                metrics.pauses.increment();
+                break;
+            case RESUME:
+                sourceLane.resume();
+                paused = false;
+                break;
+            default:
+                break;
+        }
+    }
+
+    /**
+     * Waits until every batch of {@code partitions} is resolved (written, or failed so nothing more
+     * can be committed) or the deadline passes, keeping chunks moving and acks flowing meanwhile.
+     */
+    private void drain(int[] partitions, long deadlineNs, String reason) {
+        while (true) {
+            boolean pending = handOffPending();
+            runtime.flushSinks();
+            drainAcks();
+            int unresolved = unresolvedBatches(partitions);
+            if (unresolved == 0 && !pending) {
+                return;
+            }
+            if (System.nanoTime() - deadlineNs >= 0) {
+                log.warn("pipeline={} lane={} {} drain reached its deadline with {} batches unwritten; "
+                        + "their offsets are not committed and will replay", config.name(), index, reason, unresolved);
+                return;
+            }
+            LockSupport.parkNanos(DRAIN_PARK_NS);
+        }
+    }
+
+    private int unresolvedBatches(int[] partitions) {
+        int unresolved = 0;
+        for (int partition : partitions) {
+            if (checkpointer.isAssigned(partition) && !checkpointer.isFailedAtHead(partition)) {
+                unresolved += checkpointer.outstanding(partition);
+            }
+        }
+        return unresolved;
+    }
+
+    @Override
+    public void onAssigned(int[] partitions) {
+        for (int partition : partitions) {
+            checkpointer.assign(partition);
+        }
+        metrics.rebalanceAssigned.increment(partitions.length);
+        log.info("pipeline={} lane={} assigned {}", config.name(), index, names(partitions));
+    }
+
+    @Override
+    public void onRevoked(int[] partitions) {
+        metrics.rebalanceRevoked.increment(partitions.length);
+        if (runtime.state() != PipelineState.FAILED) {
+            drain(partitions, System.nanoTime() + config.drainTimeout().toNanos(), "revoke");
+            commitSync("revoke");
+        }
+        for (int partition : partitions) {
+            checkpointer.remove(partition);
+        }
+        log.info("pipeline={} lane={} revoked {}", config.name(), index, names(partitions));
+    }
+
+    @Override
+    public void onLost(int[] partitions) {
+        metrics.rebalanceLost.increment(partitions.length);
+        for (int partition : partitions) {
+            checkpointer.remove(partition);
+        }
+        log.warn("pipeline={} lane={} lost {} without a chance to commit; in-flight data replays on the new owner",
+                config.name(), index, names(partitions));
+    }
+
+    private String names(int[] partitions) {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < partitions.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(sourceLane.describe(partitions[i]));
+        }
+        return sb.append(']').toString();
+    }
+
+    private void teardown(boolean chainOpen) {
+        // Whatever was never handed to a sink cannot be written any more: fail its acks.
+        for (ChunkOutbox outbox : outboxes) {
+            outbox.failAll();
+        }
+        if (chainOpen) {
+            try {
+                chain.close();
+            } catch (RuntimeException e) {
+                log.warn("pipeline={} lane={} chain close failed", config.name(), index, e);
+            }
+        }
+        if (sourceLane != null) {
+            try {
+                sourceLane.close();
+            } catch (RuntimeException e) {
+                log.warn("pipeline={} lane={} source close failed", config.name(), index, e);
+            }
+        }
+        reportStaleAcks();
+        runtime.laneStopped(index);
+    }
+
+    private void reportStaleAcks() {
+        long stale = checkpointer.staleAcks();
+        if (stale != reportedStaleAcks) {
+            metrics.staleAcks.increment(stale - reportedStaleAcks);
+            reportedStaleAcks = stale;
+        }
+    }
+
+    /** Wakes a poll blocked in the source (shutdown). Any thread. */
+    void wakeup() {
+        SourceLane lane = sourceLane;
+        if (lane != null) {
+            lane.wakeup();
+        }
+    }
+
+    /** Age of this lane's oldest outstanding batch, as of its last loop iteration. Any thread. */
+    long watermarkAgeNs() {
+        return watermarkAgeNs;
+    }
+
+    /** Whether the lane has paused its partitions. Any thread. */
+    boolean isPaused() {
+        return paused;
+    }
+}

@@ -1,0 +1,154 @@
+package dev.etl.pipeline;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
+
+/**
+ * Engine settings of one pipeline (the Spring layer fills it from {@code etl.*}). Immutable; build
+ * with {@link #builder(String)}.
+ *
+ * @param name                pipeline name: thread names, the {@code pipeline} metric tag, logs
+ * @param lanes               lane threads, each with its own source consumer and chain
+ * @param ioThreads           io threads per sink running the shard workers
+ * @param checkpointInterval  how often advanced watermarks are committed (asynchronously)
+ * @param drainTimeout        bound on draining at revoke and at shutdown
+ * @param stalledFailAfter    fail the pipeline when a partition's watermark has not advanced past
+ *                            outstanding data for this long; {@link Duration#ZERO} disables it
+ * @param maxInFlightBytes    global budget of encoded bytes handed to sinks and not yet written
+ * @param pauseAbove          budget utilisation (0..1] at which lanes pause their partitions
+ * @param resumeBelow         utilisation below which paused lanes resume (must be &lt; pauseAbove)
+ * @param minPause            a pause lasts at least this long (hysteresis against flapping)
+ * @param pollTimeout         longest a lane waits in one poll
+ * @param stagePolicies       error policy overrides by stage name (win over class overrides)
+ * @param classPolicies       error policy overrides by error class
+ */
+public record PipelineConfig(String name, int lanes, int ioThreads, Duration checkpointInterval,
+        Duration drainTimeout, Duration stalledFailAfter, long maxInFlightBytes, double pauseAbove,
+        double resumeBelow, Duration minPause, Duration pollTimeout, Map<String, ErrorPolicy> stagePolicies,
+        Map<ErrorClass, ErrorPolicy> classPolicies) {
+
+    public PipelineConfig {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank()) {
+            throw new IllegalArgumentException("pipeline name must not be blank");
+        }
+        require(lanes > 0, "threads (lanes) must be > 0, got " + lanes);
+        require(ioThreads > 0, "io-threads must be > 0, got " + ioThreads);
+        requirePositive(checkpointInterval, "checkpoint interval");
+        requirePositive(drainTimeout, "drain-timeout");
+        require(stalledFailAfter != null && !stalledFailAfter.isNegative(),
+                "stalled-fail-after must be >= 0 (0 disables), got " + stalledFailAfter);
+        require(maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + maxInFlightBytes);
+        require(pauseAbove > 0 && pauseAbove <= 1, "pause-above must be in (0, 1], got " + pauseAbove);
+        require(resumeBelow >= 0 && resumeBelow < pauseAbove,
+                "resume-below must be in [0, pause-above), got " + resumeBelow + " with pause-above " + pauseAbove);
+        require(minPause != null && !minPause.isNegative(), "min-pause must be >= 0, got " + minPause);
+        requirePositive(pollTimeout, "poll timeout");
+        stagePolicies = Map.copyOf(stagePolicies);
+        classPolicies = Map.copyOf(classPolicies);
+    }
+
+    private static void require(boolean condition, String message) {
+        if (!condition) {
+            throw new IllegalArgumentException(message);
+        }
+    }
+
+    private static void requirePositive(Duration d, String what) {
+        require(d != null && !d.isNegative() && !d.isZero(), what + " must be > 0, got " + d);
+    }
+
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** Builder with the documented defaults. */
+    public static final class Builder {
+        private final String name;
+        private int lanes = 1;
+        private int ioThreads = 1;
+        private Duration checkpointInterval = Duration.ofSeconds(5);
+        private Duration drainTimeout = Duration.ofSeconds(25);
+        private Duration stalledFailAfter = Duration.ZERO;
+        private long maxInFlightBytes = 256L << 20;
+        private double pauseAbove = 0.9;
+        private double resumeBelow = 0.5;
+        private Duration minPause = Duration.ofMillis(50);
+        private Duration pollTimeout = Duration.ofMillis(100);
+        private Map<String, ErrorPolicy> stagePolicies = Map.of();
+        private Map<ErrorClass, ErrorPolicy> classPolicies = Map.of();
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder lanes(int lanes) {
+            this.lanes = lanes;
+            return this;
+        }
+
+        public Builder ioThreads(int ioThreads) {
+            this.ioThreads = ioThreads;
+            return this;
+        }
+
+        public Builder checkpointInterval(Duration checkpointInterval) {
+            this.checkpointInterval = checkpointInterval;
+            return this;
+        }
+
+        public Builder drainTimeout(Duration drainTimeout) {
+            this.drainTimeout = drainTimeout;
+            return this;
+        }
+
+        public Builder stalledFailAfter(Duration stalledFailAfter) {
+            this.stalledFailAfter = stalledFailAfter;
+            return this;
+        }
+
+        public Builder maxInFlightBytes(long maxInFlightBytes) {
+            this.maxInFlightBytes = maxInFlightBytes;
+            return this;
+        }
+
+        public Builder pauseAbove(double pauseAbove) {
+            this.pauseAbove = pauseAbove;
+            return this;
+        }
+
+        public Builder resumeBelow(double resumeBelow) {
+            this.resumeBelow = resumeBelow;
+            return this;
+        }
+
+        public Builder minPause(Duration minPause) {
+            this.minPause = minPause;
+            return this;
+        }
+
+        public Builder pollTimeout(Duration pollTimeout) {
+            this.pollTimeout = pollTimeout;
+            return this;
+        }
+
+        public Builder stagePolicies(Map<String, ErrorPolicy> stagePolicies) {
+            this.stagePolicies = stagePolicies;
+            return this;
+        }
+
+        public Builder classPolicies(Map<ErrorClass, ErrorPolicy> classPolicies) {
+            this.classPolicies = classPolicies;
+            return this;
+        }
+
+        public PipelineConfig build() {
+            return new PipelineConfig(name, lanes, ioThreads, checkpointInterval, drainTimeout, stalledFailAfter,
+                    maxInFlightBytes, pauseAbove, resumeBelow, minPause, pollTimeout, stagePolicies, classPolicies);
+        }
+    }
+}

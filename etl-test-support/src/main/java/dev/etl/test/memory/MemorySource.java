@@ -1,0 +1,335 @@
+package dev.etl.test.memory;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.agrona.collections.Long2LongHashMap;
+
+import dev.etl.error.SourceException;
+import dev.etl.record.Payload;
+import dev.etl.source.BatchHandler;
+import dev.etl.source.PartitionBatch;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.Source;
+import dev.etl.source.SourceLane;
+
+/**
+ * An in-memory {@link Source} for tests: partitions are append-only logs you {@link
+ * MemorySourceHandle#push push} to, and you decide which lane owns which partition, when partitions
+ * are revoked or lost, and you read back what the pipeline committed.
+ *
+ * <pre>{@code
+ * MemorySource source = MemorySource.create();
+ * MemorySourceHandle handle = source.handle();
+ * handle.assign(0, 0);                      // lane 0 owns partition 0
+ * long offset = handle.push(0, null, "hello".getBytes());
+ * handle.awaitCommitted(0, offset + 1, Duration.ofSeconds(10));
+ * }</pre>
+ *
+ * <p>Thread-safe: the handle is used from the test thread while lanes poll. Assignment changes are
+ * delivered to a lane's {@link PartitionListener} from inside its next poll, like Kafka's.
+ */
+public final class MemorySource implements Source {
+    final Object lock = new Object();
+    final Map<Integer, List<Entry>> logs = new HashMap<>();
+    final Map<Integer, Long> committed = new HashMap<>();
+    final Map<Integer, Lane> lanes = new HashMap<>();
+    final Map<Integer, Set<Integer>> owner = new HashMap<>();
+    final Map<Integer, List<Change>> pendingChanges = new HashMap<>();
+    final int maxPollRecords;
+    private final MemorySourceHandle handle;
+
+    private MemorySource(int maxPollRecords) {
+        this.maxPollRecords = maxPollRecords;
+        this.handle = new MemorySourceHandle(this);
+    }
+
+    /** A source returning at most 500 records per partition per poll. */
+    public static MemorySource create() {
+        return new MemorySource(500);
+    }
+
+    /** A source returning at most {@code maxPollRecords} records per partition per poll. */
+    public static MemorySource create(int maxPollRecords) {
+        if (maxPollRecords <= 0) {
+            throw new IllegalArgumentException("maxPollRecords must be > 0");
+        }
+        return new MemorySource(maxPollRecords);
+    }
+
+    /** The scripting handle. */
+    public MemorySourceHandle handle() {
+        return handle;
+    }
+
+    @Override
+    public SourceLane openLane(int laneIndex, PartitionListener listener) {
+        synchronized (lock) {
+            Lane lane = new Lane(laneIndex, listener);
+            lanes.put(laneIndex, lane);
+            lock.notifyAll();
+            return lane;
+        }
+    }
+
+    @Override
+    public String describe() {
+        return "memory";
+    }
+
+    record Entry(byte[] key, byte[] value, long timestampMs) {
+    }
+
+    enum ChangeKind {
+        ASSIGN, REVOKE, LOSE
+    }
+
+    record Change(ChangeKind kind, int[] partitions) {
+    }
+
+    void enqueueChange(int lane, Change change) {
+        pendingChanges.computeIfAbsent(lane, k -> new ArrayList<>()).add(change);
+        lock.notifyAll();
+    }
+
+    /** One lane's view. Used by its lane thread only (except {@link #wakeup()}). */
+    final class Lane implements SourceLane {
+        final int index;
+        private final PartitionListener listener;
+        private final Map<Integer, Long> positions = new HashMap<>();
+        private final Set<Integer> assigned = new LinkedHashSet<>();
+        private final Cursor cursor = new Cursor();
+        volatile boolean paused;
+        volatile long polls;
+        private volatile boolean woken;
+        volatile boolean closed;
+
+        Lane(int index, PartitionListener listener) {
+            this.index = index;
+            this.listener = listener;
+        }
+
+        @Override
+        public void poll(long timeoutMs, BatchHandler handler) {
+            polls++;
+            applyChanges();
+            long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+            while (true) {
+                boolean delivered = false;
+                if (!paused) {
+                    for (int partition : List.copyOf(assigned)) {
+                        delivered |= deliver(partition, handler);
+                    }
+                }
+                if (delivered || woken) {
+                    woken = false;
+                    return;
+                }
+                synchronized (lock) {
+                    long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
+                    List<Change> changes = pendingChanges.get(index);
+                    if (remainingMs <= 0 || (changes != null && !changes.isEmpty())) {
+                        return;
+                    }
+                    try {
+                        lock.wait(remainingMs);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new SourceException("interrupted while polling", e);
+                    }
+                }
+            }
+        }
+
+        private boolean deliver(int partition, BatchHandler handler) {
+            long position = positions.getOrDefault(partition, 0L);
+            List<Entry> slice;
+            synchronized (lock) {
+                List<Entry> log = logs.get(partition);
+                if (log == null || position >= log.size()) {
+                    return false;
+                }
+                int end = (int) Math.min(log.size(), position + maxPollRecords);
+                slice = new ArrayList<>(log.subList((int) position, end));
+            }
+            cursor.reset(partition, position, slice);
+            positions.put(partition, position + slice.size());
+            handler.onBatch(cursor);
+            return true;
+        }
+
+        private void applyChanges() {
+            List<Change> changes;
+            synchronized (lock) {
+                List<Change> queued = pendingChanges.remove(index);
+                if (queued == null) {
+                    return;
+                }
+                changes = queued;
+            }
+            for (Change change : changes) {
+                switch (change.kind()) {
+                    case ASSIGN -> {
+                        for (int p : change.partitions()) {
+                            assigned.add(p);
+                            synchronized (lock) {
+                                positions.put(p, committed.getOrDefault(p, 0L));
+                            }
+                        }
+                        listener.onAssigned(change.partitions().clone());
+                    }
+                    case REVOKE -> {
+                        listener.onRevoked(change.partitions().clone());
+                        drop(change.partitions());
+                    }
+                    case LOSE -> {
+                        drop(change.partitions());
+                        listener.onLost(change.partitions().clone());
+                    }
+                    default -> throw new IllegalStateException(change.kind().toString());
+                }
+            }
+        }
+
+        private void drop(int[] partitions) {
+            for (int p : partitions) {
+                assigned.remove(p);
+                positions.remove(p);
+            }
+        }
+
+        @Override
+        public void pause() {
+            paused = true;
+        }
+
+        @Override
+        public void resume() {
+            paused = false;
+        }
+
+        @Override
+        public boolean isPaused() {
+            return paused;
+        }
+
+        @Override
+        public void commit(Long2LongHashMap nextOffsets, boolean sync, CommitCallback callback) {
+            synchronized (lock) {
+                Long2LongHashMap.EntryIterator it = nextOffsets.entrySet().iterator();
+                while (it.hasNext()) {
+                    it.next();
+                    int partition = (int) it.getLongKey();
+                    Set<Integer> owned = owner.get(index);
+                    if (owned == null || !owned.contains(partition)) {
+                        if (!assigned.contains(partition)) {
+                            throw new SourceException("lane " + index + " committed partition " + partition
+                                    + " it does not own", null);
+                        }
+                    }
+                    committed.merge(partition, it.getLongValue(), Math::max);
+                }
+                lock.notifyAll();
+            }
+            if (!sync && callback != null) {
+                callback.onComplete(nextOffsets, null);
+            }
+        }
+
+        @Override
+        public String describe(int partition) {
+            return "memory-" + partition;
+        }
+
+        @Override
+        public void wakeup() {
+            woken = true;
+            synchronized (lock) {
+                lock.notifyAll();
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+
+        int[] assignedPartitions() {
+            return assigned.stream().mapToInt(Integer::intValue).toArray();
+        }
+    }
+
+    /** The batch cursor a lane hands its handler. */
+    static final class Cursor implements PartitionBatch {
+        private final Payload key = new Payload();
+        private final Payload value = new Payload();
+        private int partition;
+        private long firstOffset;
+        private List<Entry> entries = List.of();
+        private int index = -1;
+
+        void reset(int partition, long firstOffset, List<Entry> entries) {
+            this.partition = partition;
+            this.firstOffset = firstOffset;
+            this.entries = entries;
+            this.index = -1;
+        }
+
+        @Override
+        public int partition() {
+            return partition;
+        }
+
+        @Override
+        public int size() {
+            return entries.size();
+        }
+
+        @Override
+        public long lastOffset() {
+            return firstOffset + entries.size() - 1;
+        }
+
+        @Override
+        public boolean next() {
+            if (index + 1 >= entries.size()) {
+                return false;
+            }
+            index++;
+            Entry e = entries.get(index);
+            key.wrap(e.key());
+            value.wrap(e.value());
+            return true;
+        }
+
+        @Override
+        public long offset() {
+            return firstOffset + index;
+        }
+
+        @Override
+        public long timestampMs() {
+            return entries.get(index).timestampMs();
+        }
+
+        @Override
+        public Payload key() {
+            return key;
+        }
+
+        @Override
+        public Payload value() {
+            return value;
+        }
+
+        @Override
+        public String toString() {
+            return "memory-" + partition + Arrays.asList(firstOffset, lastOffset());
+        }
+    }
+}
