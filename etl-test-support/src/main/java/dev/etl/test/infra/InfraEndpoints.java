@@ -1,0 +1,228 @@
+package dev.etl.test.infra;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Properties;
+
+/**
+ * Where the local servers listen: ClickHouse shards and their replicas, the Kafka bootstrap
+ * address, the schema registry and ZooKeeper.
+ *
+ * <p>Read from {@code endpoints.properties}, which {@code scripts/infra.sh start} writes into the
+ * infrastructure directory:
+ * <pre>
+ * zookeeper.connect=127.0.0.1:12181
+ * clickhouse.cluster=etl
+ * clickhouse.shards=2
+ * clickhouse.shard.1.replicas=http://127.0.0.1:18123,http://127.0.0.1:18124
+ * clickhouse.shard.2.replicas=http://127.0.0.1:18125,http://127.0.0.1:18126
+ * kafka.bootstrap=127.0.0.1:19092
+ * registry.url=http://127.0.0.1:18081/apis/ccompat/v7
+ * </pre>
+ * Tests get an instance by declaring a parameter of this type under {@link LocalInfra}.
+ * Immutable and thread-safe.
+ */
+public final class InfraEndpoints {
+
+    /** Name of the file {@code scripts/infra.sh start} writes into the infrastructure directory. */
+    public static final String FILE_NAME = "endpoints.properties";
+
+    private final String zookeeperConnect;
+    private final String clickhouseCluster;
+    private final List<ClickHouseShard> clickhouseShards;
+    private final String kafkaBootstrap;
+    private final String registryUrl;
+
+    /**
+     * Creates endpoints from their parts.
+     * @param zookeeperConnect ZooKeeper connect string, {@code host:port}
+     * @param clickhouseCluster ClickHouse cluster name in {@code remote_servers}
+     * @param clickhouseShards shards in shard-number order, each with at least one replica
+     * @param kafkaBootstrap Kafka {@code bootstrap.servers}
+     * @param registryUrl base URL of the Confluent-compatible registry API, without a trailing slash
+     */
+    public InfraEndpoints(String zookeeperConnect, String clickhouseCluster, List<ClickHouseShard> clickhouseShards,
+            String kafkaBootstrap, String registryUrl) {
+        this.zookeeperConnect = Objects.requireNonNull(zookeeperConnect, "zookeeperConnect");
+        this.clickhouseCluster = Objects.requireNonNull(clickhouseCluster, "clickhouseCluster");
+        this.clickhouseShards = List.copyOf(clickhouseShards);
+        this.kafkaBootstrap = Objects.requireNonNull(kafkaBootstrap, "kafkaBootstrap");
+        this.registryUrl = stripTrailingSlash(Objects.requireNonNull(registryUrl, "registryUrl"));
+        if (this.clickhouseShards.isEmpty()) {
+            throw new IllegalArgumentException("at least one ClickHouse shard is required");
+        }
+    }
+
+    /**
+     * Reads endpoints from an {@code endpoints.properties} file.
+     * @param file the file to read
+     * @return the endpoints
+     * @throws IOException if the file cannot be read
+     * @throws IllegalArgumentException if a key is missing or malformed; the message names the file
+     * and the key
+     */
+    public static InfraEndpoints load(Path file) throws IOException {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        }
+        try {
+            return parse(properties);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException(file + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Builds endpoints from properties with the keys {@code scripts/infra.sh} writes.
+     * @param properties the properties
+     * @return the endpoints
+     * @throws IllegalArgumentException if a key is missing or malformed
+     */
+    public static InfraEndpoints parse(Properties properties) {
+        int shardCount;
+        String shards = required(properties, "clickhouse.shards");
+        try {
+            shardCount = Integer.parseInt(shards);
+        }
+        catch (NumberFormatException ex) {
+            throw new IllegalArgumentException("clickhouse.shards is not a number: '" + shards + "'", ex);
+        }
+        if (shardCount < 1) {
+            throw new IllegalArgumentException("clickhouse.shards must be at least 1, was " + shardCount);
+        }
+        List<ClickHouseShard> shardList = new ArrayList<>(shardCount);
+        for (int shard = 1; shard <= shardCount; shard++) {
+            String key = "clickhouse.shard." + shard + ".replicas";
+            List<String> replicas = Arrays.stream(required(properties, key).split(","))
+                .map(String::trim)
+                .filter((url) -> !url.isEmpty())
+                .map(InfraEndpoints::stripTrailingSlash)
+                .toList();
+            if (replicas.isEmpty()) {
+                throw new IllegalArgumentException(key + " lists no replica URL");
+            }
+            shardList.add(new ClickHouseShard(shard, replicas));
+        }
+        return new InfraEndpoints(required(properties, "zookeeper.connect"), required(properties, "clickhouse.cluster"),
+                shardList, required(properties, "kafka.bootstrap"), required(properties, "registry.url"));
+    }
+
+    private static String required(Properties properties, String key) {
+        String value = properties.getProperty(key);
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("missing key '" + key + "'");
+        }
+        return value.trim();
+    }
+
+    private static String stripTrailingSlash(String url) {
+        return url.endsWith("/") ? url.substring(0, url.length() - 1) : url;
+    }
+
+    /**
+     * Returns the ZooKeeper connect string.
+     * @return {@code host:port}, e.g. {@code 127.0.0.1:12181}
+     */
+    public String zookeeperConnect() {
+        return zookeeperConnect;
+    }
+
+    /**
+     * Returns the name of the ClickHouse cluster for {@code ON CLUSTER} DDL.
+     * @return the cluster name, e.g. {@code etl}
+     */
+    public String clickhouseCluster() {
+        return clickhouseCluster;
+    }
+
+    /**
+     * Returns the ClickHouse shards in shard-number order.
+     * @return an immutable list, never empty
+     */
+    public List<ClickHouseShard> clickhouseShards() {
+        return clickhouseShards;
+    }
+
+    /**
+     * Returns one shard by its 1-based number, the number its {@code {shard}} macro carries.
+     * @param number the shard number, from 1
+     * @return the shard
+     * @throws IndexOutOfBoundsException if there is no such shard
+     */
+    public ClickHouseShard clickhouseShard(int number) {
+        return clickhouseShards.get(number - 1);
+    }
+
+    /**
+     * Returns the HTTP URLs of every ClickHouse instance, shard by shard.
+     * @return an immutable list of base URLs such as {@code http://127.0.0.1:18123}
+     */
+    public List<String> clickhouseReplicaUrls() {
+        return clickhouseShards.stream().flatMap((shard) -> shard.replicaUrls().stream()).toList();
+    }
+
+    /**
+     * Returns the Kafka bootstrap address.
+     * @return the value for {@code bootstrap.servers}, e.g. {@code 127.0.0.1:19092}
+     */
+    public String kafkaBootstrap() {
+        return kafkaBootstrap;
+    }
+
+    /**
+     * Returns the base URL of the registry's Confluent-compatible API.
+     * @return e.g. {@code http://127.0.0.1:18081/apis/ccompat/v7}, without a trailing slash
+     */
+    public String registryUrl() {
+        return registryUrl;
+    }
+
+    @Override
+    public String toString() {
+        return "InfraEndpoints{zookeeper=" + zookeeperConnect + ", clickhouse=" + clickhouseCluster + clickhouseShards
+                + ", kafka=" + kafkaBootstrap + ", registry=" + registryUrl + "}";
+    }
+
+    /**
+     * One ClickHouse shard and the HTTP URLs of its replicas.
+     *
+     * @param number 1-based shard number
+     * @param replicaUrls HTTP base URLs of the replicas, e.g. {@code http://127.0.0.1:18123}
+     */
+    public record ClickHouseShard(int number, List<String> replicaUrls) {
+
+        /**
+         * Creates a shard.
+         * @param number 1-based shard number
+         * @param replicaUrls HTTP base URLs of the replicas, at least one
+         */
+        public ClickHouseShard {
+            replicaUrls = List.copyOf(replicaUrls);
+            if (replicaUrls.isEmpty()) {
+                throw new IllegalArgumentException("shard " + number + " has no replica");
+            }
+        }
+
+        /**
+         * Returns one replica's URL by its 1-based position, matching the script's instance names
+         * ({@code s1r2} is {@code clickhouseShard(1).replicaUrl(2)}).
+         * @param replica the replica position, from 1
+         * @return the replica's HTTP base URL
+         * @throws IndexOutOfBoundsException if there is no such replica
+         */
+        public String replicaUrl(int replica) {
+            return replicaUrls.get(replica - 1);
+        }
+
+    }
+
+}
