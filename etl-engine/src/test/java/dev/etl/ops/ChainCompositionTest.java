@@ -64,7 +64,6 @@ class ChainCompositionTest {
     @Test
     void stagesSeeTheMetadataOfTheRecordTheyProcess() {
         List<String> positions = new ArrayList<>();
-        RecordingChunkSink sink = this.sink;
         Chain chain = Chains.from(ctx, STRINGS)
                 .peek(s -> positions.add(ctx.meta().partition() + "@" + ctx.meta().offset() + " ts=" + ctx.meta().timestampMs()))
                 .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
