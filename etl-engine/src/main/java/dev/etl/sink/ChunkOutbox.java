@@ -13,20 +13,25 @@ package dev.etl.sink;
  * <p>Confined to its lane thread.
  */
 public final class ChunkOutbox {
-    private final SinkRuntime sink;
+    private final ChunkSink sink;
     private final ChunkConfig config;
     private final Chunk[] open;
     private int pendingCount;
     private final boolean[] pending;
 
-    public ChunkOutbox(SinkRuntime sink, ChunkConfig config) {
+    /**
+     * An outbox with no open chunks for {@code sink}, handing chunks off at {@code config}'s size
+     * unless a caller passes its own limits to {@link #rowAdded(int, ChunkConfig)}.
+     */
+    public ChunkOutbox(ChunkSink sink, ChunkConfig config) {
         this.sink = sink;
         this.config = config;
         this.open = new Chunk[sink.shardCount()];
         this.pending = new boolean[open.length];
     }
 
-    public SinkRuntime sink() {
+    /** The sink this outbox hands chunks to. */
+    public ChunkSink sink() {
         return sink;
     }
 
@@ -46,8 +51,16 @@ public final class ChunkOutbox {
 
     /** Called after a row was added to {@code chunk(shard)}: hands the chunk off when it is full. */
     public void rowAdded(int shard) {
+        rowAdded(shard, config);
+    }
+
+    /**
+     * Same as {@link #rowAdded(int)}, with the size limits of the writing sink stage instead of the
+     * outbox's own (a chain declares its {@link ChunkConfig} per sink stage).
+     */
+    public void rowAdded(int shard, ChunkConfig limits) {
         Chunk chunk = open[shard];
-        if (!pending[shard] && (chunk.rowCount() >= config.maxRows() || chunk.byteCount() >= config.maxBytes())) {
+        if (!pending[shard] && (chunk.rowCount() >= limits.maxRows() || chunk.byteCount() >= limits.maxBytes())) {
             offer(shard, chunk);
         }
     }

@@ -15,7 +15,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <p>Lanes call {@link #newChunk} and {@link #tryHandOff} from their own threads; neither ever
  * blocks. The pipeline controller calls the life-cycle methods.
  */
-public final class SinkRuntime implements AutoCloseable {
+public final class SinkRuntime implements ChunkSink, AutoCloseable {
     public SinkRuntime(String pipelineName, SinkDefinition definition, InFlightBudget budget, int ioThreads,
             MeterRegistry registry, Consumer<FatalPipelineException> fatalListener) {
         throw new UnsupportedOperationException("implemented in the sink-runtime change");

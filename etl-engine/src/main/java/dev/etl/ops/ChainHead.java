@@ -1,0 +1,105 @@
+package dev.etl.ops;
+
+import dev.etl.deser.Deserializer;
+import dev.etl.error.DeserializationException;
+import dev.etl.error.ErrorClass;
+import dev.etl.error.FatalPipelineException;
+import dev.etl.record.KeyHash;
+import dev.etl.record.Payload;
+import dev.etl.record.RecordMeta;
+import dev.etl.source.PartitionBatch;
+
+/**
+ * The built chain: the one interface call per batch from the lane lands here; the loop below then
+ * calls the deserializer, which pushes straight into the first stage.
+ */
+final class ChainHead<T> implements Chain {
+    static final String DESERIALIZE_STAGE = "deserialize";
+
+    private final ChainContext context;
+    private final RecordMeta meta;
+    private final Deserializer<T> deserializer;
+    private final Collector<? super T> first;
+    private final boolean skipBadPayloads;
+    private final ProcessStage<?, ?>[] stateful;
+    private int opened;
+
+    ChainHead(ChainContext context, Deserializer<T> deserializer, Collector<? super T> first, boolean skipBadPayloads,
+            ProcessStage<?, ?>[] stateful) {
+        this.context = context;
+        this.meta = context.meta();
+        this.deserializer = deserializer;
+        this.first = first;
+        this.skipBadPayloads = skipBadPayloads;
+        this.stateful = stateful;
+    }
+
+    @Override
+    public void open() {
+        if (opened != 0) {
+            throw new IllegalStateException("chain is already open");
+        }
+        ProcessStage<?, ?>[] stages = stateful;
+        for (int i = 0; i < stages.length; i++) {
+            stages[i].open();
+            // Counted only once open returned, so close() closes exactly the opened ones.
+            opened = i + 1;
+        }
+    }
+
+    @Override
+    public void onBatch(PartitionBatch batch) {
+        RecordMeta meta = this.meta;
+        Deserializer<T> deserializer = this.deserializer;
+        Collector<? super T> first = this.first;
+        int partition = batch.partition();
+        while (batch.next()) {
+            long offset = batch.offset();
+            Payload key = batch.key();
+            meta.set(partition, offset, batch.timestampMs(), KeyHash.of(key));
+            try {
+                deserializer.deserialize(key, batch.value(), meta, first);
+            } catch (FatalPipelineException e) {
+                // A FAIL stage downstream (stages throw nothing else), or the deserializer on purpose.
+                throw e;
+            } catch (Exception e) {
+                deserializationFailed(e, offset);
+            }
+        }
+    }
+
+    private void deserializationFailed(Exception cause, long offset) {
+        String partitionName = context.describePartition(meta.partition());
+        DeserializationException failure = cause instanceof DeserializationException
+                ? ((DeserializationException) cause).at(DESERIALIZE_STAGE, partitionName, offset)
+                : new DeserializationException(DESERIALIZE_STAGE, partitionName, offset, -1, String.valueOf(cause), cause);
+        if (skipBadPayloads) {
+            context.skipped(failure);
+            return;
+        }
+        throw new FatalPipelineException(ErrorClass.DESERIALIZATION, failure.getMessage(), failure);
+    }
+
+    @Override
+    public void close() {
+        int count = opened;
+        opened = 0;
+        FatalPipelineException failure = null;
+        for (int i = count - 1; i >= 0; i--) {
+            ProcessStage<?, ?> stage = stateful[i];
+            try {
+                stage.close();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = new FatalPipelineException(ErrorClass.OPERATOR,
+                            "stage '" + stage.stageName() + "' failed to close: " + e, e);
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.etl.ops;
+
+import java.util.function.Predicate;
+
+import dev.etl.error.FatalPipelineException;
+
+/** {@code filter}: passes values the predicate accepts; a dropped value takes no ack reference. Stateless. */
+final class FilterStage<T> implements Collector<T> {
+    private final Predicate<? super T> predicate;
+    private final StageErrorPolicy errors;
+    private final Collector<? super T> downstream;
+
+    FilterStage(Predicate<? super T> predicate, StageErrorPolicy errors, Collector<? super T> downstream) {
+        this.predicate = predicate;
+        this.errors = errors;
+        this.downstream = downstream;
+    }
+
+    @Override
+    public void collect(T value) {
+        boolean keep;
+        try {
+            keep = predicate.test(value);
+        } catch (FatalPipelineException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            errors.fail(e);
+            return;
+        }
+        if (keep) {
+            downstream.collect(value);
+        }
+    }
+}

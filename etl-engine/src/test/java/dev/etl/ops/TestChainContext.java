@@ -1,0 +1,98 @@
+package dev.etl.ops;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.error.RecordException;
+import dev.etl.record.RecordMeta;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.ChunkOutbox;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/** A lane's {@link ChainContext} for tests: named sinks over fake chunk sinks, policy overrides, recorded skips. */
+final class TestChainContext implements ChainContext {
+    private final RecordMeta meta = new RecordMeta();
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+    private final Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
+    private final Map<String, ErrorPolicy> overrides = new HashMap<>();
+    private final List<String> policyQueries = new ArrayList<>();
+    private final List<RecordException> skipped = new ArrayList<>();
+
+    /** Adds sink {@code name} backed by {@code sink}, with the outbox's own limits {@code config}. */
+    ChunkOutbox addSink(String name, RecordingChunkSink sink, ChunkConfig config) {
+        ChunkOutbox outbox = new ChunkOutbox(sink, config);
+        outboxes.put(name, outbox);
+        return outbox;
+    }
+
+    /** Configuration override: stage {@code stage} uses {@code policy} whatever the code declared. */
+    TestChainContext override(String stage, ErrorPolicy policy) {
+        overrides.put(stage, policy);
+        return this;
+    }
+
+    List<RecordException> skipped() {
+        return skipped;
+    }
+
+    /** Every {@code stage/errorClass/declared} the chain asked a policy for, in order. */
+    List<String> policyQueries() {
+        return policyQueries;
+    }
+
+    @Override
+    public String pipelineName() {
+        return "test";
+    }
+
+    @Override
+    public int laneIndex() {
+        return 0;
+    }
+
+    @Override
+    public RecordMeta meta() {
+        return meta;
+    }
+
+    @Override
+    public MeterRegistry meterRegistry() {
+        return registry;
+    }
+
+    @Override
+    public List<String> sinkNames() {
+        return List.copyOf(outboxes.keySet());
+    }
+
+    @Override
+    public ChunkOutbox outbox(String sinkName) {
+        ChunkOutbox outbox = outboxes.get(sinkName);
+        if (outbox == null) {
+            throw new IllegalArgumentException("no sink '" + sinkName + "'; known sinks: " + outboxes.keySet());
+        }
+        return outbox;
+    }
+
+    @Override
+    public String describePartition(int partition) {
+        return "orders-" + partition;
+    }
+
+    @Override
+    public ErrorPolicy policy(String stage, ErrorClass errorClass, ErrorPolicy declared) {
+        policyQueries.add(stage + "/" + errorClass + "/" + declared);
+        return overrides.getOrDefault(stage, declared);
+    }
+
+    @Override
+    public void skipped(RecordException failure) {
+        skipped.add(failure);
+    }
+}
