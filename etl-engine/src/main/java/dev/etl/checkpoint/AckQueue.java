@@ -1,8 +1,7 @@
 package dev.etl.checkpoint;
 
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
-
-import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
 
 /**
  * The lane's inbox of completed acks: many producers (io threads releasing the last reference, or
@@ -11,9 +10,14 @@ import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
  * <p>Unbounded and lock-free by design: the ack path must never block behind data, so
  * {@link #post} always succeeds immediately. Its size is bounded in practice by the number of
  * outstanding batches, which backpressure bounds.
+ *
+ * <p>Built on the JDK's lock-free {@link ConcurrentLinkedQueue} (one node per posted ack, i.e. per
+ * batch, not per record) rather than Agrona's queues: Agrona 2.x's concurrent structures need
+ * {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}, and a library must not impose JVM
+ * flags on every application (see DESIGN.md, decision log).
  */
 public final class AckQueue {
-    private final ManyToOneConcurrentLinkedQueue<AckRef> queue = new ManyToOneConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<AckRef> queue = new ConcurrentLinkedQueue<>();
 
     /** Enqueues a completed ack. Any thread; never blocks. */
     public void post(AckRef ack) {

@@ -31,7 +31,11 @@ public class DeserializationException extends RecordException {
 
     /** A copy with the source position filled in. */
     public DeserializationException at(String stage, String partitionName, long offset) {
-        return new DeserializationException(stage, partitionName, offset, schemaId, reason, getCause());
+        DeserializationException located =
+                new DeserializationException(stage, partitionName, offset, schemaId, reason, getCause());
+        // Keep where the deserializer actually failed, not where the chain head re-threw it.
+        located.setStackTrace(getStackTrace());
+        return located;
     }
 
     /** What was wrong with the payload, without the position. */
