@@ -1,50 +1,56 @@
 package dev.etl.error;
 
 import java.util.concurrent.atomic.AtomicLong;
-
-import org.slf4j.Logger;
+import java.util.function.LongSupplier;
 
 /**
- * Lets at most one log line through per interval and counts the ones it held back, so a flood of
- * identical failures (a bad topic, a dead replica) costs one line per interval, which carries the
- * number suppressed since the previous line. Thread-safe; checking costs one volatile read when
- * the line is suppressed.
+ * A permit gate for repeated failure logs: at most one message per {@code intervalNs}, counting the
+ * ones it suppressed so the next emitted line can say how many were dropped.
+ *
+ * <p>Usage (the caller builds the message only when permitted, so a suppressed log costs one CAS):
+ * <pre>{@code
+ * long suppressed = failureLog.permit();
+ * if (suppressed >= 0) {
+ *     log.warn("write to shard {} failed: {} ({} similar suppressed)", shard, error, suppressed);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe and lock-free; one instance per thing whose failures repeat (e.g. per shard).
  */
 public final class RateLimitedLog {
-    private final Logger logger;
     private final long intervalNs;
-    private final AtomicLong nextAllowedNs = new AtomicLong(Long.MIN_VALUE);
+    private final LongSupplier nanoClock;
+    private final AtomicLong nextPermitNs;
     private final AtomicLong suppressed = new AtomicLong();
 
-    public RateLimitedLog(Logger logger, long intervalNs) {
-        this.logger = logger;
+    /**
+     * @param intervalNs minimum time between two emitted messages
+     * @param nanoClock  monotonic clock in nanoseconds (e.g. {@code System::nanoTime})
+     */
+    public RateLimitedLog(long intervalNs, LongSupplier nanoClock) {
+        if (intervalNs < 0) {
+            throw new IllegalArgumentException("rate-limit interval must be >= 0 ns, got " + intervalNs);
+        }
         this.intervalNs = intervalNs;
+        this.nanoClock = nanoClock;
+        this.nextPermitNs = new AtomicLong(nanoClock.getAsLong());
     }
 
     /**
-     * Logs at WARN if the interval has passed, else counts the line as suppressed. Arguments follow
-     * SLF4J's {@code {}} placeholders; a trailing Throwable is logged with its stack trace.
+     * Asks to emit one message now. Returns -1 when the message must be suppressed (it is counted),
+     * otherwise the number of messages suppressed since the last permitted one (0 or more).
      */
-    public void warn(String format, Object... args) {
-        long now = System.nanoTime();
-        long next = nextAllowedNs.get();
-        if (now - next < 0 && next != Long.MIN_VALUE) {
-            suppressed.incrementAndGet();
-            return;
+    public long permit() {
+        long nowNs = nanoClock.getAsLong();
+        long next = nextPermitNs.get();
+        if (nowNs - next >= 0 && nextPermitNs.compareAndSet(next, nowNs + intervalNs)) {
+            return suppressed.getAndSet(0);
         }
-        if (!nextAllowedNs.compareAndSet(next, now + intervalNs)) {
-            suppressed.incrementAndGet();
-            return;
-        }
-        long held = suppressed.getAndSet(0);
-        if (held > 0) {
-            logger.warn(format + " [" + held + " similar lines suppressed]", args);
-        } else {
-            logger.warn(format, args);
-        }
+        suppressed.incrementAndGet();
+        return -1;
     }
 
-    /** Lines held back since the last one logged. */
+    /** Messages suppressed since the last permitted one. */
     public long suppressedCount() {
         return suppressed.get();
     }

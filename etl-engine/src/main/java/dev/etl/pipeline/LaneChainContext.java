@@ -30,7 +30,7 @@ final class LaneChainContext implements ChainContext {
     private final Map<String, ChunkOutbox> outboxes;
     private final List<String> sinkNames;
     private final ErrorMetrics errors;
-    private final RateLimitedLog skipLog = new RateLimitedLog(log, SKIP_LOG_INTERVAL_NS);
+    private final RateLimitedLog skipLog = new RateLimitedLog(SKIP_LOG_INTERVAL_NS, System::nanoTime);
     private IntFunction<String> partitionNames = p -> "partition-" + p;
 
     LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
@@ -105,8 +105,11 @@ final class LaneChainContext implements ChainContext {
     public void skipped(RecordException failure) {
         try {
             errors.increment(failure.errorClass(), failure.stage());
-            skipLog.warn("pipeline={} lane={} skipped record: {}", config.name(), laneIndex, failure.getMessage(),
-                    failure.getCause());
+            long suppressed = skipLog.permit();
+            if (suppressed >= 0) {
+                log.warn("pipeline={} lane={} skipped record ({} similar skips suppressed since the last line): {}",
+                        config.name(), laneIndex, suppressed, failure.getMessage(), failure.getCause());
+            }
         } catch (RuntimeException e) {
             // Reporting must never turn a skip into a failure.
             log.debug("failed to report a skipped record", e);
