@@ -80,6 +80,8 @@ class AckConcurrencyStressTest {
         private int postedTotal;
         private final int[] verified = new int[PARTITIONS];
         private final long[] lastWatermark = {-1, -1};
+        private final long[] highestSeqPosted = {-1, -1};
+        private int postedOutOfOrder;
 
         private final List<ConcurrentLinkedQueue<Chunk>> inboxes = new ArrayList<>(WORKERS);
         private final Thread[] workers = new Thread[WORKERS];
@@ -235,6 +237,11 @@ class AckConcurrencyStressTest {
                         + failedReleases.get(batch));
             }
             postedTotal++;
+            if (ack.seq() < highestSeqPosted[ack.partition()]) {
+                postedOutOfOrder++;
+            } else {
+                highestSeqPosted[ack.partition()] = ack.seq();
+            }
             checkpointer.ack(ack);
         }
 
@@ -297,10 +304,12 @@ class AckConcurrencyStressTest {
                 }
             }
             assertThat(checkpointer.staleAcks()).as(describe()).isZero();
+            assertThat(postedOutOfOrder).as(describe() + ": the round must have reordered acks").isPositive();
         }
 
         private String describe() {
-            return "seed " + seed + ", failures " + failures;
+            return "seed " + seed + ", failures " + failures + ", posted " + postedTotal + " (" + postedOutOfOrder
+                    + " out of order)";
         }
     }
 }

@@ -281,6 +281,17 @@ class CheckpointerPropertiesTest {
                 ModelPartition m = model[(int) partition];
                 m.lastCommitted = Math.max(m.lastCommitted, committed);
             });
+            if (random.nextInt(4) == 0) {
+                // A late, older commit confirmation (or one for an unassigned partition) changes nothing.
+                int partition = random.nextInt(PARTITIONS);
+                ModelPartition m = model[partition];
+                long older = (m == null ? 0 : m.lastCommitted) - random.nextInt(3);
+                trace.add("markCommitted(" + partition + ", " + older + ")");
+                checkpointer.markCommitted(partition, older);
+                if (m != null) {
+                    m.lastCommitted = Math.max(m.lastCommitted, older);
+                }
+            }
         }
 
         void checkAll() {

@@ -3,6 +3,8 @@ package dev.etl.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.management.ManagementFactory;
+
 import org.agrona.collections.Long2LongHashMap;
 import org.junit.jupiter.api.Test;
 
@@ -406,6 +408,38 @@ class CheckpointerTest {
 
         assertThat(checkpointer.watermark(0)).isEqualTo(10);
         assertThat(checkpointer.isFailedAtHead(0)).isTrue();
+    }
+
+    @Test
+    void registerAndAckDoNotAllocateInSteadyState() {
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long threadId = Thread.currentThread().getId();
+        int e0 = checkpointer.assign(0);
+        int e1 = checkpointer.assign(1);
+        runOutOfOrderRounds(e0, e1, 0, 2_000); // warm up: JIT, ring at its working size
+        long before = threads.getThreadAllocatedBytes(threadId);
+        runOutOfOrderRounds(e0, e1, 2_000, 20_000);
+        long allocated = threads.getThreadAllocatedBytes(threadId) - before;
+
+        assertThat(checkpointer.watermark(0)).isEqualTo(22_000L * 4 * 10);
+        assertThat(allocated).as("bytes allocated by 176k register/ack calls").isLessThan(1_024);
+    }
+
+    /** Registers 4 batches per partition per round and acks them in reverse. */
+    private void runOutOfOrderRounds(int e0, int e1, int firstRound, int rounds) {
+        for (int round = firstRound; round < firstRound + rounds; round++) {
+            long first = checkpointer.register(0, (round * 4L + 1) * 10);
+            checkpointer.register(1, (round * 4L + 1) * 10);
+            for (int i = 2; i <= 4; i++) {
+                checkpointer.register(0, (round * 4L + i) * 10);
+                checkpointer.register(1, (round * 4L + i) * 10);
+            }
+            for (long seq = first + 3; seq >= first; seq--) {
+                checkpointer.ack(0, e0, seq, true);
+                checkpointer.ack(1, e1, seq, true);
+            }
+        }
     }
 
     @Test
