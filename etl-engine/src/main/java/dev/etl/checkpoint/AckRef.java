@@ -79,9 +79,16 @@ public final class AckRef {
 
     /** Adds a reference. The caller must already hold one. */
     public void retain() {
-        int previous = (int) REFS.getAndAdd(this, 1);
-        if (previous <= 0) {
-            throw new IllegalStateException("retain() on a released ack " + this);
+        // A CAS loop rather than getAndAdd: a misuse must not resurrect a released ack (which would
+        // let a later release post it a second time).
+        while (true) {
+            int current = (int) REFS.getVolatile(this);
+            if (current <= 0) {
+                throw new IllegalStateException("retain() on a released ack " + this);
+            }
+            if (REFS.compareAndSet(this, current, current + 1)) {
+                return;
+            }
         }
     }
 
