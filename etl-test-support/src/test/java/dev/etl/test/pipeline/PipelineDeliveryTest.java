@@ -119,6 +119,23 @@ class PipelineDeliveryTest {
     }
 
     @Test
+    void partitionStalledLongerThanStalledFailAfterFailsThePipeline() throws Exception {
+        CaptureSink sink = CaptureSink.create("capture", 1);
+        sink.script().failNext(0, Integer.MAX_VALUE / 2); // transient, retried forever
+        runtime = build(fastConfig("stalled").stalledFailAfter(Duration.ofMillis(300)).build(), source, sink,
+                PipelineFixture.passThrough(), registry);
+        runtime.start();
+        handle.assign(0, 0);
+        handle.push(0, null, utf8("never-written"));
+
+        RunReport report = runtime.awaitTermination(WAIT);
+        assertThat(report).isNotNull();
+        assertThat(report.state()).isEqualTo(PipelineState.FAILED);
+        assertThat(report.failure()).hasMessageContaining("memory-0").hasMessageContaining("stalled-fail-after");
+        assertThat(handle.lastCommitted(0)).isEqualTo(-1);
+    }
+
+    @Test
     void everyRecordOfSeveralPartitionsAndLanesIsWrittenAndCommitted() throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 2);
         runtime = build(fastConfig("lanes").lanes(2).build(), source, sink, PipelineFixture.passThrough(), registry);
