@@ -37,6 +37,11 @@ public interface ChainContext {
     /** Human-readable name of a partition, e.g. {@code orders-3}. */
     String describePartition(int partition);
 
+    /** The topic a partition belongs to (see {@link dev.etl.source.SourceLane#topic(int)}). */
+    default String topicOf(int partition) {
+        return "default";
+    }
+
     /**
      * The policy for a failure of class {@code errorClass} in stage {@code stage}: configuration may
      * override per stage or per class; otherwise {@code declared} (what the chain's code said).

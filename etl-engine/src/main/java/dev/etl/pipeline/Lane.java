@@ -79,7 +79,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         boolean chainOpen = false;
         try {
             sourceLane = runtime.source().openLane(index, this);
-            context.partitionNames(sourceLane::describe);
+            context.partitionNames(sourceLane::describe, sourceLane::topic);
             chain = runtime.chainFactory().create(context);
             chain.open();
             chainOpen = true;

@@ -32,6 +32,7 @@ final class LaneChainContext implements ChainContext {
     private final ErrorMetrics errors;
     private final RateLimitedLog skipLog = new RateLimitedLog(SKIP_LOG_INTERVAL_NS, System::nanoTime);
     private IntFunction<String> partitionNames = p -> "partition-" + p;
+    private IntFunction<String> topics = p -> "default";
 
     LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
             ErrorMetrics errors) {
@@ -43,8 +44,9 @@ final class LaneChainContext implements ChainContext {
         this.errors = errors;
     }
 
-    void partitionNames(IntFunction<String> partitionNames) {
+    void partitionNames(IntFunction<String> partitionNames, IntFunction<String> topics) {
         this.partitionNames = partitionNames;
+        this.topics = topics;
     }
 
     ChunkOutbox[] outboxArray() {
@@ -89,6 +91,11 @@ final class LaneChainContext implements ChainContext {
     @Override
     public String describePartition(int partition) {
         return partitionNames.apply(partition);
+    }
+
+    @Override
+    public String topicOf(int partition) {
+        return topics.apply(partition);
     }
 
     @Override

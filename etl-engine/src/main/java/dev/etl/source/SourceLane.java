@@ -40,6 +40,14 @@ public interface SourceLane extends AutoCloseable {
     /** A human-readable name of the partition (e.g. {@code orders-3}), for logs, errors and metrics. */
     String describe(int partition);
 
+    /**
+     * The topic (or stream) the partition belongs to, used to route partitions to chains when a
+     * pipeline has several {@code ChainFactory}s. Sources without topics return one fixed name.
+     */
+    default String topic(int partition) {
+        return "default";
+    }
+
     /** Makes a blocked {@link #poll} return early. Thread-safe. */
     void wakeup();
 

@@ -23,6 +23,18 @@ final class TestChainContext implements ChainContext {
     private final Map<String, ErrorPolicy> overrides = new HashMap<>();
     private final List<String> policyQueries = new ArrayList<>();
     private final List<RecordException> skipped = new ArrayList<>();
+    private final Map<Integer, String> topics = new HashMap<>();
+
+    /** Partition {@code partition} belongs to {@code topic} (default "default"). */
+    TestChainContext topic(int partition, String topic) {
+        topics.put(partition, topic);
+        return this;
+    }
+
+    @Override
+    public String topicOf(int partition) {
+        return topics.getOrDefault(partition, "default");
+    }
 
     /** Adds sink {@code name} backed by {@code sink}, with the outbox's own limits {@code config}. */
     ChunkOutbox addSink(String name, RecordingChunkSink sink, ChunkConfig config) {
