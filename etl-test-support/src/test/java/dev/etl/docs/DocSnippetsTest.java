@@ -1,0 +1,104 @@
+package dev.etl.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps the code in {@code docs/} true: every fenced block preceded by
+ * {@code <!-- snippet: path/To/File.java#tag -->} must equal the region between
+ * {@code // tag::tag[]} and {@code // end::tag[]} in that (compiled and tested) file, dedented.
+ * Edit the source, run this test, and copy what it prints when it fails.
+ */
+class DocSnippetsTest {
+    private static final Pattern MARKER = Pattern.compile("<!-- snippet: (\\S+)#(\\S+) -->");
+
+    @Test
+    void everyMarkedSnippetInTheDocsMatchesItsSource() throws IOException {
+        Path root = repositoryRoot();
+        List<String> problems = new ArrayList<>();
+        int checked = 0;
+        try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
+            for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).toList()) {
+                List<String> lines = Files.readAllLines(doc);
+                for (int i = 0; i < lines.size(); i++) {
+                    Matcher m = MARKER.matcher(lines.get(i));
+                    if (!m.find()) {
+                        continue;
+                    }
+                    checked++;
+                    String where = root.relativize(doc) + ":" + (i + 1);
+                    String expected = region(root.resolve(m.group(1)), m.group(2), where, problems);
+                    String actual = fencedBlockAfter(lines, i + 1);
+                    if (expected != null && !expected.equals(actual)) {
+                        problems.add(where + ": snippet differs from " + m.group(1) + "#" + m.group(2)
+                                + "; it should read:\n" + expected);
+                    }
+                }
+            }
+        }
+        assertThat(problems).as("doc snippets out of date").isEmpty();
+        assertThat(checked).as("marked snippets found under docs/").isPositive();
+    }
+
+    private static String region(Path source, String tag, String where, List<String> problems) throws IOException {
+        if (!Files.exists(source)) {
+            problems.add(where + ": no such source file " + source);
+            return null;
+        }
+        List<String> lines = Files.readAllLines(source);
+        int start = -1;
+        int end = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).trim().equals("// tag::" + tag + "[]")) {
+                start = i + 1;
+            } else if (lines.get(i).trim().equals("// end::" + tag + "[]")) {
+                end = i;
+            }
+        }
+        if (start < 0 || end < start) {
+            problems.add(where + ": no region '" + tag + "' in " + source);
+            return null;
+        }
+        List<String> body = lines.subList(start, end);
+        int indent = body.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length())
+                .min().orElse(0);
+        StringBuilder sb = new StringBuilder();
+        for (String line : body) {
+            sb.append(line.isBlank() ? "" : line.substring(indent)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String fencedBlockAfter(List<String> lines, int from) {
+        int open = from;
+        while (open < lines.size() && !lines.get(open).startsWith("```")) {
+            open++;
+        }
+        StringBuilder sb = new StringBuilder();
+        for (int i = open + 1; i < lines.size() && !lines.get(i).startsWith("```"); i++) {
+            sb.append(lines.get(i)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static Path repositoryRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.isDirectory(dir.resolve("docs"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException("no docs/ directory above " + Path.of("").toAbsolutePath());
+        }
+        return dir;
+    }
+}
