@@ -1,0 +1,67 @@
+package dev.etl.clickhouse;
+
+import java.util.concurrent.TimeUnit;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Pre-registered meters of one replica of one shard (tags {@code pipeline}, {@code sink},
+ * {@code shard}, {@code replica}); recording allocates nothing. Prometheus names:
+ * {@code etl_clickhouse_replica_healthy}, {@code etl_clickhouse_breaker_opens_total},
+ * {@code etl_clickhouse_insert_duration_seconds{outcome}}, {@code etl_clickhouse_inserts_total{outcome}}
+ * with outcome {@code success}, {@code transient} or {@code permanent}.
+ */
+final class ClickHouseReplicaMetrics {
+    private final Timer successDuration;
+    private final Timer transientDuration;
+    private final Timer permanentDuration;
+    private final Counter success;
+    private final Counter transientFailures;
+    private final Counter permanentFailures;
+
+    ClickHouseReplicaMetrics(MeterRegistry registry, String pipeline, String sink, int shard, String replica,
+            ReplicaBreaker breaker) {
+        Tags tags = Tags.of("pipeline", pipeline, "sink", sink, "shard", Integer.toString(shard), "replica", replica);
+        Gauge.builder("etl.clickhouse.replica.healthy", breaker, b -> b.isAvailable() ? 1 : 0)
+                .description("1 while the replica's circuit breaker is not open, else 0")
+                .tags(tags).strongReference(true).register(registry);
+        FunctionCounter.builder("etl.clickhouse.breaker.opens", breaker, ReplicaBreaker::opens)
+                .description("Times the replica's circuit breaker opened").tags(tags).register(registry);
+        successDuration = timer(registry, tags, "success");
+        transientDuration = timer(registry, tags, "transient");
+        permanentDuration = timer(registry, tags, "permanent");
+        success = counter(registry, tags, "success");
+        transientFailures = counter(registry, tags, "transient");
+        permanentFailures = counter(registry, tags, "permanent");
+    }
+
+    private static Timer timer(MeterRegistry registry, Tags tags, String outcome) {
+        return Timer.builder("etl.clickhouse.insert.duration").description("Insert requests to one replica, by outcome")
+                .tags(tags).tag("outcome", outcome).register(registry);
+    }
+
+    private static Counter counter(MeterRegistry registry, Tags tags, String outcome) {
+        return Counter.builder("etl.clickhouse.inserts").description("Insert requests to one replica, by outcome")
+                .tags(tags).tag("outcome", outcome).register(registry);
+    }
+
+    void success(long durationNs) {
+        successDuration.record(durationNs, TimeUnit.NANOSECONDS);
+        success.increment();
+    }
+
+    void failure(boolean transientFailure, long durationNs) {
+        if (transientFailure) {
+            transientDuration.record(durationNs, TimeUnit.NANOSECONDS);
+            transientFailures.increment();
+        } else {
+            permanentDuration.record(durationNs, TimeUnit.NANOSECONDS);
+            permanentFailures.increment();
+        }
+    }
+}

@@ -1,0 +1,236 @@
+package dev.etl.clickhouse;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Startup checks of a ClickHouse sink's table on every replica of a shard, over raw HTTP reads
+ * ({@code FORMAT TabSeparated}, uncompressed: what works on 18.16):
+ * <ol>
+ * <li>{@code SELECT version()} and the {@link ClickHouseCapabilities capabilities};</li>
+ * <li>{@code system.tables}: the table exists and is not {@code Distributed} (writes go to shard-local
+ * tables); whether its engine deduplicates retried inserts: {@code Replicated*} does; a plain
+ * {@code *MergeTree} only with {@code non_replicated_deduplication_window > 0} on a server that has
+ * that setting (18.16 does not); anything else does not. No dedup: a WARN, or a refusal when
+ * {@link ClickHouseSinkConfig#requireDedup()};</li>
+ * <li>{@code system.columns} (without MATERIALIZED and ALIAS columns, which RowBinary inserts do not
+ * carry) against the encoder's columns, per {@link ValidationMode}, with a column-by-column diff on
+ * mismatch.</li>
+ * </ol>
+ * A replica that cannot be reached is logged and skipped (it is checked by nobody until restart, and
+ * the breaker handles it at runtime); a shard with no reachable replica fails validation.
+ *
+ * <p>Thread-safe; blocking (call at startup).
+ */
+public final class ClickHouseSchemaValidator {
+    private static final Logger log = LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
+    private static final Pattern WINDOW = Pattern.compile("non_replicated_deduplication_window\\s*=\\s*(\\d+)");
+
+    private final ClickHouseSinkConfig config;
+    private final ClickHouseTransport transport;
+
+    public ClickHouseSchemaValidator(ClickHouseSinkConfig config, ClickHouseTransport transport) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.transport = Objects.requireNonNull(transport, "transport");
+    }
+
+    /**
+     * Validates every replica of {@code shard} and returns the capabilities every reachable replica
+     * has.
+     *
+     * @throws ClickHouseSchemaException on a mismatch, a missing or Distributed table, a table without
+     *                                   insert deduplication when required, or no reachable replica
+     */
+    public ClickHouseCapabilities validateShard(int shard, List<ClickHouseColumn> expected) {
+        List<ClickHouseCapabilities> reachable = new ArrayList<>();
+        List<String> unreachable = new ArrayList<>();
+        for (URI uri : config.shards().get(shard)) {
+            String replica = ClickHouseShardWriter.describe(uri);
+            try {
+                reachable.add(validateReplica(shard, uri, expected));
+            } catch (ClickHouseRequestException e) {
+                if (e.kind() == ClickHouseRequestException.Kind.HTTP) {
+                    throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "cannot validate table "
+                            + config.qualifiedTable() + " on shard " + shard + " replica " + replica + ": "
+                            + e.serverText(), e);
+                }
+                log.warn("ClickHouse shard {} replica {} unreachable at startup, not validated: {}", shard, replica,
+                        e.serverText());
+                unreachable.add(replica + " (" + e.serverText() + ")");
+            }
+        }
+        if (reachable.isEmpty()) {
+            throw new ClickHouseSchemaException(null, config.qualifiedTable(), "no replica of ClickHouse shard " + shard
+                    + " is reachable to validate " + config.qualifiedTable() + ": " + unreachable, null);
+        }
+        return ClickHouseCapabilities.common(reachable);
+    }
+
+    private ClickHouseCapabilities validateReplica(int shard, URI uri, List<ClickHouseColumn> expected)
+            throws ClickHouseRequestException {
+        String replica = ClickHouseShardWriter.describe(uri);
+        String table = config.qualifiedTable();
+        ClickHouseCapabilities caps = ClickHouseCapabilities.detect(transport, uri);
+        String where = "database = " + literal(config.database()) + " AND ";
+        String engineRow = transport.query(uri, "SELECT engine, engine_full FROM system.tables WHERE " + where
+                + "name = " + literal(config.table()) + " FORMAT TabSeparated").strip();
+        if (engineRow.isEmpty()) {
+            throw new ClickHouseSchemaException(replica, table, "table " + table + " does not exist on shard " + shard
+                    + " replica " + replica + " (ClickHouse " + caps.version() + ")", null);
+        }
+        String[] parts = engineRow.split("\t", 2);
+        String engine = ClickHouseTypeNames.unescapeTsv(parts[0]);
+        String engineFull = parts.length > 1 ? ClickHouseTypeNames.unescapeTsv(parts[1]) : "";
+        if (engine.equals("Distributed")) {
+            throw new ClickHouseSchemaException(replica, table, "table " + table + " on replica " + replica
+                    + " is Distributed; point the sink at the shard-local table (an insert into a Distributed table"
+                    + " returns before the rows are durable on the shards)", null);
+        }
+        String dedupProblem = dedupProblem(engine, engineFull, caps);
+        if (dedupProblem != null) {
+            String message = "table " + table + " on shard " + shard + " replica " + replica + " (ClickHouse "
+                    + caps.version() + ") does not deduplicate retried inserts: " + dedupProblem
+                    + "; a retry after an insert that committed but timed out will duplicate rows";
+            if (config.requireDedup()) {
+                throw new ClickHouseSchemaException(replica, table, message + " (requireDedup is set)", null);
+            }
+            log.warn("{}", message);
+        }
+        if (config.validation() != ValidationMode.OFF) {
+            List<ClickHouseColumn> actual = new ArrayList<>();
+            String body = transport.query(uri, "SELECT name, type, default_kind FROM system.columns WHERE " + where
+                    + "table = " + literal(config.table()) + " FORMAT TabSeparated");
+            for (String line : body.split("\n")) {
+                if (line.isEmpty()) {
+                    continue;
+                }
+                String[] f = line.split("\t", -1);
+                String kind = f.length > 2 ? f[2] : "";
+                if (!kind.equals("MATERIALIZED") && !kind.equals("ALIAS")) {
+                    actual.add(new ClickHouseColumn(ClickHouseTypeNames.unescapeTsv(f[0]),
+                            ClickHouseTypeNames.unescapeTsv(f[1])));
+                }
+            }
+            String diff = diff(expected, actual, config.validation());
+            if (diff != null) {
+                throw new ClickHouseSchemaException(replica, table, "table " + table + " on shard " + shard + " replica "
+                        + replica + " does not match the encoder (" + config.validation() + " validation):\n" + diff,
+                        null);
+            }
+        }
+        log.info("ClickHouse shard {} replica {}: {} engine {} validated ({}), token={}, async_insert={}", shard,
+                replica, table, engine, config.validation(), caps.dedupToken(), caps.asyncInsert());
+        return caps;
+    }
+
+    /** Why the engine does not dedup inserts, or null when it does. */
+    static String dedupProblem(String engine, String engineFull, ClickHouseCapabilities caps) {
+        if (engine.startsWith("Replicated")) {
+            return null;
+        }
+        if (!engine.endsWith("MergeTree")) {
+            return "engine " + engine + " has no insert deduplication";
+        }
+        if (!caps.nonReplicatedDeduplicationWindow()) {
+            return "engine " + engine + " is not Replicated and the server has no non_replicated_deduplication_window";
+        }
+        Matcher m = WINDOW.matcher(engineFull);
+        if (m.find() && Long.parseLong(m.group(1)) > 0) {
+            return null;
+        }
+        return "engine " + engine + " with non_replicated_deduplication_window = 0 (the default): deduplication"
+                + " silently does nothing";
+    }
+
+    /**
+     * A column-by-column diff, or null when the columns match under {@code mode}. Types are compared
+     * after {@link ClickHouseTypeNames#normalise}.
+     */
+    static String diff(List<ClickHouseColumn> expected, List<ClickHouseColumn> actual, ValidationMode mode) {
+        if (mode == ValidationMode.OFF) {
+            return null;
+        }
+        boolean same = expected.size() == actual.size();
+        for (int i = 0; same && i < expected.size(); i++) {
+            same = columnMatches(expected.get(i), actual.get(i), mode);
+        }
+        if (same) {
+            return null;
+        }
+        int nameWidth = 6;
+        int typeWidth = 8;
+        for (ClickHouseColumn c : expected) {
+            nameWidth = Math.max(nameWidth, c.name().length());
+            typeWidth = Math.max(typeWidth, c.type().length());
+        }
+        for (ClickHouseColumn c : actual) {
+            nameWidth = Math.max(nameWidth, c.name().length());
+        }
+        String format = "  %-3s %-" + nameWidth + "s %-" + typeWidth + "s | %-" + nameWidth + "s %s%s%n";
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(format, "#", "encoder", "", "table", "", ""));
+        int rows = Math.max(expected.size(), actual.size());
+        for (int i = 0; i < rows; i++) {
+            ClickHouseColumn e = i < expected.size() ? expected.get(i) : null;
+            ClickHouseColumn a = i < actual.size() ? actual.get(i) : null;
+            String note;
+            if (e == null) {
+                note = "   <- extra column in the table";
+            } else if (a == null) {
+                note = "   <- the table has no column here";
+            } else if (!e.name().equals(a.name())) {
+                note = "   <- name differs";
+            } else if (mode == ValidationMode.FULL && !typesMatch(e.type(), a.type())) {
+                note = "   <- type differs";
+            } else {
+                note = "";
+            }
+            sb.append(String.format(format, i + 1, e == null ? "-" : e.name(), e == null ? "" : e.type(),
+                    a == null ? "-" : a.name(), a == null ? "" : a.type(), note));
+        }
+        Set<String> expectedNames = new HashSet<>();
+        expected.forEach(c -> expectedNames.add(c.name()));
+        Set<String> actualNames = new HashSet<>();
+        actual.forEach(c -> actualNames.add(c.name()));
+        List<String> missing = expected.stream().map(ClickHouseColumn::name).filter(n -> !actualNames.contains(n))
+                .toList();
+        List<String> extra = actual.stream().map(ClickHouseColumn::name).filter(n -> !expectedNames.contains(n)).toList();
+        if (!missing.isEmpty()) {
+            sb.append("  missing in the table: ").append(missing).append('\n');
+        }
+        if (!extra.isEmpty()) {
+            sb.append("  not written by the encoder: ").append(extra).append('\n');
+        }
+        if (missing.isEmpty() && extra.isEmpty() && expected.size() == actual.size()) {
+            boolean orderOnly = false;
+            for (int i = 0; i < expected.size(); i++) {
+                orderOnly |= !expected.get(i).name().equals(actual.get(i).name());
+            }
+            if (orderOnly) {
+                sb.append("  same columns in a different order: RowBinary is positional, the order must match\n");
+            }
+        }
+        return sb.toString();
+    }
+
+    private static boolean columnMatches(ClickHouseColumn e, ClickHouseColumn a, ValidationMode mode) {
+        return e.name().equals(a.name()) && (mode != ValidationMode.FULL || typesMatch(e.type(), a.type()));
+    }
+
+    static boolean typesMatch(String expected, String actual) {
+        return ClickHouseTypeNames.normalise(expected).equals(ClickHouseTypeNames.normalise(actual));
+    }
+
+    private static String literal(String s) {
+        return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
+    }
+}

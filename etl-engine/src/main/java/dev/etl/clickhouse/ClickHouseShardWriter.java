@@ -1,0 +1,252 @@
+package dev.etl.clickhouse;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.etl.error.SinkWriteException;
+import dev.etl.sink.SealedBatch;
+import dev.etl.sink.ShardWriter;
+
+/**
+ * Writes sealed batches of one shard as {@code INSERT INTO db.table FORMAT RowBinary} to one replica
+ * at a time, straight into the shard-local table (never a Distributed table: the insert's return is
+ * the durability signal).
+ *
+ * <p><b>Replica choice.</b> First attempts go round-robin over the replicas; a retry
+ * ({@code attempt() > 1}) goes to the replica after the one the previous attempt used. Replicas whose
+ * circuit breaker is open are skipped; when every breaker is open the write fails at once,
+ * transiently, without a request (the engine backs off and retries). See {@link ReplicaBreaker}.
+ *
+ * <p><b>Settings</b> on every insert: {@code wait_end_of_query=1} (the answer comes after the part is
+ * written), {@code insert_deduplicate=1}, {@code send_progress_in_http_headers=0}; and, only where
+ * {@link ClickHouseCapabilities} says every replica of the shard knows them, {@code async_insert=0} and
+ * {@code insert_deduplication_token=<the batch's token>}; then the configured extra settings.
+ *
+ * <p><b>Errors</b> are classified by {@link ClickHouseErrors}; the {@link SinkWriteException} names the
+ * shard, the replica URL, the table, the batch and the server's own error text. Transient failures
+ * count against the replica's breaker; permanent ones do not (the server answered).
+ *
+ * <p>Thread-safe: calls may overlap when the sink allows several in-flight batches per shard.
+ */
+public final class ClickHouseShardWriter implements ShardWriter {
+    private static final Logger log = LoggerFactory.getLogger(ClickHouseShardWriter.class);
+
+    /** The state of one replica, for metrics, health details and tests. */
+    public record ReplicaStatus(String replica, ReplicaBreaker.State state, int consecutiveFailures, long opens) {
+    }
+
+    private static final class Replica {
+        final URI uri;
+        final String name;
+        final ReplicaBreaker breaker;
+        final ClickHouseReplicaMetrics metrics;
+
+        Replica(URI uri, ReplicaBreaker breaker, ClickHouseReplicaMetrics metrics) {
+            this.uri = uri;
+            this.name = describe(uri);
+            this.breaker = breaker;
+            this.metrics = metrics;
+        }
+    }
+
+    private final String sinkName;
+    private final int shard;
+    private final String table;
+    private final Replica[] replicas;
+    private final ClickHouseTransport transport;
+    private final String insertQuery;
+    private final boolean sendToken;
+    private final LongSupplier nanoClock;
+    private final AtomicLong roundRobin = new AtomicLong();
+
+    /** Last failed attempt (sequence, replica index), so the retry can go to the next replica. */
+    private final Object lastFailureLock = new Object();
+    private long lastFailedSequence = Long.MIN_VALUE;
+    private int lastFailedReplica = -1;
+
+    /**
+     * @param config       the sink's configuration
+     * @param shard        shard index in {@code [0, config.shards().size())}
+     * @param sinkName     sink name (metrics and messages)
+     * @param pipelineName pipeline name (metrics)
+     * @param capabilities what every replica of this shard supports (see {@link ClickHouseCapabilities#common})
+     * @param transport    HTTP exchange (shared by the sink's writers)
+     * @param registry     where the replica meters are registered
+     * @param nanoClock    monotonic clock for the breakers ({@code System::nanoTime})
+     */
+    public ClickHouseShardWriter(ClickHouseSinkConfig config, int shard, String sinkName, String pipelineName,
+            ClickHouseCapabilities capabilities, ClickHouseTransport transport, MeterRegistry registry,
+            LongSupplier nanoClock) {
+        Objects.requireNonNull(config, "config");
+        this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
+        this.shard = shard;
+        this.table = config.qualifiedTable();
+        this.transport = Objects.requireNonNull(transport, "transport");
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        List<URI> uris = config.shards().get(shard);
+        this.replicas = new Replica[uris.size()];
+        for (int i = 0; i < replicas.length; i++) {
+            ReplicaBreaker breaker = new ReplicaBreaker(config.breakerThreshold(), config.breakerOpenTime().toNanos(),
+                    nanoClock);
+            replicas[i] = new Replica(uris.get(i), breaker, new ClickHouseReplicaMetrics(registry, pipelineName,
+                    sinkName, shard, describe(uris.get(i)), breaker));
+        }
+        this.sendToken = capabilities.dedupToken();
+        this.insertQuery = insertQuery(config, capabilities);
+    }
+
+    static String insertQuery(ClickHouseSinkConfig config, ClickHouseCapabilities capabilities) {
+        StringBuilder q = new StringBuilder();
+        q.append("database=").append(ClickHouseHttpTransport.encode(config.database()));
+        q.append("&query=").append(ClickHouseHttpTransport.encode("INSERT INTO " + quote(config.database()) + "."
+                + quote(config.table()) + " FORMAT RowBinary"));
+        q.append("&wait_end_of_query=1&insert_deduplicate=1&send_progress_in_http_headers=0");
+        if (capabilities.asyncInsert()) {
+            q.append("&async_insert=0");
+        }
+        for (Map.Entry<String, String> e : config.settings().entrySet()) {
+            q.append('&').append(e.getKey()).append('=').append(ClickHouseHttpTransport.encode(e.getValue()));
+        }
+        return q.toString();
+    }
+
+    static String quote(String identifier) {
+        return "`" + identifier.replace("\\", "\\\\").replace("`", "\\`") + "`";
+    }
+
+    /** A replica's URI for messages and metric tags: scheme, host and port, never user info. */
+    static String describe(URI uri) {
+        return uri.getScheme() + "://" + uri.getHost() + (uri.getPort() >= 0 ? ":" + uri.getPort() : "");
+    }
+
+    @Override
+    public void write(SealedBatch batch) throws SinkWriteException {
+        int n = replicas.length;
+        int start = startReplica(batch, n);
+        for (int k = 0; k < n; k++) {
+            int index = (start + k) % n;
+            Replica replica = replicas[index];
+            if (replica.breaker.tryAcquire()) {
+                insert(replica, index, batch);
+                return;
+            }
+        }
+        throw SinkWriteException.transientFailure(allOpenMessage(batch), null);
+    }
+
+    private int startReplica(SealedBatch batch, int n) {
+        if (batch.attempt() > 1) {
+            synchronized (lastFailureLock) {
+                if (lastFailedSequence == batch.sequence() && lastFailedReplica >= 0) {
+                    return (lastFailedReplica + 1) % n;
+                }
+            }
+        }
+        return (int) Long.remainderUnsigned(roundRobin.getAndIncrement(), n);
+    }
+
+    private void insert(Replica replica, int index, SealedBatch batch) throws SinkWriteException {
+        String query = sendToken
+                ? insertQuery + "&insert_deduplication_token=" + ClickHouseHttpTransport.encode(batch.dedupToken())
+                : insertQuery;
+        long startNs = nanoClock.getAsLong();
+        try {
+            transport.insert(replica.uri, query, batch.bytes(), batch.byteCount());
+        } catch (ClickHouseRequestException e) {
+            long durationNs = nanoClock.getAsLong() - startNs;
+            boolean transientFailure = ClickHouseErrors.isTransient(e);
+            replica.metrics.failure(transientFailure, durationNs);
+            if (transientFailure) {
+                long opensBefore = replica.breaker.opens();
+                replica.breaker.onFailure();
+                if (replica.breaker.opens() != opensBefore) {
+                    log.warn("ClickHouse sink '{}' shard {}: circuit breaker of replica {} opened after {}", sinkName,
+                            shard, replica.name, e.getMessage());
+                }
+                synchronized (lastFailureLock) {
+                    lastFailedSequence = batch.sequence();
+                    lastFailedReplica = index;
+                }
+            } else {
+                replica.breaker.onSuccess();
+            }
+            throw new SinkWriteException(transientFailure, failureMessage(transientFailure, replica, batch, e), e);
+        } catch (RuntimeException e) {
+            // e.g. a rejected URI; unknown failures are treated as transient (the engine's rule too)
+            replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
+            replica.breaker.onFailure();
+            throw SinkWriteException.transientFailure(failureMessage(true, replica, batch, e), e);
+        }
+        replica.metrics.success(nanoClock.getAsLong() - startNs);
+        replica.breaker.onSuccess();
+    }
+
+    private String failureMessage(boolean transientFailure, Replica replica, SealedBatch batch, Exception e) {
+        String detail;
+        if (e instanceof ClickHouseRequestException r) {
+            detail = switch (r.kind()) {
+                case CONNECT -> "cannot connect: " + r.serverText();
+                case TIMEOUT -> "no answer within the socket timeout: " + r.serverText();
+                case IO -> "connection failed: " + r.serverText();
+                case HTTP -> "HTTP " + r.status() + ": " + r.serverText();
+            };
+        } else {
+            detail = e.toString();
+        }
+        return "ClickHouse insert failed (" + (transientFailure ? "transient" : "permanent") + ") on sink '" + sinkName
+                + "' shard " + shard + " replica " + replica.name + " table " + table + ", batch " + batch.sequence()
+                + " attempt " + batch.attempt() + " (" + batch.rowCount() + " rows, " + batch.byteCount() + " bytes): "
+                + detail;
+    }
+
+    private String allOpenMessage(SealedBatch batch) {
+        StringBuilder sb = new StringBuilder("ClickHouse sink '").append(sinkName).append("' shard ").append(shard)
+                .append(" table ").append(table).append(": no replica available for batch ").append(batch.sequence())
+                .append(" attempt ").append(batch.attempt()).append(", every circuit breaker is open [");
+        for (int i = 0; i < replicas.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(replicas[i].name).append(" retry in ")
+                    .append(replicas[i].breaker.remainingOpenNs() / 1_000_000).append(" ms");
+        }
+        return sb.append(']').toString();
+    }
+
+    /** True while at least one replica's breaker is not open. */
+    @Override
+    public boolean isHealthy() {
+        for (Replica r : replicas) {
+            if (r.breaker.isAvailable()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Shard index. */
+    public int shard() {
+        return shard;
+    }
+
+    /** Per-replica state, in configuration order. */
+    public List<ReplicaStatus> replicaStatus() {
+        List<ReplicaStatus> out = new ArrayList<>(replicas.length);
+        for (Replica r : replicas) {
+            out.add(new ReplicaStatus(r.name, r.breaker.state(), r.breaker.consecutiveFailures(), r.breaker.opens()));
+        }
+        return out;
+    }
+
+    @Override
+    public String toString() {
+        return "ClickHouseShardWriter[sink=" + sinkName + ", shard=" + shard + ", table=" + table + ", replicas="
+                + replicaStatus() + "]";
+    }
+}

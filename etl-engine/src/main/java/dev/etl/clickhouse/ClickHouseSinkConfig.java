@@ -1,0 +1,231 @@
+package dev.etl.clickhouse;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import dev.etl.sink.BatchConfig;
+import dev.etl.sink.RetryConfig;
+
+/**
+ * Configuration of one ClickHouse sink: where the shards and their replicas are, the shard-local
+ * table (never a Distributed table), credentials, timeouts, the per-replica circuit breaker, startup
+ * validation, and batching/retry for the engine's shard workers.
+ *
+ * @param database          database of the shard-local table
+ * @param table             shard-local table (the same name on every shard)
+ * @param shards            per shard, the HTTP base URIs of its replicas (e.g. {@code http://ch-1a:8123})
+ * @param user              user name, or null for the server default
+ * @param password          password, or null; never logged ({@link #toString()} masks it)
+ * @param connectTimeout    TCP connect timeout per request
+ * @param socketTimeout     how long an insert may take until the server answers (with
+ *                          {@code wait_end_of_query=1}, the whole insert); exceeding it is transient
+ * @param compression       whether insert bodies are sent gzip-compressed ({@code Content-Encoding: gzip})
+ * @param breakerThreshold  consecutive transient failures that open a replica's breaker
+ * @param breakerOpenTime   how long an open breaker refuses the replica before one half-open probe
+ * @param validation        startup schema validation mode
+ * @param requireDedup      whether startup fails (instead of warning) when the table does not
+ *                          deduplicate retried inserts
+ * @param settings          extra server settings sent with every insert; the settings this sink owns
+ *                          are refused (see {@link #OWNED_SETTINGS})
+ * @param batch             sealing thresholds for the engine's shard workers
+ * @param retry             transient-failure retries for the engine's shard workers
+ */
+public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
+        String password, Duration connectTimeout, Duration socketTimeout, boolean compression, int breakerThreshold,
+        Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
+        BatchConfig batch, RetryConfig retry) {
+
+    /** Settings the sink sets itself on every insert; passing them in {@link #settings} is an error. */
+    public static final Set<String> OWNED_SETTINGS = Set.of("wait_end_of_query", "insert_deduplicate",
+            "insert_deduplication_token", "async_insert", "send_progress_in_http_headers", "query", "database");
+
+    public ClickHouseSinkConfig {
+        requireText(database, "database");
+        requireText(table, "table");
+        Objects.requireNonNull(shards, "shards");
+        if (shards.isEmpty()) {
+            throw new IllegalArgumentException("ClickHouse sink for " + database + "." + table + " needs at least one shard");
+        }
+        List<List<URI>> copy = new ArrayList<>(shards.size());
+        for (int i = 0; i < shards.size(); i++) {
+            List<URI> replicas = shards.get(i);
+            if (replicas == null || replicas.isEmpty()) {
+                throw new IllegalArgumentException("ClickHouse shard " + i + " has no replica URI");
+            }
+            for (URI uri : replicas) {
+                if (uri == null || uri.getScheme() == null || uri.getHost() == null
+                        || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
+                    throw new IllegalArgumentException("ClickHouse shard " + i + ": replica URI must be http(s)://host:port, got "
+                            + uri);
+                }
+            }
+            copy.add(List.copyOf(replicas));
+        }
+        shards = List.copyOf(copy);
+        requirePositive(connectTimeout, "connect timeout");
+        requirePositive(socketTimeout, "socket timeout");
+        requirePositive(breakerOpenTime, "breaker open time");
+        if (breakerThreshold <= 0) {
+            throw new IllegalArgumentException("breaker threshold must be > 0, got " + breakerThreshold);
+        }
+        Objects.requireNonNull(validation, "validation");
+        Objects.requireNonNull(batch, "batch");
+        Objects.requireNonNull(retry, "retry");
+        settings = settings == null ? Map.of() : new LinkedHashMap<>(settings);
+        for (String key : settings.keySet()) {
+            if (OWNED_SETTINGS.contains(key)) {
+                throw new IllegalArgumentException("ClickHouse setting '" + key
+                        + "' is set by the sink itself and cannot be overridden (owned: " + OWNED_SETTINGS + ")");
+            }
+            if (!key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new IllegalArgumentException("ClickHouse setting name '" + key + "' is not an identifier");
+            }
+        }
+        settings = java.util.Collections.unmodifiableMap(settings);
+    }
+
+    private static void requireText(String value, String what) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("ClickHouse sink " + what + " must be set");
+        }
+    }
+
+    private static void requirePositive(Duration d, String what) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("ClickHouse " + what + " must be > 0, got " + d);
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@code database.table}. */
+    public String qualifiedTable() {
+        return database + "." + table;
+    }
+
+    @Override
+    public String toString() {
+        return "ClickHouseSinkConfig[table=" + qualifiedTable() + ", shards=" + shards + ", user=" + user
+                + ", password=" + (password == null ? "null" : "******") + ", connectTimeout=" + connectTimeout
+                + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", breakerThreshold="
+                + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
+                + ", requireDedup=" + requireDedup + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
+                + "]";
+    }
+
+    /** Builder with defaults: 2 s connect, 60 s socket, no compression, breaker 3 failures / 10 s, FULL validation. */
+    public static final class Builder {
+        private String database;
+        private String table;
+        private final List<List<URI>> shards = new ArrayList<>();
+        private String user;
+        private String password;
+        private Duration connectTimeout = Duration.ofSeconds(2);
+        private Duration socketTimeout = Duration.ofSeconds(60);
+        private boolean compression;
+        private int breakerThreshold = 3;
+        private Duration breakerOpenTime = Duration.ofSeconds(10);
+        private ValidationMode validation = ValidationMode.FULL;
+        private boolean requireDedup;
+        private final Map<String, String> settings = new LinkedHashMap<>();
+        private BatchConfig batch = BatchConfig.DEFAULTS;
+        private RetryConfig retry = RetryConfig.DEFAULTS;
+
+        private Builder() {
+        }
+
+        public Builder table(String database, String table) {
+            this.database = database;
+            this.table = table;
+            return this;
+        }
+
+        /** Adds the next shard with its replicas' HTTP base URIs. */
+        public Builder shard(URI... replicas) {
+            shards.add(List.of(replicas));
+            return this;
+        }
+
+        /** Adds the next shard with its replicas' HTTP base URLs. */
+        public Builder shard(String... replicaUrls) {
+            List<URI> uris = new ArrayList<>(replicaUrls.length);
+            for (String url : replicaUrls) {
+                uris.add(URI.create(url));
+            }
+            shards.add(uris);
+            return this;
+        }
+
+        public Builder shards(List<List<URI>> shards) {
+            this.shards.clear();
+            this.shards.addAll(shards);
+            return this;
+        }
+
+        public Builder credentials(String user, String password) {
+            this.user = user;
+            this.password = password;
+            return this;
+        }
+
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+            return this;
+        }
+
+        public Builder socketTimeout(Duration socketTimeout) {
+            this.socketTimeout = socketTimeout;
+            return this;
+        }
+
+        public Builder compression(boolean compression) {
+            this.compression = compression;
+            return this;
+        }
+
+        public Builder breaker(int threshold, Duration openTime) {
+            this.breakerThreshold = threshold;
+            this.breakerOpenTime = openTime;
+            return this;
+        }
+
+        public Builder validation(ValidationMode validation) {
+            this.validation = validation;
+            return this;
+        }
+
+        public Builder requireDedup(boolean requireDedup) {
+            this.requireDedup = requireDedup;
+            return this;
+        }
+
+        /** An extra server setting for every insert (e.g. {@code insert_quorum}). */
+        public Builder setting(String name, String value) {
+            settings.put(name, value);
+            return this;
+        }
+
+        public Builder batch(BatchConfig batch) {
+            this.batch = batch;
+            return this;
+        }
+
+        public Builder retry(RetryConfig retry) {
+            this.retry = retry;
+            return this;
+        }
+
+        public ClickHouseSinkConfig build() {
+            return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
+                    compression, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry);
+        }
+    }
+}
