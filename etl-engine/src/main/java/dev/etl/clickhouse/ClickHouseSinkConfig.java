@@ -64,6 +64,11 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                     throw new IllegalArgumentException("ClickHouse shard " + i + ": replica URI must be http(s)://host:port, got "
                             + uri);
                 }
+                if (uri.getRawUserInfo() != null) {
+                    // do not echo the URI: it holds a secret
+                    throw new IllegalArgumentException("ClickHouse shard " + i + ": replica URI " + uri.getScheme() + "://"
+                            + uri.getHost() + ":" + uri.getPort() + " carries user info; use user/password instead");
+                }
             }
             copy.add(List.copyOf(replicas));
         }

@@ -1,0 +1,145 @@
+package dev.etl.clickhouse;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ClickHouseSchemaValidatorTest {
+    private static final List<ClickHouseColumn> EXPECTED = List.of(new ClickHouseColumn("id", "UInt64"),
+            new ClickHouseColumn("amount", "Decimal(18, 2)"), new ClickHouseColumn("customer", "String"));
+
+    private static ClickHouseColumn col(String name, String type) {
+        return new ClickHouseColumn(name, type);
+    }
+
+    @Test
+    void typeSpellingsOfTheSameWireTypeMatch() {
+        assertThat(ClickHouseSchemaValidator.typesMatch("Decimal(18, 2)", "Decimal64(2)")).isTrue();
+        assertThat(ClickHouseSchemaValidator.typesMatch("Decimal(9,2)", "Decimal32( 2 )")).isTrue();
+        assertThat(ClickHouseSchemaValidator.typesMatch("Array(Decimal(38, 4))", "Array(Decimal128(4))")).isTrue();
+        assertThat(ClickHouseSchemaValidator.typesMatch("DateTime", "DateTime('UTC')")).isTrue();
+        assertThat(ClickHouseSchemaValidator.typesMatch("DateTime64(3)", "DateTime64(3, 'Europe/Berlin')")).isTrue();
+        assertThat(ClickHouseSchemaValidator.typesMatch("Enum8('a' = 1, 'b' = 2)", "Enum8('b' = 2, 'a' = 1)")).isTrue();
+        assertThat(ClickHouseSchemaValidator.typesMatch("Enum8('a b' = 1)", "Enum8('ab' = 1)")).isFalse();
+        assertThat(ClickHouseSchemaValidator.typesMatch("Decimal(18, 2)", "Decimal(18, 3)")).isFalse();
+        assertThat(ClickHouseSchemaValidator.typesMatch("UInt64", "Int64")).isFalse();
+    }
+
+    @Test
+    void matchingColumnsHaveNoDiff() {
+        List<ClickHouseColumn> actual = List.of(col("id", "UInt64"), col("amount", "Decimal64(2)"), col("customer", "String"));
+        assertThat(ClickHouseSchemaValidator.diff(EXPECTED, actual, ValidationMode.FULL)).isNull();
+    }
+
+    @Test
+    void fullModeShowsTheColumnWithTheWrongType() {
+        List<ClickHouseColumn> actual = List.of(col("id", "UInt64"), col("amount", "Float64"), col("customer", "String"));
+        String diff = ClickHouseSchemaValidator.diff(EXPECTED, actual, ValidationMode.FULL);
+        assertThat(diff).contains("amount").contains("Decimal(18, 2)").contains("Float64").contains("<- type differs");
+        assertThat(diff.lines().filter(l -> l.contains("<-")).count()).isEqualTo(1);
+        assertThat(ClickHouseSchemaValidator.diff(EXPECTED, actual, ValidationMode.NAMES)).isNull();
+        assertThat(ClickHouseSchemaValidator.diff(EXPECTED, actual, ValidationMode.OFF)).isNull();
+    }
+
+    @Test
+    void namesModeCatchesOrderMissingAndExtraColumns() {
+        List<ClickHouseColumn> swapped = List.of(col("id", "UInt64"), col("customer", "String"), col("amount", "Decimal(18, 2)"));
+        assertThat(ClickHouseSchemaValidator.diff(EXPECTED, swapped, ValidationMode.NAMES))
+                .contains("<- name differs").contains("different order");
+        List<ClickHouseColumn> other = List.of(col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("customer", "String"),
+                col("note", "String"));
+        assertThat(ClickHouseSchemaValidator.diff(EXPECTED, other, ValidationMode.NAMES))
+                .contains("<- extra column in the table").contains("not written by the encoder: [note]");
+        assertThat(ClickHouseSchemaValidator.diff(EXPECTED, other.subList(0, 2), ValidationMode.NAMES))
+                .contains("<- the table has no column here").contains("missing in the table: [customer]");
+    }
+
+    @Test
+    void dedupVerdictPerEngineAndServer() {
+        ClickHouseCapabilities old = ClickHouseCapabilities.legacy("18.16.1");
+        ClickHouseCapabilities modern = new ClickHouseCapabilities("24.8", true, true, true);
+        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplicatedMergeTree", "", old)).isNull();
+        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplicatedReplacingMergeTree", "", old)).isNull();
+        assertThat(ClickHouseSchemaValidator.dedupProblem("MergeTree", "MergeTree ORDER BY id", old))
+                .contains("no non_replicated_deduplication_window");
+        assertThat(ClickHouseSchemaValidator.dedupProblem("MergeTree", "MergeTree ORDER BY id SETTINGS index_granularity = 8192", modern))
+                .contains("= 0");
+        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplacingMergeTree",
+                "ReplacingMergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100", modern)).isNull();
+        assertThat(ClickHouseSchemaValidator.dedupProblem("Log", "Log", modern)).contains("Log");
+    }
+
+    private static FakeTransport server(String engine, String columnsTsv) {
+        FakeTransport t = new FakeTransport();
+        t.queries = sql -> {
+            if (sql.contains("version()")) {
+                return "18.16.1\n";
+            }
+            if (sql.contains("system.settings") || sql.contains("merge_tree_settings")) {
+                return "";
+            }
+            if (sql.contains("system.tables")) {
+                return engine.isEmpty() ? "" : engine + "\t" + engine + " ORDER BY id\n";
+            }
+            return columnsTsv;
+        };
+        return t;
+    }
+
+    private static ClickHouseSinkConfig.Builder config() {
+        return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123", "http://127.0.0.1:18124");
+    }
+
+    @Test
+    void validatesEveryReplicaAndNamesTheOneThatDiffers() {
+        FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tFloat64\t\ncustomer\tString\t\n");
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED))
+                .isInstanceOf(ClickHouseSchemaException.class).hasMessageContaining("db.t")
+                .hasMessageContaining("replica http://127.0.0.1:18123").hasMessageContaining("amount");
+    }
+
+    @Test
+    void materializedColumnsAreIgnoredAndCapabilitiesReturned() {
+        FakeTransport t = server("ReplicatedMergeTree",
+                "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\nday\tDate\tMATERIALIZED\n");
+        ClickHouseCapabilities caps = new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
+        assertThat(caps.version()).isEqualTo("18.16.1");
+        assertThat(caps.dedupToken()).isFalse();
+        assertThat(caps.asyncInsert()).isFalse();
+    }
+
+    @Test
+    void nonReplicatedTableWarnsOrIsRefusedWhenDedupIsRequired() {
+        FakeTransport t = server("MergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
+        new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().requireDedup(true).build(), t).validateShard(0, EXPECTED))
+                .isInstanceOf(ClickHouseSchemaException.class).hasMessageContaining("does not deduplicate")
+                .hasMessageContaining("requireDedup");
+    }
+
+    @Test
+    void distributedAndMissingTablesAreRefused() {
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), server("Distributed", "")).validateShard(0, EXPECTED))
+                .hasMessageContaining("Distributed").hasMessageContaining("shard-local");
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), server("", "")).validateShard(0, EXPECTED))
+                .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void unreachableReplicaIsSkippedButAShardWithNoneFails() {
+        FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
+        t.down("http://127.0.0.1:18123");
+        new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
+        t.down("http://127.0.0.1:18124");
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED))
+                .hasMessageContaining("no replica of ClickHouse shard 0 is reachable");
+    }
+
+    @Test
+    void tabSeparatedEscapesAreUndone() {
+        assertThat(ClickHouseTypeNames.unescapeTsv("Enum8(\\'a\\' = 1)")).isEqualTo("Enum8('a' = 1)");
+    }
+}

@@ -1,0 +1,158 @@
+package dev.etl.clickhouse;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import dev.etl.error.SinkWriteException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+class ClickHouseShardWriterTest {
+    private static final String A = "http://127.0.0.1:18123";
+    private static final String B = "http://127.0.0.1:18124";
+
+    private final FakeTransport transport = new FakeTransport();
+    private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private ClickHouseSinkConfig.Builder config() {
+        return ClickHouseSinkConfig.builder().table("shop", "orders").shard(A, B).breaker(2, Duration.ofSeconds(5));
+    }
+
+    private ClickHouseShardWriter writer(ClickHouseSinkConfig config, ClickHouseCapabilities caps) {
+        return new ClickHouseShardWriter(config, 0, "orders", "p1", caps, transport, registry, clock::get);
+    }
+
+    private ClickHouseShardWriter writer() {
+        return writer(config().build(), ClickHouseCapabilities.legacy("18.16.1"));
+    }
+
+    @Test
+    void firstAttemptsGoRoundRobinOverReplicas() {
+        ClickHouseShardWriter w = writer();
+        for (int seq = 0; seq < 4; seq++) {
+            w.write(TestBatch.of(seq, 1));
+        }
+        assertThat(transport.replicasUsed()).containsExactly(A, B, A, B);
+    }
+
+    @Test
+    void retryOfABatchGoesToTheNextReplica() {
+        ClickHouseShardWriter w = writer();
+        transport.failNext(A, FakeTransport.connectRefused());
+        TestBatch first = TestBatch.of(7, 1);
+        SinkWriteException e = catchThrowableOfType(SinkWriteException.class, () -> w.write(first));
+        assertThat(e.isTransient()).isTrue();
+        w.write(first.retry());
+        assertThat(transport.replicasUsed()).containsExactly(A, B);
+        assertThat(transport.inserts.get(0).length()).isEqualTo(3);
+    }
+
+    @Test
+    void legacyServerGetsNoTokenAndNoAsyncInsertButAlwaysTheOwnedSettings() {
+        writer(config().setting("insert_quorum", "2").build(), ClickHouseCapabilities.legacy("18.16.1"))
+                .write(TestBatch.of(0, 1));
+        String query = transport.inserts.get(0).query();
+        assertThat(query).contains("query=INSERT+INTO+%60shop%60.%60orders%60+FORMAT+RowBinary")
+                .contains("wait_end_of_query=1").contains("insert_deduplicate=1")
+                .contains("send_progress_in_http_headers=0").contains("insert_quorum=2")
+                .doesNotContain("insert_deduplication_token").doesNotContain("async_insert");
+    }
+
+    @Test
+    void modernServerGetsTheBatchTokenAndAsyncInsertOff() {
+        writer(config().build(), new ClickHouseCapabilities("24.8", true, true, true)).write(TestBatch.of(3, 1));
+        assertThat(transport.inserts.get(0).query()).contains("async_insert=0")
+                .endsWith("&insert_deduplication_token=tok-3");
+    }
+
+    @Test
+    void permanentErrorNamesShardReplicaTableAndServerTextAndSparesTheBreaker() {
+        ClickHouseShardWriter w = writer();
+        String server = "Code: 33, e.displayText() = DB::Exception: Cannot read all data. Bytes read: 1. Bytes expected: 5.";
+        transport.failNext(A, FakeTransport.http(500, server));
+        SinkWriteException e = catchThrowableOfType(SinkWriteException.class, () -> w.write(TestBatch.of(0, 1)));
+        assertThat(e.isTransient()).isFalse();
+        assertThat(e).hasMessageContaining("permanent").hasMessageContaining("shard 0")
+                .hasMessageContaining("replica " + A).hasMessageContaining("table shop.orders")
+                .hasMessageContaining(server);
+        assertThat(w.replicaStatus().get(0).consecutiveFailures()).isZero();
+        assertThat(registry.get("etl.clickhouse.inserts").tag("replica", A).tag("outcome", "permanent").counter()
+                .count()).isEqualTo(1);
+    }
+
+    @Test
+    void breakerOpensAfterThresholdAndTheReplicaIsSkipped() {
+        ClickHouseShardWriter w = writer();
+        transport.down(A);
+        // seq 0 -> A fails (1), retry -> B ok; seq 2 -> A fails (2): open
+        assertThatThrownBy(() -> w.write(TestBatch.of(0, 1))).isInstanceOf(SinkWriteException.class);
+        w.write(TestBatch.of(0, 2));
+        w.write(TestBatch.of(1, 1)); // B by round robin
+        assertThatThrownBy(() -> w.write(TestBatch.of(2, 1))).isInstanceOf(SinkWriteException.class);
+        assertThat(w.replicaStatus().get(0).state()).isEqualTo(ReplicaBreaker.State.OPEN);
+        assertThat(registry.get("etl.clickhouse.replica.healthy").tag("replica", A).gauge().value()).isZero();
+        assertThat(registry.get("etl.clickhouse.breaker.opens").tag("replica", A).functionCounter().count()).isEqualTo(1);
+        transport.inserts.clear();
+        for (int seq = 3; seq < 7; seq++) {
+            w.write(TestBatch.of(seq, 1));
+        }
+        assertThat(transport.replicasUsed()).containsOnly(B);
+        assertThat(w.isHealthy()).isTrue();
+    }
+
+    @Test
+    void allBreakersOpenFailsFastAndUnhealthyThenHalfOpenProbeRecovers() {
+        ClickHouseShardWriter w = writer();
+        transport.down(A);
+        transport.down(B);
+        for (int i = 0; i < 4; i++) {
+            assertThatThrownBy(() -> w.write(TestBatch.of(0, 1))).isInstanceOf(SinkWriteException.class);
+        }
+        assertThat(w.isHealthy()).isFalse();
+        int requests = transport.inserts.size();
+        SinkWriteException fast = catchThrowableOfType(SinkWriteException.class, () -> w.write(TestBatch.of(1, 1)));
+        assertThat(fast.isTransient()).isTrue();
+        assertThat(fast).hasMessageContaining("every circuit breaker is open").hasMessageContaining(A)
+                .hasMessageContaining(B);
+        assertThat(transport.inserts).as("no request while every breaker is open").hasSize(requests);
+
+        transport.up(A);
+        transport.up(B);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        w.write(TestBatch.of(2, 1)); // the half-open probe of one replica
+        assertThat(w.isHealthy()).isTrue();
+        assertThat(w.replicaStatus()).extracting(ClickHouseShardWriter.ReplicaStatus::state)
+                .contains(ReplicaBreaker.State.CLOSED);
+    }
+
+    @Test
+    void credentialsNeverAppearInConfigMessagesOrTags() {
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("shop", "orders")
+                .shard("http://etl:secret@127.0.0.1:18123").build())
+                .hasMessageContaining("user info").satisfies(e -> assertThat(e.getMessage()).doesNotContain("secret"));
+        ClickHouseSinkConfig cfg = ClickHouseSinkConfig.builder().table("shop", "orders")
+                .shard("http://127.0.0.1:18123").credentials("etl", "secret").build();
+        ClickHouseShardWriter w = writer(cfg, ClickHouseCapabilities.legacy("18.16.1"));
+        transport.failNext("http://127.0.0.1:18123", FakeTransport.connectRefused());
+        SinkWriteException e = catchThrowableOfType(SinkWriteException.class, () -> w.write(TestBatch.of(0, 1)));
+        assertThat(e.getMessage()).doesNotContain("secret");
+        assertThat(cfg.toString()).doesNotContain("secret");
+        assertThat(w.toString()).doesNotContain("secret");
+    }
+
+    @Test
+    void successIsTimedPerReplica() {
+        ClickHouseShardWriter w = writer();
+        w.write(TestBatch.of(0, 1));
+        assertThat(registry.get("etl.clickhouse.insert.duration").tags("replica", A, "outcome", "success", "shard", "0",
+                "sink", "orders", "pipeline", "p1").timer().count()).isEqualTo(1);
+        assertThat(registry.get("etl.clickhouse.replica.healthy").tag("replica", A).gauge().value()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,43 @@
+package dev.etl.clickhouse;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ClickHouseSinkConfigTest {
+    private static ClickHouseSinkConfig.Builder valid() {
+        return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "wait_end_of_query", "insert_deduplicate", "insert_deduplication_token", "async_insert",
+            "send_progress_in_http_headers" })
+    void settingsTheSinkOwnsAreRefusedByName(String key) {
+        assertThatThrownBy(() -> valid().setting(key, "0").build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'" + key + "'").hasMessageContaining("set by the sink");
+    }
+
+    @Test
+    void otherSettingsPassThrough() {
+        assertThat(valid().setting("insert_quorum", "2").build().settings()).containsEntry("insert_quorum", "2");
+        assertThatThrownBy(() -> valid().setting("a=b&c", "1").build()).hasMessageContaining("not an identifier");
+    }
+
+    @Test
+    void shardsNeedReplicasWithHttpUris() {
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").build()).hasMessageContaining("at least one shard");
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").shard(new String[0]).build())
+                .hasMessageContaining("shard 0 has no replica");
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").shard("tcp://x:9000").build())
+                .hasMessageContaining("http(s)");
+        assertThatThrownBy(() -> valid().table("db", " ").build()).hasMessageContaining("table");
+    }
+
+    @Test
+    void passwordIsNeverPrinted() {
+        assertThat(valid().credentials("etl", "hunter2").build().toString()).doesNotContain("hunter2").contains("******");
+    }
+}

@@ -1,0 +1,71 @@
+package dev.etl.clickhouse;
+
+import java.net.URI;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/** Scripted replicas: per replica a queue of failures (empty queue = success); records every request. */
+final class FakeTransport implements ClickHouseTransport {
+    record Request(String replica, String query, int length) {
+    }
+
+    final List<Request> inserts = new ArrayList<>();
+    private final Map<String, Deque<ClickHouseRequestException>> failures = new HashMap<>();
+    private final Map<String, ClickHouseRequestException> down = new HashMap<>();
+    Function<String, String> queries = sql -> "";
+
+    void failNext(String replica, ClickHouseRequestException e) {
+        failures.computeIfAbsent(replica, k -> new ArrayDeque<>()).add(e);
+    }
+
+    void down(String replica) {
+        down.put(replica, connectRefused());
+    }
+
+    void up(String replica) {
+        down.remove(replica);
+    }
+
+    static ClickHouseRequestException connectRefused() {
+        return new ClickHouseRequestException(ClickHouseRequestException.Kind.CONNECT, -1, -1,
+                "java.net.ConnectException: Connection refused", null);
+    }
+
+    static ClickHouseRequestException http(int status, String body) {
+        return new ClickHouseRequestException(ClickHouseRequestException.Kind.HTTP, status,
+                ClickHouseHttpTransport.serverCode(null, body), body, null);
+    }
+
+    @Override
+    public synchronized void insert(URI replica, String queryString, byte[] body, int length)
+            throws ClickHouseRequestException {
+        String name = ClickHouseShardWriter.describe(replica);
+        inserts.add(new Request(name, queryString, length));
+        ClickHouseRequestException d = down.get(name);
+        if (d != null) {
+            throw d;
+        }
+        Deque<ClickHouseRequestException> q = failures.get(name);
+        if (q != null && !q.isEmpty()) {
+            throw q.poll();
+        }
+    }
+
+    @Override
+    public String query(URI replica, String sql) throws ClickHouseRequestException {
+        ClickHouseRequestException d = down.get(ClickHouseShardWriter.describe(replica));
+        if (d != null) {
+            throw d;
+        }
+        return queries.apply(sql);
+    }
+
+    synchronized List<String> replicasUsed() {
+        return inserts.stream().map(Request::replica).toList();
+    }
+}

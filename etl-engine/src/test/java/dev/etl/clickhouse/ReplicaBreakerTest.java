@@ -1,0 +1,67 @@
+package dev.etl.clickhouse;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ReplicaBreakerTest {
+    private final AtomicLong now = new AtomicLong();
+    private final ReplicaBreaker breaker = new ReplicaBreaker(3, 1_000, now::get);
+
+    @Test
+    void staysClosedBelowThresholdAndSuccessResetsTheCount() {
+        breaker.onFailure();
+        breaker.onFailure();
+        breaker.onSuccess();
+        breaker.onFailure();
+        breaker.onFailure();
+        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.CLOSED);
+        assertThat(breaker.tryAcquire()).isTrue();
+    }
+
+    @Test
+    void opensAtThresholdAndRefusesUntilOpenTimeElapses() {
+        for (int i = 0; i < 3; i++) {
+            breaker.onFailure();
+        }
+        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.OPEN);
+        assertThat(breaker.opens()).isEqualTo(1);
+        assertThat(breaker.isAvailable()).isFalse();
+        now.set(999);
+        assertThat(breaker.tryAcquire()).isFalse();
+        assertThat(breaker.remainingOpenNs()).isEqualTo(1);
+    }
+
+    @Test
+    void halfOpenAdmitsExactlyOneProbe() {
+        for (int i = 0; i < 3; i++) {
+            breaker.onFailure();
+        }
+        now.set(1_000);
+        assertThat(breaker.tryAcquire()).isTrue();
+        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.HALF_OPEN);
+        assertThat(breaker.tryAcquire()).as("second caller while the probe runs").isFalse();
+    }
+
+    @Test
+    void probeSuccessClosesAndProbeFailureReopensForAnotherOpenTime() {
+        for (int i = 0; i < 3; i++) {
+            breaker.onFailure();
+        }
+        now.set(1_000);
+        breaker.tryAcquire();
+        breaker.onFailure();
+        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.OPEN);
+        assertThat(breaker.opens()).isEqualTo(2);
+        now.set(1_999);
+        assertThat(breaker.tryAcquire()).isFalse();
+        now.set(2_000);
+        assertThat(breaker.tryAcquire()).isTrue();
+        breaker.onSuccess();
+        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.CLOSED);
+        assertThat(breaker.consecutiveFailures()).isZero();
+        assertThat(breaker.tryAcquire()).isTrue();
+    }
+}
