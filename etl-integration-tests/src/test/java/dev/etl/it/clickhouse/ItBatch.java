@@ -1,0 +1,33 @@
+package dev.etl.it.clickhouse;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+import dev.etl.sink.RowBuffer;
+import dev.etl.sink.SealedBatch;
+
+/** A sealed batch for driving a ShardWriter directly (the engine's shard worker does this in production). */
+record ItBatch(String sinkName, int shard, long sequence, byte[] bytes, int byteCount, int rowCount, String dedupToken,
+        int attempt) implements SealedBatch {
+
+    static ItBatch of(int shard, long sequence, RowBuffer rows, int rowCount) {
+        byte[] bytes = rows.toByteArray();
+        return new ItBatch("orders", shard, sequence, bytes, bytes.length, rowCount, token(shard, bytes), 1);
+    }
+
+    ItBatch retry() {
+        return new ItBatch(sinkName, shard, sequence, bytes, byteCount, rowCount, dedupToken, attempt + 1);
+    }
+
+    private static String token(int shard, byte[] bytes) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            md.update(("orders/" + shard + "/").getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(md.digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
