@@ -1,0 +1,160 @@
+package dev.etl.avro;
+
+import java.util.Collection;
+import java.util.Map;
+
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericArray;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericFixed;
+
+/** The {@link ValueReader}s of non-primitive types; each reuses the previous value where it can. */
+final class CompositeReaders {
+    private CompositeReaders() {
+    }
+
+    /** A writer union: reads the branch index, then the branch (each branch resolved against the reader). */
+    static final class Union extends ValueReader {
+        private final ValueReader[] branches;
+
+        Union(ValueReader[] branches) {
+            this.branches = branches;
+        }
+
+        @Override
+        Object read(AvroInput in, Object reuse) {
+            int at = in.position();
+            int index = in.readInt();
+            ValueReader[] branches = this.branches;
+            if (index < 0 || index >= branches.length) {
+                throw new AvroBodyException("union index " + index + " at byte " + at + " out of range for "
+                        + branches.length + " branches");
+            }
+            return branches[index].read(in, reuse);
+        }
+    }
+
+    /** An enum: writer symbol index → the reader's symbol object (shared, immutable), or its default. */
+    static final class Enum extends ValueReader {
+        private final Object[] symbolsByWriterIndex;
+        private final String[] writerSymbols;
+
+        Enum(Object[] symbolsByWriterIndex, String[] writerSymbols) {
+            this.symbolsByWriterIndex = symbolsByWriterIndex;
+            this.writerSymbols = writerSymbols;
+        }
+
+        @Override
+        Object read(AvroInput in, Object reuse) {
+            int at = in.position();
+            int index = in.readInt();
+            if (index < 0 || index >= symbolsByWriterIndex.length) {
+                throw new AvroBodyException("enum index " + index + " at byte " + at + " out of range for "
+                        + symbolsByWriterIndex.length + " symbols");
+            }
+            Object symbol = symbolsByWriterIndex[index];
+            if (symbol == null) {
+                throw new AvroBodyException("enum symbol " + writerSymbols[index]
+                        + " is not in the reader schema, which has no default symbol");
+            }
+            return symbol;
+        }
+    }
+
+    /** An array, reusing the old array and its elements ({@code GenericData.newArray}, {@code peek}). */
+    static final class Array extends ValueReader {
+        private final Schema schema;
+        private final GenericData model;
+        private final ValueReader elements;
+
+        Array(Schema schema, GenericData model, ValueReader elements) {
+            this.schema = schema;
+            this.model = model;
+            this.elements = elements;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        Object read(AvroInput in, Object reuse) {
+            long count = in.readLong();
+            Object array = model.newArray(reuse, (int) Math.min(Math.abs(count), 1024), schema);
+            Collection<Object> collection = (Collection<Object>) array;
+            GenericArray<Object> generic = array instanceof GenericArray ? (GenericArray<Object>) array : null;
+            ValueReader elements = this.elements;
+            while (count != 0) {
+                if (count < 0) {
+                    count = -count;
+                    in.readLong();
+                }
+                Skipper.checkCount(count, in);
+                for (long i = 0; i < count; i++) {
+                    collection.add(elements.read(in, generic == null ? null : generic.peek()));
+                }
+                count = in.readLong();
+            }
+            return array;
+        }
+    }
+
+    /** A map with string keys ({@code Utf8}, or {@code String} when the schema asks), reusing the old map. */
+    static final class MapReader extends ValueReader {
+        private final GenericData model;
+        private final boolean stringKeys;
+        private final ValueReader values;
+
+        MapReader(GenericData model, boolean stringKeys, ValueReader values) {
+            this.model = model;
+            this.stringKeys = stringKeys;
+            this.values = values;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        Object read(AvroInput in, Object reuse) {
+            long count = in.readLong();
+            Map<Object, Object> map = (Map<Object, Object>) model.newMap(reuse,
+                    (int) Math.min(Math.abs(count), 1024));
+            while (count != 0) {
+                if (count < 0) {
+                    count = -count;
+                    in.readLong();
+                }
+                Skipper.checkCount(count, in);
+                for (long i = 0; i < count; i++) {
+                    Object key = stringKeys ? in.readString() : in.readUtf8(null);
+                    map.put(key, values.read(in, null));
+                }
+                count = in.readLong();
+            }
+            return map;
+        }
+    }
+
+    /** A fixed, into the old instance when it has the right class and size. */
+    static final class Fixed extends ValueReader {
+        private final Schema schema;
+        private final GenericData model;
+        private final int size;
+
+        Fixed(Schema schema, GenericData model) {
+            this.schema = schema;
+            this.model = model;
+            this.size = schema.getFixedSize();
+        }
+
+        @Override
+        Object read(AvroInput in, Object reuse) {
+            GenericFixed fixed = (GenericFixed) model.createFixed(reuse, schema);
+            in.readFixed(fixed.bytes(), size);
+            return fixed;
+        }
+    }
+
+    /** Bytes as a {@code ByteBuffer}, into the old buffer when it is large enough. */
+    static final class Bytes extends ValueReader {
+        @Override
+        Object read(AvroInput in, Object reuse) {
+            return in.readBytes(reuse);
+        }
+    }
+}

@@ -1,0 +1,499 @@
+package dev.etl.avro;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaParseException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A client of the Confluent Schema Registry REST API (also served by Apicurio's
+ * {@code /apis/ccompat/v7} and other compatible registries), over {@code java.net.http}.
+ *
+ * <p><b>Caching.</b> {@link #schemaById} caches forever: a schema id never changes meaning. An id
+ * the registry does not know is remembered for {@code notFoundTtl} (a negative cache), so a topic
+ * full of records with a bogus id does not send one request per record. {@link #register} and
+ * {@link #lookup} cache their answers per (subject, schema).
+ *
+ * <p><b>Bounded calls.</b> Every call retries connection failures, timeouts, 429 and 5xx answers
+ * with exponential backoff and jitter, but within one overall {@code callTimeout}: a lane thread
+ * that misses the cache waits at most that long, never indefinitely. After a call ran out of time or
+ * attempts, uncached ids fail immediately for {@code unavailableCooldown}, so a registry outage does
+ * not cost every record the full timeout.
+ *
+ * <p><b>Threads.</b> Thread-safe; one instance is meant to be shared by every lane of a process.
+ * Two lanes missing the same id at the same moment may both fetch it (harmless: the answer is the
+ * same). Interrupting a calling thread aborts the call with a {@link SchemaRegistryException} and
+ * keeps the interrupt flag set.
+ *
+ * <p><b>Secrets.</b> The password is kept only inside the precomputed {@code Authorization} header;
+ * {@link #toString()} and every message name the URL and user only.
+ */
+public final class SchemaRegistryClient {
+    private static final Logger log = LoggerFactory.getLogger(SchemaRegistryClient.class);
+    private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
+
+    private final String baseUrl;
+    private final String user;
+    private final String authorization;
+    private final HttpClient http;
+    private final Duration requestTimeout;
+    private final Duration callTimeout;
+    private final int maxAttempts;
+    private final Duration backoffInitial;
+    private final Duration backoffMax;
+    private final long notFoundTtlNs;
+    private final long unavailableCooldownNs;
+    private final ObjectMapper json = new ObjectMapper();
+
+    private final ConcurrentHashMap<Integer, Schema> byId = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Integer, Long> notFoundUntilNs = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<SubjectSchema, RegisteredSchema> bySubjectSchema = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<SubjectSchema, Integer> registeredIds = new ConcurrentHashMap<>();
+    private volatile long unavailableUntilNs;
+    private volatile String lastUnavailability = "";
+
+    private record SubjectSchema(String subject, Schema schema) {
+    }
+
+    private SchemaRegistryClient(Builder b) {
+        this.baseUrl = b.baseUrl;
+        this.user = b.user;
+        this.authorization = b.user == null ? null
+                : "Basic " + Base64.getEncoder()
+                        .encodeToString((b.user + ":" + b.password).getBytes(StandardCharsets.UTF_8));
+        HttpClient.Builder http = HttpClient.newBuilder()
+                .connectTimeout(b.connectTimeout)
+                .followRedirects(HttpClient.Redirect.NORMAL);
+        if (b.sslContext != null) {
+            http.sslContext(b.sslContext);
+        }
+        this.http = http.build();
+        this.requestTimeout = b.requestTimeout;
+        this.callTimeout = b.callTimeout;
+        this.maxAttempts = b.maxAttempts;
+        this.backoffInitial = b.backoffInitial;
+        this.backoffMax = b.backoffMax;
+        this.notFoundTtlNs = b.notFoundTtl.toNanos();
+        this.unavailableCooldownNs = b.unavailableCooldown.toNanos();
+    }
+
+    /**
+     * Starts configuring a client.
+     *
+     * @param baseUrl base URL of the registry API, e.g. {@code http://registry:8081} or
+     *        {@code http://127.0.0.1:18081/apis/ccompat/v7}; a trailing slash is ignored
+     */
+    public static Builder builder(String baseUrl) {
+        return new Builder(baseUrl);
+    }
+
+    /**
+     * The schema with registry id {@code id}; cached forever once fetched.
+     *
+     * @throws SchemaRegistryException with {@link SchemaRegistryException#notFound()} when the
+     *         registry does not know the id (remembered for {@code notFoundTtl}), otherwise when it
+     *         could not be asked within {@code callTimeout}
+     */
+    public Schema schemaById(int id) {
+        Schema cached = byId.get(id);
+        if (cached != null) {
+            return cached;
+        }
+        Long notFoundUntil = notFoundUntilNs.get(id);
+        if (notFoundUntil != null) {
+            if (System.nanoTime() - notFoundUntil < 0) {
+                throw new SchemaRegistryException("schema id " + id + " is unknown to " + baseUrl
+                        + " (cached answer 40403)", 404, SchemaRegistryException.SCHEMA_NOT_FOUND, null);
+            }
+            notFoundUntilNs.remove(id, notFoundUntil);
+        }
+        if (System.nanoTime() - unavailableUntilNs < 0) {
+            throw new SchemaRegistryException("schema registry " + baseUrl + " is unavailable (cooling down after: "
+                    + lastUnavailability + ")", -1, -1, null);
+        }
+        try {
+            JsonNode answer = call("GET", "/schemas/ids/" + id, null, "schema id " + id);
+            Schema schema = parseAvro(answer, "schema id " + id);
+            Schema raced = byId.putIfAbsent(id, schema);
+            return raced != null ? raced : schema;
+        } catch (SchemaRegistryException e) {
+            if (e.notFound()) {
+                notFoundUntilNs.put(id, System.nanoTime() + notFoundTtlNs);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Registers {@code schema} under {@code subject} (idempotent: an identical schema keeps its id)
+     * and returns its id. For producers and tests; answers are cached.
+     */
+    public int register(String subject, Schema schema) {
+        SubjectSchema key = new SubjectSchema(subject, schema);
+        Integer cached = registeredIds.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        JsonNode answer = call("POST", "/subjects/" + encode(subject) + "/versions", schemaBody(schema),
+                "register under subject " + subject);
+        int id = requiredInt(answer, "id", "register under subject " + subject);
+        byId.putIfAbsent(id, schema);
+        registeredIds.put(key, id);
+        return id;
+    }
+
+    /**
+     * The registration of {@code schema} under {@code subject} ({@code POST /subjects/{subject}}).
+     *
+     * @throws SchemaRegistryException with {@link SchemaRegistryException#notFound()} when the
+     *         subject or the schema under it is not registered
+     */
+    public RegisteredSchema lookup(String subject, Schema schema) {
+        SubjectSchema key = new SubjectSchema(subject, schema);
+        RegisteredSchema cached = bySubjectSchema.get(key);
+        if (cached != null) {
+            return cached;
+        }
+        String what = "lookup under subject " + subject;
+        JsonNode answer = call("POST", "/subjects/" + encode(subject), schemaBody(schema), what);
+        RegisteredSchema registered = registered(answer, subject, what);
+        bySubjectSchema.put(key, registered);
+        return registered;
+    }
+
+    /** The latest version registered under {@code subject}; never cached (it changes). */
+    public RegisteredSchema latest(String subject) {
+        String what = "latest version of subject " + subject;
+        return registered(call("GET", "/subjects/" + encode(subject) + "/versions/latest", null, what), subject,
+                what);
+    }
+
+    /**
+     * Fetches every version registered under {@code subject} and caches them by id, so lanes find
+     * the schemas of existing data without asking the registry. Meant for startup.
+     *
+     * @return the versions, oldest first
+     */
+    public List<RegisteredSchema> warm(String subject) {
+        String what = "versions of subject " + subject;
+        JsonNode versions = call("GET", "/subjects/" + encode(subject) + "/versions", null, what);
+        List<RegisteredSchema> out = new ArrayList<>();
+        for (JsonNode version : versions) {
+            String whatVersion = "version " + version.asInt() + " of subject " + subject;
+            RegisteredSchema registered = registered(
+                    call("GET", "/subjects/" + encode(subject) + "/versions/" + version.asInt(), null, whatVersion),
+                    subject, whatVersion);
+            byId.putIfAbsent(registered.id(), registered.schema());
+            out.add(registered);
+        }
+        return out;
+    }
+
+    /** Base URL of the registry API, without a trailing slash. */
+    public String baseUrl() {
+        return baseUrl;
+    }
+
+    @Override
+    public String toString() {
+        return "SchemaRegistryClient[" + baseUrl + (user == null ? "" : ", user=" + user) + "]";
+    }
+
+    private RegisteredSchema registered(JsonNode answer, String subject, String what) {
+        int id = requiredInt(answer, "id", what);
+        int version = requiredInt(answer, "version", what);
+        Schema schema = parseAvro(answer, what);
+        byId.putIfAbsent(id, schema);
+        return new RegisteredSchema(answer.path("subject").asText(subject), id, version, schema);
+    }
+
+    private Schema parseAvro(JsonNode answer, String what) {
+        String type = answer.path("schemaType").asText("AVRO");
+        if (!"AVRO".equals(type)) {
+            throw new SchemaRegistryException(what + " is a " + type + " schema, not Avro", 200, -1, null);
+        }
+        JsonNode text = answer.get("schema");
+        if (text == null || !text.isTextual()) {
+            throw new SchemaRegistryException(what + ": answer has no schema text", 200, -1, null);
+        }
+        try {
+            return new Schema.Parser().parse(text.asText());
+        } catch (SchemaParseException e) {
+            throw new SchemaRegistryException(what + ": registry served an unparseable Avro schema: " + e.getMessage(),
+                    200, -1, e);
+        }
+    }
+
+    private static int requiredInt(JsonNode answer, String field, String what) {
+        JsonNode value = answer.get(field);
+        if (value == null || !value.canConvertToInt()) {
+            throw new SchemaRegistryException(what + ": answer has no '" + field + "': " + answer, 200, -1, null);
+        }
+        return value.asInt();
+    }
+
+    private String schemaBody(Schema schema) {
+        ObjectNode body = json.createObjectNode();
+        body.put("schema", schema.toString());
+        return body.toString();
+    }
+
+    private static String encode(String subject) {
+        return URLEncoder.encode(subject, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** One logical call: retries within {@code callTimeout}; 2xx → body, 4xx → thrown at once. */
+    private JsonNode call(String method, String path, String body, String what) {
+        long deadline = System.nanoTime() + callTimeout.toNanos();
+        Duration backoff = backoffInitial;
+        String lastFailure = "no attempt";
+        Throwable lastCause = null;
+        int lastStatus = -1;
+        int lastCode = -1;
+        for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+            long remainingNs = deadline - System.nanoTime();
+            if (remainingNs <= 0) {
+                break;
+            }
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                    .timeout(Duration.ofNanos(Math.min(requestTimeout.toNanos(), remainingNs)))
+                    .header("Accept", CONTENT_TYPE);
+            if (authorization != null) {
+                request.header("Authorization", authorization);
+            }
+            if (body != null) {
+                request.header("Content-Type", CONTENT_TYPE).method(method, HttpRequest.BodyPublishers.ofString(body));
+            } else {
+                request.method(method, HttpRequest.BodyPublishers.noBody());
+            }
+            try {
+                HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+                int status = response.statusCode();
+                JsonNode answer = parse(response.body());
+                if (status >= 200 && status < 300) {
+                    if (answer == null) {
+                        throw new SchemaRegistryException(what + ": unparseable answer from " + baseUrl, status, -1,
+                                null);
+                    }
+                    return answer;
+                }
+                int code = answer == null ? -1 : answer.path("error_code").asInt(-1);
+                String message = answer == null ? truncate(response.body()) : answer.path("message").asText("");
+                if (status != 429 && status < 500) {
+                    throw new SchemaRegistryException(what + ": " + baseUrl + " answered " + status
+                            + (code >= 0 ? " (error " + code + ")" : "") + ": " + message, status, code, null);
+                }
+                lastStatus = status;
+                lastCode = code;
+                lastCause = null;
+                lastFailure = "answered " + status + ": " + message;
+            } catch (IOException e) {
+                lastStatus = -1;
+                lastCode = -1;
+                lastCause = e;
+                lastFailure = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SchemaRegistryException(what + ": interrupted", -1, -1, e);
+            }
+            if (attempt < maxAttempts && !sleep(backoff, deadline)) {
+                Thread.currentThread().interrupt();
+                throw new SchemaRegistryException(what + ": interrupted", -1, -1, null);
+            }
+            backoff = backoff.multipliedBy(2).compareTo(backoffMax) > 0 ? backoffMax : backoff.multipliedBy(2);
+        }
+        String reason = what + ": " + baseUrl + " unavailable after retries within " + callTimeout.toMillis()
+                + " ms; last: " + lastFailure;
+        lastUnavailability = lastFailure;
+        unavailableUntilNs = System.nanoTime() + unavailableCooldownNs;
+        log.warn("{}", reason);
+        throw new SchemaRegistryException(reason, lastStatus, lastCode, lastCause);
+    }
+
+    /** Sleeps {@code backoff} with ±25% jitter, never past the deadline; false when interrupted. */
+    private static boolean sleep(Duration backoff, long deadline) {
+        long jittered = (long) (backoff.toNanos() * (0.75 + ThreadLocalRandom.current().nextDouble() * 0.5));
+        long sleepNs = Math.min(jittered, deadline - System.nanoTime());
+        if (sleepNs <= 0) {
+            return true;
+        }
+        try {
+            Thread.sleep(sleepNs / 1_000_000, (int) (sleepNs % 1_000_000));
+            return true;
+        } catch (InterruptedException e) {
+            return false;
+        }
+    }
+
+    private JsonNode parse(String body) {
+        if (body == null || body.isEmpty()) {
+            return null;
+        }
+        try {
+            return json.readTree(body);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String truncate(String body) {
+        return body == null ? "" : body.length() > 200 ? body.substring(0, 200) + "…" : body;
+    }
+
+    /**
+     * Configuration of a {@link SchemaRegistryClient}. Defaults: connect timeout 2 s, request timeout
+     * 2 s, call timeout (all attempts of one call) 5 s, 3 attempts, backoff 100 ms doubling to 1 s,
+     * not-found TTL 30 s, unavailable cooldown 1 s.
+     */
+    public static final class Builder {
+        private final String baseUrl;
+        private String user;
+        private String password;
+        private SSLContext sslContext;
+        private Duration connectTimeout = Duration.ofSeconds(2);
+        private Duration requestTimeout = Duration.ofSeconds(2);
+        private Duration callTimeout = Duration.ofSeconds(5);
+        private int maxAttempts = 3;
+        private Duration backoffInitial = Duration.ofMillis(100);
+        private Duration backoffMax = Duration.ofSeconds(1);
+        private Duration notFoundTtl = Duration.ofSeconds(30);
+        private Duration unavailableCooldown = Duration.ofSeconds(1);
+
+        private Builder(String baseUrl) {
+            Objects.requireNonNull(baseUrl, "baseUrl");
+            this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+            URI.create(this.baseUrl);
+        }
+
+        /** HTTP basic authentication (Confluent's {@code basic.auth.user.info}). */
+        public Builder basicAuth(String user, String password) {
+            this.user = Objects.requireNonNull(user, "user");
+            this.password = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /** HTTP basic authentication from {@code user:password}. */
+        public Builder userInfo(String userInfo) {
+            int colon = userInfo.indexOf(':');
+            if (colon < 0) {
+                throw new IllegalArgumentException("user info must be 'user:password'");
+            }
+            return basicAuth(userInfo.substring(0, colon), userInfo.substring(colon + 1));
+        }
+
+        /**
+         * Trusts the certificates of a trust store file for HTTPS.
+         *
+         * @param type key store type, e.g. {@code PKCS12} or {@code JKS}
+         * @throws IllegalArgumentException naming the path (never the password) when it cannot be loaded
+         */
+        public Builder trustStore(Path path, char[] password, String type) {
+            try (InputStream in = Files.newInputStream(path)) {
+                KeyStore store = KeyStore.getInstance(type);
+                store.load(in, password);
+                TrustManagerFactory factory = TrustManagerFactory.getInstance(
+                        TrustManagerFactory.getDefaultAlgorithm());
+                factory.init(store);
+                SSLContext context = SSLContext.getInstance("TLS");
+                context.init(null, factory.getTrustManagers(), null);
+                this.sslContext = context;
+                return this;
+            } catch (IOException | GeneralSecurityException e) {
+                throw new IllegalArgumentException("cannot load trust store " + path + " (" + type + "): "
+                        + e.getClass().getSimpleName(), e);
+            }
+        }
+
+        /** A ready TLS context (instead of {@link #trustStore}), e.g. with client certificates. */
+        public Builder sslContext(SSLContext sslContext) {
+            this.sslContext = Objects.requireNonNull(sslContext, "sslContext");
+            return this;
+        }
+
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = positive(connectTimeout, "connectTimeout");
+            return this;
+        }
+
+        /** Timeout of one HTTP request (one attempt). */
+        public Builder requestTimeout(Duration requestTimeout) {
+            this.requestTimeout = positive(requestTimeout, "requestTimeout");
+            return this;
+        }
+
+        /** Upper bound of one call including all its retries: the longest a lane can wait on a miss. */
+        public Builder callTimeout(Duration callTimeout) {
+            this.callTimeout = positive(callTimeout, "callTimeout");
+            return this;
+        }
+
+        /** Attempts per call (1 = no retry). */
+        public Builder maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1");
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        public Builder backoff(Duration initial, Duration max) {
+            this.backoffInitial = positive(initial, "initial backoff");
+            this.backoffMax = positive(max, "max backoff");
+            return this;
+        }
+
+        /** How long an id the registry does not know is answered from the negative cache. */
+        public Builder notFoundTtl(Duration notFoundTtl) {
+            this.notFoundTtl = Objects.requireNonNull(notFoundTtl, "notFoundTtl");
+            return this;
+        }
+
+        /** How long uncached ids fail at once after a call found the registry unavailable. */
+        public Builder unavailableCooldown(Duration unavailableCooldown) {
+            this.unavailableCooldown = Objects.requireNonNull(unavailableCooldown, "unavailableCooldown");
+            return this;
+        }
+
+        public SchemaRegistryClient build() {
+            return new SchemaRegistryClient(this);
+        }
+
+        @Override
+        public String toString() {
+            return "SchemaRegistryClient.Builder[" + baseUrl + (user == null ? "" : ", user=" + user) + "]";
+        }
+
+        private static Duration positive(Duration d, String what) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive");
+            }
+            return d;
+        }
+    }
+}
