@@ -220,7 +220,9 @@ final class AvroInput {
 
     /** Skips a length-prefixed value (string or bytes). */
     void skipLengthPrefixed() {
-        pos += readLength();
+        // Not "pos += readLength()": that would add to the position from before the length prefix.
+        int length = readLength();
+        pos += length;
     }
 
     private AvroBodyException eof(int wanted) {

@@ -59,6 +59,7 @@ abstract class AvroTarget<T> {
     }
 
     static <T extends SpecificRecord> AvroTarget<T> specific(Class<T> type) {
+        GeneratedClassTrust.trust(type);
         SpecificData specificData = SpecificData.getForClass(type);
         Schema reader = specificData.getSchema(type);
         return new AvroTarget<>(reader, specificData) {

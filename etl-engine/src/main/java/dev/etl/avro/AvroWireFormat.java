@@ -10,6 +10,7 @@ import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DatumWriter;
 import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
 
@@ -54,8 +55,13 @@ public final class AvroWireFormat {
     }
 
     private static byte[] body(ByteArrayOutputStream out, Schema schema, Object datum) {
-        DatumWriter<Object> writer = datum instanceof SpecificRecord ? new SpecificDatumWriter<>(schema)
-                : new GenericDatumWriter<>(schema);
+        DatumWriter<Object> writer;
+        if (datum instanceof SpecificRecord) {
+            GeneratedClassTrust.trust(datum.getClass());
+            writer = new SpecificDatumWriter<>(schema, SpecificData.getForClass(datum.getClass()));
+        } else {
+            writer = new GenericDatumWriter<>(schema);
+        }
         BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(out, null);
         try {
             writer.write(datum, encoder);

@@ -1,0 +1,39 @@
+package dev.etl.avro;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.etl.deser.Deserializer;
+import dev.etl.record.Payload;
+import dev.etl.record.RecordMeta;
+
+/** Pushes payloads through a deserializer and collects what it emits. */
+final class Fixtures {
+    private Fixtures() {
+    }
+
+    /** What each emitted value looked like when it was emitted (values are reused). */
+    static <T> List<String> decodeToStrings(Deserializer<T> deserializer, byte[]... values) throws Exception {
+        List<String> out = new ArrayList<>();
+        RecordMeta meta = new RecordMeta();
+        Payload key = new Payload();
+        Payload value = new Payload();
+        for (byte[] bytes : values) {
+            deserializer.deserialize(key, value.wrap(bytes), meta, v -> out.add(String.valueOf(v)));
+        }
+        return out;
+    }
+
+    static <T> List<T> decode(Deserializer<T> deserializer, byte[]... values) throws Exception {
+        List<T> out = new ArrayList<>();
+        RecordMeta meta = new RecordMeta();
+        Payload key = new Payload();
+        Payload value = new Payload();
+        long offset = 0;
+        for (byte[] bytes : values) {
+            meta.set(0, offset++, -1, 0);
+            deserializer.deserialize(key, value.wrap(bytes), meta, out::add);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,88 @@
+package dev.etl.avro;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.apache.avro.Schema;
+
+/** An in-process stand-in for the Confluent registry's by-id endpoint, with scripted failures. */
+final class StubRegistry implements AutoCloseable {
+    private final HttpServer server;
+    private final Map<Integer, Schema> schemas = new ConcurrentHashMap<>();
+    private final ObjectMapper json = new ObjectMapper();
+    final AtomicInteger requests = new AtomicInteger();
+    final AtomicInteger failuresLeft = new AtomicInteger();
+    final List<String> authorizations = new CopyOnWriteArrayList<>();
+    volatile int failStatus = 500;
+    volatile long delayMs;
+
+    StubRegistry() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    StubRegistry put(int id, Schema schema) {
+        schemas.put(id, schema);
+        return this;
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        requests.incrementAndGet();
+        String auth = exchange.getRequestHeaders().getFirst("Authorization");
+        authorizations.add(auth == null ? "" : auth);
+        try {
+            if (delayMs > 0) {
+                Thread.sleep(delayMs);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            respond(exchange, failStatus, "{\"error_code\": " + failStatus + "01, \"message\": \"scripted failure\"}");
+            return;
+        }
+        String path = exchange.getRequestURI().getPath();
+        if (path.startsWith("/schemas/ids/")) {
+            Schema schema = schemas.get(Integer.parseInt(path.substring("/schemas/ids/".length())));
+            if (schema == null) {
+                respond(exchange, 404, "{\"error_code\": 40403, \"message\": \"Schema not found\"}");
+                return;
+            }
+            ObjectNode body = json.createObjectNode();
+            body.put("schema", schema.toString());
+            respond(exchange, 200, body.toString());
+            return;
+        }
+        respond(exchange, 404, "{\"error_code\": 404, \"message\": \"HTTP 404 Not Found\"}");
+    }
+
+    private static void respond(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/vnd.schemaregistry.v1+json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
