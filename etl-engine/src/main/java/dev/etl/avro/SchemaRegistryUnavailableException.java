@@ -26,6 +26,9 @@ public class SchemaRegistryUnavailableException extends DeserializationException
 
     @Override
     public SchemaRegistryUnavailableException at(String stage, String partitionName, long offset) {
-        return new SchemaRegistryUnavailableException(stage, partitionName, offset, schemaId(), reason(), getCause());
+        SchemaRegistryUnavailableException located = new SchemaRegistryUnavailableException(stage, partitionName,
+                offset, schemaId(), reason(), getCause());
+        located.setStackTrace(getStackTrace());
+        return located;
     }
 }
