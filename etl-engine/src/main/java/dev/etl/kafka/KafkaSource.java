@@ -43,6 +43,7 @@ public final class KafkaSource implements Source {
     private final TopicPartitionIds ids = new TopicPartitionIds();
     private final PartitionLagGauges lagGauges;
 
+    /** A source whose lanes create real {@link KafkaConsumer}s from {@code config}. */
     public KafkaSource(KafkaSourceConfig config) {
         this(config, props -> new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
@@ -95,6 +96,7 @@ public final class KafkaSource implements Source {
         return ids;
     }
 
+    /** The validated settings (safe to log: secrets redacted in its {@code toString}). */
     public KafkaSourceConfig config() {
         return config;
     }

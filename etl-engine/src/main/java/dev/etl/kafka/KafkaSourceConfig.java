@@ -3,6 +3,7 @@ package dev.etl.kafka;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -75,6 +76,7 @@ public final class KafkaSourceConfig {
         this.consumerProtocol = consumerProtocol;
     }
 
+    /** A builder with no properties, no topics, and the documented defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -109,6 +111,7 @@ public final class KafkaSourceConfig {
         return topicPattern;
     }
 
+    /** The consumer group every lane joins ({@code group.id}). */
     public String groupId() {
         return consumerProperties.get(ConsumerConfig.GROUP_ID_CONFIG).toString();
     }
@@ -123,6 +126,7 @@ public final class KafkaSourceConfig {
         return pipeline;
     }
 
+    /** Where the source registers its meters. */
     public MeterRegistry meterRegistry() {
         return meterRegistry;
     }
@@ -239,16 +243,19 @@ public final class KafkaSourceConfig {
             return this;
         }
 
+        /** Bound on one synchronous commit (revoke, shutdown); default 30 s. */
         public Builder commitTimeout(Duration commitTimeout) {
             this.commitTimeout = commitTimeout;
             return this;
         }
 
+        /** Bound on closing a lane's consumer (leaving the group); default 10 s. */
         public Builder closeTimeout(Duration closeTimeout) {
             this.closeTimeout = closeTimeout;
             return this;
         }
 
+        /** How often a lane samples its partitions' lag for the lag gauge; default 1 s. */
         public Builder lagSampleInterval(Duration lagSampleInterval) {
             this.lagSampleInterval = lagSampleInterval;
             return this;
@@ -273,7 +280,7 @@ public final class KafkaSourceConfig {
             positive(commitTimeout, "commit-timeout");
             positive(closeTimeout, "close-timeout");
             positive(lagSampleInterval, "lag-sample-interval");
-            return new KafkaSourceConfig(this, java.util.Collections.unmodifiableMap(p), consumerProtocol);
+            return new KafkaSourceConfig(this, Collections.unmodifiableMap(p), consumerProtocol);
         }
 
         private static void required(Map<String, Object> p, String key, String why) {

@@ -2,6 +2,7 @@ package dev.etl.kafka;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -318,7 +319,7 @@ final class KafkaSourceLane implements SourceLane {
         if (paused) {
             consumer.pause(partitions);
         }
-        forward(Change.ASSIGNED, java.util.Arrays.copyOf(added, n));
+        forward(Change.ASSIGNED, Arrays.copyOf(added, n));
     }
 
     private void onKafkaRevoked(Collection<TopicPartition> partitions, Change change) {

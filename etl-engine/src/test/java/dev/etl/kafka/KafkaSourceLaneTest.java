@@ -29,7 +29,6 @@ import org.junit.jupiter.api.Test;
 import dev.etl.error.SourceException;
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
-import dev.etl.source.SourceLane;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 class KafkaSourceLaneTest {
@@ -364,11 +363,5 @@ class KafkaSourceLaneTest {
                 .topicPattern(Pattern.compile("orders-.*")).build(), props -> consumer);
         assertThat(s.describe()).isEqualTo("kafka[/orders-.*/] group=g");
         assertThat(s.config().toString()).doesNotContain("hunter2");
-    }
-
-    @Test
-    void theSourceLaneContractIsWhatTheEngineSees() {
-        SourceLane asSpi = lane;
-        assertThat(asSpi.isPaused()).isFalse();
     }
 }

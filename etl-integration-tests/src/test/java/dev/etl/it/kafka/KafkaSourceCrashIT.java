@@ -82,8 +82,10 @@ class KafkaSourceCrashIT {
         log.info("crash: run 1 wrote {} and had committed {} at the kill; run 2 wrote {}; union {} of {}",
                 writtenByRun1, committedAtKill, writtenByRun2, union.cardinality(), n);
         assertThat(union.nextClearBit(0)).as("first value never written durably").isGreaterThanOrEqualTo(n);
-        assertThat(writtenByRun2).as("run 2 replays exactly what was not committed")
-                .isEqualTo(n - committedAtKill);
+        // Run 2 starts at the committed offsets: it rewrites at least the uncommitted tail (else loss)
+        // and not much more (a handover inside run 2 drains and commits; observed: exactly the tail).
+        assertThat(writtenByRun2).as("run 2 resumes from the committed offsets")
+                .isBetween(n - committedAtKill, n - committedAtKill + 2L * partitions * 500);
         assertThat(Files.readString(dir.resolve("run-2.log"))).as("run 2's log").contains("DRAINED exitCode=0");
     }
 
