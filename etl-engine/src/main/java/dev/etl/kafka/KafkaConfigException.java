@@ -1,0 +1,21 @@
+package dev.etl.kafka;
+
+/**
+ * A Kafka source setting was refused: it is missing, malformed, or would break the at-least-once
+ * guarantee. The message names the key and says why; {@link #key()} gives the key alone.
+ */
+public final class KafkaConfigException extends IllegalArgumentException {
+    private static final long serialVersionUID = 1L;
+
+    private final String key;
+
+    KafkaConfigException(String key, String reason) {
+        super("Kafka source setting '" + key + "' refused: " + reason);
+        this.key = key;
+    }
+
+    /** The offending setting, e.g. {@code enable.auto.commit}. */
+    public String key() {
+        return key;
+    }
+}

@@ -1,0 +1,114 @@
+package dev.etl.kafka;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Function;
+
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.etl.error.SourceException;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.Source;
+import dev.etl.source.SourceLane;
+
+/**
+ * A Kafka {@link Source}: every lane gets its own {@link KafkaConsumer}, created on the lane's thread
+ * in {@link #openLane}, all in one consumer group and subscribed to the same topics (a list or a
+ * pattern), so the group coordinator spreads partitions over the lanes of this process and over the
+ * other instances of the service.
+ *
+ * <pre>{@code
+ * KafkaSource source = new KafkaSource(KafkaSourceConfig.builder()
+ *         .properties(Map.of("bootstrap.servers", "broker:9092", "group.id", "orders-etl"))
+ *         .topics("orders", "refunds")
+ *         .pipeline("orders").meterRegistry(registry)
+ *         .build());
+ * Pipeline.builder(pipelineConfig).source(source)...build().start();
+ * }</pre>
+ *
+ * <p>Partition ids are dense and stable for the life of this object ({@link #partitionIds()}).
+ * Thread-safe: lanes open concurrently. See {@link KafkaSourceLane} for the poll loop, rebalance and
+ * commit semantics, and {@code docs/connectors/kafka.md} for configuration.
+ */
+public final class KafkaSource implements Source {
+    private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
+
+    private final KafkaSourceConfig config;
+    private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
+    private final TopicPartitionIds ids = new TopicPartitionIds();
+    private final PartitionLagGauges lagGauges;
+
+    /** A source whose lanes create real {@link KafkaConsumer}s from {@code config}. */
+    public KafkaSource(KafkaSourceConfig config) {
+        this(config, props -> new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+    }
+
+    /** With a consumer factory (tests: kafka-clients' {@code MockConsumer}). */
+    KafkaSource(KafkaSourceConfig config, Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.consumerFactory = consumerFactory;
+        this.lagGauges = new PartitionLagGauges(config.meterRegistry(), config.pipeline());
+    }
+
+    /**
+     * Creates lane {@code laneIndex}'s consumer and subscribes it. Called on the lane's thread; the
+     * consumer is used only there (except {@link SourceLane#wakeup()}).
+     *
+     * @throws SourceException if the consumer cannot be created (bad settings, unresolvable brokers)
+     */
+    @Override
+    public SourceLane openLane(int laneIndex, PartitionListener listener) {
+        Consumer<byte[], byte[]> consumer;
+        try {
+            consumer = consumerFactory.apply(config.consumerProperties(laneIndex));
+        } catch (KafkaException e) {
+            throw new SourceException("cannot create the Kafka consumer of lane " + laneIndex + " for " + describe()
+                    + ": " + e.getMessage(), e);
+        }
+        KafkaSourceLane lane = new KafkaSourceLane(consumer, laneIndex, listener, ids, lagGauges,
+                new KafkaLaneMetrics(config.meterRegistry(), config.pipeline(), laneIndex), config);
+        try {
+            lane.subscribe();
+        } catch (RuntimeException e) {
+            lane.close();
+            throw new SourceException("lane " + laneIndex + " cannot subscribe to " + config.subscription() + ": " + e, e);
+        }
+        log.info("pipeline={} lane={} subscribed to {} in group {} (protocol {})", config.pipeline(), laneIndex,
+                config.subscription(), config.groupId(), config.consumerProtocol() ? "consumer" : "classic");
+        return lane;
+    }
+
+    /** {@code kafka[orders, refunds] group=orders-etl}; never includes secrets. */
+    @Override
+    public String describe() {
+        String topics = config.topicPattern() != null ? config.subscription()
+                : String.join(", ", config.topics());
+        return "kafka[" + topics + "] group=" + config.groupId();
+    }
+
+    /** The dense id registry shared by this source's lanes. */
+    public TopicPartitionIds partitionIds() {
+        return ids;
+    }
+
+    /** The validated settings (safe to log: secrets redacted in its {@code toString}). */
+    public KafkaSourceConfig config() {
+        return config;
+    }
+
+    /** Removes the lag gauges. The lanes close their own consumers before this is called. */
+    @Override
+    public void close() {
+        lagGauges.close();
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

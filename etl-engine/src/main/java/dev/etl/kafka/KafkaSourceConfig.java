@@ -1,0 +1,374 @@
+package dev.etl.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/**
+ * Settings of a {@link KafkaSource}: the consumer properties (a plain map, as the Spring layer builds
+ * it from {@code spring.kafka.consumer.*} and {@code etl.source.kafka.properties}), the topics (a
+ * list or a pattern), and the source's own settings. Immutable; build with {@link #builder()}.
+ *
+ * <p>Validation happens in {@link Builder#build()}, and every refusal is a {@link KafkaConfigException}
+ * naming the key:
+ * <ul>
+ *   <li>{@code group.id} and {@code bootstrap.servers} are required;</li>
+ *   <li>{@code enable.auto.commit=true} is refused: the consumer would commit offsets of records not
+ *       yet written to the sink. The source forces it to {@code false}; offsets are committed by the
+ *       pipeline's checkpointer only;</li>
+ *   <li>{@code key.deserializer} / {@code value.deserializer} other than {@link ByteArrayDeserializer}
+ *       are refused: the source hands raw bytes to the chain, which deserializes them (so a bad
+ *       payload is a record error under the stage's policy, not a poll failure);</li>
+ *   <li>{@code group.protocol} must be {@code classic} (default) or {@code consumer} (KIP-848). With
+ *       {@code classic}, {@code partition.assignment.strategy} defaults to
+ *       {@link CooperativeStickyAssignor} and {@code group.remote.assignor} is refused; with
+ *       {@code consumer}, assignment, session timeout and heartbeat interval are the broker's, so
+ *       {@code partition.assignment.strategy}, {@code session.timeout.ms} and
+ *       {@code heartbeat.interval.ms} are refused;</li>
+ *   <li>{@code isolation.level} must be {@code read_uncommitted} or {@code read_committed} (both
+ *       keep the guarantee).</li>
+ * </ul>
+ * Everything else, SSL and SASL settings included, is passed to the consumer untouched. Secrets
+ * never appear in {@link #toString()}: see {@link #redacted()}.
+ */
+public final class KafkaSourceConfig {
+    /** Default {@code partition.assignment.strategy} under the classic protocol. */
+    public static final String DEFAULT_ASSIGNOR = CooperativeStickyAssignor.class.getName();
+
+    private static final String BYTES = ByteArrayDeserializer.class.getName();
+    private static final String REDACTED = "[redacted]";
+
+    private final Map<String, Object> consumerProperties;
+    private final List<String> topics;
+    private final Pattern topicPattern;
+    private final String pipeline;
+    private final MeterRegistry meterRegistry;
+    private final Duration commitTimeout;
+    private final Duration closeTimeout;
+    private final Duration lagSampleInterval;
+    private final boolean consumerProtocol;
+
+    private KafkaSourceConfig(Builder b, Map<String, Object> consumerProperties, boolean consumerProtocol) {
+        this.consumerProperties = consumerProperties;
+        this.topics = List.copyOf(b.topics);
+        this.topicPattern = b.topicPattern;
+        this.pipeline = b.pipeline;
+        this.meterRegistry = b.meterRegistry != null ? b.meterRegistry : new SimpleMeterRegistry();
+        this.commitTimeout = b.commitTimeout;
+        this.closeTimeout = b.closeTimeout;
+        this.lagSampleInterval = b.lagSampleInterval;
+        this.consumerProtocol = consumerProtocol;
+    }
+
+    /** A builder with no properties, no topics, and the documented defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The validated consumer properties, with the forced settings applied. Unmodifiable. */
+    public Map<String, Object> consumerProperties() {
+        return consumerProperties;
+    }
+
+    /**
+     * The consumer properties of lane {@code laneIndex}: {@link #consumerProperties()} with
+     * {@code client.id}, when set, suffixed {@code -lane-<i>} (client ids must differ per consumer
+     * for their JMX metrics not to collide).
+     */
+    public Map<String, Object> consumerProperties(int laneIndex) {
+        Object clientId = consumerProperties.get(ConsumerConfig.CLIENT_ID_CONFIG);
+        if (clientId == null || clientId.toString().isBlank()) {
+            return consumerProperties;
+        }
+        Map<String, Object> copy = new LinkedHashMap<>(consumerProperties);
+        copy.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-lane-" + laneIndex);
+        return copy;
+    }
+
+    /** Subscribed topics, when subscribing by list; empty when subscribing by {@link #topicPattern()}. */
+    public List<String> topics() {
+        return topics;
+    }
+
+    /** Subscription pattern, or null when subscribing by {@link #topics()}. */
+    public Pattern topicPattern() {
+        return topicPattern;
+    }
+
+    /** The consumer group every lane joins ({@code group.id}). */
+    public String groupId() {
+        return consumerProperties.get(ConsumerConfig.GROUP_ID_CONFIG).toString();
+    }
+
+    /** Whether the group uses the KIP-848 consumer protocol ({@code group.protocol=consumer}). */
+    public boolean consumerProtocol() {
+        return consumerProtocol;
+    }
+
+    /** Value of the {@code pipeline} tag on the source's metrics. */
+    public String pipeline() {
+        return pipeline;
+    }
+
+    /** Where the source registers its meters. */
+    public MeterRegistry meterRegistry() {
+        return meterRegistry;
+    }
+
+    /** Bound on one synchronous commit (at revoke and shutdown). */
+    public Duration commitTimeout() {
+        return commitTimeout;
+    }
+
+    /** Bound on closing a lane's consumer (leaving the group). */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
+    /** How often a lane samples the lag of its partitions for {@code etl_source_lag_records}. */
+    public Duration lagSampleInterval() {
+        return lagSampleInterval;
+    }
+
+    /** The subscription for logs: {@code [orders, payments]} or {@code /orders-.*}{@code /}. */
+    public String subscription() {
+        return topicPattern != null ? "/" + topicPattern.pattern() + "/" : topics.toString();
+    }
+
+    /** The consumer properties with every secret value replaced by {@code [redacted]}, sorted by key. */
+    public Map<String, Object> redacted() {
+        Map<String, Object> out = new TreeMap<>();
+        consumerProperties.forEach((k, v) -> out.put(k, isSecret(k) ? REDACTED : v));
+        return out;
+    }
+
+    /**
+     * Whether the value of {@code key} is a secret: Kafka declares it a password, or its name says so
+     * (password, secret, jaas, credential, token, api key, private key). Over-redacting is harmless.
+     */
+    public static boolean isSecret(String key) {
+        ConfigDef.ConfigKey known = ConsumerConfig.configDef().configKeys().get(key);
+        if (known != null && known.type == ConfigDef.Type.PASSWORD) {
+            return true;
+        }
+        String k = key.toLowerCase(Locale.ROOT);
+        return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.contains("credential")
+                || k.contains("token") || k.contains("apikey") || k.contains("api.key") || k.endsWith(".key");
+    }
+
+    /** Safe to log: secrets are redacted. */
+    @Override
+    public String toString() {
+        return "KafkaSourceConfig{subscription=" + subscription() + ", pipeline=" + pipeline + ", commitTimeout="
+                + commitTimeout + ", closeTimeout=" + closeTimeout + ", lagSampleInterval=" + lagSampleInterval
+                + ", properties=" + redacted() + "}";
+    }
+
+    /** Collects settings; {@link #build()} validates them. Not thread-safe. */
+    public static final class Builder {
+        private final Map<String, Object> properties = new LinkedHashMap<>();
+        private final List<String> topics = new ArrayList<>();
+        private Pattern topicPattern;
+        private String pipeline = "default";
+        private MeterRegistry meterRegistry;
+        private Duration commitTimeout = Duration.ofSeconds(30);
+        private Duration closeTimeout = Duration.ofSeconds(10);
+        private Duration lagSampleInterval = Duration.ofSeconds(1);
+
+        private Builder() {
+        }
+
+        /** Adds consumer properties (later calls override earlier keys). Null values remove the key. */
+        public Builder properties(Map<String, ?> properties) {
+            properties.forEach(this::property);
+            return this;
+        }
+
+        /** Sets one consumer property; a null value removes it. */
+        public Builder property(String key, Object value) {
+            Objects.requireNonNull(key, "key");
+            if (value == null) {
+                properties.remove(key);
+            } else {
+                properties.put(key, value);
+            }
+            return this;
+        }
+
+        /** Subscribes to these topics (replacing a pattern). */
+        public Builder topics(Collection<String> topics) {
+            this.topics.clear();
+            this.topics.addAll(topics);
+            this.topicPattern = null;
+            return this;
+        }
+
+        /** Subscribes to these topics (replacing a pattern). */
+        public Builder topics(String... topics) {
+            return topics(List.of(topics));
+        }
+
+        /** Subscribes to every topic matching {@code pattern}, now and later (replacing a list). */
+        public Builder topicPattern(Pattern pattern) {
+            this.topicPattern = Objects.requireNonNull(pattern, "pattern");
+            this.topics.clear();
+            return this;
+        }
+
+        /** The {@code pipeline} tag of the source's metrics (use the pipeline's name). */
+        public Builder pipeline(String pipeline) {
+            this.pipeline = Objects.requireNonNull(pipeline, "pipeline");
+            return this;
+        }
+
+        /** Where the source registers its metrics; a private {@code SimpleMeterRegistry} when unset. */
+        public Builder meterRegistry(MeterRegistry meterRegistry) {
+            this.meterRegistry = meterRegistry;
+            return this;
+        }
+
+        /** Bound on one synchronous commit (revoke, shutdown); default 30 s. */
+        public Builder commitTimeout(Duration commitTimeout) {
+            this.commitTimeout = commitTimeout;
+            return this;
+        }
+
+        /** Bound on closing a lane's consumer (leaving the group); default 10 s. */
+        public Builder closeTimeout(Duration closeTimeout) {
+            this.closeTimeout = closeTimeout;
+            return this;
+        }
+
+        /** How often a lane samples its partitions' lag for the lag gauge; default 1 s. */
+        public Builder lagSampleInterval(Duration lagSampleInterval) {
+            this.lagSampleInterval = lagSampleInterval;
+            return this;
+        }
+
+        /**
+         * Validates and builds.
+         *
+         * @throws KafkaConfigException naming the first refused setting and why
+         */
+        public KafkaSourceConfig build() {
+            Map<String, Object> p = new LinkedHashMap<>(properties);
+            required(p, ConsumerConfig.GROUP_ID_CONFIG, "a consumer group is how lanes and instances share partitions "
+                    + "and where offsets are committed");
+            required(p, ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "the consumer needs brokers to connect to");
+            refuseAutoCommit(p);
+            requireByteArrays(p, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
+            requireByteArrays(p, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
+            checkIsolationLevel(p);
+            boolean consumerProtocol = applyGroupProtocol(p);
+            validateSubscription();
+            positive(commitTimeout, "commit-timeout");
+            positive(closeTimeout, "close-timeout");
+            positive(lagSampleInterval, "lag-sample-interval");
+            return new KafkaSourceConfig(this, Collections.unmodifiableMap(p), consumerProtocol);
+        }
+
+        private static void required(Map<String, Object> p, String key, String why) {
+            Object v = p.get(key);
+            if (v == null || v.toString().isBlank()) {
+                throw new KafkaConfigException(key, "it is required (" + why + ")");
+            }
+        }
+
+        private static void refuseAutoCommit(Map<String, Object> p) {
+            Object v = p.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
+            if (v != null && !"false".equalsIgnoreCase(v.toString().trim())) {
+                throw new KafkaConfigException(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "must be false (got '" + v
+                        + "'): auto-commit would commit offsets of records not yet written to the sink and break "
+                        + "at-least-once; the pipeline commits its own watermarks");
+            }
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        }
+
+        private static void requireByteArrays(Map<String, Object> p, String key) {
+            Object v = p.get(key);
+            String name = v instanceof Class<?> c ? c.getName() : v == null ? BYTES : v.toString().trim();
+            if (!BYTES.equals(name)) {
+                throw new KafkaConfigException(key, "must be " + BYTES + " (got '" + name + "'): the source hands raw "
+                        + "bytes to the chain, whose Deserializer decodes them under the stage's error policy");
+            }
+            p.put(key, BYTES);
+        }
+
+        private static void checkIsolationLevel(Map<String, Object> p) {
+            Object v = p.get(ConsumerConfig.ISOLATION_LEVEL_CONFIG);
+            if (v == null) {
+                return;
+            }
+            String level = v.toString().trim().toLowerCase(Locale.ROOT);
+            if (!level.equals("read_committed") && !level.equals("read_uncommitted")) {
+                throw new KafkaConfigException(ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                        "must be read_committed or read_uncommitted, got '" + v + "'");
+            }
+            p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, level);
+        }
+
+        /** Returns whether the KIP-848 consumer protocol is used. */
+        private static boolean applyGroupProtocol(Map<String, Object> p) {
+            Object v = p.get(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
+            String protocol = v == null ? "classic" : v.toString().trim().toLowerCase(Locale.ROOT);
+            switch (protocol) {
+                case "classic":
+                    if (p.get(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG) != null) {
+                        throw new KafkaConfigException(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG,
+                                "only applies to group.protocol=consumer (KIP-848); under the classic protocol use "
+                                        + "partition.assignment.strategy");
+                    }
+                    p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, DEFAULT_ASSIGNOR);
+                    return false;
+                case "consumer":
+                    for (String key : List.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                            ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG)) {
+                        if (p.get(key) != null) {
+                            throw new KafkaConfigException(key, "is not supported with group.protocol=consumer "
+                                    + "(KIP-848): assignment, session timeout and heartbeat interval are set on the "
+                                    + "broker (group.consumer.*); choose a server-side assignor with "
+                                    + "group.remote.assignor");
+                        }
+                    }
+                    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+                    return true;
+                default:
+                    throw new KafkaConfigException(ConsumerConfig.GROUP_PROTOCOL_CONFIG,
+                            "must be classic or consumer, got '" + v + "'");
+            }
+        }
+
+        private void validateSubscription() {
+            if (topicPattern == null && topics.isEmpty()) {
+                throw new KafkaConfigException("topics", "no topics and no topic pattern: the source needs one of them");
+            }
+            for (String topic : topics) {
+                if (topic == null || topic.isBlank()) {
+                    throw new KafkaConfigException("topics", "contains a blank topic name: " + topics);
+                }
+            }
+        }
+
+        private static void positive(Duration d, String key) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new KafkaConfigException(key, "must be > 0, got " + d);
+            }
+        }
+    }
+}
