@@ -274,6 +274,12 @@ final class KafkaSourceLane implements SourceLane {
         return ids.describe(partition);
     }
 
+    /** The Kafka topic of the partition: what several ChainFactories are routed by. */
+    @Override
+    public String topic(int partition) {
+        return ids.topicPartition(partition).topic();
+    }
+
     @Override
     public void wakeup() {
         consumer.wakeup();

@@ -158,8 +158,14 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             metrics.commitsAsyncOk.increment();
         } else {
             metrics.commitsAsyncFailed.increment();
-            log.warn("pipeline={} lane={} asynchronous commit of {} failed (will retry at the next interval): {}",
-                    config.name(), index, offsets, error.toString());
+            if (error.getClass().getSimpleName().equals("RebalanceInProgressException")) {
+                // Expected during a cooperative rebalance; the revoke commits synchronously anyway.
+                log.debug("pipeline={} lane={} asynchronous commit deferred by a rebalance in progress",
+                        config.name(), index);
+            } else {
+                log.warn("pipeline={} lane={} asynchronous commit of {} failed (will retry at the next interval): {}",
+                        config.name(), index, offsets, error.toString());
+            }
         }
     }
 
