@@ -14,14 +14,17 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 
 /**
  * ClickHouse over plain HTTP with {@link java.net.http.HttpClient} (HTTP/1.1, keep-alive): an insert
- * is one POST of the RowBinary bytes with the statement and settings in the URL; a read is one POST
- * of the SQL. Responses are never compressed (no {@code Accept-Encoding}), which is also what makes
+ * is one POST of the RowBinary bytes with the statement and settings in the URL
+ * ({@link #queryString(ClickHouseInsert)}), gzip-compressed when configured; a read is one POST of the
+ * SQL. The sink's reads (capabilities, validation) always use this transport; its inserts do when
+ * {@link ClickHouseSinkConfig.Transport#HTTP} is configured. Responses are never compressed (no {@code Accept-Encoding}), which is also what makes
  * reads work on 18.16.
  *
  * <p>Credentials go in a Basic {@code Authorization} header and appear in no message. The socket
@@ -56,8 +59,8 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     }
 
     @Override
-    public void insert(URI replica, String queryString, byte[] body, int length) throws ClickHouseRequestException {
-        HttpRequest.Builder request = request(replica, queryString);
+    public void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException {
+        HttpRequest.Builder request = request(replica, queryString(insert));
         if (compression) {
             byte[] gz = gzip(body, length);
             request.header("Content-Encoding", "gzip").POST(HttpRequest.BodyPublishers.ofByteArray(gz));
@@ -133,6 +136,20 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
             throw new UncheckedIOException(e); // in-memory streams do not fail
         }
         return out.toByteArray();
+    }
+
+    /**
+     * The URL query string of an insert: {@code database=…&query=INSERT INTO … FORMAT RowBinary}, then
+     * every setting as {@code name=value}, values URL-encoded, in the insert's order.
+     */
+    static String queryString(ClickHouseInsert insert) {
+        StringBuilder q = new StringBuilder(256);
+        q.append("database=").append(encode(insert.database()));
+        q.append("&query=").append(encode(insert.statement()));
+        for (Map.Entry<String, String> e : insert.settings().entrySet()) {
+            q.append('&').append(e.getKey()).append('=').append(encode(e.getValue()));
+        }
+        return q.toString();
     }
 
     /** URL-encodes a query-string value. */

@@ -2,9 +2,11 @@ package dev.etl.clickhouse;
 
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -26,10 +28,12 @@ import dev.etl.sink.ShardWriter;
  * circuit breaker is open are skipped; when every breaker is open the write fails at once,
  * transiently, without a request (the engine backs off and retries). See {@link ReplicaBreaker}.
  *
- * <p><b>Settings</b> on every insert: {@code wait_end_of_query=1} (the answer comes after the part is
- * written), {@code insert_deduplicate=1}, {@code send_progress_in_http_headers=0}; and, only where
- * {@link ClickHouseCapabilities} says every replica of the shard knows them, {@code async_insert=0} and
- * {@code insert_deduplication_token=<the batch's token>}; then the configured extra settings.
+ * <p><b>Settings</b> on every insert, in this order: {@code wait_end_of_query=1} (the answer comes after
+ * the part is written), {@code insert_deduplicate=1}, {@code send_progress_in_http_headers=0};
+ * {@code async_insert=0} only where {@link ClickHouseCapabilities} says every replica of the shard knows
+ * it; the configured extra settings; and, under the same condition, {@code insert_deduplication_token=<the
+ * batch's token>}. The writer hands them to the {@link ClickHouseTransport} as a {@link ClickHouseInsert}
+ * (table + settings); how they travel (URL parameters either way) is the transport's business.
  *
  * <p><b>Errors</b> are classified by {@link ClickHouseErrors}; the {@link SinkWriteException} names the
  * shard, the replica URL, the table, the batch and the server's own error text. Transient failures
@@ -63,7 +67,9 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private final String table;
     private final Replica[] replicas;
     private final ClickHouseTransport transport;
-    private final String insertQuery;
+    private final ClickHouseInsert insert;
+    private final Runnable onClose;
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final boolean sendToken;
     private final LongSupplier nanoClock;
     private final AtomicLong roundRobin = new AtomicLong();
@@ -79,13 +85,24 @@ public final class ClickHouseShardWriter implements ShardWriter {
      * @param sinkName     sink name (metrics and messages)
      * @param pipelineName pipeline name (metrics)
      * @param capabilities what every replica of this shard supports (see {@link ClickHouseCapabilities#common})
-     * @param transport    HTTP exchange (shared by the sink's writers)
+     * @param transport    the exchange with the replicas (shared by the sink's writers; not closed here)
      * @param registry     where the replica meters are registered
      * @param nanoClock    monotonic clock for the breakers ({@code System::nanoTime})
      */
     public ClickHouseShardWriter(ClickHouseSinkConfig config, int shard, String sinkName, String pipelineName,
             ClickHouseCapabilities capabilities, ClickHouseTransport transport, MeterRegistry registry,
             LongSupplier nanoClock) {
+        this(config, shard, sinkName, pipelineName, capabilities, transport, registry, nanoClock, () -> {
+        });
+    }
+
+    /**
+     * As the other constructor, with {@code onClose} run once by the first {@link #close()} (the sink
+     * uses it to close its transport after the last writer).
+     */
+    public ClickHouseShardWriter(ClickHouseSinkConfig config, int shard, String sinkName, String pipelineName,
+            ClickHouseCapabilities capabilities, ClickHouseTransport transport, MeterRegistry registry,
+            LongSupplier nanoClock, Runnable onClose) {
         Objects.requireNonNull(config, "config");
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
         this.shard = shard;
@@ -101,26 +118,26 @@ public final class ClickHouseShardWriter implements ShardWriter {
                     sinkName, shard, describe(uris.get(i)), breaker));
         }
         this.sendToken = capabilities.dedupToken();
-        this.insertQuery = insertQuery(config, capabilities);
+        this.insert = insertRequest(config, capabilities);
+        this.onClose = Objects.requireNonNull(onClose, "onClose");
     }
 
-    static String insertQuery(ClickHouseSinkConfig config, ClickHouseCapabilities capabilities) {
-        StringBuilder q = new StringBuilder();
-        q.append("database=").append(ClickHouseHttpTransport.encode(config.database()));
-        q.append("&query=").append(ClickHouseHttpTransport.encode("INSERT INTO " + quote(config.database()) + "."
-                + quote(config.table()) + " FORMAT RowBinary"));
-        q.append("&wait_end_of_query=1&insert_deduplicate=1&send_progress_in_http_headers=0");
+    /**
+     * The insert every batch of this writer sends (before the per-batch token): the shard-local table
+     * and, in this order, {@code wait_end_of_query=1}, {@code insert_deduplicate=1},
+     * {@code send_progress_in_http_headers=0}, {@code async_insert=0} where supported, then the
+     * configured extra settings.
+     */
+    static ClickHouseInsert insertRequest(ClickHouseSinkConfig config, ClickHouseCapabilities capabilities) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("wait_end_of_query", "1");
+        settings.put("insert_deduplicate", "1");
+        settings.put("send_progress_in_http_headers", "0");
         if (capabilities.asyncInsert()) {
-            q.append("&async_insert=0");
+            settings.put("async_insert", "0");
         }
-        for (Map.Entry<String, String> e : config.settings().entrySet()) {
-            q.append('&').append(e.getKey()).append('=').append(ClickHouseHttpTransport.encode(e.getValue()));
-        }
-        return q.toString();
-    }
-
-    static String quote(String identifier) {
-        return "`" + identifier.replace("\\", "\\\\").replace("`", "\\`") + "`";
+        settings.putAll(config.settings());
+        return new ClickHouseInsert(config.database(), config.table(), settings);
     }
 
     /** A replica's URI for messages and metric tags: scheme, host and port, never user info. */
@@ -155,12 +172,11 @@ public final class ClickHouseShardWriter implements ShardWriter {
     }
 
     private void insert(Replica replica, int index, SealedBatch batch) throws SinkWriteException {
-        String query = sendToken
-                ? insertQuery + "&insert_deduplication_token=" + ClickHouseHttpTransport.encode(batch.dedupToken())
-                : insertQuery;
+        ClickHouseInsert request = sendToken ? insert.withSetting("insert_deduplication_token", batch.dedupToken())
+                : insert;
         long startNs = nanoClock.getAsLong();
         try {
-            transport.insert(replica.uri, query, batch.bytes(), batch.byteCount());
+            transport.insert(replica.uri, request, batch.bytes(), batch.byteCount());
         } catch (ClickHouseRequestException e) {
             long durationNs = nanoClock.getAsLong() - startNs;
             boolean transientFailure = ClickHouseErrors.isTransient(e);
@@ -242,6 +258,14 @@ public final class ClickHouseShardWriter implements ShardWriter {
             out.add(new ReplicaStatus(r.name, r.breaker.state(), r.breaker.consecutiveFailures(), r.breaker.opens()));
         }
         return out;
+    }
+
+    /** Runs the close hook once; the transport is shared and closed by whoever created it. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            onClose.run();
+        }
     }
 
     @Override

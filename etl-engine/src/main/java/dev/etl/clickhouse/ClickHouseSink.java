@@ -26,30 +26,82 @@ import dev.etl.sink.SinkDefinition;
  * the shard's replicas ({@link ClickHouseSchemaValidator}: version, capabilities, engine, columns) and
  * fails startup with a {@link ClickHouseSchemaException} on a mismatch. Capabilities are read there,
  * once, and fixed for the writer's life.
+ *
+ * <p>Inserts go through client-v2 by default ({@link ClickHouseClientV2Transport}) or raw HTTP
+ * ({@link ClickHouseHttpTransport}), per {@link ClickHouseSinkConfig#transport()}; reads always use raw HTTP.
  */
 public final class ClickHouseSink {
     private ClickHouseSink() {
     }
 
-    /** A sink writing rows encoded by {@code encoder} (its columns are validated against the table). */
+    /**
+     * A sink writing rows encoded by {@code encoder} (its columns are validated against the table),
+     * inserting through the configured {@link ClickHouseSinkConfig#transport()}. The sink owns that
+     * transport: it is closed when the last open writer closes (and rebuilt on demand if writers are
+     * created again).
+     */
     public static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
             RowBinaryEncoder<?> encoder, MeterRegistry registry) {
-        return definition(sinkName, pipelineName, config, encoder.columns(), registry,
-                ClickHouseHttpTransport.of(config));
+        return definition(sinkName, pipelineName, config, encoder.columns(), registry, transport(config), true);
     }
 
-    /** A sink for rows with {@code columns}, over a given transport (tests, custom HTTP stacks). */
+    /**
+     * A sink for rows with {@code columns}, over a given transport (tests, custom HTTP stacks); the
+     * caller owns the transport and closes it.
+     */
     public static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
             List<ClickHouseColumn> columns, MeterRegistry registry, ClickHouseTransport transport) {
+        return definition(sinkName, pipelineName, config, columns, registry, transport, false);
+    }
+
+    /** The transport {@code config} asks for: client-v2 inserts (reads over raw HTTP) or raw HTTP for both. */
+    public static ClickHouseTransport transport(ClickHouseSinkConfig config) {
+        return switch (config.transport()) {
+            case CLIENT_V2 -> ClickHouseClientV2Transport.of(config);
+            case HTTP -> ClickHouseHttpTransport.of(config);
+        };
+    }
+
+    /** {@code owned}: close {@code transport} whenever the last writer created from the definition closes. */
+    static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns, MeterRegistry registry, ClickHouseTransport transport, boolean owned) {
         Objects.requireNonNull(sinkName, "sinkName");
         Objects.requireNonNull(pipelineName, "pipelineName");
         Objects.requireNonNull(registry, "registry");
+        Objects.requireNonNull(transport, "transport");
         List<ClickHouseColumn> expected = List.copyOf(columns);
         ClickHouseSchemaValidator validator = new ClickHouseSchemaValidator(config, transport);
+        OpenWriters open = new OpenWriters(owned ? transport : null);
         return SinkDefinition.of(sinkName, config.shards().size(), shard -> {
-            ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
-            return new ClickHouseShardWriter(config, shard, sinkName, pipelineName, capabilities, transport, registry,
-                    System::nanoTime);
+            open.acquire();
+            try {
+                ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
+                return new ClickHouseShardWriter(config, shard, sinkName, pipelineName, capabilities, transport,
+                        registry, System::nanoTime, open::release);
+            } catch (RuntimeException | Error e) {
+                open.release();
+                throw e;
+            }
         }).withBatch(config.batch()).withRetry(config.retry());
+    }
+
+    /** Counts the writers being created or open; closes the owned transport when none is left. */
+    private static final class OpenWriters {
+        private final ClickHouseTransport owned;
+        private int count;
+
+        OpenWriters(ClickHouseTransport owned) {
+            this.owned = owned;
+        }
+
+        synchronized void acquire() {
+            count++;
+        }
+
+        synchronized void release() {
+            if (--count == 0 && owned != null) {
+                owned.close();
+            }
+        }
     }
 }

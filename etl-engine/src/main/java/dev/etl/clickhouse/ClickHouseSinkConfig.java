@@ -25,7 +25,11 @@ import dev.etl.sink.RetryConfig;
  * @param connectTimeout    TCP connect timeout per request
  * @param socketTimeout     how long an insert may take until the server answers (with
  *                          {@code wait_end_of_query=1}, the whole insert); exceeding it is transient
- * @param compression       whether insert bodies are sent gzip-compressed ({@code Content-Encoding: gzip})
+ * @param compression       whether insert bodies are sent compressed: with {@link Transport#CLIENT_V2}
+ *                          ClickHouse's LZ4 block framing ({@code decompress=1}), with {@link Transport#HTTP}
+ *                          gzip ({@code Content-Encoding: gzip})
+ * @param transport         the client stack inserts go through ({@link Transport#CLIENT_V2} by default);
+ *                          reads (capabilities, validation) always use raw HTTP
  * @param breakerThreshold  consecutive transient failures that open a replica's breaker
  * @param breakerOpenTime   how long an open breaker refuses the replica before one half-open probe
  * @param validation        startup schema validation mode
@@ -37,9 +41,25 @@ import dev.etl.sink.RetryConfig;
  * @param retry             transient-failure retries for the engine's shard workers
  */
 public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
-        String password, Duration connectTimeout, Duration socketTimeout, boolean compression, int breakerThreshold,
+        String password, Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
+        int breakerThreshold,
         Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
         BatchConfig batch, RetryConfig retry) {
+
+    /**
+     * How inserts reach the replicas. Both send the same statement, settings and RowBinary bytes and
+     * report failures with the same classification inputs; reads (capabilities, schema validation)
+     * always go through raw HTTP, because client-v2 0.10.0's typed reads fail against ClickHouse 18.16.
+     */
+    public enum Transport {
+        /**
+         * ClickHouse's Java client-v2 ({@code client.insert(table, InputStream, RowBinary, settings)}), one
+         * client per replica endpoint: {@link ClickHouseClientV2Transport}. The default.
+         */
+        CLIENT_V2,
+        /** A raw {@code java.net.http} POST per insert: {@link ClickHouseHttpTransport}. */
+        HTTP
+    }
 
     /** Settings the sink sets itself on every insert; passing them in {@link #settings} is an error. */
     public static final Set<String> OWNED_SETTINGS = Set.of("wait_end_of_query", "insert_deduplicate",
@@ -76,6 +96,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         requirePositive(connectTimeout, "connect timeout");
         requirePositive(socketTimeout, "socket timeout");
         requirePositive(breakerOpenTime, "breaker open time");
+        Objects.requireNonNull(transport, "transport");
         if (breakerThreshold <= 0) {
             throw new IllegalArgumentException("breaker threshold must be > 0, got " + breakerThreshold);
         }
@@ -120,13 +141,17 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
     public String toString() {
         return "ClickHouseSinkConfig[table=" + qualifiedTable() + ", shards=" + shards + ", user=" + user
                 + ", password=" + (password == null ? "null" : "******") + ", connectTimeout=" + connectTimeout
-                + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", breakerThreshold="
+                + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", transport=" + transport
+                + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
                 + ", requireDedup=" + requireDedup + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
                 + "]";
     }
 
-    /** Builder with defaults: 2 s connect, 60 s socket, no compression, breaker 3 failures / 10 s, FULL validation. */
+    /**
+     * Builder with defaults: 2 s connect, 60 s socket, no compression, client-v2 inserts, breaker
+     * 3 failures / 10 s, FULL validation.
+     */
     public static final class Builder {
         private String database;
         private String table;
@@ -136,6 +161,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private Duration connectTimeout = Duration.ofSeconds(2);
         private Duration socketTimeout = Duration.ofSeconds(60);
         private boolean compression;
+        private Transport transport = Transport.CLIENT_V2;
         private int breakerThreshold = 3;
         private Duration breakerOpenTime = Duration.ofSeconds(10);
         private ValidationMode validation = ValidationMode.FULL;
@@ -196,6 +222,12 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             return this;
         }
 
+        /** The client stack for inserts (default {@link Transport#CLIENT_V2}). */
+        public Builder transport(Transport transport) {
+            this.transport = transport;
+            return this;
+        }
+
         public Builder breaker(int threshold, Duration openTime) {
             this.breakerThreshold = threshold;
             this.breakerOpenTime = openTime;
@@ -230,7 +262,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
 
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
-                    compression, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry);
+                    compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry);
         }
     }
 }

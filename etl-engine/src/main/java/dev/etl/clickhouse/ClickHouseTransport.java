@@ -3,23 +3,31 @@ package dev.etl.clickhouse;
 import java.net.URI;
 
 /**
- * The HTTP exchange with one replica, separated from the writer so that replica rotation, breakers
- * and classification are testable without a server. {@link ClickHouseHttpTransport} is the real one.
+ * The exchange with one replica, separated from the writer so that replica rotation, breakers and
+ * classification are testable without a server. Two real ones: {@link ClickHouseClientV2Transport}
+ * (inserts through client-v2, the default) and {@link ClickHouseHttpTransport} (raw
+ * {@code java.net.http}; reads always go through it, see {@link ClickHouseSinkConfig.Transport}).
+ *
+ * <p>Whatever the stack, a failure is reported as a {@link ClickHouseRequestException} carrying the
+ * same classification inputs: kind (connect / timeout / IO / server answer), HTTP status, ClickHouse
+ * error code and the server's own error text ({@link ClickHouseErrors} decides transient vs permanent).
  *
  * <p>Thread-safe.
  */
 public interface ClickHouseTransport extends AutoCloseable {
     /**
-     * POSTs {@code body[0, length)} to {@code replica} with the URL query string {@code queryString}
-     * (already encoded) and returns when the server answered 200.
+     * Sends {@code body[0, length)} (RowBinary rows) to {@code replica} as {@code insert.statement()}
+     * with every setting of {@code insert}, and returns only when the server answered success
+     * (with {@code wait_end_of_query=1}: when the data is written).
      *
      * @throws ClickHouseRequestException on any failure, with what is known about it
      */
-    void insert(URI replica, String queryString, byte[] body, int length) throws ClickHouseRequestException;
+    void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException;
 
     /** Runs a read-only statement and returns the body (use an explicit {@code FORMAT}). */
     String query(URI replica, String sql) throws ClickHouseRequestException;
 
+    /** Releases connections and clients; idempotent. */
     @Override
     default void close() {
     }

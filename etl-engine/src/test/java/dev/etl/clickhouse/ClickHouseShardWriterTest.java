@@ -12,6 +12,7 @@ import dev.etl.error.SinkWriteException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.entry;
 
 class ClickHouseShardWriterTest {
     private static final String A = "http://127.0.0.1:18123";
@@ -154,5 +155,41 @@ class ClickHouseShardWriterTest {
         assertThat(registry.get("etl.clickhouse.insert.duration").tags("replica", A, "outcome", "success", "shard", "0",
                 "sink", "orders", "pipeline", "p1").timer().count()).isEqualTo(1);
         assertThat(registry.get("etl.clickhouse.replica.healthy").tag("replica", A).gauge().value()).isEqualTo(1);
+    }
+
+    @Test
+    void theInsertCarriesTableAndSettingsInOrderWithTheTokenLast() {
+        writer(config().setting("insert_quorum", "2").build(), new ClickHouseCapabilities("24.8", true, true, true))
+                .write(TestBatch.of(3, 1));
+        ClickHouseInsert insert = transport.inserts.get(0).insert();
+        assertThat(insert.database()).isEqualTo("shop");
+        assertThat(insert.table()).isEqualTo("orders");
+        assertThat(insert.quotedTable()).isEqualTo("`shop`.`orders`");
+        assertThat(insert.statement()).isEqualTo("INSERT INTO `shop`.`orders` FORMAT RowBinary");
+        assertThat(insert.settings()).containsExactly(entry("wait_end_of_query", "1"), entry("insert_deduplicate", "1"),
+                entry("send_progress_in_http_headers", "0"), entry("async_insert", "0"), entry("insert_quorum", "2"),
+                entry("insert_deduplication_token", "tok-3"));
+        // the raw HTTP rendering of the same insert
+        assertThat(ClickHouseHttpTransport.queryString(insert)).isEqualTo("database=shop"
+                + "&query=INSERT+INTO+%60shop%60.%60orders%60+FORMAT+RowBinary&wait_end_of_query=1&insert_deduplicate=1"
+                + "&send_progress_in_http_headers=0&async_insert=0&insert_quorum=2&insert_deduplication_token=tok-3");
+    }
+
+    @Test
+    void identifiersAreQuotedAndQueryAndDatabaseAreNotSettings() {
+        assertThat(new ClickHouseInsert("my db", "a`b\\c", java.util.Map.of()).quotedTable())
+                .isEqualTo("`my db`.`a\\`b\\\\c`");
+        assertThatThrownBy(() -> new ClickHouseInsert("d", "t", java.util.Map.of("query", "DROP TABLE t")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void closeRunsTheHookOnce() {
+        AtomicLong closes = new AtomicLong();
+        ClickHouseShardWriter w = new ClickHouseShardWriter(config().build(), 0, "orders", "p1",
+                ClickHouseCapabilities.legacy("18.16.1"), transport, registry, clock::get, closes::incrementAndGet);
+        w.close();
+        w.close();
+        assertThat(closes).hasValue(1);
     }
 }

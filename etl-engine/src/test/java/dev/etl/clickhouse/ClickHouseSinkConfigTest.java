@@ -40,4 +40,20 @@ class ClickHouseSinkConfigTest {
     void passwordIsNeverPrinted() {
         assertThat(valid().credentials("etl", "hunter2").build().toString()).doesNotContain("hunter2").contains("******");
     }
+
+    @Test
+    void insertsGoThroughClientV2ByDefaultAndRawHttpOnRequest() {
+        ClickHouseSinkConfig defaults = valid().build();
+        assertThat(defaults.transport()).isEqualTo(ClickHouseSinkConfig.Transport.CLIENT_V2);
+        assertThat(defaults.toString()).contains("transport=CLIENT_V2");
+        try (ClickHouseTransport t = ClickHouseSink.transport(defaults)) {
+            assertThat(t).isInstanceOf(ClickHouseClientV2Transport.class);
+        }
+        ClickHouseSinkConfig http = valid().transport(ClickHouseSinkConfig.Transport.HTTP).build();
+        try (ClickHouseTransport t = ClickHouseSink.transport(http)) {
+            assertThat(t).isInstanceOf(ClickHouseHttpTransport.class);
+        }
+        assertThatThrownBy(() -> valid().transport(null).build()).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("transport");
+    }
 }

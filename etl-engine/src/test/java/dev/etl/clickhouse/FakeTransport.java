@@ -11,7 +11,8 @@ import java.util.function.Function;
 
 /** Scripted replicas: per replica a queue of failures (empty queue = success); records every request. */
 final class FakeTransport implements ClickHouseTransport {
-    record Request(String replica, String query, int length) {
+    /** One insert: the replica, the insert as the raw HTTP transport's query string, the body length. */
+    record Request(String replica, String query, int length, ClickHouseInsert insert) {
     }
 
     final List<Request> inserts = new ArrayList<>();
@@ -42,10 +43,10 @@ final class FakeTransport implements ClickHouseTransport {
     }
 
     @Override
-    public synchronized void insert(URI replica, String queryString, byte[] body, int length)
+    public synchronized void insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
             throws ClickHouseRequestException {
         String name = ClickHouseShardWriter.describe(replica);
-        inserts.add(new Request(name, queryString, length));
+        inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert));
         ClickHouseRequestException d = down.get(name);
         if (d != null) {
             throw d;
@@ -63,6 +64,13 @@ final class FakeTransport implements ClickHouseTransport {
             throw d;
         }
         return queries.apply(sql);
+    }
+
+    final java.util.concurrent.atomic.AtomicInteger closes = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public void close() {
+        closes.incrementAndGet();
     }
 
     synchronized List<String> replicasUsed() {

@@ -1,0 +1,70 @@
+package dev.etl.clickhouse;
+
+import java.util.List;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import dev.etl.sink.ShardWriter;
+import dev.etl.sink.SinkDefinition;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ClickHouseSinkTest {
+    private static final List<ClickHouseColumn> COLUMNS = List.of(new ClickHouseColumn("id", "UInt64"));
+
+    private static FakeTransport server(String columnsTsv) {
+        FakeTransport t = new FakeTransport();
+        t.queries = sql -> {
+            if (sql.contains("version()")) {
+                return "18.16.1\n";
+            }
+            if (sql.contains("system.settings") || sql.contains("merge_tree_settings")) {
+                return "";
+            }
+            if (sql.contains("system.tables")) {
+                return "ReplicatedMergeTree\tReplicatedMergeTree ORDER BY id\n";
+            }
+            return columnsTsv;
+        };
+        return t;
+    }
+
+    private static ClickHouseSinkConfig config() {
+        return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123")
+                .shard("http://127.0.0.1:18125").build();
+    }
+
+    @Test
+    void anOwnedTransportIsClosedAfterTheLastWriterAndSurvivesARestart() {
+        FakeTransport t = server("id\tUInt64\t\n");
+        SinkDefinition sink = ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t, true);
+        ShardWriter w0 = sink.writers().apply(0);
+        ShardWriter w1 = sink.writers().apply(1);
+        w0.close();
+        w0.close(); // idempotent: does not count twice
+        assertThat(t.closes).hasValue(0);
+        w1.close();
+        assertThat(t.closes).hasValue(1);
+        // writers created again (a restarted pipeline) reuse the transport, which rebuilds its clients
+        sink.writers().apply(0).close();
+        assertThat(t.closes).hasValue(2);
+    }
+
+    @Test
+    void aFailedValidationDoesNotLeakAWriterCount() {
+        FakeTransport t = server("id\tInt64\t\n");
+        SinkDefinition sink = ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t, true);
+        assertThatThrownBy(() -> sink.writers().apply(0)).isInstanceOf(ClickHouseSchemaException.class);
+        assertThat(t.closes).hasValue(1);
+    }
+
+    @Test
+    void aTransportPassedInIsTheCallersToClose() {
+        FakeTransport t = server("id\tUInt64\t\n");
+        SinkDefinition sink = ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t);
+        sink.writers().apply(0).close();
+        assertThat(t.closes).hasValue(0);
+    }
+}
