@@ -1,0 +1,131 @@
+package dev.etl.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import dev.etl.ops.ChainFactory;
+import dev.etl.pipeline.Pipeline;
+import dev.etl.pipeline.PipelineConfig;
+import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.source.Source;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Auto-configuration of the pipeline: binds {@code etl.*} and assembles a {@link PipelineRuntime} from
+ * the application's beans — one {@link Source}, one or more {@link SinkDefinition}s (the first, in
+ * {@link org.springframework.core.annotation.Order order}, is the default sink) and one or more
+ * {@link ChainFactory} beans (several are routed by topic, see {@link ChainFactory#routing}) — and
+ * runs it with {@link EtlPipelineLifecycle}.
+ *
+ * <p>Connectors contribute the source and sinks from their own auto-configurations, ordered before
+ * this one; this class only consumes beans, so tests and applications can supply them directly.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration",
+        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration" })
+@ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(EtlProperties.class)
+public final class EtlAutoConfiguration {
+
+    private static final Duration DEFAULT_SHUTDOWN_PHASE_TIMEOUT = Duration.ofSeconds(30);
+
+    @Bean
+    @ConditionalOnMissingBean
+    PipelineConfig etlPipelineConfig(EtlProperties properties, Environment environment,
+            ObjectProvider<PipelineConfigCustomizer> customizers) {
+        PipelineConfig.Builder builder = PipelineConfigMapping.builder(properties, environment);
+        customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PipelineRuntime etlPipelineRuntime(PipelineConfig config, EtlProperties properties, ObjectProvider<Source> sources,
+            ObjectProvider<SinkDefinition> sinks, ObjectProvider<ChainFactory> chainFactories,
+            ObjectProvider<MeterRegistry> meterRegistries, ObjectProvider<EtlPipelineCustomizer> customizers) {
+        Pipeline.Builder builder = Pipeline.builder(config)
+            .source(source(config, sources))
+            .chains(chainFactory(config, chainFactories));
+        sinks(config, sinks).forEach(builder::sink);
+        if (properties.getMetrics().isEnabled()) {
+            // null (none, or several without a primary) lets the engine use a private registry
+            builder.meterRegistry(meterRegistries.getIfUnique());
+        }
+        customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    EtlPipelineLifecycle etlPipelineLifecycle(PipelineRuntime runtime, EtlProperties properties,
+            ApplicationContext context, Environment environment) {
+        Duration phaseTimeout = Binder.get(environment)
+            .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+            .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
+        return new EtlPipelineLifecycle(runtime, context, properties.getPipeline().isCloseOnFailure(),
+                properties.getPipeline().isExitOnFailure(), phaseTimeout);
+    }
+
+    private static Source source(PipelineConfig config, ObjectProvider<Source> sources) {
+        Source source = sources.getIfUnique();
+        if (source != null) {
+            return source;
+        }
+        List<String> found = sources.stream().map(Source::describe).toList();
+        if (found.isEmpty()) {
+            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no source: there is no bean "
+                    + "of type dev.etl.source.Source.", "Configure the Kafka source (spring.kafka.bootstrap-servers and "
+                            + "etl.source.kafka.topics or etl.source.kafka.pattern) or define a Source bean. To run "
+                            + "without a pipeline, set etl.pipeline.enabled=false.");
+        }
+        throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has " + found.size()
+                + " sources " + found + "; a pipeline reads from exactly one.",
+                "Keep one Source bean, or mark the one to use @Primary.");
+    }
+
+    private static List<SinkDefinition> sinks(PipelineConfig config, ObjectProvider<SinkDefinition> sinks) {
+        List<SinkDefinition> found = sinks.orderedStream().toList();
+        if (found.isEmpty()) {
+            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no sink: there is no bean of "
+                    + "type dev.etl.sink.SinkDefinition.", "Configure the ClickHouse sink (etl.sink.clickhouse.table "
+                            + "and etl.sink.clickhouse.shards) or define a SinkDefinition bean.");
+        }
+        return found;
+    }
+
+    private static ChainFactory chainFactory(PipelineConfig config, ObjectProvider<ChainFactory> chainFactories) {
+        List<ChainFactory> found = chainFactories.orderedStream().toList();
+        if (found.isEmpty()) {
+            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no topology: there is no bean "
+                    + "of type dev.etl.ops.ChainFactory.", "Define a ChainFactory @Bean that builds the operator chain, "
+                            + "e.g. ctx -> Chains.from(ctx, deserializer).map(...).sink(encoder, router, "
+                            + "ChunkConfig.defaults()). Topology is code; etl.* only tunes it.");
+        }
+        if (found.size() == 1 && found.get(0).topics().isEmpty()) {
+            return found.get(0);
+        }
+        try {
+            return ChainFactory.routing(found);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has " + found.size()
+                    + " ChainFactory beans that cannot be routed by topic: " + ex.getMessage(),
+                    "Give each ChainFactory its own topics with ChainFactory.forTopics(...); at most one may "
+                            + "claim all remaining topics.");
+        }
+    }
+
+}
