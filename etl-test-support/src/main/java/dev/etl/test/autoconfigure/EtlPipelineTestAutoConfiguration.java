@@ -1,0 +1,88 @@
+package dev.etl.test.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import dev.etl.sink.SinkDefinition;
+import dev.etl.source.Source;
+import dev.etl.test.capture.CaptureScript;
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.memory.MemorySource;
+import dev.etl.test.memory.MemorySourceHandle;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/**
+ * The test doubles of {@link EtlPipelineTest @EtlPipelineTest}: a {@link MemorySource} as the pipeline's
+ * source and a {@link CaptureSink} as its sink, with their scripting handles as beans. Ordered before
+ * the pipeline auto-configuration, which consumes them; a test's own {@link Source} or
+ * {@link SinkDefinition} bean replaces the double.
+ */
+@AutoConfiguration(beforeName = "dev.etl.autoconfigure.EtlAutoConfiguration")
+public final class EtlPipelineTestAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(Source.class)
+    MemorySource etlMemorySource() {
+        return MemorySource.create();
+    }
+
+    @Bean
+    @ConditionalOnSingleCandidate(MemorySource.class)
+    MemorySourceHandle etlMemorySourceHandle(MemorySource source) {
+        return source.handle();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(SinkDefinition.class)
+    CaptureSink etlCaptureSink(Environment environment) {
+        Binder binder = Binder.get(environment);
+        String name = binder.bind("etl.sink.clickhouse.name", String.class).orElse("clickhouse");
+        int shards = binder.bind("etl.sink.clickhouse.shards", Bindable.listOf(Shard.class))
+            .map(List::size)
+            .orElse(1);
+        return CaptureSink.create(name, Math.max(1, shards));
+    }
+
+    @Bean
+    @ConditionalOnSingleCandidate(CaptureSink.class)
+    SinkDefinition etlCaptureSinkDefinition(CaptureSink sink) {
+        return sink.definition();
+    }
+
+    @Bean
+    @ConditionalOnSingleCandidate(CaptureSink.class)
+    CaptureScript etlCaptureScript(CaptureSink sink) {
+        return sink.script();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(MeterRegistry.class)
+    SimpleMeterRegistry etlTestMeterRegistry() {
+        return new SimpleMeterRegistry();
+    }
+
+    /** The shape of one {@code etl.sink.clickhouse.shards[i]} entry; only counted here. */
+    static class Shard {
+
+        private List<String> replicas = new ArrayList<>();
+
+        public List<String> getReplicas() {
+            return this.replicas;
+        }
+
+        public void setReplicas(List<String> replicas) {
+            this.replicas = replicas;
+        }
+
+    }
+
+}

@@ -1,0 +1,33 @@
+package dev.etl.test.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import org.springframework.boot.test.autoconfigure.TestSliceTestContextBootstrapper;
+
+/**
+ * Bootstraps {@link EtlPipelineTest @EtlPipelineTest}: the slice's fast defaults first, then the
+ * annotation's {@code properties} (later entries win).
+ */
+class EtlPipelineTestContextBootstrapper extends TestSliceTestContextBootstrapper<EtlPipelineTest> {
+
+    static final List<String> DEFAULTS = List.of(
+            "etl.checkpoint.interval=50ms",
+            "etl.checkpoint.drain-timeout=5s",
+            "etl.pipeline.poll-timeout=20ms",
+            "etl.backpressure.min-pause=10ms",
+            "etl.pipeline.close-on-failure=false",
+            "etl.pipeline.exit-on-failure=false");
+
+    @Override
+    protected String[] getProperties(Class<?> testClass) {
+        String[] declared = super.getProperties(testClass);
+        List<String> properties = new ArrayList<>(DEFAULTS);
+        if (declared != null) {
+            properties.addAll(Arrays.asList(declared));
+        }
+        return properties.toArray(new String[0]);
+    }
+
+}
