@@ -1,0 +1,41 @@
+package com.example.probes;
+
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
+
+import dev.etl.deser.Deserializer;
+import dev.etl.ops.ChainFactory;
+import dev.etl.ops.Chains;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.KeyHashRouter;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.capture.TestEncoders;
+import dev.etl.test.memory.MemorySource;
+
+/** A full Boot application (web, actuator, Prometheus) with the memory source and capture sink. */
+@SpringBootApplication
+public class ProbesApplication {
+
+    @Bean
+    MemorySource memorySource() {
+        return MemorySource.create();
+    }
+
+    @Bean
+    CaptureSink captureSink() {
+        return CaptureSink.create("clickhouse", 2);
+    }
+
+    @Bean
+    SinkDefinition clickhouse(CaptureSink sink) {
+        return sink.definition();
+    }
+
+    @Bean
+    ChainFactory passThrough() {
+        return (ctx) -> Chains.from(ctx, Deserializer.bytes())
+            .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+    }
+
+}
