@@ -1,0 +1,37 @@
+package dev.etl.autoconfigure;
+
+import java.net.URI;
+import java.util.List;
+
+import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
+
+/**
+ * Details to connect to a sharded ClickHouse cluster: per shard, the HTTP base URIs of its replicas,
+ * and the credentials. Defined from {@code etl.sink.clickhouse.*} unless the application (or a
+ * service-connection factory) provides a bean of this type.
+ */
+public interface ClickHouseConnectionDetails extends ConnectionDetails {
+
+    /**
+     * Shards in router order, each with the HTTP base URIs of its replicas (e.g. {@code http://ch-1a:8123}).
+     * @return the shards, never empty
+     */
+    List<List<URI>> getShards();
+
+    /**
+     * User name, or null for the server's default user.
+     * @return the user name
+     */
+    default String getUsername() {
+        return null;
+    }
+
+    /**
+     * Password, or null.
+     * @return the password
+     */
+    default String getPassword() {
+        return null;
+    }
+
+}

@@ -1,0 +1,266 @@
+package dev.etl.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.avro.Schema;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.kafka.KafkaSource;
+import dev.etl.kafka.KafkaSourceConfig;
+import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.source.Source;
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.memory.MemorySource;
+
+/**
+ * Connector auto-configurations: conditions and back-offs. The pipeline is not auto-started here
+ * (no broker or ClickHouse server is needed); the beans are inspected as built.
+ */
+class ConnectorAutoConfigurationTests {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+        .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, KafkaSourceAutoConfiguration.class,
+                ClickHouseSinkAutoConfiguration.class, SchemaRegistryAutoConfiguration.class,
+                EtlAutoConfiguration.class))
+        .withPropertyValues("etl.pipeline.exit-on-failure=false")
+        .withUserConfiguration(TestPipelines.Chain.class, NotStarted.class);
+
+    // Kafka
+
+    @Test
+    void kafkaSourceLayersSpringKafkaThenConnectionDetailsThenEtlProperties() {
+        this.runner.withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.pipeline.name=orders", "etl.source.kafka.topics=orders,refunds",
+                    "spring.kafka.bootstrap-servers=127.0.0.1:19092", "spring.kafka.consumer.max-poll-records=77",
+                    "spring.kafka.consumer.auto-offset-reset=earliest",
+                    "spring.kafka.properties[sasl.mechanism]=PLAIN", "spring.kafka.security.protocol=SASL_SSL",
+                    "etl.source.kafka.properties[max.poll.records]=500")
+            .run((context) -> {
+                assertThat(context).hasSingleBean(KafkaSource.class);
+                assertThat(context.getBean(PipelineRuntime.class)).isNotNull();
+                KafkaSourceConfig config = context.getBean(KafkaSourceConfig.class);
+                Map<String, Object> consumer = config.consumerProperties();
+                assertThat(consumer).containsEntry("bootstrap.servers", "127.0.0.1:19092")
+                    .containsEntry("max.poll.records", "500")
+                    .containsEntry("auto.offset.reset", "earliest")
+                    .containsEntry("sasl.mechanism", "PLAIN")
+                    .containsEntry("security.protocol", "SASL_SSL")
+                    .containsEntry("group.id", "orders")
+                    .containsEntry("enable.auto.commit", false);
+                assertThat(String.valueOf(consumer.get("value.deserializer"))).endsWith("ByteArrayDeserializer");
+                assertThat(config.topics()).containsExactly("orders", "refunds");
+            });
+    }
+
+    @Test
+    void kafkaSourceUsesTheGroupIdAndPatternWhenGiven() {
+        this.runner.withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.pattern=orders-.*", "spring.kafka.consumer.group-id=billing")
+            .run((context) -> {
+                KafkaSourceConfig config = context.getBean(KafkaSourceConfig.class);
+                assertThat(config.groupId()).isEqualTo("billing");
+                assertThat(config.topicPattern().pattern()).isEqualTo("orders-.*");
+            });
+    }
+
+    @Test
+    void kafkaConnectionDetailsBeanWinsOverSpringKafkaProperties() {
+        this.runner.withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:19092")
+            .withBean(KafkaConnectionDetails.class, () -> () -> List.of("broker-a:9092", "broker-b:9092"))
+            .run((context) -> assertThat(context.getBean(KafkaSourceConfig.class).consumerProperties())
+                .containsEntry("bootstrap.servers", "broker-a:9092,broker-b:9092"));
+    }
+
+    @Test
+    void kafkaSourceBacksOffWithoutTopicsOrPattern() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .run((context) -> assertThat(context).doesNotHaveBean(KafkaSource.class)
+                .doesNotHaveBean(KafkaSourceConfig.class)
+                .hasSingleBean(MemorySource.class));
+    }
+
+    @Test
+    void userSourceWinsOverKafkaSource() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .withPropertyValues("etl.source.kafka.topics=orders")
+            .run((context) -> {
+                assertThat(context).doesNotHaveBean(KafkaSource.class);
+                assertThat(context.getBean(Source.class)).isInstanceOf(MemorySource.class);
+            });
+    }
+
+    // ClickHouse
+
+    @Test
+    void clickHouseSinkFromProperties() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.database=shop", "etl.sink.clickhouse.table=orders_local",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123,http://127.0.0.1:18124",
+                    "etl.sink.clickhouse.shards[1].replicas=http://127.0.0.1:18125",
+                    "etl.sink.clickhouse.username=etl", "etl.sink.clickhouse.password=secret",
+                    "etl.sink.clickhouse.queue-capacity=128", "etl.sink.clickhouse.settings.insert_quorum=2",
+                    "etl.sink.clickhouse.batch.max-rows=5000", "etl.sink.clickhouse.retry.max-attempts=7")
+            .run((context) -> {
+                SinkDefinition sink = context.getBean("etlClickHouseSink", SinkDefinition.class);
+                assertThat(sink.name()).isEqualTo("clickhouse");
+                assertThat(sink.shardCount()).isEqualTo(2);
+                assertThat(sink.queueCapacity()).isEqualTo(128);
+                assertThat(sink.batch().maxRows()).isEqualTo(5000);
+                assertThat(sink.retry().maxAttempts()).isEqualTo(7);
+                ClickHouseSinkConfig config = context.getBean(ClickHouseSinkConfig.class);
+                assertThat(config.qualifiedTable()).isEqualTo("shop.orders_local");
+                assertThat(config.shards()).hasSize(2);
+                assertThat(config.user()).isEqualTo("etl");
+                assertThat(config.settings()).containsEntry("insert_quorum", "2");
+                assertThat(context).hasSingleBean(ClickHouseConnectionDetails.class);
+            });
+    }
+
+    @Test
+    void clickHouseConnectionDetailsBeanWins() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .withBean(ClickHouseConnectionDetails.class, () -> new ClickHouseConnectionDetails() {
+                @Override
+                public List<List<URI>> getShards() {
+                    return List.of(List.of(URI.create("http://ch-a:8123")), List.of(URI.create("http://ch-b:8123")),
+                            List.of(URI.create("http://ch-c:8123")));
+                }
+            })
+            .run((context) -> {
+                assertThat(context.getBean(ClickHouseSinkConfig.class).shards()).hasSize(3);
+                assertThat(context.getBean("etlClickHouseSink", SinkDefinition.class).shardCount()).isEqualTo(3);
+            });
+    }
+
+    @Test
+    void clickHouseSinkConfigCustomizerIsApplied() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .withBean(ClickHouseSinkConfigCustomizer.class,
+                    () -> (builder) -> builder.socketTimeout(Duration.ofSeconds(7)))
+            .run((context) -> assertThat(context.getBean(ClickHouseSinkConfig.class).socketTimeout())
+                .isEqualTo(Duration.ofSeconds(7)));
+    }
+
+    @Test
+    void clickHouseValidationWithoutEncoderBeanFailsWithAction() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .isInstanceOf(PipelineAssemblyException.class)
+                .hasMessageContaining("there is no RowBinaryEncoder bean"));
+        this.runner.withUserConfiguration(MemorySourceOnly.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.validation=off",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> assertThat(context).hasBean("etlClickHouseSink"));
+    }
+
+    @Test
+    void clickHouseSinkBacksOffWithoutTable() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .run((context) -> assertThat(context).doesNotHaveBean("etlClickHouseSink")
+                .doesNotHaveBean(ClickHouseConnectionDetails.class));
+    }
+
+    // Schema registry
+
+    @Test
+    void schemaRegistryClientFromProperties() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .withPropertyValues("etl.avro.registry.url=http://127.0.0.1:18081/apis/ccompat/v7",
+                    "etl.avro.registry.username=u", "etl.avro.registry.password=p",
+                    "etl.avro.reader-schema=classpath:order.avsc")
+            .run((context) -> {
+                assertThat(context.getBean(SchemaRegistryClient.class).baseUrl())
+                    .startsWith("http://127.0.0.1:18081/apis/ccompat/v7");
+                assertThat(context.getBean(SchemaRegistryConnectionDetails.class).getUsername()).isEqualTo("u");
+                assertThat(context.getBean("etlAvroReaderSchema", Schema.class).getFullName())
+                    .isEqualTo("com.example.Order");
+            });
+    }
+
+    @Test
+    void schemaRegistryConnectionDetailsBeanWins() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .withPropertyValues("etl.avro.registry.url=http://127.0.0.1:18081")
+            .withBean(SchemaRegistryConnectionDetails.class, () -> () -> "http://registry.internal:8081")
+            .run((context) -> assertThat(context.getBean(SchemaRegistryClient.class).baseUrl())
+                .startsWith("http://registry.internal:8081"));
+    }
+
+    @Test
+    void noSchemaRegistryClientWithoutUrl() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .run((context) -> assertThat(context).doesNotHaveBean(SchemaRegistryClient.class)
+                .doesNotHaveBean(SchemaRegistryConnectionDetails.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class NotStarted {
+
+        @Bean
+        EtlPipelineLifecycle notStartedLifecycle(PipelineRuntime runtime, ApplicationContext context) {
+            return new EtlPipelineLifecycle(runtime, context, false, false, Duration.ofSeconds(30)) {
+                @Override
+                public boolean isAutoStartup() {
+                    return false;
+                }
+            };
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CaptureSinkOnly {
+
+        @Bean
+        SinkDefinition capture() {
+            return CaptureSink.create("capture", 1).definition();
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class MemorySourceOnly {
+
+        @Bean
+        MemorySource memorySource() {
+            return MemorySource.create();
+        }
+
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Encoder {
+
+        @Bean
+        RowBinaryEncoder<String> rowEncoder() {
+            return RowBinaryEncoder.<String>builder().string("value", (s) -> s).build();
+        }
+
+    }
+
+}
