@@ -357,8 +357,8 @@ public class EtlProperties implements Validator {
         private final Registry registry = new Registry();
 
         /**
-         * Location of the reader schema (.avsc) that writer schemas are resolved to. Defaults to the
-         * schema of the target record class, if any.
+         * Location of a reader schema (.avsc), parsed into the Schema bean "etlAvroReaderSchema" for
+         * the application's AvroDeserializer.
          */
         private Resource readerSchema;
 
