@@ -16,7 +16,7 @@ import dev.etl.pipeline.PipelineState;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.memory.MemorySource;
 
-class EtlHealthContributorAutoConfigurationTests {
+class EtlHealthContributorAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(EtlAutoConfiguration.class, EtlHealthContributorAutoConfiguration.class))

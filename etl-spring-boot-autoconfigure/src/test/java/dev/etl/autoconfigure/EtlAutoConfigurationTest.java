@@ -38,7 +38,7 @@ import dev.etl.test.memory.MemorySource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 @ExtendWith(OutputCaptureExtension.class)
-class EtlAutoConfigurationTests {
+class EtlAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(EtlAutoConfiguration.class))

@@ -33,7 +33,7 @@ import dev.etl.test.memory.MemorySource;
  * Connector auto-configurations: conditions and back-offs. The pipeline is not auto-started here
  * (no broker or ClickHouse server is needed); the beans are inspected as built.
  */
-class ConnectorAutoConfigurationTests {
+class ConnectorAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, KafkaSourceAutoConfiguration.class,
