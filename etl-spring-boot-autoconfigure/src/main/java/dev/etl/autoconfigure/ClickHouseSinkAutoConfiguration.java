@@ -12,7 +12,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 
 import dev.etl.clickhouse.ClickHouseColumn;
-import dev.etl.clickhouse.ClickHouseHttpTransport;
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
@@ -57,6 +56,7 @@ public final class ClickHouseSinkAutoConfiguration {
             .connectTimeout(clickHouse.getConnectTimeout())
             .socketTimeout(clickHouse.getSocketTimeout())
             .compression(clickHouse.isCompression())
+            .transport(ClickHouseSinkConfig.Transport.valueOf(clickHouse.getTransport().name()))
             .breaker(clickHouse.getBreaker().getThreshold(), clickHouse.getBreaker().getOpenTime())
             .validation(ValidationMode.valueOf(clickHouse.getValidation().name()))
             .requireDedup(clickHouse.isRequireDedup())
@@ -78,7 +78,7 @@ public final class ClickHouseSinkAutoConfiguration {
         MeterRegistry registry = properties.getMetrics().isEnabled() ? meterRegistries.getIfUnique() : null;
         return ClickHouseSink
             .definition(clickHouse.getName(), pipeline.name(), config, columns(config, encoders),
-                    (registry != null) ? registry : new SimpleMeterRegistry(), ClickHouseHttpTransport.of(config))
+                    (registry != null) ? registry : new SimpleMeterRegistry(), ClickHouseSink.transport(config))
             .withQueueCapacity(clickHouse.getQueueCapacity())
             .withPermanentFailure(clickHouse.getPermanentFailure());
     }

@@ -515,9 +515,14 @@ public class EtlProperties implements Validator {
         private Duration socketTimeout = Duration.ofSeconds(60);
 
         /**
-         * Whether insert bodies are sent gzip-compressed.
+         * Whether insert bodies are sent compressed (LZ4 blocks with client-v2, gzip with http).
          */
         private boolean compression = false;
+
+        /**
+         * Client stack inserts go through: client-v2 (ClickHouse's Java client) or raw HTTP.
+         */
+        private Transport transport = Transport.CLIENT_V2;
 
         /**
          * Startup schema validation against "system.columns".
@@ -626,6 +631,14 @@ public class EtlProperties implements Validator {
             this.compression = compression;
         }
 
+        public Transport getTransport() {
+            return this.transport;
+        }
+
+        public void setTransport(Transport transport) {
+            this.transport = transport;
+        }
+
         public ValidationMode getValidation() {
             return this.validation;
         }
@@ -676,6 +689,17 @@ public class EtlProperties implements Validator {
 
         public Breaker getBreaker() {
             return this.breaker;
+        }
+
+        /** Insert transports. */
+        public enum Transport {
+
+            /** ClickHouse's client-v2, one client per replica. */
+            CLIENT_V2,
+
+            /** A raw HTTP POST per insert. */
+            HTTP
+
         }
 
         /** Startup schema validation modes. */

@@ -117,7 +117,8 @@ class ConnectorAutoConfigurationTest {
                     "etl.sink.clickhouse.shards[1].replicas=http://127.0.0.1:18125",
                     "etl.sink.clickhouse.username=etl", "etl.sink.clickhouse.password=secret",
                     "etl.sink.clickhouse.queue-capacity=128", "etl.sink.clickhouse.settings.insert_quorum=2",
-                    "etl.sink.clickhouse.batch.max-rows=5000", "etl.sink.clickhouse.retry.max-attempts=7")
+                    "etl.sink.clickhouse.batch.max-rows=5000", "etl.sink.clickhouse.retry.max-attempts=7",
+                    "etl.sink.clickhouse.transport=http")
             .run((context) -> {
                 SinkDefinition sink = context.getBean("etlClickHouseSink", SinkDefinition.class);
                 assertThat(sink.name()).isEqualTo("clickhouse");
@@ -130,6 +131,7 @@ class ConnectorAutoConfigurationTest {
                 assertThat(config.shards()).hasSize(2);
                 assertThat(config.user()).isEqualTo("etl");
                 assertThat(config.settings()).containsEntry("insert_quorum", "2");
+                assertThat(config.transport()).isEqualTo(ClickHouseSinkConfig.Transport.HTTP);
                 assertThat(context).hasSingleBean(ClickHouseConnectionDetails.class);
             });
     }
