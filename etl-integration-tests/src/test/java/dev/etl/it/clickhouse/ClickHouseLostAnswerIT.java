@@ -1,13 +1,16 @@
 package dev.etl.it.clickhouse;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseSinkConfig.Transport;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.RunReport;
@@ -38,16 +41,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  * server meanwhile are still in its socket buffers; after SIGCONT it executes them too, and they are
  * deduplicated the same way. Finally every replica holds each id exactly once.
  *
+ * <p>Runs with both insert transports (client-v2, raw HTTP): each has its own socket-timeout path.
+ *
  * <p><b>Destructive</b>: SIGSTOPs {@code s1r1} for a few seconds (SIGCONT in {@code finally}).
  */
 @LocalInfra(InfraServer.CLICKHOUSE)
 class ClickHouseLostAnswerIT {
     private static final int PHASE_ROWS = 50_000;
 
-    @Test
-    void retriedBatchWhoseInsertCommittedLeavesNoDuplicate(ClickHouseTestDatabase db) throws Exception {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void retriedBatchWhoseInsertCommittedLeavesNoDuplicate(Transport transport, ClickHouseTestDatabase db)
+            throws Exception {
         long t0 = System.nanoTime();
-        FaultRig rig = new FaultRig(db, "lost", KeyHashRouter.byKey(FaultRig::id));
+        String table = "lost_" + transport.name().toLowerCase(Locale.ROOT);
+        FaultRig rig = new FaultRig(db, table, KeyHashRouter.byKey(FaultRig::id));
         String s1r1 = rig.infra.clickhouseShard(1).replicaUrl(1);
         String s1r2 = rig.infra.clickhouseShard(1).replicaUrl(2);
         ClickHouseInstance frozen = ClickHouseInstance.of(rig.infra, 1, 1);
@@ -55,7 +63,8 @@ class ClickHouseLostAnswerIT {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RunReport report = null;
         try (LostAnswerProxy proxy = new LostAnswerProxy(s1r1)) {
-            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db.name(), "lost")
+            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db.name(), table)
+                    .transport(transport)
                     .shard(proxy.url(), s1r2)
                     .shard(rig.infra.clickhouseShard(2).replicaUrls().toArray(String[]::new))
                     .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(2))
@@ -80,7 +89,7 @@ class ClickHouseLostAnswerIT {
                 rig.push(PHASE_ROWS, 0, 1, 2, 3, 4, 5, 6, 7);
                 String answer = proxy.swallowedAnswer().get(20, TimeUnit.SECONDS);
                 frozen.stop();
-                System.out.printf("ClickHouseLostAnswerIT: answer '%s' swallowed, %s frozen at %.1f s%n", answer, frozen,
+                System.out.printf("ClickHouseLostAnswerIT[" + transport + "]: answer '%s' swallowed, %s frozen at %.1f s%n", answer, frozen,
                         FaultRig.nowSeconds(t0));
                 assertThat(answer).as("the insert whose answer was lost had committed").startsWith("HTTP/1.1 200");
 
@@ -92,7 +101,7 @@ class ClickHouseLostAnswerIT {
                 // (the deduplicated rows reach s1r2 by replication from s1r1 once it runs again)
 
                 frozen.resume();
-                System.out.printf("ClickHouseLostAnswerIT: %s resumed at %.1f s%n", frozen, FaultRig.nowSeconds(t0));
+                System.out.printf("ClickHouseLostAnswerIT[" + transport + "]: %s resumed at %.1f s%n", frozen, FaultRig.nowSeconds(t0));
                 rig.push(PHASE_ROWS, 0, 1, 2, 3, 4, 5, 6, 7);
                 rig.awaitAllCommitted(Duration.ofSeconds(20));
             } finally {
@@ -110,7 +119,7 @@ class ClickHouseLostAnswerIT {
                 rig.awaitContent(shard, url, Duration.ofSeconds(15));
             }
         }
-        System.out.printf("ClickHouseLostAnswerIT: %d + %d rows, each once on every replica, at %.1f s%n", rig.count[0],
+        System.out.printf("ClickHouseLostAnswerIT[" + transport + "]: %d + %d rows, each once on every replica, at %.1f s%n", rig.count[0],
                 rig.count[1], FaultRig.nowSeconds(t0));
     }
 

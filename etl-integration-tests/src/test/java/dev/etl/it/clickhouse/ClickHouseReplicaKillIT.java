@@ -27,13 +27,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * kill -9 of one replica while the engine writes about 300k rows to a ReplicatedMergeTree on both shards:
  * writes rotate to the other replica of the shard, nothing is lost, the replica's health gauge drops
- * to 0; restarted, the replica passes its half-open probe, takes writes again and catches up.
+ * to 0; restarted, the replica passes its half-open probe, takes writes again and catches up. Uses
+ * the default insert transport (client-v2).
  *
  * <p><b>Destructive</b>: kills and restarts {@code s1r1} of the infrastructure the test runs against
  * (run it against a private {@code ETL_INFRA_DIR} while others use the shared one). The replica is
- * restarted in {@code finally}. Takes about 40 s: a replica killed with SIGKILL leaves its
- * {@code is_active} node in ZooKeeper until the session expires (30 s), and only then does the
- * restarted server resume replication and fetch what its twin took meanwhile.
+ * restarted in {@code finally}. Usually takes about 4 s. A replica killed with SIGKILL leaves its
+ * {@code is_active} node in ZooKeeper until the session expires (30 s; the restarted server logs
+ * "appears to be already active" meanwhile); here it still fetched what its twin took within a second
+ * or two, but the final wait for the restarted replica's content allows 45 s in case it does not.
  */
 @LocalInfra(InfraServer.CLICKHOUSE)
 class ClickHouseReplicaKillIT {

@@ -3,11 +3,14 @@ package dev.etl.it.clickhouse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.etl.clickhouse.ClickHouseSink;
+import dev.etl.clickhouse.ClickHouseSinkConfig.Transport;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.RunReport;
@@ -34,7 +37,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (lane 0) go to shard 0, partitions 4-7 (lane 1) to shard 1. Shard 1 ({@code s2r1}, {@code s2r2}) is
  * frozen with SIGSTOP: connections are accepted, nothing answers, inserts time out.
  *
- * <p><b>Destructive</b>: SIGSTOPs both replicas of shard 2 for about 10 s (SIGCONT in {@code finally}).
+ * <p>Runs with both insert transports (client-v2, raw HTTP).
+ *
+ * <p><b>Destructive</b>: SIGSTOPs both replicas of shard 2 for about 7 s per transport (SIGCONT in
+ * {@code finally}).
  */
 @LocalInfra(InfraServer.CLICKHOUSE)
 class ClickHouseShardOutageIT {
@@ -42,16 +48,18 @@ class ClickHouseShardOutageIT {
     private static final int[] TO_SHARD_0 = {0, 1, 2, 3};
     private static final int[] TO_SHARD_1 = {4, 5, 6, 7};
 
-    @Test
-    void shardDownStallsItsPartitionsPausesTheirLaneAndLosesNothing(ClickHouseTestDatabase db) throws Exception {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void shardDownStallsItsPartitionsPausesTheirLaneAndLosesNothing(Transport transport, ClickHouseTestDatabase db)
+            throws Exception {
         long t0 = System.nanoTime();
-        FaultRig rig = new FaultRig(db, "outage", BY_PARTITION);
+        FaultRig rig = new FaultRig(db, "outage_" + transport.name().toLowerCase(Locale.ROOT), BY_PARTITION);
         List<String> shard1 = rig.infra.clickhouseShard(2).replicaUrls();
         List<ClickHouseInstance> down = List.of(ClickHouseInstance.of(rig.infra, 2, 1),
                 ClickHouseInstance.of(rig.infra, 2, 2));
 
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-outage", rig.sinkConfig()
+        SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-outage", rig.sinkConfig().transport(transport)
                 .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofMillis(1500))
                 .breaker(1, Duration.ofSeconds(1))
                 .batch(new BatchConfig(5_000, 32L << 20, Duration.ofMillis(50), 1))
@@ -72,7 +80,7 @@ class ClickHouseShardOutageIT {
             }
 
             down.forEach(ClickHouseInstance::stop);
-            System.out.printf("ClickHouseShardOutageIT: shard 1 frozen at %.1f s%n", FaultRig.nowSeconds(t0));
+            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: shard 1 frozen at %.1f s%n", FaultRig.nowSeconds(t0));
             rig.push(40_000, 0, 1, 2, 3, 4, 5, 6, 7); // 20k rows for each shard
 
             // the healthy shard's partitions commit everything, their lane keeps running
@@ -104,16 +112,16 @@ class ClickHouseShardOutageIT {
             // more data for the healthy shard still flows while shard 1 is down
             rig.push(10_000, TO_SHARD_0);
             rig.awaitCommitted(TO_SHARD_0, Duration.ofSeconds(15));
-            System.out.printf("ClickHouseShardOutageIT: stalled %s; shard 0 partitions committed through; at %.1f s%n",
+            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: stalled %s; shard 0 partitions committed through; at %.1f s%n",
                     samples, FaultRig.nowSeconds(t0));
 
             down.forEach(ClickHouseInstance::resume);
-            System.out.printf("ClickHouseShardOutageIT: shard 1 resumed at %.1f s%n", FaultRig.nowSeconds(t0));
+            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: shard 1 resumed at %.1f s%n", FaultRig.nowSeconds(t0));
             rig.awaitAllCommitted(Duration.ofSeconds(30));
             assertThat(await(() -> !rig.handle.isPaused(1), Duration.ofSeconds(10))).as("lane 1 resumed").isTrue();
             rig.push(20_000, 0, 1, 2, 3, 4, 5, 6, 7);
             rig.awaitAllCommitted(Duration.ofSeconds(20));
-            System.out.printf("ClickHouseShardOutageIT: everything committed at %.1f s%n", FaultRig.nowSeconds(t0));
+            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: everything committed at %.1f s%n", FaultRig.nowSeconds(t0));
         } finally {
             try {
                 FaultRig.restoreAll(down); // first, so that the drain below can finish
@@ -128,7 +136,7 @@ class ClickHouseShardOutageIT {
                 rig.awaitContent(shard, url, Duration.ofSeconds(15));
             }
         }
-        System.out.printf("ClickHouseShardOutageIT: %d + %d rows, each once on every replica, at %.1f s%n", rig.count[0],
+        System.out.printf("ClickHouseShardOutageIT[" + transport + "]: %d + %d rows, each once on every replica, at %.1f s%n", rig.count[0],
                 rig.count[1], FaultRig.nowSeconds(t0));
     }
 }

@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * is seen on a connection, every byte the server sends back on it is that insert's answer.
  */
 final class LostAnswerProxy implements AutoCloseable {
-    private static final byte[] INSERT_MARK = "&query=INSERT".getBytes(StandardCharsets.ISO_8859_1);
+    /** Both transports put the statement in the URL ({@code query=INSERT…}); reads carry no INSERT at all. */
+    private static final byte[] INSERT_MARK = "INSERT".getBytes(StandardCharsets.ISO_8859_1);
 
     private final URI upstream;
     private final ServerSocket server;
