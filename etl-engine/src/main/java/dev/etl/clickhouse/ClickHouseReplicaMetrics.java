@@ -27,8 +27,8 @@ final class ClickHouseReplicaMetrics {
     ClickHouseReplicaMetrics(MeterRegistry registry, String pipeline, String sink, int shard, String replica,
             ReplicaBreaker breaker) {
         Tags tags = Tags.of("pipeline", pipeline, "sink", sink, "shard", Integer.toString(shard), "replica", replica);
-        Gauge.builder("etl.clickhouse.replica.healthy", breaker, b -> b.isAvailable() ? 1 : 0)
-                .description("1 while the replica's circuit breaker is not open, else 0")
+        Gauge.builder("etl.clickhouse.replica.healthy", breaker, b -> b.isClosed() ? 1 : 0)
+                .description("1 while the replica's circuit breaker is closed, else 0 (open, or half-open probe pending)")
                 .tags(tags).strongReference(true).register(registry);
         FunctionCounter.builder("etl.clickhouse.breaker.opens", breaker, ReplicaBreaker::opens)
                 .description("Times the replica's circuit breaker opened").tags(tags).register(registry);

@@ -235,11 +235,14 @@ public final class ClickHouseShardWriter implements ShardWriter {
         return sb.append(']').toString();
     }
 
-    /** True while at least one replica's breaker is not open. */
+    /**
+     * True while at least one replica's breaker is closed. Half-open breakers do not count: against a
+     * hung shard their probes wait a whole socket timeout, and readiness must not flap up meanwhile.
+     */
     @Override
     public boolean isHealthy() {
         for (Replica r : replicas) {
-            if (r.breaker.isAvailable()) {
+            if (r.breaker.isClosed()) {
                 return true;
             }
         }

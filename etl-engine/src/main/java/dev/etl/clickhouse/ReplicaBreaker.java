@@ -82,6 +82,15 @@ public final class ReplicaBreaker {
         return state != State.OPEN;
     }
 
+    /**
+     * Whether the replica is healthy: its breaker is closed. A half-open breaker is not: its probe
+     * has not answered yet, and against a hung server (connections accepted, no answer) the probe
+     * waits a whole socket timeout, usually much longer than the open time.
+     */
+    public synchronized boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
     /** How many times the breaker has opened. */
     public synchronized long opens() {
         return opens;

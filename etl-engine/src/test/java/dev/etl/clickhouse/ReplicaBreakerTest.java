@@ -2,6 +2,8 @@ package dev.etl.clickhouse;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +45,25 @@ class ReplicaBreakerTest {
         assertThat(breaker.tryAcquire()).isTrue();
         assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.HALF_OPEN);
         assertThat(breaker.tryAcquire()).as("second caller while the probe runs").isFalse();
+        assertThat(breaker.isAvailable()).isTrue();
+        assertThat(breaker.isClosed()).as("a pending probe is not health").isFalse();
+    }
+
+    @Test
+    void healthyMetricReflectsClosedOnly() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new ClickHouseReplicaMetrics(registry, "p", "s", 0, "http://r:1", breaker);
+        Gauge healthy = registry.get("etl.clickhouse.replica.healthy").gauge();
+        assertThat(healthy.value()).isEqualTo(1);
+        for (int i = 0; i < 3; i++) {
+            breaker.onFailure();
+        }
+        assertThat(healthy.value()).isZero();
+        now.set(1_000);
+        assertThat(breaker.tryAcquire()).isTrue(); // the half-open probe is in flight
+        assertThat(healthy.value()).as("half-open").isZero();
+        breaker.onSuccess();
+        assertThat(healthy.value()).isEqualTo(1);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.etl.it.clickhouse;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeAll;
@@ -215,6 +216,60 @@ class ClickHouseShardWriterIT {
         assertThatThrownBy(() -> ClickHouseSink.definition("orders", "it", config, List.of(new ClickHouseColumn("id", "UInt64")),
                 registry, ClickHouseHttpTransport.of(config)).writers().apply(0))
                 .isInstanceOf(ClickHouseSchemaException.class).hasMessageContaining("no replica of ClickHouse shard 0");
+    }
+
+    record Event(long id, String kind, String region, List<String> labels) {
+    }
+
+    static final RowBinaryEncoder<Event> LC_ENCODER = RowBinaryEncoder.<Event>builder()
+            .uint64("id", Event::id)
+            .lowCardinalityString("kind", Event::kind)
+            .column("region", ClickHouseTypes.lowCardinality(ClickHouseTypes.nullable(ClickHouseTypes.string())),
+                    Event::region)
+            .array("labels", ClickHouseTypes.lowCardinality(ClickHouseTypes.string()), Event::labels)
+            .build();
+
+    @Test
+    void lowCardinalityColumnsOn1816AreWrittenAsTheirInnerTypeAndReadBack() {
+        // 18.16 refuses LowCardinality in CREATE without the experimental setting, and ON CLUSTER DDL
+        // does not carry query settings to the other hosts: create the table on each instance
+        for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
+            for (String url : shard.replicaUrls()) {
+                new ClickHouseHttp(Duration.ofSeconds(2), Duration.ofSeconds(30)).execute(url, "CREATE TABLE "
+                        + db.table("events_lc") + " (id UInt64, kind LowCardinality(String), "
+                        + "region LowCardinality(Nullable(String)), labels Array(LowCardinality(String))) "
+                        + "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + db.name()
+                        + "/events_lc', '{replica}') ORDER BY id",
+                        Map.of("allow_experimental_low_cardinality_type", "1"));
+            }
+        }
+        ClickHouseSinkConfig.Builder cfg = ClickHouseSinkConfig.builder().table(db.name(), "events_lc")
+                .validation(ValidationMode.FULL); // the encoder's LowCardinality types match system.columns
+        for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
+            cfg.shard(shard.replicaUrls().toArray(String[]::new));
+        }
+        RowBuffer rows = new RowBuffer(1024);
+        String[] kinds = {"click", "view", "buy"};
+        for (long id = 1; id <= 3000; id++) {
+            LC_ENCODER.encode(new Event(id, kinds[(int) (id % 3)], id % 4 == 0 ? null : "eu-" + (id % 2),
+                    List.of("l" + (id % 5), "all")), rows);
+        }
+        // no insert setting needed: on the wire LowCardinality(T) is T, the server converts
+        SinkDefinition sink = ClickHouseSink.definition("events", "it", cfg.build(), LC_ENCODER, new SimpleMeterRegistry());
+        try (ShardWriter shard0 = sink.writers().apply(0)) {
+            shard0.write(ItBatch.of(0, 1, rows, 3000));
+        }
+        syncReplicas("events_lc");
+        assertThat(query(1, 1, "SELECT name, type FROM system.columns WHERE database = '" + db.name()
+                + "' AND table = 'events_lc' FORMAT TabSeparated"))
+                .isEqualTo("id\tUInt64\nkind\tLowCardinality(String)\nregion\tLowCardinality(Nullable(String))\n"
+                        + "labels\tArray(LowCardinality(String))\n");
+        assertThat(query(1, 1, "SELECT id, kind, region, labels FROM " + db.table("events_lc")
+                + " WHERE id IN (1, 2, 3, 4) ORDER BY id FORMAT TabSeparated"))
+                .isEqualTo("1\tview\teu-1\t['l1','all']\n2\tbuy\teu-0\t['l2','all']\n3\tclick\teu-1\t['l3','all']\n"
+                        + "4\tview\t\\N\t['l4','all']\n");
+        assertThat(query(1, 1, "SELECT count(), uniqExact(kind), countIf(isNull(region)), sum(length(labels)) FROM "
+                + db.table("events_lc"))).isEqualTo("3000\t3\t750\t6000\n");
     }
 
     @Test

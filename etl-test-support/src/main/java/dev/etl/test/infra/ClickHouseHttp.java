@@ -8,6 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * A minimal ClickHouse HTTP client for tests: one statement per call, the result as text.
@@ -61,7 +62,26 @@ public final class ClickHouseHttp {
      * reached
      */
     public String execute(String replicaUrl, String sql) {
-        HttpRequest request = HttpRequest.newBuilder(uri(replicaUrl, "wait_end_of_query=1"))
+        return execute(replicaUrl, sql, Map.of());
+    }
+
+    /**
+     * Runs one statement on one instance with query settings in the URL, e.g.
+     * {@code allow_experimental_low_cardinality_type=1} (18.16 has no {@code SETTINGS} clause for
+     * DDL, and {@code ON CLUSTER} DDL does not carry settings to the other hosts: run such DDL on each
+     * instance).
+     * @param replicaUrl the instance's HTTP base URL
+     * @param sql one statement, without a trailing semicolon
+     * @param settings setting names and values, URL-encoded here
+     * @return the response body
+     * @throws ClickHouseHttpException if the server answers with a non-200 status or cannot be
+     * reached
+     */
+    public String execute(String replicaUrl, String sql, Map<String, String> settings) {
+        StringBuilder query = new StringBuilder("wait_end_of_query=1");
+        settings.forEach((name, value) -> query.append('&').append(URLEncoder.encode(name, StandardCharsets.UTF_8))
+            .append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
+        HttpRequest request = HttpRequest.newBuilder(uri(replicaUrl, query.toString()))
             .timeout(requestTimeout)
             .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8))
             .build();
