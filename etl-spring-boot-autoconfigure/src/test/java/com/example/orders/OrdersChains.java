@@ -14,6 +14,7 @@ import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowEncoder;
 
 /** The topology: "id,amount" lines, drop zero amounts, write "id:amount" rows sharded by id. */
+// tag::chains[]
 @Configuration(proxyBeanMethods = false)
 public class OrdersChains {
 
@@ -38,3 +39,4 @@ public class OrdersChains {
     }
 
 }
+// end::chains[]

@@ -20,6 +20,7 @@ import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /** The slice as a user writes it: records in through the memory source, rows out of the capture sink. */
+// tag::slice[]
 @EtlPipelineTest(properties = { "etl.pipeline.name=orders", "etl.sink.clickhouse.shards[0].replicas=http://a:8123",
         "etl.sink.clickhouse.shards[1].replicas=http://b:8123" })
 class OrdersPipelineTest {
@@ -58,6 +59,7 @@ class OrdersPipelineTest {
         assertThat(this.sink.writes()).extracting(CaptureScript.Write::shard).allMatch((shard) -> shard < 2);
         assertThat(this.meters.find("etl.sink.rows").tag("pipeline", "orders").counters()).hasSize(2);
     }
+    // end::slice[]
 
     @Test
     void loadsOnlyThePipeline() {
