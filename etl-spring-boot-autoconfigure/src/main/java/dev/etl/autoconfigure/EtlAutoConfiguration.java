@@ -76,7 +76,7 @@ public final class EtlAutoConfiguration {
             .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
             .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
         return new EtlPipelineLifecycle(runtime, context, properties.getPipeline().isCloseOnFailure(),
-                properties.getPipeline().isExitOnFailure(), phaseTimeout);
+                properties.getPipeline().isExitOnFailure(), phaseTimeout, properties.getPipeline().isHandleSignals());
     }
 
     private static Source source(PipelineConfig config, ObjectProvider<Source> sources) {

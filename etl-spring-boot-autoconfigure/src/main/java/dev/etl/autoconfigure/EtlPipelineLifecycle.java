@@ -1,6 +1,7 @@
 package dev.etl.autoconfigure;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,6 +39,14 @@ import dev.etl.pipeline.RunReport;
  * code ({@code System.exit}) when {@code etl.pipeline.exit-on-failure} is true. Both default to true;
  * the {@code @EtlPipelineTest} slice turns both off.
  *
+ * <p><b>Signals.</b> With {@code etl.pipeline.handle-signals} (the default), {@link #start()} registers
+ * this bean with a JVM-wide SIGTERM/SIGINT handler ({@link SignalExitHandler}). On the signal a
+ * non-daemon thread closes the context through {@link SpringApplication#exit} (so {@link #stop(Runnable)}
+ * drains) and then calls {@code System.exit} with the outcome of the drain: 0 after a clean drain,
+ * {@link RunReport#EXIT_ABANDONED 2} when batches were abandoned at the drain deadline (or the drain
+ * outlived the shutdown phase), {@link RunReport#EXIT_FAILED 1} when the pipeline failed. Without it the
+ * JVM ends a SIGTERM'd process with 143 after the same drain.
+ *
  * <p>Thread-safe.
  */
 public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
@@ -66,6 +75,24 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
 
     private final Duration shutdownPhaseTimeout;
 
+    private final Supplier<SignalExitHandler> signals;
+
+    private SignalExitHandler registeredSignals;
+
+    private final SignalExitHandler.Target signalTarget = new SignalExitHandler.Target() {
+
+        @Override
+        public String name() {
+            return "pipeline '" + EtlPipelineLifecycle.this.name() + "'";
+        }
+
+        @Override
+        public int exitOnSignal(String signal) {
+            return EtlPipelineLifecycle.this.exitOnSignal(signal);
+        }
+
+    };
+
     private final Object monitor = new Object();
 
     private boolean running;
@@ -84,11 +111,33 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
      */
     public EtlPipelineLifecycle(PipelineRuntime runtime, ApplicationContext context, boolean closeOnFailure,
             boolean exitOnFailure, Duration shutdownPhaseTimeout) {
+        this(runtime, context, closeOnFailure, exitOnFailure, shutdownPhaseTimeout, false);
+    }
+
+    /**
+     * Creates the lifecycle.
+     * @param runtime the pipeline to run
+     * @param context the context to close when the pipeline fails or the process receives SIGTERM/SIGINT
+     * @param closeOnFailure whether a failed pipeline closes {@code context}
+     * @param exitOnFailure whether a failed pipeline ends the JVM with a non-zero status
+     * @param shutdownPhaseTimeout the configured {@code spring.lifecycle.timeout-per-shutdown-phase}
+     * @param handleSignals whether SIGTERM and SIGINT close {@code context} and end the JVM with the
+     * drain's exit code while the pipeline runs
+     */
+    public EtlPipelineLifecycle(PipelineRuntime runtime, ApplicationContext context, boolean closeOnFailure,
+            boolean exitOnFailure, Duration shutdownPhaseTimeout, boolean handleSignals) {
+        this(runtime, context, closeOnFailure, exitOnFailure, shutdownPhaseTimeout,
+                handleSignals ? SignalExitHandler::jvm : null);
+    }
+
+    EtlPipelineLifecycle(PipelineRuntime runtime, ApplicationContext context, boolean closeOnFailure,
+            boolean exitOnFailure, Duration shutdownPhaseTimeout, Supplier<SignalExitHandler> signals) {
         this.runtime = runtime;
         this.context = context;
         this.closeOnFailure = closeOnFailure;
         this.exitOnFailure = exitOnFailure;
         this.shutdownPhaseTimeout = shutdownPhaseTimeout;
+        this.signals = signals;
     }
 
     @Override
@@ -100,6 +149,10 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             checkShutdownPhaseTimeout();
             this.runtime.start();
             this.running = true;
+            if (this.signals != null) {
+                this.registeredSignals = this.signals.get();
+                this.registeredSignals.register(this.signalTarget);
+            }
             Thread watcher = new Thread(this::watch, "etl-watch-" + name());
             watcher.setDaemon(true);
             watcher.start();
@@ -128,6 +181,7 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             return;
         }
         this.report = ended;
+        unregisterSignals();
         if (this.stopRequested || ended.state() != PipelineState.FAILED) {
             return;
         }
@@ -155,6 +209,7 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             this.running = false;
             this.stopRequested = true;
         }
+        unregisterSignals();
         this.runtime.shutdown();
         Thread drain = new Thread(() -> {
             try {
@@ -177,8 +232,56 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             this.running = false;
             this.stopRequested = true;
         }
+        unregisterSignals();
         this.runtime.shutdown();
         awaitTermination();
+    }
+
+    private void unregisterSignals() {
+        SignalExitHandler registered;
+        synchronized (this.monitor) {
+            registered = this.registeredSignals;
+            this.registeredSignals = null;
+        }
+        if (registered != null) {
+            registered.unregister(this.signalTarget);
+        }
+    }
+
+    /**
+     * Closes the application context through {@link SpringApplication#exit} (the pipeline drains in
+     * {@link #stop(Runnable)}) and answers the exit status for the process. Called on the
+     * {@code etl-signal-exit} thread when the process receives SIGTERM or SIGINT.
+     * @param signal the signal's name
+     * @return the exit status, see {@link #exitCodeAfterClose(int, RunReport)}
+     */
+    int exitOnSignal(String signal) {
+        logger.info("Pipeline '{}': SIG{} received, closing the application context; the drain takes at most "
+                + "etl.checkpoint.drain-timeout ({})", name(), signal, this.runtime.config().drainTimeout());
+        int contextExitCode = SpringApplication.exit(this.context, this);
+        int exitCode = exitCodeAfterClose(contextExitCode, this.report);
+        logger.info("Pipeline '{}' drained after SIG{}: {} (exit code {})", name(), signal,
+                (this.report != null) ? this.report : "the drain did not end within the shutdown phase", exitCode);
+        return exitCode;
+    }
+
+    /**
+     * The process exit status once the context was closed on a signal.
+     * @param contextExitCode what {@link SpringApplication#exit} answered (computed before the close,
+     * so it reflects failures that happened earlier and other {@link ExitCodeGenerator}s)
+     * @param report the pipeline's report, null if the drain had not ended when the shutdown phase gave
+     * up waiting for it
+     * @return {@code contextExitCode} if not 0; else {@link RunReport#EXIT_ABANDONED} when the drain had
+     * not ended (its uncommitted data replays); else the report's {@link RunReport#exitCode() exit code}
+     */
+    static int exitCodeAfterClose(int contextExitCode, RunReport report) {
+        if (contextExitCode != 0) {
+            return contextExitCode;
+        }
+        if (report == null) {
+            return RunReport.EXIT_ABANDONED;
+        }
+        return report.exitCode();
     }
 
     private void awaitTermination() {
@@ -218,6 +321,11 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             return ended.exitCode();
         }
         return (this.runtime.state() == PipelineState.FAILED) ? RunReport.EXIT_FAILED : RunReport.EXIT_OK;
+    }
+
+    /** Whether SIGTERM/SIGINT are handled while the pipeline runs. */
+    boolean handlesSignals() {
+        return this.signals != null;
     }
 
     /** The report of the run once it ended, else null. */

@@ -131,6 +131,14 @@ public class EtlProperties implements Validator {
          */
         private boolean exitOnFailure = true;
 
+        /**
+         * Whether SIGTERM and SIGINT, while the pipeline runs, close the application context (the
+         * pipeline drains) and then end the JVM with the drain's outcome: 0 after a clean drain, 2 when
+         * data was abandoned at the drain deadline, 1 when the pipeline failed. When false the JVM's own
+         * handling applies: the same drain through the shutdown hook, then exit status 143.
+         */
+        private boolean handleSignals = true;
+
         public boolean isEnabled() {
             return this.enabled;
         }
@@ -185,6 +193,14 @@ public class EtlProperties implements Validator {
 
         public void setExitOnFailure(boolean exitOnFailure) {
             this.exitOnFailure = exitOnFailure;
+        }
+
+        public boolean isHandleSignals() {
+            return this.handleSignals;
+        }
+
+        public void setHandleSignals(boolean handleSignals) {
+            this.handleSignals = handleSignals;
         }
 
     }

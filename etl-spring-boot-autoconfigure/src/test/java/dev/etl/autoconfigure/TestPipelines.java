@@ -21,9 +21,10 @@ final class TestPipelines {
 
     static final Duration WAIT = Duration.ofSeconds(20);
 
-    /** Fast timings; never System.exit from a test JVM. */
+    /** Fast timings; never System.exit from a test JVM, leave its signals alone. */
     static final String[] FAST = { "etl.checkpoint.interval=50ms", "etl.pipeline.poll-timeout=20ms",
-            "etl.checkpoint.drain-timeout=5s", "etl.pipeline.exit-on-failure=false" };
+            "etl.checkpoint.drain-timeout=5s", "etl.pipeline.exit-on-failure=false",
+            "etl.pipeline.handle-signals=false" };
 
     private TestPipelines() {
     }

@@ -40,8 +40,8 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
  * <p><b>Settings.</b> Fast timings unless {@link #properties()} says otherwise: commits every 50 ms,
  * 20 ms polls, a 5 s drain timeout, 10 ms minimum pause; and a failed pipeline neither closes the
  * context nor exits the JVM ({@code etl.pipeline.close-on-failure=false},
- * {@code etl.pipeline.exit-on-failure=false}), so a test can assert on the {@code FAILED} state.
- * The pipeline starts with the context and drains when the context closes.
+ * {@code etl.pipeline.exit-on-failure=false}), so a test can assert on the {@code FAILED} state;
+ * the pipeline does not take over SIGTERM/SIGINT ({@code etl.pipeline.handle-signals=false}). The pipeline starts with the context and drains when the context closes.
  *
  * <pre>{@code
  * @EtlPipelineTest(properties = "etl.pipeline.threads=1")

@@ -18,7 +18,8 @@ class EtlPipelineTestContextBootstrapper extends TestSliceTestContextBootstrappe
             "etl.pipeline.poll-timeout=20ms",
             "etl.backpressure.min-pause=10ms",
             "etl.pipeline.close-on-failure=false",
-            "etl.pipeline.exit-on-failure=false");
+            "etl.pipeline.exit-on-failure=false",
+            "etl.pipeline.handle-signals=false");
 
     @Override
     protected String[] getProperties(Class<?> testClass) {
