@@ -78,6 +78,7 @@ final class KafkaSourceLane implements SourceLane {
     private final PartitionLagGauges lagGauges;
     private final KafkaLaneMetrics metrics;
     private final KafkaSourceConfig config;
+    private boolean joined;
     private final Int2ObjectHashMap<AssignedPartition> owned = new Int2ObjectHashMap<>();
     private final KafkaPartitionBatch batch = new KafkaPartitionBatch();
     private final ConsumerRebalanceListener rebalanceListener = new RebalanceAdapter();
@@ -285,6 +286,11 @@ final class KafkaSourceLane implements SourceLane {
         consumer.wakeup();
     }
 
+    @Override
+    public boolean hasJoined() {
+        return joined;
+    }
+
     /**
      * Closes the consumer (leaving the group, bounded by the close timeout). Partitions still owned
      * are released without reporting a revoke: the engine made its final commit before closing.
@@ -310,6 +316,9 @@ final class KafkaSourceLane implements SourceLane {
     }
 
     private void onKafkaAssigned(Collection<TopicPartition> partitions) {
+        // Kafka calls this after every completed rebalance, with an empty collection when nothing
+        // new was assigned: the first call means the consumer has joined its group.
+        joined = true;
         int[] added = new int[partitions.size()];
         int n = 0;
         for (TopicPartition tp : partitions) {

@@ -59,6 +59,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     private long reportedStaleAcks;
     private volatile long watermarkAgeNs;
     private volatile boolean paused;
+    private volatile boolean joined;
 
     Lane(PipelineRuntime runtime, int index, LaneChainContext context, LaneMetrics metrics) {
         this.runtime = runtime;
@@ -111,6 +112,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             applyBackpressure(pending, nowNs);
             sourceLane.poll(pending ? PENDING_POLL_TIMEOUT_MS : pollTimeoutMs, this);
             metrics.polls.increment();
+            joined = sourceLane.hasJoined();
             handOffPending();
         }
     }
@@ -351,6 +353,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     /** Age of this lane's oldest outstanding batch, as of its last loop iteration. Any thread. */
     long watermarkAgeNs() {
         return watermarkAgeNs;
+    }
+
+    /** Whether the lane's source has joined its group, as of its last poll. Any thread. */
+    boolean hasJoined() {
+        return joined;
     }
 
     /** Whether the lane has paused its partitions. Any thread. */

@@ -262,10 +262,18 @@ public final class PipelineRuntime {
         return s != PipelineState.RUNNING || lanesAlive.get() == laneThreads.size();
     }
 
-    /** Readiness: running, every lane opened, and every sink healthy. */
+    /**
+     * Readiness: running, every lane opened its source and received its first assignment (possibly
+     * empty), and every sink healthy.
+     */
     public boolean isReady() {
         if (state.get() != PipelineState.RUNNING || lanesOpened.get() < config.lanes()) {
             return false;
+        }
+        for (Lane lane : lanes) {
+            if (!lane.hasJoined()) {
+                return false;
+            }
         }
         for (SinkRuntime sink : sinks) {
             if (!sink.isHealthy()) {

@@ -48,6 +48,15 @@ public interface SourceLane extends AutoCloseable {
         return "default";
     }
 
+    /**
+     * Whether the lane has received its first assignment from its group (possibly an empty one):
+     * until then it cannot do work, so the pipeline is not ready. Sources without groups are always
+     * joined.
+     */
+    default boolean hasJoined() {
+        return true;
+    }
+
     /** Makes a blocked {@link #poll} return early. Thread-safe. */
     void wakeup();
 

@@ -170,6 +170,17 @@ class KafkaSourceLaneTest {
     }
 
     @Test
+    void laneHasJoinedOnlyAfterItsFirstAssignmentEvenAnEmptyOneAndReportsTopics() {
+        assertThat(lane.hasJoined()).isFalse();
+        rebalanceInNextPoll();
+        poll();
+        assertThat(lane.hasJoined()).isTrue();
+        rebalanceInNextPoll(REFUNDS_0);
+        poll();
+        assertThat(lane.topic(source.partitionIds().idOf(REFUNDS_0))).isEqualTo("refunds");
+    }
+
+    @Test
     void payloadsWrapTheRecordArraysWithoutCopying() {
         ConsumerRecord<byte[], byte[]> r = rec(ORDERS_0, 0, "k", "value", 1);
         inNextPoll(() -> consumer.rebalance(List.of(ORDERS_0)), () -> consumer.addRecord(r));
