@@ -49,8 +49,9 @@ step() { # name [log file]
   STEP_LOG="${2:-}"
   say "$1"
 }
+FAIL_REASON=""
 fail() {
-  printf '\n\033[31mFAILED at step "%s": %s\033[0m\n' "$STEP" "$*" >&2
+  FAIL_REASON="$*"
   exit 1
 }
 
@@ -88,7 +89,11 @@ on_exit() {
   trap - EXIT INT TERM
   set +e
   if ((rc != 0)); then
-    printf '\n\033[31mFAILED at step "%s" (exit code %d).\033[0m\n' "$STEP" "$rc" >&2
+    if [[ -n "$FAIL_REASON" ]]; then
+      printf '\n\033[31mFAILED at step "%s": %s\033[0m\n' "$STEP" "$FAIL_REASON" >&2
+    else
+      printf '\n\033[31mFAILED at step "%s" (exit code %d).\033[0m\n' "$STEP" "$rc" >&2
+    fi
     if [[ -n "$STEP_LOG" && -f "$STEP_LOG" ]]; then
       printf 'Last lines of %s:\n' "$STEP_LOG" >&2
       tail -n 25 "$STEP_LOG" | sed 's/^/    /' >&2
@@ -205,12 +210,14 @@ info "expected in ClickHouse: $EXPECTED_ORDERS orders, $EXPECTED_LINES lines (on
 
 # ------------------------------------------------------------------ run the service ----
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+step "starting sample-service (java -jar sample-service.jar)" "$LOG_DIR/service.log"
 HTTP_PORT="${DEMO_HTTP_PORT:-}"
-if [[ -z "$HTTP_PORT" ]]; then
+if [[ -n "$HTTP_PORT" ]]; then
+  port_free "$HTTP_PORT" || fail "DEMO_HTTP_PORT=$HTTP_PORT is in use by another process"
+else
   for p in $(seq 18480 18580); do port_free "$p" && { HTTP_PORT=$p; break; }; done
   [[ -n "$HTTP_PORT" ]] || fail "no free port in 18480-18580 (set DEMO_HTTP_PORT)"
 fi
-step "starting sample-service (java -jar sample-service.jar, HTTP port $HTTP_PORT)" "$LOG_DIR/service.log"
 KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="orders-etl-$RUN_ID" \
   CLICKHOUSE_DATABASE="$DB" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$HTTP_PORT" \
   java -Xmx1g -jar "$JAR" >"$LOG_DIR/service.log" 2>&1 &
@@ -222,7 +229,8 @@ until curl -sf -o /dev/null --max-time 2 "$BASE/readyz"; do
   ((SECONDS - t < 90)) || fail "the service was not ready within 90 s ($BASE/readyz)"
   sleep 0.5
 done
-info "ready in $((SECONDS - t))s (pid $SERVICE_PID): $BASE/readyz, $BASE/actuator/prometheus"
+info "ready in $((SECONDS - t))s (pid $SERVICE_PID, log $LOG_DIR/service.log)"
+info "probes $BASE/readyz $BASE/healthz, metrics $BASE/actuator/prometheus"
 
 # ------------------------------------------------------------------ progress ----
 step "loading: progress every 2 s until the lag is 0 and the row counts stop growing" "$LOG_DIR/service.log"
@@ -364,7 +372,11 @@ info "rows before FINAL $(fmt "$RAW_ROWS") (replayed duplicates: $(fmt $((RAW_RO
 info "service          consumed all orders $(secs "$CONSUMED_MS")s after it was ready (~$RATE orders/s, cold JVM);"
 info "                 all rows in ClickHouse after $(secs "${WRITTEN_MS:-0}")s; exit code $SERVICE_EXIT on SIGTERM"
 info "committed        $COMMITTED_REPORT"
-info "query it         curl '$(first "$SHARD1")/?query=SELECT+count()+FROM+$DB.orders+FINAL'"
+if ((${#STARTED_SERVERS[@]} == 0)) || [[ "${DEMO_KEEP_INFRA:-0}" == 1 ]]; then
+  info "query it         curl '$(first "$SHARD1")/?query=SELECT+count()+FROM+$DB.orders+FINAL'"
+else
+  info "query it         the servers stop now; DEMO_KEEP_INFRA=1 keeps them running to query $DB.orders"
+fi
 info "logs             $LOG_DIR"
 info "wall time        $((SECONDS - T0))s"
 if [[ "$RESULT" == PASS ]]; then
