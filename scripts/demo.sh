@@ -234,9 +234,9 @@ info "probes $BASE/readyz $BASE/healthz, metrics $BASE/actuator/prometheus"
 
 # ------------------------------------------------------------------ progress ----
 step "loading: progress every 2 s until the lag is 0 and the row counts stop growing" "$LOG_DIR/service.log"
-metric_sum() { # name -> sum over all series, or "-" when absent
-  awk -v m="$1" 'index($0, m "{") == 1 || index($0, m " ") == 1 {s += $NF; n++} END {if (n) printf "%.0f", s; else print "-"}' \
-    "$LOG_DIR/prometheus.txt"
+metric_sum() { # name -> sum over all series, or "-" when absent or not sampled yet (NaN)
+  awk -v m="$1" 'index($0, m "{") == 1 || index($0, m " ") == 1 {if (tolower($NF) ~ /nan/) u = 1; else s += $NF; n++}
+    END {if (n && !u) printf "%.0f", s; else print "-"}' "$LOG_DIR/prometheus.txt"
 }
 shard_rows() { ch "$(first "$1")" "SELECT count() FROM $DB.orders" 2>>"$LOG_DIR/progress.log" || echo "?"; }
 fmt() { printf '%s' "$1" | sed -E ':a;s/^([0-9]+)([0-9]{3})/\1,\2/;ta'; }
