@@ -19,6 +19,7 @@
 #   DEMO_SKIP_BUILD=1  use the jar that is there
 #   DEMO_MVN_ARGS      extra Maven arguments for the build (e.g. -o)
 #   DEMO_KEEP_INFRA=1  leave the servers running at the end
+#   DEMO_CLEANUP=1     drop the run's database and topic at the end (for servers shared with others)
 #   ETL_INFRA_DIR, ETL_*_PORT, ...  as for scripts/infra.sh (the demo reads the endpoints it writes)
 set -euo pipefail
 
@@ -359,6 +360,15 @@ if [[ "$FOUND_ORDERS" == "$EXPECTED_ORDERS" && "$FOUND_LINES" == "$EXPECTED_LINE
   RESULT="PASS"
 fi
 
+if [[ "${DEMO_CLEANUP:-0}" == 1 ]]; then
+  step "cleaning up: DROP DATABASE $DB ON CLUSTER, delete topic $TOPIC" "$LOG_DIR/cleanup.log"
+  {
+    ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $DB ON CLUSTER $CLUSTER"
+    java -cp "$(cat "$INFRA_DIR/kafka/classpath.txt")" org.apache.kafka.tools.TopicCommand \
+      --bootstrap-server "$KAFKA" --delete --topic "$TOPIC"
+  } >"$LOG_DIR/cleanup.log" 2>&1 || fail "cleanup failed: see $LOG_DIR/cleanup.log"
+fi
+
 # ------------------------------------------------------------------ summary ----
 STEP="summary"
 RATE="$(fmt $((ORDERS * 1000 / (CONSUMED_MS > 0 ? CONSUMED_MS : 1))))"
@@ -372,7 +382,9 @@ info "rows before FINAL $(fmt "$RAW_ROWS") (replayed duplicates: $(fmt $((RAW_RO
 info "service          consumed all orders $(secs "$CONSUMED_MS")s after it was ready (~$RATE orders/s, cold JVM);"
 info "                 all rows in ClickHouse after $(secs "${WRITTEN_MS:-0}")s; exit code $SERVICE_EXIT on SIGTERM"
 info "committed        $COMMITTED_REPORT"
-if ((${#STARTED_SERVERS[@]} == 0)) || [[ "${DEMO_KEEP_INFRA:-0}" == 1 ]]; then
+if [[ "${DEMO_CLEANUP:-0}" == 1 ]]; then
+  info "query it         dropped (DEMO_CLEANUP=1)"
+elif ((${#STARTED_SERVERS[@]} == 0)) || [[ "${DEMO_KEEP_INFRA:-0}" == 1 ]]; then
   info "query it         curl '$(first "$SHARD1")/?query=SELECT+count()+FROM+$DB.orders+FINAL'"
 else
   info "query it         the servers stop now; DEMO_KEEP_INFRA=1 keeps them running to query $DB.orders"
