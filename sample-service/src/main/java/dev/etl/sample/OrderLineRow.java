@@ -13,6 +13,7 @@ import dev.etl.sample.avro.OrderLine;
  */
 public final class OrderLineRow {
     /** Column order is the wire contract with {@code orders.sql}; startup validation checks it. */
+    // tag::encoder[]
     public static final RowBinaryEncoder<OrderLineRow> ENCODER = RowBinaryEncoder.<OrderLineRow>builder()
             .uint64("order_id", r -> r.orderId)
             .uint16("line_no", r -> r.lineNo)
@@ -24,6 +25,7 @@ public final class OrderLineRow {
             .nullableString("coupon", r -> r.coupon)
             .int64("updated_ms", r -> r.updatedMs)
             .build();
+    // end::encoder[]
 
     long orderId;
     int lineNo;

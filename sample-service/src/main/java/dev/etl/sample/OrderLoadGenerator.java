@@ -34,8 +34,12 @@ import dev.etl.avro.SchemaRegistryClient;
  * and half with v2, so the service's v2 reader exercises schema evolution. Prints the totals the
  * table must hold afterwards.
  *
+ * <p>It is in the service's executable jar; run it through Spring Boot's {@code PropertiesLauncher}
+ * (it is a plain main: no Spring context is started):
+ *
  * <pre>
- * java -cp sample-service.jar -Dloader.main=dev.etl.sample.OrderLoadGenerator org.springframework.boot.loader.launch.PropertiesLauncher \
+ * java -cp sample-service/target/sample-service.jar -Dloader.main=dev.etl.sample.OrderLoadGenerator \
+ *      org.springframework.boot.loader.launch.PropertiesLauncher \
  *      --bootstrap 127.0.0.1:19092 --registry http://127.0.0.1:18081/apis/ccompat/v7 --topic orders --orders 100000
  * </pre>
  */
@@ -56,6 +60,10 @@ public final class OrderLoadGenerator {
     }
 
     public static void main(String[] args) throws Exception {
+        // Before the first logger exists: warnings only (Kafka's clients are chatty at INFO).
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", "generator-logback.xml");
+        }
         Map<String, String> opts = parse(args);
         String bootstrap = require(opts, "bootstrap");
         String registry = require(opts, "registry");
@@ -66,7 +74,10 @@ public final class OrderLoadGenerator {
 
         createTopic(bootstrap, topic, partitions);
         SchemaRegistryClient client = SchemaRegistryClient.builder(registry).build();
+        long started = System.nanoTime();
         Totals totals = produce(bootstrap, client, topic, orders, seed);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        System.err.printf("produced %d orders to %s (%d partitions) in %.1f s%n", orders, topic, partitions, seconds);
         totals.print(System.out);
         if (opts.containsKey("totals-file")) {
             try (PrintStream file = new PrintStream(Files.newOutputStream(Path.of(opts.get("totals-file"))), true,

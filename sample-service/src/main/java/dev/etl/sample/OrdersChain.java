@@ -3,15 +3,17 @@ package dev.etl.sample;
 import java.util.List;
 
 import dev.etl.avro.AvroDeserializer;
-import dev.etl.ops.ChainContext;
 import dev.etl.ops.Chain;
+import dev.etl.ops.ChainContext;
 import dev.etl.ops.Chains;
+import dev.etl.ops.Collector;
 import dev.etl.ops.FlatMapper;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;
 import dev.etl.sample.avro.OrderStatus;
 import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
+import dev.etl.sink.RowEncoder;
 
 /**
  * The sample's topology: Avro orders → drop cancelled ones → one row per order line → the
@@ -22,12 +24,13 @@ public final class OrdersChain {
     private OrdersChain() {
     }
 
+    // tag::chain[]
     /** Builds one lane's chain; {@code orders} builds the lane's own deserializer. */
-    public static Chain build(ChainContext ctx, AvroDeserializer.Builder<Order> orders) {
-        return Chains.from(ctx, orders.build())
+    public static Chain build(ChainContext ctx, AvroDeserializer.Builder<Order> orders, RowEncoder<OrderLineRow> rows) {
+        return Chains.from(ctx, orders.build())                       // one deserializer per lane
                 .filter("not-cancelled", order -> order.getStatus() != OrderStatus.CANCELLED)
-                .flatMap("order-lines", new LinesToRows())
-                .sink(OrderLineRow.ENCODER, KeyHashRouter.byKey(OrderLineRow::orderId), ChunkConfig.defaults());
+                .flatMap("order-lines", new LinesToRows())            // one row per order line
+                .sink(rows, KeyHashRouter.byKey(OrderLineRow::orderId), ChunkConfig.defaults());
     }
 
     /** Fans an order out to its lines, reusing one row object (one instance per lane). */
@@ -35,11 +38,12 @@ public final class OrdersChain {
         private final OrderLineRow row = new OrderLineRow();
 
         @Override
-        public void apply(Order order, dev.etl.ops.Collector<? super OrderLineRow> out) {
+        public void apply(Order order, Collector<? super OrderLineRow> out) {
             List<OrderLine> lines = order.getLines();
             for (int i = 0; i < lines.size(); i++) {
                 out.collect(row.set(order, i, lines.get(i)));
             }
         }
     }
+    // end::chain[]
 }

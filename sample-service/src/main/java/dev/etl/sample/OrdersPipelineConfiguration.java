@@ -1,0 +1,43 @@
+package dev.etl.sample;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.etl.avro.AvroDeserializer;
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.ops.ChainFactory;
+import dev.etl.sample.avro.Order;
+
+/**
+ * The pipeline's beans: the topology ({@link ChainFactory}), the row encoder the ClickHouse sink
+ * validates against the table at startup, and the Avro deserializer builder. In a class of its own,
+ * so {@code @EtlPipelineTest} loads exactly this (it keeps configuration classes that declare a
+ * {@code ChainFactory}).
+ */
+// tag::configuration[]
+@Configuration(proxyBeanMethods = false)
+public class OrdersPipelineConfiguration {
+
+    /** Columns of the orders table; as a bean, the sink checks them against system.columns at startup. */
+    @Bean
+    RowBinaryEncoder<OrderLineRow> orderLineRows() {
+        return OrderLineRow.ENCODER;
+    }
+
+    /**
+     * Confluent wire format, writer schemas fetched by id from the registry (the client is
+     * auto-configured from etl.avro.registry.url), resolved against the generated v2 Order class.
+     */
+    @Bean
+    AvroDeserializer.Builder<Order> orderDeserializer(SchemaRegistryClient registry) {
+        return AvroDeserializer.specific(Order.class).confluent(registry);
+    }
+
+    /** The topology: called once per lane, on the lane's thread. */
+    @Bean
+    ChainFactory orders(AvroDeserializer.Builder<Order> orders, RowBinaryEncoder<OrderLineRow> rows) {
+        return ctx -> OrdersChain.build(ctx, orders, rows);
+    }
+}
+// end::configuration[]
