@@ -13,7 +13,8 @@ import dev.etl.error.ErrorPolicy;
  *
  * @param name                pipeline name: thread names, the {@code pipeline} metric tag, logs
  * @param lanes               lane threads, each with its own source consumer and chain
- * @param ioThreads           io threads per sink running the shard workers
+ * @param ioThreads           io threads per sink running the shard workers; 0 (the default) = one
+ *                            per shard, so a slow shard's blocking writes never delay another's
  * @param checkpointInterval  how often advanced watermarks are committed (asynchronously)
  * @param drainTimeout        bound on draining at revoke and at shutdown
  * @param stalledFailAfter    fail the pipeline when a partition's watermark has not advanced past
@@ -37,7 +38,7 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
             throw new IllegalArgumentException("pipeline name must not be blank");
         }
         require(lanes > 0, "threads (lanes) must be > 0, got " + lanes);
-        require(ioThreads > 0, "io-threads must be > 0, got " + ioThreads);
+        require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + ioThreads);
         requirePositive(checkpointInterval, "checkpoint interval");
         requirePositive(drainTimeout, "drain-timeout");
         require(stalledFailAfter != null && !stalledFailAfter.isNegative(),
@@ -70,7 +71,7 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
     public static final class Builder {
         private final String name;
         private int lanes = 1;
-        private int ioThreads = 1;
+        private int ioThreads = 0;
         private Duration checkpointInterval = Duration.ofSeconds(5);
         private Duration drainTimeout = Duration.ofSeconds(25);
         private Duration stalledFailAfter = Duration.ZERO;

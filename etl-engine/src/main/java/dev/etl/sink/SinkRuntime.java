@@ -23,7 +23,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <p>Lanes call {@link #newChunk} and {@link #tryHandOff} from their own threads; neither ever
  * blocks. The pipeline controller calls the life-cycle methods.
  *
- * <p>Threads: {@code min(ioThreads, shardCount)} platform threads named
+ * <p>Threads: one per shard when {@code ioThreads} is 0 (the default), else
+ * {@code min(ioThreads, shardCount)} platform threads named
  * {@code etl-io-<pipeline>-<sink>-<n>} (not daemons), started by {@link #start()}; shard {@code i} runs on
  * thread {@code i % threads}. Each runs a duty cycle over its shards and parks (up to 1 ms) when idle.
  * A write blocks its thread, so shards sharing a thread share its write time. The fatal listener is
@@ -77,9 +78,9 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(fatalListener, "fatalListener");
         Objects.requireNonNull(jitter, "jitter");
-        if (ioThreads <= 0) {
-            throw new IllegalArgumentException("sink '" + definition.name() + "' needs at least one io thread, got "
-                    + ioThreads);
+        if (ioThreads < 0) {
+            throw new IllegalArgumentException("sink '" + definition.name()
+                    + "' io threads must be >= 0 (0 = one per shard), got " + ioThreads);
         }
         if (definition.batch().maxInFlightPerShard() > 1) {
             LOG.warn("Sink '{}': max-in-flight-per-shard={} is not supported yet; each shard writes one batch at a "
@@ -90,7 +91,9 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         this.pool = new ChunkPool(shardCount, definition.queueCapacity());
         this.writers = createWriters(definition);
         this.workers = new ShardWorker[shardCount];
-        int threadCount = Math.min(ioThreads, shardCount);
+        // Writes block their thread, so by default every shard gets its own: one slow replica then
+        // delays only its own shard.
+        int threadCount = ioThreads == 0 ? shardCount : Math.min(ioThreads, shardCount);
         WriteGate[] gates = new WriteGate[threadCount];
         for (int t = 0; t < threadCount; t++) {
             gates[t] = new WriteGate();

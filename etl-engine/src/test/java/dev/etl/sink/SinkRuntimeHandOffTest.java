@@ -114,4 +114,15 @@ class SinkRuntimeHandOffTest {
                 "etl-io-" + fx.pipeline + "-orders-0", "etl-io-" + fx.pipeline + "-orders-1");
         assertThat(io).noneMatch(Thread::isDaemon);
     }
+
+    @Test
+    void zeroIoThreadsMeansOneThreadPerShard() {
+        fx.ioThreads = 0;
+        fx.start(fx.definition(3, 1000, Duration.ofHours(1)));
+
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+                .filteredOn(name -> name.startsWith("etl-io-" + fx.pipeline + "-orders-"))
+                .containsExactlyInAnyOrder("etl-io-" + fx.pipeline + "-orders-0", "etl-io-" + fx.pipeline + "-orders-1",
+                        "etl-io-" + fx.pipeline + "-orders-2");
+    }
 }

@@ -111,9 +111,10 @@ public class EtlProperties implements Validator {
         private int threads = 1;
 
         /**
-         * I/O threads per sink, running the shard writers.
+         * I/O threads per sink, running the shard writers. 0 means one per shard, so a slow shard's
+         * blocking writes never delay another's.
          */
-        private int ioThreads = 1;
+        private int ioThreads = 0;
 
         /**
          * Longest time a lane waits in one poll of the source.

@@ -41,7 +41,10 @@ final class EtlPropertiesValidation {
                     + "spring.application.name or \"etl\")");
         }
         atLeastOne("pipeline.threads", "etl.pipeline.threads", pipeline.getThreads());
-        atLeastOne("pipeline.ioThreads", "etl.pipeline.io-threads", pipeline.getIoThreads());
+        if (pipeline.getIoThreads() < 0) {
+            reject("pipeline.ioThreads", "etl.pipeline.io-threads must be >= 0 (0 = one per shard), got "
+                    + pipeline.getIoThreads());
+        }
         positive("pipeline.pollTimeout", "etl.pipeline.poll-timeout", pipeline.getPollTimeout());
     }
 
