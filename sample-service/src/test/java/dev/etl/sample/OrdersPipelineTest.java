@@ -15,26 +15,25 @@ import java.util.Map;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
 
 import dev.etl.avro.AvroWireFormat;
-import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;
 import dev.etl.sample.avro.OrderStatus;
 import dev.etl.test.autoconfigure.EtlPipelineTest;
+import dev.etl.test.avro.StubSchemaRegistry;
 import dev.etl.test.capture.CaptureScript;
 import dev.etl.test.memory.MemorySourceHandle;
 
 /**
  * The orders pipeline as the application assembles it — {@link OrdersPipelineConfiguration}, the
  * real Avro deserializer and registry client, {@code application.yaml} (two shards) — with the
- * memory source in place of Kafka and the capture sink in place of ClickHouse. The slice has no
- * schema registry, so the test serves the two writer schemas from a stub on a local port.
+ * memory source in place of Kafka, the capture sink in place of ClickHouse and the slice's stub
+ * schema registry in place of the real one, serving the two writer schemas by id.
  */
 // tag::test[]
 @EtlPipelineTest(properties = "etl.pipeline.threads=1")
@@ -43,22 +42,15 @@ class OrdersPipelineTest {
     static final int V2_ID = 2;
     static final Duration WAIT = Duration.ofSeconds(20);
 
-    /** The registry client the configuration needs, pointed at a stub serving v1 and v2 by id. */
-    @TestConfiguration(proxyBeanMethods = false)
-    static class Registry {
-        @Bean(destroyMethod = "close")
-        StubSchemaRegistry stubSchemaRegistry() throws IOException {
-            return new StubSchemaRegistry().register(V1_ID, v1()).register(V2_ID, Order.getClassSchema());
-        }
-
-        @Bean
-        SchemaRegistryClient schemaRegistryClient(StubSchemaRegistry stub) {
-            return SchemaRegistryClient.builder(stub.url()).build();
-        }
-    }
-
     @Autowired MemorySourceHandle source;   // Kafka's stand-in: partitions, records, commits
     @Autowired CaptureScript sink;          // ClickHouse's stand-in: the RowBinary batches written
+    @Autowired StubSchemaRegistry registry; // the registry's stand-in: writer schemas by id
+
+    @BeforeEach
+    void serveWriterSchemas() throws IOException {
+        registry.put(V1_ID, v1());                                  // the ids the test records carry
+        registry.put(V2_ID, Order.getClassSchema());
+    }
 
     @Test
     void dropsCancelledOrdersAndWritesOneRowPerLine() throws Exception {

@@ -1,9 +1,9 @@
 package dev.etl.it.kafka;
 
-import static dev.etl.it.kafka.KafkaItSupport.await;
-import static dev.etl.it.kafka.KafkaItSupport.committed;
-import static dev.etl.it.kafka.KafkaItSupport.endOffsets;
 import static dev.etl.it.kafka.KafkaItSupport.produce;
+import static dev.etl.it.support.ConsumerGroupOffsets.committed;
+import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
+import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;

@@ -1,11 +1,11 @@
 package dev.etl.it.spring;
 
-import static dev.etl.it.spring.StarterItSupport.await;
-import static dev.etl.it.spring.StarterItSupport.committed;
-import static dev.etl.it.spring.StarterItSupport.endOffsets;
 import static dev.etl.it.spring.StarterItSupport.get;
 import static dev.etl.it.spring.StarterItSupport.shardRows;
 import static dev.etl.it.spring.StarterItSupport.sum;
+import static dev.etl.it.support.ConsumerGroupOffsets.committed;
+import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
+import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.http.HttpResponse;

@@ -1,8 +1,8 @@
 package dev.etl.it.spring;
 
-import static dev.etl.it.spring.StarterItSupport.await;
-import static dev.etl.it.spring.StarterItSupport.committed;
 import static dev.etl.it.spring.StarterItSupport.sum;
+import static dev.etl.it.support.ConsumerGroupOffsets.committed;
+import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;

@@ -21,7 +21,8 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
 /**
  * Test slice for a pipeline: starts only the ETL auto-configuration and the application's chain
  * factories, with the {@link dev.etl.test.memory.MemorySource memory source} in place of Kafka and a
- * {@link dev.etl.test.capture.CaptureSink capture sink} in place of ClickHouse.
+ * {@link dev.etl.test.capture.CaptureSink capture sink} in place of ClickHouse, and a stub schema
+ * registry in place of the real one.
  *
  * <p><b>What is loaded.</b> Full auto-configuration is disabled; {@link AutoConfigureEtlPipeline}
  * imports the pipeline auto-configuration and the test doubles. Component scanning keeps only
@@ -37,6 +38,15 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
  * shards as {@code etl.sink.clickhouse.shards} lists (1 if none). A {@code Source} or
  * {@code SinkDefinition} bean of the test's own replaces the corresponding double.
  *
+ * <p><b>Schema registry.</b> Chains that decode Avro get a {@code SchemaRegistryClient} pointed at a
+ * {@link dev.etl.test.avro.StubSchemaRegistry StubSchemaRegistry} on a local port, in place of the
+ * registry {@code etl.avro.registry.url} names. Inject the stub to serve the writer schemas of the
+ * test's records ({@code put(id, schema)} or {@code register(subject, schema)}) before pushing them;
+ * it is one registry per cached context, so it keeps what earlier tests registered. A
+ * {@code SchemaRegistryClient} or {@code SchemaRegistryConnectionDetails} bean of the test's own (e.g. a
+ * {@code @ServiceConnection} to a real registry) replaces the stub. {@code etl.avro.reader-schema}
+ * applies as in the application.
+ *
  * <p><b>Settings.</b> Fast timings unless {@link #properties()} says otherwise: commits every 50 ms,
  * 20 ms polls, a 5 s drain timeout, 10 ms minimum pause; and a failed pipeline neither closes the
  * context nor exits the JVM ({@code etl.pipeline.close-on-failure=false},
@@ -48,11 +58,13 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
  * class OrdersChainTest {
  *     @Autowired MemorySourceHandle source;
  *     @Autowired CaptureScript sink;
+ *     @Autowired StubSchemaRegistry registry;
  *
  *     @Test
  *     void writesEveryOrder() throws Exception {
+ *         int schemaId = registry.register("orders-value", Order.getClassSchema());
  *         source.assign(0, 0);
- *         long offset = source.push(0, null, orderBytes);
+ *         long offset = source.push(0, null, AvroWireFormat.confluent(schemaId, Order.getClassSchema(), order));
  *         assertThat(source.awaitCommitted(0, offset + 1, Duration.ofSeconds(10))).isTrue();
  *         assertThat(sink.rows()).isEqualTo(1);
  *     }

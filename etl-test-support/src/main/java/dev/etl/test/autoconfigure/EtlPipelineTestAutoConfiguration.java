@@ -9,10 +9,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
+import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
+import dev.etl.test.avro.StubSchemaRegistry;
 import dev.etl.test.capture.CaptureScript;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.memory.MemorySource;
@@ -22,11 +25,14 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The test doubles of {@link EtlPipelineTest @EtlPipelineTest}: a {@link MemorySource} as the pipeline's
- * source and a {@link CaptureSink} as its sink, with their scripting handles as beans. Ordered before
- * the pipeline auto-configuration, which consumes them; a test's own {@link Source} or
- * {@link SinkDefinition} bean replaces the double.
+ * source and a {@link CaptureSink} as its sink, with their scripting handles as beans, and a
+ * {@link StubSchemaRegistry} with a {@link SchemaRegistryClient} pointed at it. Ordered before the
+ * pipeline and schema-registry auto-configurations, which consume or back off from them; a test's own
+ * {@link Source}, {@link SinkDefinition}, {@link SchemaRegistryClient} or
+ * {@code SchemaRegistryConnectionDetails} bean replaces the double.
  */
-@AutoConfiguration(beforeName = "dev.etl.autoconfigure.EtlAutoConfiguration")
+@AutoConfiguration(beforeName = { "dev.etl.autoconfigure.EtlAutoConfiguration",
+        "dev.etl.autoconfigure.SchemaRegistryAutoConfiguration" })
 public final class EtlPipelineTestAutoConfiguration {
 
     @Bean
@@ -68,6 +74,31 @@ public final class EtlPipelineTestAutoConfiguration {
     @ConditionalOnMissingBean(MeterRegistry.class)
     SimpleMeterRegistry etlTestMeterRegistry() {
         return new SimpleMeterRegistry();
+    }
+
+    /**
+     * The schema registry of the slice, in place of the one {@code etl.avro.registry.url} names (as the
+     * memory source and capture sink stand in for the configured Kafka and ClickHouse). Backs off when
+     * the test brings a registry of its own: a client, or connection details (such as a
+     * {@code @ServiceConnection}) for the schema-registry auto-configuration to build one from. The
+     * connection-details type is named, not referenced: this module does not depend on the
+     * auto-configuration module.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(value = SchemaRegistryClient.class,
+            type = "dev.etl.autoconfigure.SchemaRegistryConnectionDetails")
+    static class StubSchemaRegistryConfiguration {
+
+        @Bean(destroyMethod = "close")
+        StubSchemaRegistry etlStubSchemaRegistry() {
+            return StubSchemaRegistry.start();
+        }
+
+        @Bean
+        SchemaRegistryClient etlStubSchemaRegistryClient(StubSchemaRegistry registry) {
+            return SchemaRegistryClient.builder(registry.url()).build();
+        }
+
     }
 
     /** The shape of one {@code etl.sink.clickhouse.shards[i]} entry; only counted here. */
