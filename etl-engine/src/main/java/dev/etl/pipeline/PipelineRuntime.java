@@ -83,6 +83,9 @@ public final class PipelineRuntime {
                 .register(registry);
         Gauge.builder("etl.pipeline.lanes.alive", lanesAlive, AtomicInteger::get)
                 .description("Lane threads currently running").tag("pipeline", name).register(registry);
+        Gauge.builder("etl.pipeline.lanes.configured", config, PipelineConfig::lanes)
+                .description("Lane threads the pipeline runs (etl.pipeline.threads)").tag("pipeline", name)
+                .register(registry);
         Gauge.builder("etl.backpressure.in.flight.bytes", budget, InFlightBudget::inFlightBytes)
                 .description("Encoded bytes handed to sinks and not yet written").baseUnit("bytes")
                 .tag("pipeline", name).register(registry);
