@@ -1,0 +1,416 @@
+#!/usr/bin/env bash
+# End-to-end benchmark: the etl sample-service against a hand-written Spring Kafka + JDBC pipeline
+# (dev.etl.bench.e2e.SpringKafkaJdbcBaseline), same orders, same servers, same invocation.
+#
+#   scripts/bench.sh
+#
+# 1. starts the local servers if needed (scripts/infra.sh start all; stops only what it started),
+# 2. builds sample-service and etl-benchmarks (./mvnw -q -pl sample-service,etl-benchmarks -am package),
+# 3. produces BENCH_ORDERS Avro orders ONCE into a new topic (8 partitions, half schema v1, half v2),
+# 4. runs BENCH_REPEATS rounds of: baseline, then etl (so baseline, etl, baseline, etl, ...). Each run
+#    has its own consumer group and its own database (the orders table of sample-service's
+#    orders.sql, ON CLUSTER), the same thread count (BENCH_THREADS lanes / listener threads) and the
+#    same heap; it is timed from process start until `SELECT count()` on the shards reaches the
+#    expected rows, and from the first row seen to the last (steady state, without JVM start),
+#    then stopped with SIGTERM and checked: `count()` and `uniqExact(order_id)` after FINAL must be
+#    exactly the expected lines and orders,
+# 5. prints the table (orders/s and rows/s per run, medians, ratio etl/baseline) and PASS or FAIL.
+#
+# Environment:
+#   BENCH_ORDERS              orders to produce (default 1000000)
+#   BENCH_REPEATS             rounds of (baseline, etl) (default 2)
+#   BENCH_THREADS             etl lanes = baseline listener threads (default 2)
+#   BENCH_MAX_POLL_RECORDS    the baseline's max.poll.records, i.e. its insert batch (default 2000)
+#   BENCH_RUN_TIMEOUT_S       longest wait for one run to write all rows (default 240)
+#   BENCH_POLL_S              row-count sampling period in seconds (default 0.2): the timing resolution
+#   BENCH_HEAP                -Xmx of both pipelines (default 1g)
+#   BENCH_SKIP_BUILD=1        use the jars that are there
+#   BENCH_MVN_ARGS            extra Maven arguments for the build (e.g. -o)
+#   BENCH_KEEP_INFRA=1        leave the servers this script started running
+#   BENCH_KEEP_DATA=1         keep the run databases and the topic (default: dropped after checking)
+#   ETL_INFRA_DIR, ETL_*_PORT, ...  as for scripts/infra.sh (endpoints are read from the file it writes)
+set -euo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+INFRA="$REPO_ROOT/scripts/infra.sh"
+INFRA_DIR="${ETL_INFRA_DIR:-$REPO_ROOT/.infra}"
+ORDERS="${BENCH_ORDERS:-1000000}"
+REPEATS="${BENCH_REPEATS:-2}"
+THREADS="${BENCH_THREADS:-2}"
+MAX_POLL_RECORDS="${BENCH_MAX_POLL_RECORDS:-2000}"
+RUN_TIMEOUT_S="${BENCH_RUN_TIMEOUT_S:-240}"
+POLL_S="${BENCH_POLL_S:-0.2}"
+HEAP="${BENCH_HEAP:-1g}"
+RUN_ID="$(date +%Y%m%d_%H%M%S)"
+TOPIC="bench-$RUN_ID"
+LOG_DIR="$INFRA_DIR/bench/$RUN_ID"
+SERVICE_JAR="$REPO_ROOT/sample-service/target/sample-service.jar"
+BENCH_JAR="$REPO_ROOT/etl-benchmarks/target/benchmarks.jar"
+SQL="$REPO_ROOT/sample-service/src/main/resources/sql/orders.sql"
+
+T0=$SECONDS
+STEP="start"
+STEP_LOG=""
+PIPELINE_PID=""
+STARTED_SERVERS=()   # servers this run started, stopped again at the end
+DATABASES=()         # run databases not dropped yet
+TOPIC_CREATED=0
+FAIL_REASON=""
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+info() { printf '    %s\n' "$*"; }
+step() { # name [log file]
+  STEP="$1"
+  STEP_LOG="${2:-}"
+  say "$1"
+}
+fail() {
+  FAIL_REASON="$*"
+  exit 1
+}
+
+stop_pipeline() { # SIGTERM, then SIGKILL after 60 s; sets PIPELINE_EXIT
+  PIPELINE_EXIT=""
+  [[ -n "$PIPELINE_PID" ]] || return 0
+  if kill -0 "$PIPELINE_PID" 2>/dev/null; then
+    kill -TERM "$PIPELINE_PID" 2>/dev/null || true
+    for _ in $(seq 1 300); do kill -0 "$PIPELINE_PID" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$PIPELINE_PID" 2>/dev/null && kill -KILL "$PIPELINE_PID" 2>/dev/null
+  fi
+  PIPELINE_EXIT=0
+  wait "$PIPELINE_PID" 2>/dev/null || PIPELINE_EXIT=$?
+  PIPELINE_PID=""
+}
+
+stop_infra() {
+  if [[ "${BENCH_KEEP_INFRA:-0}" == 1 ]]; then
+    ((${#STARTED_SERVERS[@]} == 0)) || info "leaving the servers running (BENCH_KEEP_INFRA=1): $INFRA stop all"
+    return 0
+  fi
+  local s
+  for s in "${STARTED_SERVERS[@]}"; do
+    # ZooKeeper last, and only when ClickHouse goes too (ClickHouse needs it).
+    [[ "$s" == zookeeper ]] && continue
+    "$INFRA" stop "$s" >>"$LOG_DIR/infra-stop.log" 2>&1 || info "stopping $s failed: see $LOG_DIR/infra-stop.log"
+  done
+  for s in "${STARTED_SERVERS[@]}"; do
+    [[ "$s" == zookeeper ]] || continue
+    "$INFRA" stop zookeeper >>"$LOG_DIR/infra-stop.log" 2>&1 || info "stopping zookeeper failed: see $LOG_DIR/infra-stop.log"
+  done
+  ((${#STARTED_SERVERS[@]} == 0)) || info "stopped the servers this benchmark started: ${STARTED_SERVERS[*]}"
+}
+
+cleanup_data() {
+  [[ "${BENCH_KEEP_DATA:-0}" == 1 ]] && return 0
+  local db
+  for db in "${DATABASES[@]}"; do
+    [[ -n "$db" ]] || continue
+    ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1 \
+      || info "dropping $db failed: see $LOG_DIR/cleanup.log"
+  done
+  DATABASES=()
+  if ((TOPIC_CREATED)); then
+    timeout 60 java -cp "$(cat "$INFRA_DIR/kafka/classpath.txt")" org.apache.kafka.tools.TopicCommand \
+      --bootstrap-server "$KAFKA" --delete --topic "$TOPIC" >>"$LOG_DIR/cleanup.log" 2>&1 \
+      || info "deleting topic $TOPIC failed: see $LOG_DIR/cleanup.log"
+    TOPIC_CREATED=0
+  fi
+}
+
+on_exit() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  if ((rc != 0)); then
+    if [[ -n "$FAIL_REASON" ]]; then
+      printf '\n\033[31mFAILED at step "%s": %s\033[0m\n' "$STEP" "$FAIL_REASON" >&2
+    else
+      printf '\n\033[31mFAILED at step "%s" (exit code %d).\033[0m\n' "$STEP" "$rc" >&2
+    fi
+    if [[ -n "$STEP_LOG" && -f "$STEP_LOG" ]]; then
+      printf 'Last lines of %s:\n' "$STEP_LOG" >&2
+      tail -n 25 "$STEP_LOG" | sed 's/^/    /' >&2
+    fi
+    printf 'Logs of this run: %s\n' "$LOG_DIR" >&2
+  fi
+  [[ -n "$PIPELINE_PID" ]] && stop_pipeline
+  if [[ -n "${SHARD1:-}" ]]; then
+    cleanup_data
+  fi
+  if ((${#STARTED_SERVERS[@]} > 0)); then
+    say "stopping the infrastructure"
+    stop_infra
+  fi
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+mkdir -p "$LOG_DIR"
+
+# ------------------------------------------------------------------ prerequisites ----
+step "checking prerequisites"
+command -v java >/dev/null || fail "java not found: install a JDK 17 or newer"
+JAVA_MAJOR="$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')"
+[[ "${JAVA_MAJOR%%.*}" -ge 17 ]] 2>/dev/null || fail "Java 17 or newer is needed, found ${JAVA_MAJOR:-unknown}"
+[[ "$ORDERS" =~ ^[0-9]+$ && "$REPEATS" =~ ^[1-9][0-9]*$ && "$THREADS" =~ ^[1-9][0-9]*$ ]] \
+  || fail "BENCH_ORDERS, BENCH_REPEATS and BENCH_THREADS must be positive integers"
+JAVA_VERSION="$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.runtime.version/ {print $2}')"
+CPUS="$(nproc)"
+LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
+info "Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE; logs under $LOG_DIR"
+
+# ------------------------------------------------------------------ infrastructure ----
+step "starting the infrastructure if needed (ZooKeeper, 4 ClickHouse, Kafka, schema registry)" "$LOG_DIR/infra.log"
+export ETL_INFRA_DIR="$INFRA_DIR"
+"$INFRA" status >"$LOG_DIR/infra-before.txt" 2>&1 || true
+for server in zookeeper clickhouse kafka registry; do
+  # A server counts as running when every line of it (4 for ClickHouse) says "up".
+  if awk -v s="$server" '($1 == s || index($1, s "-") == 1) {n++; if ($2 != "up") bad = 1} END {exit !(n > 0 && !bad)}' \
+      "$LOG_DIR/infra-before.txt"; then
+    info "$server: already running, will be left running"
+  else
+    STARTED_SERVERS+=("$server")
+  fi
+done
+"$INFRA" start all >"$LOG_DIR/infra.log" 2>&1 || fail "scripts/infra.sh start all failed"
+info "ready (endpoints: $INFRA_DIR/endpoints.properties)"
+
+ENDPOINTS="$INFRA_DIR/endpoints.properties"
+prop() { awk -F= -v k="$1" '$1 == k {sub(/^[^=]*=/, ""); print; exit}' "$ENDPOINTS"; }
+KAFKA="$(prop kafka.bootstrap)"
+REGISTRY="$(prop registry.url)"
+CLUSTER="$(prop clickhouse.cluster)"
+SHARD1="$(prop clickhouse.shard.1.replicas)"
+SHARD2="$(prop clickhouse.shard.2.replicas)"
+[[ -n "$KAFKA" && -n "$REGISTRY" && -n "$CLUSTER" && -n "$SHARD1" && -n "$SHARD2" ]] \
+  || fail "incomplete endpoints in $ENDPOINTS"
+first() { echo "${1%%,*}"; }
+# Rows are counted, and checked, on each shard's first replica: the one the baseline writes to and
+# the one the etl sink uses while it is healthy.
+COUNT_URLS=("$(first "$SHARD1")" "$(first "$SHARD2")")
+
+ch() { # url sql -> TabSeparated answer; fails with ClickHouse's message
+  local out
+  if ! out="$(curl -sS --fail-with-body --max-time 120 --data-binary "$2" "$1/?wait_end_of_query=1" 2>&1)" \
+      || [[ "$out" == *Exception* ]]; then
+    printf '%s: %s\n' "$1" "$out" >&2
+    return 1
+  fi
+  printf '%s' "$out"
+}
+
+# ------------------------------------------------------------------ build ----
+if [[ "${BENCH_SKIP_BUILD:-0}" == 1 && -f "$SERVICE_JAR" && -f "$BENCH_JAR" ]]; then
+  step "building: skipped (BENCH_SKIP_BUILD=1)"
+else
+  step "building sample-service and etl-benchmarks (./mvnw -q -pl sample-service,etl-benchmarks -am package -DskipTests)" \
+    "$LOG_DIR/build.log"
+  t=$SECONDS
+  # shellcheck disable=SC2086 # BENCH_MVN_ARGS is a list of arguments
+  (cd "$REPO_ROOT" && timeout 600 ./mvnw -q -B -pl sample-service,etl-benchmarks -am package -DskipTests \
+    ${BENCH_MVN_ARGS:-}) >"$LOG_DIR/build.log" 2>&1 || fail "the build failed: see $LOG_DIR/build.log"
+  info "built in $((SECONDS - t))s"
+fi
+[[ -f "$SERVICE_JAR" ]] || fail "no $SERVICE_JAR"
+[[ -f "$BENCH_JAR" ]] || fail "no $BENCH_JAR"
+
+# ------------------------------------------------------------------ produce ----
+step "producing $ORDERS orders to topic $TOPIC (8 partitions; half Avro schema v1, half v2)" "$LOG_DIR/generator.log"
+t=$SECONDS
+TOPIC_CREATED=1
+timeout 600 java -Xmx1g -cp "$SERVICE_JAR" -Dloader.main=dev.etl.sample.OrderLoadGenerator \
+  org.springframework.boot.loader.launch.PropertiesLauncher \
+  --bootstrap "$KAFKA" --registry "$REGISTRY" --topic "$TOPIC" --orders "$ORDERS" \
+  --totals-file "$LOG_DIR/totals.properties" >"$LOG_DIR/generator.log" 2>&1 \
+  || fail "the load generator failed: see $LOG_DIR/generator.log"
+total() { awk -F= -v k="$1" '$1 == k {print $2}' "$LOG_DIR/totals.properties"; }
+EXPECTED_ORDERS="$(total expected.orders)"
+EXPECTED_LINES="$(total expected.lines)"
+CANCELLED="$(total produced.cancelled)"
+info "produced in $((SECONDS - t))s: $CANCELLED cancelled (both pipelines drop them)"
+info "expected per run: $EXPECTED_ORDERS orders, $EXPECTED_LINES rows (one per order line)"
+
+# ------------------------------------------------------------------ one run ----
+now_ms() { local t="${EPOCHREALTIME/[.,]/}"; echo $((t / 1000)); }
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+total_rows() { # db -> rows on the shards' first replicas, or "?" if a shard did not answer
+  local db="$1" sum=0 n url
+  for url in "${COUNT_URLS[@]}"; do
+    n="$(curl -sS --max-time 2 --data-binary "SELECT count() FROM $db.orders" "$url/" 2>/dev/null)" || n=""
+    [[ "$n" =~ ^[0-9]+$ ]] || { echo "?"; return 0; }
+    sum=$((sum + n))
+  done
+  echo "$sum"
+}
+
+RESULTS="$LOG_DIR/results.tsv" # round pipeline total_ms first_ms rows_at_first last_ms final_orders final_lines raw exit
+: >"$RESULTS"
+FAILURES=()
+
+# run <round> <baseline|etl>: one timed run into its own database and consumer group.
+run() {
+  local round="$1" side="$2"
+  local db="bench_${RUN_ID}_${side}_${round}" group="bench-$RUN_ID-$side-$round"
+  local log="$LOG_DIR/$side-$round.log" http_port="" start_ms first_ms="" rows_at_first=0 last_ms="" rows now p
+
+  step "round $round: $side (database $db, group $group)" "$log"
+  {
+    ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $db ON CLUSTER $CLUSTER"
+    sed "s/\${DB}/$db/g; s/ON CLUSTER etl/ON CLUSTER $CLUSTER/" "$SQL" | grep -v '^--' >"$LOG_DIR/orders-$side-$round.sql"
+    ch "$(first "$SHARD1")" "$(cat "$LOG_DIR/orders-$side-$round.sql")"
+  } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
+  DATABASES+=("$db")
+  for p in "${COUNT_URLS[@]}"; do
+    [[ "$(ch "$p" "SELECT count() FROM system.tables WHERE database = '$db' AND name = 'orders'" 2>>"$LOG_DIR/ddl.log")" == 1 ]] \
+      || fail "table $db.orders is missing on $p"
+  done
+
+  start_ms=$(now_ms)
+  if [[ "$side" == baseline ]]; then
+    java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.e2e.SpringKafkaJdbcBaseline \
+      --bootstrap "$KAFKA" --registry "$REGISTRY" --topic "$TOPIC" --group "$group" --database "$db" \
+      --shards "$(first "$SHARD1"),$(first "$SHARD2")" --threads "$THREADS" --max-poll-records "$MAX_POLL_RECORDS" \
+      >"$log" 2>&1 &
+  else
+    for p in $(seq 18480 18580); do port_free "$p" && { http_port=$p; break; }; done
+    [[ -n "$http_port" ]] || fail "no free HTTP port in 18480-18580 for sample-service"
+    KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="$group" \
+      CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$http_port" \
+      ETL_THREADS="$THREADS" java -Xmx"$HEAP" -jar "$SERVICE_JAR" >"$log" 2>&1 &
+  fi
+  PIPELINE_PID=$!
+
+  while :; do
+    sleep "$POLL_S"
+    kill -0 "$PIPELINE_PID" 2>/dev/null || fail "the $side pipeline exited while loading (see $log)"
+    rows="$(total_rows "$db")"
+    now=$(now_ms)
+    if [[ "$rows" =~ ^[0-9]+$ ]]; then
+      if [[ -z "$first_ms" ]] && ((rows > 0)); then
+        first_ms=$((now - start_ms))
+        rows_at_first=$rows
+      fi
+      if ((rows >= EXPECTED_LINES)); then
+        last_ms=$((now - start_ms))
+        break
+      fi
+    fi
+    ((now - start_ms < RUN_TIMEOUT_S * 1000)) \
+      || fail "$side did not write $EXPECTED_LINES rows within ${RUN_TIMEOUT_S}s (BENCH_RUN_TIMEOUT_S): $rows rows"
+  done
+  info "all $EXPECTED_LINES rows after $((last_ms / 1000)).$(((last_ms % 1000) / 100))s" \
+    "(first rows seen after $((first_ms / 1000)).$(((first_ms % 1000) / 100))s: $rows_at_first)"
+
+  if [[ "$side" == etl ]]; then
+    # The engine's own view of the run, for finding its bottleneck afterwards.
+    curl -sf --max-time 5 "http://127.0.0.1:$http_port/actuator/prometheus" >"$LOG_DIR/etl-$round.prometheus.txt" \
+      2>/dev/null || true
+  fi
+  stop_pipeline
+  case "$PIPELINE_EXIT" in
+    0 | 143) info "stopped with SIGTERM (exit code $PIPELINE_EXIT)" ;;
+    *) FAILURES+=("$side round $round exited with code $PIPELINE_EXIT on SIGTERM (see $log)") ;;
+  esac
+  if [[ "$side" == baseline ]]; then
+    grep -h 'baseline totals' "$log" | sed -E 's/^.* - /    | /' || true
+  fi
+
+  # Exactly the expected rows after FINAL: a faster run that loses (or invents) rows is a failure.
+  local found_orders=0 found_lines=0 raw=0 a o l url
+  for url in "${COUNT_URLS[@]}"; do
+    a="$(ch "$url" "SELECT uniqExact(order_id), count() FROM $db.orders FINAL" 2>>"$log")" \
+      || fail "FINAL check on $url failed: see $log"
+    read -r o l <<<"${a//$'\t'/ }"
+    found_orders=$((found_orders + o))
+    found_lines=$((found_lines + l))
+    a="$(ch "$url" "SELECT count() FROM $db.orders" 2>>"$log")" || fail "count on $url failed: see $log"
+    raw=$((raw + a))
+  done
+  if [[ "$found_orders" == "$EXPECTED_ORDERS" && "$found_lines" == "$EXPECTED_LINES" ]]; then
+    info "FINAL: $found_orders orders, $found_lines rows, as expected (raw rows $raw)"
+  else
+    FAILURES+=("$side round $round: FINAL holds $found_orders orders / $found_lines rows, expected $EXPECTED_ORDERS / $EXPECTED_LINES")
+    info "FINAL: $found_orders orders, $found_lines rows: WRONG (expected $EXPECTED_ORDERS / $EXPECTED_LINES)"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$last_ms" "$first_ms" "$rows_at_first" \
+    "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" >>"$RESULTS"
+
+  if [[ "${BENCH_KEEP_DATA:-0}" != 1 ]]; then
+    ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1 \
+      && DATABASES=("${DATABASES[@]/$db/}")
+  fi
+}
+
+for round in $(seq 1 "$REPEATS"); do
+  run "$round" baseline
+  run "$round" etl
+done
+LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
+cleanup_data
+
+# ------------------------------------------------------------------ table ----
+STEP="summary"
+echo
+say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP"
+info "total = from process start until all rows are in ClickHouse; steady = from the first row seen to the last"
+info "(rows sampled every ${POLL_S}s); Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE before, $LOAD_AFTER after"
+echo
+awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDERS" '
+  function fmt(x,   s) { x = sprintf("%.0f", x); s = ""; while (length(x) > 3) { s = "," substr(x, length(x) - 2) s; x = substr(x, 1, length(x) - 3) }; return x s }
+  function median(arr, n,   i, j, t, s) {
+    for (i = 1; i <= n; i++) s[i] = arr[i]
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (s[j] < s[i]) { t = s[i]; s[i] = s[j]; s[j] = t }
+    return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+  }
+  {
+    side = $2; total_s = $3 / 1000; steady_s = ($6 - $4) / 1000
+    ok = ($7 == eo && $8 == lines) ? "yes" : "NO"
+    to = orders / total_s; tr = lines / total_s
+    # Steady state: the rows written between the first sample that saw rows and the last one.
+    # Undefined when the first sample already saw every row (one insert per shard, e.g. a small run).
+    n[side]++; TO[side, n[side]] = to; TR[side, n[side]] = tr
+    if (steady_s > 0 && $5 < lines) {
+      sr = (lines - $5) / steady_s; so = sr * orders / lines
+      ns[side]++; SO[side, ns[side]] = so; SR[side, ns[side]] = sr
+      steady = sprintf("%.1f | %s | %s", steady_s, fmt(so), fmt(sr))
+    } else {
+      steady = "n/a | n/a | n/a"
+    }
+    rows[NR] = sprintf("| %s | %s | %.1f | %s | %s | %s | %s |", $1, side, total_s, fmt(to), fmt(tr), steady, ok)
+  }
+  END {
+    print "| round | pipeline | total s | orders/s | rows/s | steady s | steady orders/s | steady rows/s | exact rows after FINAL |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---|"
+    for (i = 1; i <= NR; i++) print rows[i]
+    for (s = 0; s < 2; s++) {
+      side = s ? "etl" : "baseline"
+      if (!n[side]) continue
+      for (i = 1; i <= n[side]; i++) { a[i] = TO[side, i]; b[i] = TR[side, i] }
+      for (i = 1; i <= ns[side]; i++) { c[i] = SO[side, i]; d[i] = SR[side, i] }
+      mo[side] = median(a, n[side]); mr[side] = median(b, n[side])
+      steady = "n/a | n/a"
+      if (ns[side]) {
+        mso[side] = median(c, ns[side]); msr[side] = median(d, ns[side])
+        steady = fmt(mso[side]) " | " fmt(msr[side])
+      }
+      printf "| median | %s | | %s | %s | | %s | |\n", side, fmt(mo[side]), fmt(mr[side]), steady
+    }
+    if (n["etl"] && n["baseline"]) {
+      steady = "n/a | n/a"
+      if (ns["etl"] && ns["baseline"])
+        steady = sprintf("**%.2f×** | **%.2f×**", mso["etl"] / mso["baseline"], msr["etl"] / msr["baseline"])
+      printf "| **ratio** | **etl / baseline** | | **%.2f×** | **%.2f×** | | %s | |\n",
+        mo["etl"] / mo["baseline"], mr["etl"] / mr["baseline"], steady
+    }
+  }' "$RESULTS" | tee "$LOG_DIR/results.md"
+echo
+info "logs, per-run output and the etl runs' Prometheus scrapes: $LOG_DIR"
+info "wall time $((SECONDS - T0))s"
+if ((${#FAILURES[@]} > 0)); then
+  printf '\n\033[31mFAIL\033[0m:\n' >&2
+  for f in "${FAILURES[@]}"; do printf '    %s\n' "$f" >&2; done
+  exit 1
+fi
+printf '\n\033[32mPASS\033[0m: every run wrote exactly %s orders / %s rows (after FINAL).\n\n' "$EXPECTED_ORDERS" "$EXPECTED_LINES"
