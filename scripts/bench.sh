@@ -10,10 +10,11 @@
 # 4. runs BENCH_REPEATS rounds of: baseline, then etl (so baseline, etl, baseline, etl, ...). Each run
 #    has its own consumer group and its own database (the orders table of sample-service's
 #    orders.sql, ON CLUSTER), the same thread count (BENCH_THREADS lanes / listener threads) and the
-#    same heap; it is timed from process start until `SELECT count()` on the shards reaches the
-#    expected rows, and from the first row seen to the last (steady state, without JVM start),
+#    same heap; it is timed from process start until `SELECT count()` on the shards (per shard, the
+#    replica that has more) reaches the expected rows, and from the first row seen to the last
+#    (steady state, without JVM start),
 #    then stopped with SIGTERM and checked: `count()` and `uniqExact(order_id)` after FINAL must be
-#    exactly the expected lines and orders,
+#    exactly the expected lines and orders, on every replica,
 # 5. prints the table (orders/s and rows/s per run, medians, ratio etl/baseline) and PASS or FAIL.
 #
 # Environment:
@@ -187,9 +188,7 @@ SHARD2="$(prop clickhouse.shard.2.replicas)"
 [[ -n "$KAFKA" && -n "$REGISTRY" && -n "$CLUSTER" && -n "$SHARD1" && -n "$SHARD2" ]] \
   || fail "incomplete endpoints in $ENDPOINTS"
 first() { echo "${1%%,*}"; }
-# Rows are counted, and checked, on each shard's first replica: the one the baseline writes to and
-# the one the etl sink uses while it is healthy.
-COUNT_URLS=("$(first "$SHARD1")" "$(first "$SHARD2")")
+SHARD_URLS=("$SHARD1" "$SHARD2")
 
 ch() { # url sql -> TabSeparated answer; fails with ClickHouse's message
   local out
@@ -235,12 +234,21 @@ info "expected per run: $EXPECTED_ORDERS orders, $EXPECTED_LINES rows (one per o
 # ------------------------------------------------------------------ one run ----
 now_ms() { local t="${EPOCHREALTIME/[.,]/}"; echo $((t / 1000)); }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-total_rows() { # db -> rows on the shards' first replicas, or "?" if a shard did not answer
-  local db="$1" sum=0 n url
-  for url in "${COUNT_URLS[@]}"; do
-    n="$(curl -sS --max-time 2 --data-binary "SELECT count() FROM $db.orders" "$url/" 2>/dev/null)" || n=""
-    [[ "$n" =~ ^[0-9]+$ ]] || { echo "?"; return 0; }
-    sum=$((sum + n))
+# db -> rows in ClickHouse: per shard the larger count() of its replicas, summed; "?" if a replica
+# did not answer. The baseline writes to each shard's first replica; the etl sink spreads its batches
+# round-robin over both, so a shard counts as complete once one replica holds all of its rows, i.e.
+# the etl's time includes replicating its last batches (the baseline's does not).
+total_rows() {
+  local db="$1" sum=0 n max shard url replicas
+  for shard in "${SHARD_URLS[@]}"; do
+    IFS=, read -ra replicas <<<"$shard"
+    max=0
+    for url in "${replicas[@]}"; do
+      n="$(curl -sS --max-time 2 --data-binary "SELECT count() FROM $db.orders" "$url/" 2>/dev/null)" || n=""
+      [[ "$n" =~ ^[0-9]+$ ]] || { echo "?"; return 0; }
+      ((n > max)) && max=$n
+    done
+    sum=$((sum + max))
   done
   echo "$sum"
 }
@@ -262,7 +270,7 @@ run() {
     ch "$(first "$SHARD1")" "$(cat "$LOG_DIR/orders-$side-$round.sql")"
   } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
   DATABASES+=("$db")
-  for p in "${COUNT_URLS[@]}"; do
+  for p in ${SHARD1//,/ } ${SHARD2//,/ }; do
     [[ "$(ch "$p" "SELECT count() FROM system.tables WHERE database = '$db' AND name = 'orders'" 2>>"$LOG_DIR/ddl.log")" == 1 ]] \
       || fail "table $db.orders is missing on $p"
   done
@@ -317,19 +325,33 @@ run() {
     grep -h 'baseline totals' "$log" | sed -E 's/^.* - /    | /' || true
   fi
 
-  # Exactly the expected rows after FINAL: a faster run that loses (or invents) rows is a failure.
-  local found_orders=0 found_lines=0 raw=0 a o l url
-  for url in "${COUNT_URLS[@]}"; do
-    a="$(ch "$url" "SELECT uniqExact(order_id), count() FROM $db.orders FINAL" 2>>"$log")" \
-      || fail "FINAL check on $url failed: see $log"
-    read -r o l <<<"${a//$'\t'/ }"
+  # Exactly the expected rows after FINAL, on every replica (they must agree once replication caught
+  # up): a faster run that loses (or invents) rows is a failure.
+  local found_orders=0 found_lines=0 raw=0 a o l url shard replicas answers agree t
+  for shard in "${SHARD_URLS[@]}"; do
+    IFS=, read -ra replicas <<<"$shard"
+    t=$SECONDS
+    while :; do
+      answers=()
+      for url in "${replicas[@]}"; do
+        a="$(ch "$url" "SELECT uniqExact(order_id), count() FROM $db.orders FINAL" 2>>"$log")" \
+          || fail "FINAL check on $url failed: see $log"
+        answers+=("${a//$'\t'/ }")
+      done
+      agree=1
+      for a in "${answers[@]}"; do [[ "$a" == "${answers[0]}" ]] || agree=0; done
+      ((agree)) && break
+      ((SECONDS - t < 60)) || { FAILURES+=("$side round $round: replicas of $shard disagree after 60 s: ${answers[*]}"); break; }
+      sleep 1
+    done
+    read -r o l <<<"${answers[0]}"
     found_orders=$((found_orders + o))
     found_lines=$((found_lines + l))
-    a="$(ch "$url" "SELECT count() FROM $db.orders" 2>>"$log")" || fail "count on $url failed: see $log"
+    a="$(ch "${replicas[0]}" "SELECT count() FROM $db.orders" 2>>"$log")" || fail "count on ${replicas[0]} failed: see $log"
     raw=$((raw + a))
   done
   if [[ "$found_orders" == "$EXPECTED_ORDERS" && "$found_lines" == "$EXPECTED_LINES" ]]; then
-    info "FINAL: $found_orders orders, $found_lines rows, as expected (raw rows $raw)"
+    info "FINAL: $found_orders orders, $found_lines rows on every replica, as expected (raw rows $raw)"
   else
     FAILURES+=("$side round $round: FINAL holds $found_orders orders / $found_lines rows, expected $EXPECTED_ORDERS / $EXPECTED_LINES")
     info "FINAL: $found_orders orders, $found_lines rows: WRONG (expected $EXPECTED_ORDERS / $EXPECTED_LINES)"
