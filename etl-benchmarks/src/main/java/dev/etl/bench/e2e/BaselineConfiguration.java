@@ -27,8 +27,8 @@ class BaselineConfiguration {
 
     /**
      * The consumer settings the etl sample uses where they apply: earliest offset for a new group,
-     * no auto-commit, {@code fetch.min.bytes} 64 KiB; {@code max.poll.records} is the listener's
-     * batch (2000 by default).
+     * no auto-commit, {@code fetch.min.bytes} 64 KiB and {@code max.poll.records} 5000 by default,
+     * which here is also the listener's batch and so the size of its inserts.
      */
     @Bean
     ConsumerFactory<byte[], byte[]> consumerFactory(BaselineOptions options) {

@@ -20,7 +20,7 @@ record BaselineOptions(String bootstrap, String registry, String topic, String g
         List<String> shardUrls, int threads, int maxPollRecords) {
 
     static final String USAGE = "usage: --bootstrap H:P --registry URL --topic T --group G --database DB "
-            + "--shards URL1,URL2 [--threads 2] [--max-poll-records 2000]";
+            + "--shards URL1,URL2 [--threads 2] [--max-poll-records 5000]";
 
     static BaselineOptions parse(String[] args) {
         Map<String, String> opts = new HashMap<>();
@@ -33,7 +33,7 @@ record BaselineOptions(String bootstrap, String registry, String topic, String g
         return new BaselineOptions(require(opts, "bootstrap"), require(opts, "registry"), require(opts, "topic"),
                 require(opts, "group"), require(opts, "database"), List.of(require(opts, "shards").split(",")),
                 Integer.parseInt(opts.getOrDefault("threads", "2")),
-                Integer.parseInt(opts.getOrDefault("max-poll-records", "2000")));
+                Integer.parseInt(opts.getOrDefault("max-poll-records", "5000")));
     }
 
     private static String require(Map<String, String> opts, String key) {
