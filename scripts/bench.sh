@@ -361,8 +361,11 @@ run() {
     "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" >>"$RESULTS"
 
   if [[ "${BENCH_KEEP_DATA:-0}" != 1 ]]; then
-    ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1 \
-      && DATABASES=("${DATABASES[@]/$db/}")
+    if ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1; then
+      local kept=() d
+      for d in "${DATABASES[@]}"; do [[ "$d" == "$db" ]] || kept+=("$d"); done
+      DATABASES=("${kept[@]}")
+    fi
   fi
 }
 
@@ -392,9 +395,10 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
     ok = ($7 == eo && $8 == lines) ? "yes" : "NO"
     to = orders / total_s; tr = lines / total_s
     # Steady state: the rows written between the first sample that saw rows and the last one.
-    # Undefined when the first sample already saw every row (one insert per shard, e.g. a small run).
+    # Undefined when the window is under 1 s (a few samples; e.g. a small run written in one insert
+    # per shard): its rate would be mostly sampling error.
     n[side]++; TO[side, n[side]] = to; TR[side, n[side]] = tr
-    if (steady_s > 0 && $5 < lines) {
+    if (steady_s >= 1 && $5 < lines) {
       sr = (lines - $5) / steady_s; so = sr * orders / lines
       ns[side]++; SO[side, ns[side]] = so; SR[side, ns[side]] = sr
       steady = sprintf("%.1f | %s | %s", steady_s, fmt(so), fmt(sr))
