@@ -204,6 +204,16 @@ zk_ruok() ( # subshell: fd 3 and failures stay local
   [[ "$resp" == imok* ]]
 )
 
+# Ready means serving, not just running: 'ruok' answers imok before the server has loaded its data
+# and accepts sessions, and a ClickHouse that connects then gives up and exits (seen under load).
+zk_serving() ( # subshell: fd 3 and failures stay local
+  local resp=""
+  exec 3<>"/dev/tcp/127.0.0.1/$ZK_PORT" || return 1
+  printf 'srvr' >&3
+  resp="$(timeout 2 cat <&3 || true)"
+  [[ "$resp" == *"Mode: standalone"* ]]
+)
+
 zk_start() {
   if pid="$(live_pid "$ZK_DIR/zookeeper.pid" "$(zk_token)")"; then
     log "zookeeper: already running (pid $pid)"
@@ -220,7 +230,7 @@ zk_start() {
 }
 
 zk_wait() {
-  wait_ready zookeeper "$ZK_DIR/zookeeper.pid" "$(zk_token)" "$ZK_DIR/logs/zookeeper.log" zk_ruok
+  wait_ready zookeeper "$ZK_DIR/zookeeper.pid" "$(zk_token)" "$ZK_DIR/logs/zookeeper.log" zk_serving
   log "zookeeper: ready"
 }
 
@@ -395,12 +405,30 @@ ch_cluster_ok() {
   [[ "$n" == 4 ]]
 }
 
+# Polls until the instance answers; false (instead of failing the script) if it exited meanwhile.
+ch_wait_one() { # index
+  local i="$1" name="${CH_INSTANCES[$1]}" deadline=$((SECONDS + TIMEOUT_S))
+  until ch_ping "$i" >/dev/null 2>&1; do
+    live_pid "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" >/dev/null || return 1
+    ((SECONDS < deadline)) || fail_server "clickhouse-$name" "$CH_DIR/$name/logs/clickhouse-server.log" \
+      "not ready after ${TIMEOUT_S}s"
+    sleep 0.3
+  done
+}
+
 ch_wait() {
   local i name
   for i in "${!CH_INSTANCES[@]}"; do
     name="${CH_INSTANCES[$i]}"
-    wait_ready "clickhouse-$name" "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" \
-      "$CH_DIR/$name/logs/clickhouse-server.log" ch_ping "$i"
+    if ! ch_wait_one "$i"; then
+      # A server with Replicated tables exits when its ZooKeeper session cannot be set up in time
+      # (a loaded machine, or a session of its previous life not yet expired): one more try.
+      log "clickhouse-$name: exited during startup; starting it once more"
+      sleep 2
+      ch_start_one "$i"
+      ch_wait_one "$i" || fail_server "clickhouse-$name" "$CH_DIR/$name/logs/clickhouse-server.log" \
+        "process exited during startup (twice)"
+    fi
   done
   wait_ready "clickhouse (cluster check)" "$CH_DIR/s1r1/clickhouse.pid" "$(ch_token s1r1)" \
     "$CH_DIR/s1r1/logs/clickhouse-server.err.log" ch_cluster_ok
