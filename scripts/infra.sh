@@ -111,10 +111,15 @@ wait_ready() { # label pidfile token logfile check_fn [args...]
 
 # Refuse to start if a foreign process already holds one of our ports.
 require_free_ports() { # label port...
-  local label="$1" p
+  local label="$1" p low high
   shift
+  read -r low high </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || { low=32768; high=60999; }
   for p in "$@"; do
     port_open "$p" && die "$label: port 127.0.0.1:$p is already in use by another process (override with the ETL_* env vars)"
+    if ((p >= low && p <= high)); then
+      log "WARNING: $label: port $p is in the ephemeral range $low-$high; an outgoing connection may hold it" \
+        "and make the bind fail (choose ports below $low)"
+    fi
   done
   return 0
 }
