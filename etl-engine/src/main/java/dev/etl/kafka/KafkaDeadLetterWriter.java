@@ -167,6 +167,11 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         return timeout;
     }
 
+    /** The effective producer properties (diagnostics and tests). */
+    public Map<String, Object> producerProperties() {
+        return java.util.Collections.unmodifiableMap(properties);
+    }
+
     /** The topic records are written to. */
     public String topic() {
         return topic;

@@ -36,11 +36,18 @@ public final class ErrorMetrics {
      * {@code etl_sink_*} meters).
      */
     public void deadLettered(ErrorClass errorClass, String stage) {
-        deadLetters.computeIfAbsent(errorClass.label() + '\u0000' + stage,
+        deadLetterCounter(errorClass, stage).increment();
+    }
+
+    /**
+     * Registers (at 0) the dead-letter counter of a stage whose policy is {@code DEAD_LETTER}, when
+     * its chain is built, so the series exists before its first record.
+     */
+    public Counter deadLetterCounter(ErrorClass errorClass, String stage) {
+        return deadLetters.computeIfAbsent(errorClass.label() + '\u0000' + stage,
                 k -> Counter.builder("etl.dead.letters")
                         .description("Records that failed a stage under DEAD_LETTER and went to the dead-letter sink")
                         .tag("pipeline", pipeline).tag("stage", stage).tag("error_type", errorClass.label())
-                        .register(registry))
-                .increment();
+                        .register(registry));
     }
 }

@@ -60,6 +60,13 @@ public interface ChainContext {
     }
 
     /**
+     * Called once per stage, when its chain is built, for every stage whose effective policy is
+     * {@link ErrorPolicy#DEAD_LETTER} (registers its {@code etl_dead_letters_total} series at 0).
+     */
+    default void deadLetterStage(String stage, ErrorClass errorClass) {
+    }
+
+    /**
      * Handles a record failed under {@link ErrorPolicy#DEAD_LETTER}: writes the current source record
      * ({@link RecordMeta#sourceKey()}, {@link RecordMeta#sourceValue()}, copied) with the failure's
      * context into the dead-letter sink's open chunk, which retains the current batch's ack, so the

@@ -43,6 +43,9 @@ final class StageErrorPolicy {
                     + ") but the pipeline has no dead-letter sink: add one with Pipeline.builder(..).deadLetter(sink) "
                     + "(Spring Boot: etl.errors.dead-letter.topic), or choose SKIP or FAIL");
         }
+        if (policy == ErrorPolicy.DEAD_LETTER) {
+            context.deadLetterStage(stage, errorClass);
+        }
         return policy;
     }
 

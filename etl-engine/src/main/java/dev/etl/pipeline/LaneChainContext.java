@@ -141,6 +141,11 @@ final class LaneChainContext implements ChainContext {
     }
 
     @Override
+    public void deadLetterStage(String stage, ErrorClass errorClass) {
+        errors.deadLetterCounter(errorClass, stage);
+    }
+
+    @Override
     public void deadLettered(RecordException failure) {
         if (deadLetter == null) {
             ChainContext.super.deadLettered(failure);
