@@ -11,5 +11,14 @@ public enum ErrorPolicy {
      * Stop the pipeline: it goes to {@code FAILED}, watermarks stop advancing (the failed batch and
      * everything after it is never committed), and the process exits non-zero.
      */
-    FAIL
+    FAIL,
+    /**
+     * Write the failing record's original source bytes (key and value as polled), with where and why
+     * it failed, to the pipeline's dead-letter sink ({@code Pipeline.Builder.deadLetter}) and drop it
+     * from the chain. Its share of the batch's ack is held by the dead-letter chunk, so its offset is
+     * committed only once the dead-letter write is durable; a failed dead-letter write fails the
+     * batch (its partition stalls). A pipeline without a dead-letter sink refuses this policy when
+     * it is built.
+     */
+    DEAD_LETTER
 }

@@ -1,7 +1,7 @@
 package dev.etl.kafka;
 
 /**
- * A Kafka source setting was refused: it is missing, malformed, or would break the at-least-once
+ * A Kafka source (or dead-letter producer) setting was refused: it is missing, malformed, or would break the at-least-once
  * guarantee. The message names the key and says why; {@link #key()} gives the key alone.
  */
 public final class KafkaConfigException extends IllegalArgumentException {
@@ -10,7 +10,12 @@ public final class KafkaConfigException extends IllegalArgumentException {
     private final String key;
 
     KafkaConfigException(String key, String reason) {
-        super("Kafka source setting '" + key + "' refused: " + reason);
+        this("source", key, reason);
+    }
+
+    /** {@code client} names the refusing client in the message, e.g. {@code dead-letter producer}. */
+    KafkaConfigException(String client, String key, String reason) {
+        super("Kafka " + client + " setting '" + key + "' refused: " + reason);
         this.key = key;
     }
 

@@ -7,13 +7,15 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * {@code etl_errors_total{pipeline, error_type, stage}}: every record-level error, skipped or fatal.
+ * {@code etl_errors_total{pipeline, error_type, stage}}: every record-level error, skipped, dead-lettered
+ * or fatal; and {@code etl_dead_letters_total}.
  * Counters are created on first use per (class, stage) and cached; the error path is not the hot path.
  */
 public final class ErrorMetrics {
     private final MeterRegistry registry;
     private final String pipeline;
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> deadLetters = new ConcurrentHashMap<>();
 
     public ErrorMetrics(MeterRegistry registry, String pipeline) {
         this.registry = registry;
@@ -26,5 +28,26 @@ public final class ErrorMetrics {
                         .tag("pipeline", pipeline).tag("error_type", errorClass.label()).tag("stage", stage)
                         .register(registry))
                 .increment();
+    }
+
+    /**
+     * {@code etl_dead_letters_total{pipeline, stage, error_type}}: a record failed under
+     * {@code DEAD_LETTER} and was handed to the dead-letter sink (its write is counted by that sink's
+     * {@code etl_sink_*} meters).
+     */
+    public void deadLettered(ErrorClass errorClass, String stage) {
+        deadLetterCounter(errorClass, stage).increment();
+    }
+
+    /**
+     * Registers (at 0) the dead-letter counter of a stage whose policy is {@code DEAD_LETTER}, when
+     * its chain is built, so the series exists before its first record.
+     */
+    public Counter deadLetterCounter(ErrorClass errorClass, String stage) {
+        return deadLetters.computeIfAbsent(errorClass.label() + '\u0000' + stage,
+                k -> Counter.builder("etl.dead.letters")
+                        .description("Records that failed a stage under DEAD_LETTER and went to the dead-letter sink")
+                        .tag("pipeline", pipeline).tag("stage", stage).tag("error_type", errorClass.label())
+                        .register(registry));
     }
 }

@@ -77,9 +77,9 @@ final class ChainAssembly<S> {
     @SuppressWarnings("unchecked")
     Chain head(Collector<?> first) {
         built = true;
-        ErrorPolicy policy = context.policy(ChainHead.DESERIALIZE_STAGE, ErrorClass.DESERIALIZATION,
-                declaredDeserializePolicy);
+        ErrorPolicy policy = StageErrorPolicy.resolvePolicy(context, ChainHead.DESERIALIZE_STAGE,
+                ErrorClass.DESERIALIZATION, declaredDeserializePolicy);
         ProcessStage<?, ?>[] stateful = statefulByOrder.values().toArray(new ProcessStage<?, ?>[0]);
-        return new ChainHead<>(context, deserializer, (Collector<? super S>) first, policy == ErrorPolicy.SKIP, stateful);
+        return new ChainHead<>(context, deserializer, (Collector<? super S>) first, policy, stateful);
     }
 }

@@ -47,7 +47,9 @@ import dev.etl.sink.Router;
  * {@code map}, {@code filter}, {@code flatMap}, {@code peek} or {@code process} function is an
  * {@link ErrorClass#OPERATOR} failure, {@code FAIL} unless configured. Under {@code SKIP} the record
  * is reported and dropped (outputs it already pushed stay pushed) and its share of the ack resolves
- * as success; under {@code FAIL} the chain throws {@link dev.etl.error.FatalPipelineException} naming
+ * as success; under {@code DEAD_LETTER} the original source record goes to the pipeline's dead-letter
+ * sink, whose chunk holds the record's share of the ack (its offset commits once that write is
+ * durable); under {@code FAIL} the chain throws {@link dev.etl.error.FatalPipelineException} naming
  * stage, partition and offset. A function may throw {@code FatalPipelineException} itself to stop
  * the pipeline regardless of policy.
  *

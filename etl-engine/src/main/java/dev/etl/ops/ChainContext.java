@@ -53,4 +53,31 @@ public interface ChainContext {
      * {@code etl_errors_total{error_type, stage}} and logs it rate-limited. Never throws.
      */
     void skipped(RecordException failure);
+
+    /** Whether the pipeline has a dead-letter sink, so stages may use {@link ErrorPolicy#DEAD_LETTER}. */
+    default boolean hasDeadLetter() {
+        return false;
+    }
+
+    /**
+     * Called once per stage, when its chain is built, for every stage whose effective policy is
+     * {@link ErrorPolicy#DEAD_LETTER} (registers its {@code etl_dead_letters_total} series at 0).
+     */
+    default void deadLetterStage(String stage, ErrorClass errorClass) {
+    }
+
+    /**
+     * Handles a record failed under {@link ErrorPolicy#DEAD_LETTER}: writes the current source record
+     * ({@link RecordMeta#sourceKey()}, {@link RecordMeta#sourceValue()}, copied) with the failure's
+     * context into the dead-letter sink's open chunk, which retains the current batch's ack, so the
+     * record's offset commits only after that write is durable. Counts
+     * {@code etl_errors_total} and {@code etl_dead_letters_total} and logs rate-limited.
+     *
+     * @throws dev.etl.error.FatalPipelineException when there is no dead-letter sink, or the record
+     *         could not be added to it
+     */
+    default void deadLettered(RecordException failure) {
+        throw new dev.etl.error.FatalPipelineException(failure.errorClass(), "pipeline '" + pipelineName()
+                + "' has no dead-letter sink for a record failed under DEAD_LETTER: " + failure.getMessage(), failure);
+    }
 }

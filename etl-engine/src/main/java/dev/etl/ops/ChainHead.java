@@ -3,6 +3,7 @@ package dev.etl.ops;
 import dev.etl.deser.Deserializer;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.record.KeyHash;
 import dev.etl.record.Payload;
@@ -20,17 +21,17 @@ final class ChainHead<T> implements Chain {
     private final RecordMeta meta;
     private final Deserializer<T> deserializer;
     private final Collector<? super T> first;
-    private final boolean skipBadPayloads;
+    private final ErrorPolicy badPayloads;
     private final ProcessStage<?, ?>[] stateful;
     private int opened;
 
-    ChainHead(ChainContext context, Deserializer<T> deserializer, Collector<? super T> first, boolean skipBadPayloads,
+    ChainHead(ChainContext context, Deserializer<T> deserializer, Collector<? super T> first, ErrorPolicy badPayloads,
             ProcessStage<?, ?>[] stateful) {
         this.context = context;
         this.meta = context.meta();
         this.deserializer = deserializer;
         this.first = first;
-        this.skipBadPayloads = skipBadPayloads;
+        this.badPayloads = badPayloads;
         this.stateful = stateful;
     }
 
@@ -57,8 +58,10 @@ final class ChainHead<T> implements Chain {
             long offset = batch.offset();
             Payload key = batch.key();
             meta.set(partition, offset, batch.timestampMs(), KeyHash.of(key));
+            Payload value = batch.value();
+            meta.source(key, value);
             try {
-                deserializer.deserialize(key, batch.value(), meta, first);
+                deserializer.deserialize(key, value, meta, first);
             } catch (FatalPipelineException e) {
                 // A FAIL stage downstream (stages throw nothing else), or the deserializer on purpose.
                 throw e;
@@ -73,8 +76,12 @@ final class ChainHead<T> implements Chain {
         DeserializationException failure = cause instanceof DeserializationException
                 ? ((DeserializationException) cause).at(DESERIALIZE_STAGE, partitionName, offset)
                 : new DeserializationException(DESERIALIZE_STAGE, partitionName, offset, -1, String.valueOf(cause), cause);
-        if (skipBadPayloads) {
+        if (badPayloads == ErrorPolicy.SKIP) {
             context.skipped(failure);
+            return;
+        }
+        if (badPayloads == ErrorPolicy.DEAD_LETTER) {
+            context.deadLettered(failure);
             return;
         }
         throw new FatalPipelineException(ErrorClass.DESERIALIZATION, failure.getMessage(), failure);

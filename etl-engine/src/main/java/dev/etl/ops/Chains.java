@@ -35,7 +35,8 @@ public final class Chains {
      * Same as {@link #from(ChainContext, Deserializer)} with the declared policy of the
      * {@code deserialize} stage ({@link dev.etl.error.ErrorClass#DESERIALIZATION}); configuration may
      * still override it. Under {@code SKIP} a bad payload is reported and its record resolves as
-     * success; under {@code FAIL} the chain throws a {@link dev.etl.error.FatalPipelineException}
+     * success; under {@code DEAD_LETTER} its original bytes go to the pipeline's dead-letter sink (which
+     * the pipeline must have); under {@code FAIL} the chain throws a {@link dev.etl.error.FatalPipelineException}
      * caused by a {@link dev.etl.error.DeserializationException} naming partition and offset.
      */
     public static <T> ChainBuilder<T> from(ChainContext context, Deserializer<T> deserializer,

@@ -16,19 +16,37 @@ final class StageErrorPolicy {
     private final ChainContext context;
     private final String stage;
     private final ErrorClass errorClass;
-    private final boolean skip;
+    private final ErrorPolicy policy;
 
-    private StageErrorPolicy(ChainContext context, String stage, ErrorClass errorClass, boolean skip) {
+    private StageErrorPolicy(ChainContext context, String stage, ErrorClass errorClass, ErrorPolicy policy) {
         this.context = context;
         this.stage = stage;
         this.errorClass = errorClass;
-        this.skip = skip;
+        this.policy = policy;
     }
 
     static StageErrorPolicy resolve(ChainContext context, String stage, ErrorClass errorClass, ErrorPolicy declared) {
+        return new StageErrorPolicy(context, stage, errorClass, resolvePolicy(context, stage, errorClass, declared));
+    }
+
+    /**
+     * The effective policy of a stage (configuration over {@code declared}).
+     *
+     * @throws IllegalStateException when it is {@code DEAD_LETTER} and the pipeline has no dead-letter sink
+     */
+    static ErrorPolicy resolvePolicy(ChainContext context, String stage, ErrorClass errorClass, ErrorPolicy declared) {
         ErrorPolicy policy = Objects.requireNonNull(context.policy(stage, errorClass, declared),
                 () -> "ChainContext.policy returned null for stage '" + stage + "'");
-        return new StageErrorPolicy(context, stage, errorClass, policy == ErrorPolicy.SKIP);
+        if (policy == ErrorPolicy.DEAD_LETTER && !context.hasDeadLetter()) {
+            throw new IllegalStateException("stage '" + stage + "' of pipeline '" + context.pipelineName()
+                    + "' has error policy DEAD_LETTER (" + (policy == declared ? "declared by the chain" : "configured")
+                    + ") but the pipeline has no dead-letter sink: add one with Pipeline.builder(..).deadLetter(sink) "
+                    + "(Spring Boot: etl.errors.dead-letter.topic), or choose SKIP or FAIL");
+        }
+        if (policy == ErrorPolicy.DEAD_LETTER) {
+            context.deadLetterStage(stage, errorClass);
+        }
+        return policy;
     }
 
     String stage() {
@@ -37,7 +55,9 @@ final class StageErrorPolicy {
 
     /**
      * Handles a failure of the current record: under {@code SKIP} reports it and returns (the caller
-     * drops the record, so it takes no ack reference); under {@code FAIL} throws.
+     * drops the record, so it takes no ack reference); under {@code DEAD_LETTER} writes the original
+     * source record to the dead-letter sink (whose chunk then holds the batch's ack) and returns;
+     * under {@code FAIL} throws.
      *
      * @throws FatalPipelineException naming the stage, partition and offset, caused by the
      *         {@link RecordException}
@@ -46,8 +66,12 @@ final class StageErrorPolicy {
         RecordMeta meta = context.meta();
         RecordException failure = new RecordException(errorClass, stage, context.describePartition(meta.partition()),
                 meta.offset(), message, cause);
-        if (skip) {
+        if (policy == ErrorPolicy.SKIP) {
             context.skipped(failure);
+            return;
+        }
+        if (policy == ErrorPolicy.DEAD_LETTER) {
+            context.deadLettered(failure);
             return;
         }
         throw new FatalPipelineException(errorClass, failure.getMessage(), failure);

@@ -10,12 +10,16 @@ import org.slf4j.LoggerFactory;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.error.FatalPipelineException;
 import dev.etl.error.RateLimitedLog;
 import dev.etl.error.RecordException;
 import dev.etl.metrics.ErrorMetrics;
 import dev.etl.ops.ChainContext;
 import dev.etl.record.RecordMeta;
+import dev.etl.sink.Chunk;
 import dev.etl.sink.ChunkOutbox;
+import dev.etl.sink.DeadLetterEncoder;
+import dev.etl.sink.RowBuffer;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /** The {@link ChainContext} a lane hands its chain. Confined to the lane thread. */
@@ -31,12 +35,15 @@ final class LaneChainContext implements ChainContext {
     private final List<String> sinkNames;
     private final ErrorMetrics errors;
     private final RateLimitedLog skipLog = new RateLimitedLog(SKIP_LOG_INTERVAL_NS, System::nanoTime);
+    private final RateLimitedLog deadLetterLog = new RateLimitedLog(SKIP_LOG_INTERVAL_NS, System::nanoTime);
+    private final ChunkOutbox deadLetter;
     private IntFunction<String> partitionNames = p -> "partition-" + p;
     private IntFunction<String> topics = p -> "default";
 
     LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
-            ErrorMetrics errors) {
+            ErrorMetrics errors, ChunkOutbox deadLetter) {
         this.config = config;
+        this.deadLetter = deadLetter;
         this.laneIndex = laneIndex;
         this.registry = registry;
         this.outboxes = new LinkedHashMap<>(outboxes);
@@ -49,8 +56,13 @@ final class LaneChainContext implements ChainContext {
         this.topics = topics;
     }
 
+    /** Every outbox the lane hands off and fails at teardown, the dead-letter one included. */
     ChunkOutbox[] outboxArray() {
-        return outboxes.values().toArray(new ChunkOutbox[0]);
+        java.util.List<ChunkOutbox> all = new java.util.ArrayList<>(outboxes.values());
+        if (deadLetter != null) {
+            all.add(deadLetter);
+        }
+        return all.toArray(new ChunkOutbox[0]);
     }
 
     @Override
@@ -120,6 +132,50 @@ final class LaneChainContext implements ChainContext {
         } catch (RuntimeException e) {
             // Reporting must never turn a skip into a failure.
             log.debug("failed to report a skipped record", e);
+        }
+    }
+
+    @Override
+    public boolean hasDeadLetter() {
+        return deadLetter != null;
+    }
+
+    @Override
+    public void deadLetterStage(String stage, ErrorClass errorClass) {
+        errors.deadLetterCounter(errorClass, stage);
+    }
+
+    @Override
+    public void deadLettered(RecordException failure) {
+        if (deadLetter == null) {
+            ChainContext.super.deadLettered(failure);
+            return;
+        }
+        int partition = meta.partition();
+        Chunk chunk = deadLetter.chunk(0);
+        RowBuffer rows = chunk.rows();
+        int mark = rows.length();
+        try {
+            DeadLetterEncoder.encode(meta, topicOf(partition), describePartition(partition), failure, rows);
+            // The dead-letter chunk now holds the batch's ack: the offset waits for this write.
+            chunk.addRow(meta.ack());
+        } catch (RuntimeException e) {
+            rows.truncate(mark);
+            throw new FatalPipelineException(failure.errorClass(), "could not add a record to the dead-letter sink: "
+                    + e + "; the record: " + failure.getMessage(), e);
+        }
+        deadLetter.rowAdded(0);
+        try {
+            errors.increment(failure.errorClass(), failure.stage());
+            errors.deadLettered(failure.errorClass(), failure.stage());
+            long suppressed = deadLetterLog.permit();
+            if (suppressed >= 0) {
+                log.warn("pipeline={} lane={} sent a record to the dead-letter sink ({} similar suppressed since "
+                        + "the last line): {}", config.name(), laneIndex, suppressed, failure.getMessage(),
+                        failure.getCause());
+            }
+        } catch (RuntimeException e) {
+            log.debug("failed to report a dead-lettered record", e);
         }
     }
 }

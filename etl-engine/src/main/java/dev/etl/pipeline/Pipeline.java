@@ -2,8 +2,11 @@ package dev.etl.pipeline;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
@@ -39,6 +42,7 @@ public final class Pipeline {
         private final PipelineConfig config;
         private Source source;
         private final List<SinkDefinition> sinks = new ArrayList<>();
+        private SinkDefinition deadLetter;
         private ChainFactory chainFactory;
         private MeterRegistry registry;
 
@@ -63,6 +67,23 @@ public final class Pipeline {
             return this;
         }
 
+        /**
+         * Sets the dead-letter sink: where records that fail a stage under
+         * {@link dev.etl.error.ErrorPolicy#DEAD_LETTER} go, framed by {@link dev.etl.sink.DeadLetterEncoder}
+         * (for Kafka, {@code dev.etl.kafka.KafkaDeadLetterWriter}). An ordinary sink (batching,
+         * retries, acks, metrics with its own {@code sink} label) that chains cannot address; a
+         * dead-lettered record's offset commits only after this sink wrote it. Must have one shard.
+         */
+        public Builder deadLetter(SinkDefinition deadLetter) {
+            Objects.requireNonNull(deadLetter, "deadLetter");
+            if (deadLetter.shardCount() != 1) {
+                throw new IllegalArgumentException("dead-letter sink '" + deadLetter.name() + "' of pipeline '"
+                        + config.name() + "' must have exactly one shard, got " + deadLetter.shardCount());
+            }
+            this.deadLetter = deadLetter;
+            return this;
+        }
+
         public Builder chains(ChainFactory chainFactory) {
             this.chainFactory = chainFactory;
             return this;
@@ -83,8 +104,35 @@ public final class Pipeline {
             if (chainFactory == null) {
                 throw new IllegalStateException("pipeline '" + config.name() + "' has no chain factory");
             }
-            return new PipelineRuntime(config, source, List.copyOf(sinks), chainFactory,
+            if (deadLetter != null) {
+                for (SinkDefinition sink : sinks) {
+                    if (sink.name().equals(deadLetter.name())) {
+                        throw new IllegalStateException("pipeline '" + config.name() + "' has a sink and a dead-letter "
+                                + "sink both named '" + sink.name() + "'; sink names must be unique");
+                    }
+                }
+            } else {
+                requireNoDeadLetterPolicy();
+            }
+            return new PipelineRuntime(config, source, List.copyOf(sinks), deadLetter, chainFactory,
                     registry != null ? registry : new SimpleMeterRegistry());
+        }
+
+        private void requireNoDeadLetterPolicy() {
+            for (Map.Entry<String, ErrorPolicy> e : config.stagePolicies().entrySet()) {
+                if (e.getValue() == ErrorPolicy.DEAD_LETTER) {
+                    throw new IllegalStateException("pipeline '" + config.name() + "' configures stage '" + e.getKey()
+                            + "' with error policy DEAD_LETTER but has no dead-letter sink: add one with "
+                            + "Pipeline.builder(..).deadLetter(sink) (Spring Boot: etl.errors.dead-letter.topic)");
+                }
+            }
+            for (Map.Entry<ErrorClass, ErrorPolicy> e : config.classPolicies().entrySet()) {
+                if (e.getValue() == ErrorPolicy.DEAD_LETTER) {
+                    throw new IllegalStateException("pipeline '" + config.name() + "' configures error type '"
+                            + e.getKey().label() + "' with error policy DEAD_LETTER but has no dead-letter sink: add "
+                            + "one with Pipeline.builder(..).deadLetter(sink) (Spring Boot: etl.errors.dead-letter.topic)");
+                }
+            }
         }
     }
 }

@@ -46,6 +46,7 @@ public final class PipelineRuntime {
     private final PipelineConfig config;
     private final Source source;
     private final List<SinkDefinition> sinkDefinitions;
+    private final SinkDefinition deadLetterDefinition;
     private final ChainFactory chainFactory;
     private final MeterRegistry registry;
     private final InFlightBudget budget;
@@ -65,10 +66,11 @@ public final class PipelineRuntime {
     private volatile RunReport report;
 
     PipelineRuntime(PipelineConfig config, Source source, List<SinkDefinition> sinkDefinitions,
-            ChainFactory chainFactory, MeterRegistry registry) {
+            SinkDefinition deadLetterDefinition, ChainFactory chainFactory, MeterRegistry registry) {
         this.config = config;
         this.source = source;
         this.sinkDefinitions = sinkDefinitions;
+        this.deadLetterDefinition = deadLetterDefinition;
         this.chainFactory = chainFactory;
         this.registry = registry;
         this.budget = new InFlightBudget(config.maxInFlightBytes());
@@ -113,12 +115,24 @@ public final class PipelineRuntime {
             sinks.add(sink);
             sink.start();
         }
+        SinkRuntime deadLetter = null;
+        if (deadLetterDefinition != null) {
+            // An ordinary sink (batching, retries, acks, abandonment, metrics), written to only by the
+            // DEAD_LETTER error path; last, so its name is never the chains' default sink.
+            deadLetter = new SinkRuntime(config.name(), deadLetterDefinition, budget, config.ioThreads(), registry,
+                    this::fail);
+            sinks.add(deadLetter);
+            deadLetter.start();
+        }
         for (int i = 0; i < config.lanes(); i++) {
             Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
             for (SinkRuntime sink : sinks) {
-                outboxes.put(sink.name(), new ChunkOutbox(sink, ChunkConfig.DEFAULTS));
+                if (sink != deadLetter) {
+                    outboxes.put(sink.name(), new ChunkOutbox(sink, ChunkConfig.DEFAULTS));
+                }
             }
-            LaneChainContext context = new LaneChainContext(config, i, registry, outboxes, errorMetrics);
+            LaneChainContext context = new LaneChainContext(config, i, registry, outboxes, errorMetrics,
+                    deadLetter == null ? null : new ChunkOutbox(deadLetter, ChunkConfig.DEFAULTS));
             Lane lane = new Lane(this, i, context, new LaneMetrics(registry, config.name(), i));
             lanes.add(lane);
             Thread thread = new Thread(lane, "etl-lane-" + config.name() + "-" + i);

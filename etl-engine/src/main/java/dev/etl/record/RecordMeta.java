@@ -18,6 +18,8 @@ public final class RecordMeta {
     private long timestampMs = -1;
     private int keyHash;
     private AckRef ack;
+    private Payload key;
+    private Payload value;
 
     /** Called by the lane before pushing a record. */
     public void set(int partition, long offset, long timestampMs, int keyHash) {
@@ -25,6 +27,15 @@ public final class RecordMeta {
         this.offset = offset;
         this.timestampMs = timestampMs;
         this.keyHash = keyHash;
+    }
+
+    /**
+     * Called by the chain head before pushing a record: the source's key and value views of the
+     * record (the flyweights themselves, not copies), so a failure path can copy the original bytes.
+     */
+    public void source(Payload key, Payload value) {
+        this.key = key;
+        this.value = value;
     }
 
     /** Called by the lane at the start of each (poll batch, partition); the ack every derived row retains. */
@@ -53,6 +64,22 @@ public final class RecordMeta {
      */
     public int keyHash() {
         return keyHash;
+    }
+
+    /**
+     * The record's key as polled from the source (absent when it has none), or null before the first
+     * record. A view valid during the current call only; copy it to keep it (failure paths only).
+     */
+    public Payload sourceKey() {
+        return key;
+    }
+
+    /**
+     * The record's value as polled from the source, undeserialized (absent for a tombstone), or null
+     * before the first record. A view valid during the current call only; copy it to keep it.
+     */
+    public Payload sourceValue() {
+        return value;
     }
 
     /** Acknowledgement of the (poll batch, partition) this record came from. */

@@ -28,6 +28,10 @@ public record SinkDefinition(String name, int shardCount, IntFunction<ShardWrite
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(permanentFailure, "permanentFailure");
+        if (permanentFailure == ErrorPolicy.DEAD_LETTER) {
+            throw new IllegalArgumentException("sink '" + name + "' permanent-failure policy must be FAIL or SKIP: a "
+                    + "failed batch is not a record to dead-letter");
+        }
         if (shardCount <= 0) {
             throw new IllegalArgumentException("sink '" + name + "' needs at least one shard, got " + shardCount);
         }

@@ -13,6 +13,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
+import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
 import dev.etl.pipeline.Pipeline;
 import dev.etl.pipeline.PipelineConfig;
@@ -55,11 +56,19 @@ public final class EtlAutoConfiguration {
     @ConditionalOnMissingBean
     PipelineRuntime etlPipelineRuntime(PipelineConfig config, EtlProperties properties, ObjectProvider<Source> sources,
             ObjectProvider<SinkDefinition> sinks, ObjectProvider<ChainFactory> chainFactories,
-            ObjectProvider<MeterRegistry> meterRegistries, ObjectProvider<EtlPipelineCustomizer> customizers) {
+            ObjectProvider<MeterRegistry> meterRegistries, ObjectProvider<EtlPipelineCustomizer> customizers,
+            ObjectProvider<DeadLetterSinkDefinition> deadLetters) {
         Pipeline.Builder builder = Pipeline.builder(config)
             .source(source(config, sources))
             .chains(chainFactory(config, chainFactories));
         sinks(config, sinks).forEach(builder::sink);
+        DeadLetterSinkDefinition deadLetter = deadLetters.getIfUnique();
+        if (deadLetter != null) {
+            builder.deadLetter(deadLetter.definition());
+        }
+        else {
+            requireNoDeadLetterPolicy(config, properties);
+        }
         if (properties.getMetrics().isEnabled()) {
             // null (none, or several without a primary) lets the engine use a private registry
             builder.meterRegistry(meterRegistries.getIfUnique());
@@ -104,6 +113,26 @@ public final class EtlAutoConfiguration {
                             + "and etl.sink.clickhouse.shards) or define a SinkDefinition bean.");
         }
         return found;
+    }
+
+    private static void requireNoDeadLetterPolicy(PipelineConfig config, EtlProperties properties) {
+        List<String> keys = new java.util.ArrayList<>();
+        properties.getErrors().getStages().forEach((stage, policy) -> {
+            if (policy == ErrorPolicy.DEAD_LETTER) {
+                keys.add("etl.errors.stages." + stage);
+            }
+        });
+        properties.getErrors().getTypes().forEach((type, policy) -> {
+            if (policy == ErrorPolicy.DEAD_LETTER) {
+                keys.add("etl.errors.types." + type.label().replace('_', '-'));
+            }
+        });
+        if (!keys.isEmpty()) {
+            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' sets error policy DEAD_LETTER ("
+                    + String.join(", ", keys) + ") but has no dead-letter sink: etl.errors.dead-letter.topic is not set.",
+                    "Set etl.errors.dead-letter.topic to the Kafka topic for failed records (or define a "
+                            + "DeadLetterSinkDefinition bean), or choose SKIP or FAIL.");
+        }
     }
 
     private static ChainFactory chainFactory(PipelineConfig config, ObjectProvider<ChainFactory> chainFactories) {

@@ -912,8 +912,13 @@ public class EtlProperties implements Validator {
 
     }
 
-    /** Record-level error policies (SKIP or FAIL). Stage overrides win over error-type overrides. */
+    /**
+     * Record-level error policies (SKIP, FAIL or DEAD_LETTER). Stage overrides win over error-type
+     * overrides.
+     */
     public static class Errors {
+
+        private final DeadLetter deadLetter = new DeadLetter();
 
         /**
          * Error policy by stage name (the name given to an operator in the chain, e.g. "to-row").
@@ -940,6 +945,61 @@ public class EtlProperties implements Validator {
 
         public void setTypes(Map<ErrorClass, ErrorPolicy> types) {
             this.types = types;
+        }
+
+        public DeadLetter getDeadLetter() {
+            return this.deadLetter;
+        }
+
+        /**
+         * Dead-letter topic for records failed under DEAD_LETTER: setting the topic creates the
+         * pipeline's dead-letter sink (a Kafka producer on top of "spring.kafka.producer.*").
+         */
+        public static class DeadLetter {
+
+            /**
+             * Kafka topic that records failed under the DEAD_LETTER policy are written to (original
+             * key and value bytes plus "etl.*" context headers). Required when any policy is
+             * DEAD_LETTER.
+             */
+            private String topic;
+
+            /**
+             * Additional Kafka producer properties for the dead-letter topic, applied on top of
+             * "spring.kafka.producer.*". "acks" is always "all" and "enable.idempotence" always true.
+             */
+            private Map<String, String> properties = new LinkedHashMap<>();
+
+            /**
+             * Longest a dead-letter write waits for the broker to acknowledge its records before it is
+             * retried.
+             */
+            private Duration sendTimeout = Duration.ofSeconds(30);
+
+            public String getTopic() {
+                return this.topic;
+            }
+
+            public void setTopic(String topic) {
+                this.topic = topic;
+            }
+
+            public Map<String, String> getProperties() {
+                return this.properties;
+            }
+
+            public void setProperties(Map<String, String> properties) {
+                this.properties = properties;
+            }
+
+            public Duration getSendTimeout() {
+                return this.sendTimeout;
+            }
+
+            public void setSendTimeout(Duration sendTimeout) {
+                this.sendTimeout = sendTimeout;
+            }
+
         }
 
     }

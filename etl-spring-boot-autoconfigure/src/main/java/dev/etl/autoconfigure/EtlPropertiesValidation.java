@@ -32,6 +32,24 @@ final class EtlPropertiesValidation {
         backpressure();
         kafka();
         clickHouse();
+        errors();
+    }
+
+    private void errors() {
+        EtlProperties.Errors errors = this.properties.getErrors();
+        errors.getTypes().forEach((type, policy) -> {
+            if (policy == dev.etl.error.ErrorPolicy.DEAD_LETTER && type != dev.etl.error.ErrorClass.DESERIALIZATION
+                    && type != dev.etl.error.ErrorClass.OPERATOR && type != dev.etl.error.ErrorClass.ENCODE) {
+                reject("errors.types", "etl.errors.types." + type.label().replace('_', '-') + " cannot be "
+                        + "DEAD_LETTER: only record failures (deserialization, operator, encode) can be dead-lettered");
+            }
+        });
+        positive("errors.deadLetter.sendTimeout", "etl.errors.dead-letter.send-timeout",
+                errors.getDeadLetter().getSendTimeout());
+        String topic = errors.getDeadLetter().getTopic();
+        if (topic != null && topic.isBlank()) {
+            reject("errors.deadLetter.topic", "etl.errors.dead-letter.topic must not be blank");
+        }
     }
 
     private void pipeline() {

@@ -3,7 +3,9 @@ package com.example.probes;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 
+import dev.etl.autoconfigure.DeadLetterSinkDefinition;
 import dev.etl.deser.Deserializer;
+import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
 import dev.etl.sink.ChunkConfig;
@@ -13,7 +15,10 @@ import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 
-/** A full Boot application (web, actuator, Prometheus) with the memory source and capture sink. */
+/**
+ * A full Boot application (web, actuator, Prometheus) with the memory source, a capture sink and a
+ * capture dead-letter sink.
+ */
 @SpringBootApplication
 public class ProbesApplication {
 
@@ -32,9 +37,15 @@ public class ProbesApplication {
         return sink.definition();
     }
 
+    /** A dead-letter sink, so the DEAD_LETTER stage below (and its meters) exist. */
+    @Bean
+    DeadLetterSinkDefinition deadLetter() {
+        return new DeadLetterSinkDefinition(CaptureSink.create("dead-letter", 1).definition());
+    }
+
     @Bean
     ChainFactory passThrough() {
-        return (ctx) -> Chains.from(ctx, Deserializer.bytes())
+        return (ctx) -> Chains.from(ctx, Deserializer.bytes(), ErrorPolicy.DEAD_LETTER)
             .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
     }
 

@@ -21,6 +21,7 @@ import org.springframework.context.annotation.Configuration;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.pipeline.PipelineRuntime;
@@ -37,7 +38,7 @@ class ConnectorAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
         .withConfiguration(AutoConfigurations.of(KafkaAutoConfiguration.class, KafkaSourceAutoConfiguration.class,
-                ClickHouseSinkAutoConfiguration.class, SchemaRegistryAutoConfiguration.class,
+                KafkaDeadLetterAutoConfiguration.class, ClickHouseSinkAutoConfiguration.class, SchemaRegistryAutoConfiguration.class,
                 EtlAutoConfiguration.class))
         .withPropertyValues("etl.pipeline.exit-on-failure=false")
         .withUserConfiguration(TestPipelines.Chain.class, NotStarted.class);
@@ -105,6 +106,67 @@ class ConnectorAutoConfigurationTest {
                 assertThat(context).doesNotHaveBean(KafkaSource.class);
                 assertThat(context.getBean(Source.class)).isInstanceOf(MemorySource.class);
             });
+    }
+
+    // Kafka dead-letter topic
+
+    @Test
+    void deadLetterTopicCreatesTheDeadLetterSinkLayeringSpringKafkaThenEtlProperties() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .withPropertyValues("etl.errors.dead-letter.topic=orders-dlq", "etl.errors.stages.parse=dead-letter",
+                    "etl.errors.dead-letter.send-timeout=7s", "spring.kafka.bootstrap-servers=127.0.0.1:19092",
+                    "spring.kafka.producer.compression-type=lz4", "spring.kafka.security.protocol=SASL_SSL",
+                    "etl.errors.dead-letter.properties[linger.ms]=5")
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasSingleBean(DeadLetterSinkDefinition.class);
+                SinkDefinition definition = context.getBean(DeadLetterSinkDefinition.class).definition();
+                assertThat(definition.name()).isEqualTo("dead-letter");
+                assertThat(definition.shardCount()).isEqualTo(1);
+                try (KafkaDeadLetterWriter writer = (KafkaDeadLetterWriter) definition.writers().apply(0)) {
+                    assertThat(writer.topic()).isEqualTo("orders-dlq");
+                    assertThat(writer.producerProperties()).containsEntry("bootstrap.servers", "127.0.0.1:19092")
+                        .containsEntry("compression.type", "lz4")
+                        .containsEntry("security.protocol", "SASL_SSL")
+                        .containsEntry("linger.ms", "5")
+                        .containsEntry("acks", "all")
+                        .containsEntry("enable.idempotence", "true")
+                        .containsEntry("max.block.ms", "7000");
+                    assertThat(String.valueOf(writer.producerProperties().get("value.serializer")))
+                        .endsWith("ByteArraySerializer");
+                }
+                assertThat(context.getBean(PipelineRuntime.class)).isNotNull();
+            });
+    }
+
+    @Test
+    void deadLetterProducerSettingsThatBreakTheGuaranteeAreRefusedNamingTheKey() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .withPropertyValues("etl.errors.dead-letter.topic=orders-dlq", "spring.kafka.bootstrap-servers=127.0.0.1:1",
+                    "spring.kafka.producer.acks=1")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("dead-letter producer setting 'acks'"));
+    }
+
+    @Test
+    void deadLetterPolicyWithoutTopicFailsStartupNamingTheKey() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .withPropertyValues("etl.errors.stages.parse=dead-letter", "etl.errors.types.encode=DEAD_LETTER")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .isInstanceOf(PipelineAssemblyException.class)
+                .hasMessageContaining("etl.errors.stages.parse")
+                .hasMessageContaining("etl.errors.types.encode")
+                .hasMessageContaining("etl.errors.dead-letter.topic is not set"));
+    }
+
+    @Test
+    void deadLetterIsRefusedForSinkAndSourceErrorTypes() {
+        this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
+            .withPropertyValues("etl.errors.dead-letter.topic=orders-dlq", "spring.kafka.bootstrap-servers=127.0.0.1:1",
+                    "etl.errors.types.sink-permanent=dead-letter")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("etl.errors.types.sink-permanent cannot be DEAD_LETTER"));
     }
 
     // ClickHouse

@@ -1,0 +1,148 @@
+package dev.etl.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.NotEnoughReplicasException;
+import org.apache.kafka.common.errors.ProducerFencedException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+import dev.etl.error.SinkWriteException;
+import dev.etl.record.Payload;
+import dev.etl.sink.DeadLetterEncoder;
+import dev.etl.sink.RowBuffer;
+import dev.etl.sink.SealedBatch;
+
+class KafkaDeadLetterWriterTest {
+    private static final Map<String, Object> PROPS = Map.of("bootstrap.servers", "localhost:1");
+
+    private record Batch(byte[] bytes, int byteCount, int rowCount) implements SealedBatch {
+        public String sinkName() {
+            return "dead-letter";
+        }
+
+        public int shard() {
+            return 0;
+        }
+
+        public long sequence() {
+            return 1;
+        }
+
+        public String dedupToken() {
+            return "t";
+        }
+
+        public int attempt() {
+            return 1;
+        }
+    }
+
+    private static Batch batch(String... values) {
+        RowBuffer out = new RowBuffer(64);
+        for (String value : values) {
+            DeadLetterEncoder.encode(out, new Payload().wrap(("k-" + value).getBytes(StandardCharsets.UTF_8)),
+                    new Payload().wrap(value.getBytes(StandardCharsets.UTF_8)), 5L, "etl.stage", "parse",
+                    "etl.source.offset", "12");
+        }
+        return new Batch(out.array(), out.length(), values.length);
+    }
+
+    private final List<MockProducer<byte[], byte[]>> created = new ArrayList<>();
+
+    private KafkaDeadLetterWriter writer(boolean autoComplete) {
+        return new KafkaDeadLetterWriter(PROPS, "dlq", Duration.ofMillis(200), props -> {
+            assertThat(props).containsEntry("acks", "all").containsEntry("enable.idempotence", "true")
+                    .containsEntry("key.serializer", ByteArraySerializer.class.getName());
+            MockProducer<byte[], byte[]> producer = new MockProducer<>(autoComplete, null, new ByteArraySerializer(),
+                    new ByteArraySerializer());
+            created.add(producer);
+            return producer;
+        });
+    }
+
+    @Test
+    void sendsEveryRecordWithItsOriginalBytesAndHeadersAndFlushes() throws Exception {
+        KafkaDeadLetterWriter writer = writer(true);
+
+        writer.write(batch("a", "b"));
+
+        MockProducer<byte[], byte[]> producer = created.get(0);
+        assertThat(producer.flushed()).isTrue();
+        assertThat(producer.history()).hasSize(2);
+        ProducerRecord<byte[], byte[]> first = producer.history().get(0);
+        assertThat(first.topic()).isEqualTo("dlq");
+        assertThat(first.key()).isEqualTo("k-a".getBytes(StandardCharsets.UTF_8));
+        assertThat(first.value()).isEqualTo("a".getBytes(StandardCharsets.UTF_8));
+        assertThat(new String(first.headers().lastHeader("etl.stage").value(), StandardCharsets.UTF_8))
+                .isEqualTo("parse");
+        assertThat(new String(first.headers().lastHeader("etl.source.offset").value(), StandardCharsets.UTF_8))
+                .isEqualTo("12");
+    }
+
+    @Test
+    void unacknowledgedSendsTimeOutAsTransient() {
+        KafkaDeadLetterWriter writer = new KafkaDeadLetterWriter(PROPS, "dlq", Duration.ofMillis(100), props -> {
+            MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(),
+                    new ByteArraySerializer()) {
+                @Override
+                public synchronized void flush() {
+                    // a broker that never acknowledges
+                }
+            };
+            created.add(producer);
+            return producer;
+        });
+        assertThatThrownBy(() -> writer.write(batch("a"))).isInstanceOfSatisfying(SinkWriteException.class,
+                e -> assertThat(e.isTransient()).isTrue()).hasMessageContaining("not acknowledged within");
+    }
+
+    @Test
+    void classifiesKafkaErrors() {
+        KafkaDeadLetterWriter writer = writer(true);
+        Batch batch = batch("a");
+        assertThat(writer.classify(batch, new NotEnoughReplicasException("isr")).isTransient()).isTrue();
+        assertThat(writer.classify(batch, new TopicAuthorizationException("denied")).isTransient()).isFalse();
+        assertThat(writer.classify(batch, new ProducerFencedException("fenced")).isTransient()).isTrue();
+    }
+
+    @Test
+    void aFencedProducerIsReplacedForTheRetry() throws Exception {
+        KafkaDeadLetterWriter writer = writer(true);
+        writer.write(batch("a"));
+        created.get(0).sendException = new ProducerFencedException("fenced");
+
+        assertThatThrownBy(() -> writer.write(batch("b"))).isInstanceOfSatisfying(SinkWriteException.class,
+                e -> assertThat(e.isTransient()).isTrue());
+        writer.write(batch("b"));
+
+        assertThat(created).hasSize(2);
+        assertThat(created.get(1).history()).hasSize(1);
+    }
+
+    @Test
+    void refusesSettingsThatBreakTheGuarantee() {
+        assertThatThrownBy(() -> KafkaDeadLetterWriter.producerProperties(Map.of("bootstrap.servers", "x", "acks", "1"),
+                Duration.ofSeconds(1))).isInstanceOf(KafkaConfigException.class)
+                .hasMessageContaining("dead-letter producer setting 'acks'");
+        assertThatThrownBy(() -> KafkaDeadLetterWriter.producerProperties(
+                Map.of("bootstrap.servers", "x", "enable.idempotence", "false"), Duration.ofSeconds(1)))
+                .isInstanceOf(KafkaConfigException.class).hasMessageContaining("enable.idempotence");
+        assertThatThrownBy(() -> KafkaDeadLetterWriter.producerProperties(Map.of(), Duration.ofSeconds(1)))
+                .isInstanceOf(KafkaConfigException.class).hasMessageContaining("bootstrap.servers");
+        assertThatThrownBy(() -> KafkaDeadLetterWriter.sink("dead-letter", PROPS, " ", Duration.ofSeconds(1)))
+                .isInstanceOf(KafkaConfigException.class).hasMessageContaining("topic");
+        assertThat(KafkaDeadLetterWriter.producerProperties(Map.of("bootstrap.servers", "x", "acks", "-1"),
+                Duration.ofSeconds(3))).containsEntry("acks", "all").containsEntry("max.block.ms", "3000");
+    }
+}

@@ -1,0 +1,87 @@
+package dev.etl.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.SslConfigs;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.boot.kafka.autoconfigure.SslBundleSslEngineFactory;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.context.annotation.Bean;
+import org.springframework.util.StringUtils;
+
+import dev.etl.kafka.KafkaDeadLetterWriter;
+
+/**
+ * The Kafka dead-letter sink, when {@code etl.errors.dead-letter.topic} is set: a
+ * {@link DeadLetterSinkDefinition} named {@code dead-letter} whose writer is a
+ * {@link KafkaDeadLetterWriter}.
+ *
+ * <p>Producer properties are layered like the source's consumer properties: Boot's
+ * {@code spring.kafka.producer.*} (and common {@code spring.kafka.*} settings); then bootstrap servers,
+ * security protocol and SSL bundle from the {@link KafkaConnectionDetails} bean; then
+ * {@code etl.errors.dead-letter.properties}. Serializers are always {@link ByteArraySerializer} (the
+ * original bytes are written); {@code acks=all} and idempotence are enforced by the writer.
+ */
+@AutoConfiguration(before = EtlAutoConfiguration.class,
+        afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
+@ConditionalOnClass({ KafkaDeadLetterWriter.class, KafkaProperties.class })
+@ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
+@ConditionalOnProperty(name = "etl.errors.dead-letter.topic")
+@EnableConfigurationProperties({ EtlProperties.class, KafkaProperties.class })
+public final class KafkaDeadLetterAutoConfiguration {
+
+    /** Name of the dead-letter sink: the {@code sink} label of its {@code etl_sink_*} meters. */
+    public static final String SINK_NAME = "dead-letter";
+
+    @Bean
+    @ConditionalOnMissingBean
+    DeadLetterSinkDefinition etlKafkaDeadLetterSink(EtlProperties properties, KafkaProperties kafkaProperties,
+            ObjectProvider<KafkaConnectionDetails> connectionDetails) {
+        EtlProperties.Errors.DeadLetter deadLetter = properties.getErrors().getDeadLetter();
+        Map<String, Object> producer = producerProperties(kafkaProperties, connectionDetails.getIfAvailable(),
+                deadLetter.getProperties());
+        return new DeadLetterSinkDefinition(KafkaDeadLetterWriter.sink(SINK_NAME, producer,
+                deadLetter.getTopic(), deadLetter.getSendTimeout()));
+    }
+
+    static Map<String, Object> producerProperties(KafkaProperties kafkaProperties,
+            KafkaConnectionDetails connectionDetails, Map<String, String> overrides) {
+        Map<String, Object> producer = new LinkedHashMap<>(kafkaProperties.buildProducerProperties());
+        if (connectionDetails != null) {
+            KafkaConnectionDetails.Configuration details = connectionDetails.getProducer();
+            producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", details.getBootstrapServers()));
+            if (StringUtils.hasLength(details.getSecurityProtocol())) {
+                producer.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, details.getSecurityProtocol());
+            }
+            SslBundle sslBundle = details.getSslBundle();
+            if (sslBundle != null) {
+                producer.put(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG, SslBundleSslEngineFactory.class);
+                producer.put(SslBundle.class.getName(), sslBundle);
+            }
+        }
+        else if (producer.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) instanceof List<?> servers) {
+            producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    String.join(",", servers.stream().map(String::valueOf).toList()));
+        }
+        // The original bytes are written; Boot's String defaults would be refused by the writer.
+        producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        producer.putAll(overrides);
+        return producer;
+    }
+
+}
