@@ -36,6 +36,8 @@ set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 INFRA="$REPO_ROOT/scripts/infra.sh"
 INFRA_DIR="${ETL_INFRA_DIR:-$REPO_ROOT/.infra}"
+# shellcheck source-path=SCRIPTDIR source=lib/run-support.sh
+source "$REPO_ROOT/scripts/lib/run-support.sh"
 ORDERS="${BENCH_ORDERS:-1000000}"
 REPEATS="${BENCH_REPEATS:-2}"
 THREADS="${BENCH_THREADS:-2}"
@@ -51,25 +53,9 @@ BENCH_JAR="$REPO_ROOT/etl-benchmarks/target/benchmarks.jar"
 SQL="$REPO_ROOT/sample-service/src/main/resources/sql/orders.sql"
 
 T0=$SECONDS
-STEP="start"
-STEP_LOG=""
 PIPELINE_PID=""
-STARTED_SERVERS=()   # servers this run started, stopped again at the end
 DATABASES=()         # run databases not dropped yet
 TOPIC_CREATED=0
-FAIL_REASON=""
-
-say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
-info() { printf '    %s\n' "$*"; }
-step() { # name [log file]
-  STEP="$1"
-  STEP_LOG="${2:-}"
-  say "$1"
-}
-fail() {
-  FAIL_REASON="$*"
-  exit 1
-}
 
 stop_pipeline() { # SIGTERM, then SIGKILL after 60 s; sets PIPELINE_EXIT
   PIPELINE_EXIT=""
@@ -84,23 +70,7 @@ stop_pipeline() { # SIGTERM, then SIGKILL after 60 s; sets PIPELINE_EXIT
   PIPELINE_PID=""
 }
 
-stop_infra() {
-  if [[ "${BENCH_KEEP_INFRA:-0}" == 1 ]]; then
-    ((${#STARTED_SERVERS[@]} == 0)) || info "leaving the servers running (BENCH_KEEP_INFRA=1): $INFRA stop all"
-    return 0
-  fi
-  local s
-  for s in "${STARTED_SERVERS[@]}"; do
-    # ZooKeeper last, and only when ClickHouse goes too (ClickHouse needs it).
-    [[ "$s" == zookeeper ]] && continue
-    "$INFRA" stop "$s" >>"$LOG_DIR/infra-stop.log" 2>&1 || info "stopping $s failed: see $LOG_DIR/infra-stop.log"
-  done
-  for s in "${STARTED_SERVERS[@]}"; do
-    [[ "$s" == zookeeper ]] || continue
-    "$INFRA" stop zookeeper >>"$LOG_DIR/infra-stop.log" 2>&1 || info "stopping zookeeper failed: see $LOG_DIR/infra-stop.log"
-  done
-  ((${#STARTED_SERVERS[@]} == 0)) || info "stopped the servers this benchmark started: ${STARTED_SERVERS[*]}"
-}
+stop_infra() { stop_started_infra "${BENCH_KEEP_INFRA:-0}" BENCH_KEEP_INFRA benchmark; }
 
 cleanup_data() {
   [[ "${BENCH_KEEP_DATA:-0}" == 1 ]] && return 0
@@ -124,16 +94,7 @@ on_exit() {
   trap - EXIT INT TERM
   set +e
   if ((rc != 0)); then
-    if [[ -n "$FAIL_REASON" ]]; then
-      printf '\n\033[31mFAILED at step "%s": %s\033[0m\n' "$STEP" "$FAIL_REASON" >&2
-    else
-      printf '\n\033[31mFAILED at step "%s" (exit code %d).\033[0m\n' "$STEP" "$rc" >&2
-    fi
-    if [[ -n "$STEP_LOG" && -f "$STEP_LOG" ]]; then
-      printf 'Last lines of %s:\n' "$STEP_LOG" >&2
-      tail -n 25 "$STEP_LOG" | sed 's/^/    /' >&2
-    fi
-    printf 'Logs of this run: %s\n' "$LOG_DIR" >&2
+    report_failure "$rc"
   fi
   [[ -n "$PIPELINE_PID" ]] && stop_pipeline
   if [[ -n "${SHARD1:-}" ]]; then
@@ -153,9 +114,7 @@ mkdir -p "$LOG_DIR"
 
 # ------------------------------------------------------------------ prerequisites ----
 step "checking prerequisites"
-command -v java >/dev/null || fail "java not found: install a JDK 17 or newer"
-JAVA_MAJOR="$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')"
-[[ "${JAVA_MAJOR%%.*}" -ge 17 ]] 2>/dev/null || fail "Java 17 or newer is needed, found ${JAVA_MAJOR:-unknown}"
+require_java17
 [[ "$ORDERS" =~ ^[0-9]+$ && "$REPEATS" =~ ^[1-9][0-9]*$ && "$THREADS" =~ ^[1-9][0-9]*$ ]] \
   || fail "BENCH_ORDERS, BENCH_REPEATS and BENCH_THREADS must be positive integers"
 JAVA_VERSION="$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.runtime.version/ {print $2}')"
@@ -165,41 +124,10 @@ info "Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE; logs under $LOG
 
 # ------------------------------------------------------------------ infrastructure ----
 step "starting the infrastructure if needed (ZooKeeper, 4 ClickHouse, Kafka, schema registry)" "$LOG_DIR/infra.log"
-export ETL_INFRA_DIR="$INFRA_DIR"
-"$INFRA" status >"$LOG_DIR/infra-before.txt" 2>&1 || true
-for server in zookeeper clickhouse kafka registry; do
-  # A server counts as running when every line of it (4 for ClickHouse) says "up".
-  if awk -v s="$server" '($1 == s || index($1, s "-") == 1) {n++; if ($2 != "up") bad = 1} END {exit !(n > 0 && !bad)}' \
-      "$LOG_DIR/infra-before.txt"; then
-    info "$server: already running, will be left running"
-  else
-    STARTED_SERVERS+=("$server")
-  fi
-done
-"$INFRA" start all >"$LOG_DIR/infra.log" 2>&1 || fail "scripts/infra.sh start all failed"
+start_infra
 info "ready (endpoints: $INFRA_DIR/endpoints.properties)"
 
-ENDPOINTS="$INFRA_DIR/endpoints.properties"
-prop() { awk -F= -v k="$1" '$1 == k {sub(/^[^=]*=/, ""); print; exit}' "$ENDPOINTS"; }
-KAFKA="$(prop kafka.bootstrap)"
-REGISTRY="$(prop registry.url)"
-CLUSTER="$(prop clickhouse.cluster)"
-SHARD1="$(prop clickhouse.shard.1.replicas)"
-SHARD2="$(prop clickhouse.shard.2.replicas)"
-[[ -n "$KAFKA" && -n "$REGISTRY" && -n "$CLUSTER" && -n "$SHARD1" && -n "$SHARD2" ]] \
-  || fail "incomplete endpoints in $ENDPOINTS"
-first() { echo "${1%%,*}"; }
-SHARD_URLS=("$SHARD1" "$SHARD2")
-
-ch() { # url sql -> TabSeparated answer; fails with ClickHouse's message
-  local out
-  if ! out="$(curl -sS --fail-with-body --max-time 120 --data-binary "$2" "$1/?wait_end_of_query=1" 2>&1)" \
-      || [[ "$out" == *Exception* ]]; then
-    printf '%s: %s\n' "$1" "$out" >&2
-    return 1
-  fi
-  printf '%s' "$out"
-}
+read_endpoints
 
 # ------------------------------------------------------------------ build ----
 if [[ "${BENCH_SKIP_BUILD:-0}" == 1 && -f "$SERVICE_JAR" && -f "$BENCH_JAR" ]]; then
