@@ -201,6 +201,19 @@ public final class ClickHouseShardWriter implements ShardWriter {
             replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
             replica.breaker.onFailure();
             throw SinkWriteException.transientFailure(failureMessage(true, replica, batch, e), e);
+        } catch (Error e) {
+            // An Error (out of memory, a linkage or assertion error in a transport library) is no answer
+            // from the server either: it must still settle the breaker, or a half-open probe that died
+            // this way would leave the replica HALF_OPEN, refusing every request, forever. The error
+            // itself is rethrown unchanged (the engine treats it as a failed attempt and retries).
+            try {
+                replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
+            } finally {
+                replica.breaker.onFailure();
+            }
+            log.warn("ClickHouse sink '{}' shard {}: insert to replica {} threw {}; counted as a transient failure "
+                    + "of the replica", sinkName, shard, replica.name, e.toString());
+            throw e;
         }
         replica.metrics.success(nanoClock.getAsLong() - startNs);
         replica.breaker.onSuccess();

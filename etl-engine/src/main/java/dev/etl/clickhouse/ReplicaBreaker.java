@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
  * transient failures open it. {@code OPEN}: requests are refused for {@code openTimeNs}; the first
  * request after that becomes the single {@code HALF_OPEN} probe (every other request is refused while
  * it runs). The probe's success closes the breaker, its failure opens it again for another
- * {@code openTimeNs}.
+ * {@code openTimeNs}. The caller that acquired must report <em>every</em> outcome — a thrown
+ * {@code Error} included (as a failure) — or a half-open breaker would refuse every request forever.
  *
  * <p>A permanent error (the server answered, the batch is bad) is a sign of life: it resets the
  * failure count like a success.

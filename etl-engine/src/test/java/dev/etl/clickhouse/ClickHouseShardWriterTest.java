@@ -134,6 +134,56 @@ class ClickHouseShardWriterTest {
     }
 
     @Test
+    void anErrorThrownByTheHalfOpenProbeReopensTheBreakerWhichThenRecovers() {
+        ClickHouseShardWriter w = writer();
+        transport.down(A);
+        transport.down(B);
+        for (int i = 0; i < 4; i++) {
+            assertThatThrownBy(() -> w.write(TestBatch.of(0, 1))).isInstanceOf(SinkWriteException.class);
+        }
+        assertThat(w.replicaStatus()).extracting(ClickHouseShardWriter.ReplicaStatus::state)
+                .containsOnly(ReplicaBreaker.State.OPEN);
+        transport.up(A);
+        transport.up(B);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        // Both probes die with an Error inside the transport (no answer from the server).
+        transport.throwNext(A, new StackOverflowError("probe A"));
+        transport.throwNext(B, new AssertionError("probe B"));
+        assertThatThrownBy(() -> w.write(TestBatch.of(1, 1))).isInstanceOf(Error.class);
+        assertThatThrownBy(() -> w.write(TestBatch.of(2, 1))).isInstanceOf(Error.class);
+        assertThat(w.replicaStatus()).as("an Error settles the probe: open again, not half-open forever")
+                .extracting(ClickHouseShardWriter.ReplicaStatus::state).containsOnly(ReplicaBreaker.State.OPEN);
+        assertThat(registry.get("etl.clickhouse.insert.duration").tags("replica", A, "outcome", "transient")
+                .timer().count()).isEqualTo(3);
+
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        w.write(TestBatch.of(3, 1));
+        w.write(TestBatch.of(4, 1));
+        assertThat(w.replicaStatus()).as("the next probes recover both replicas")
+                .extracting(ClickHouseShardWriter.ReplicaStatus::state).containsOnly(ReplicaBreaker.State.CLOSED);
+        assertThat(w.isHealthy()).isTrue();
+    }
+
+    @Test
+    void aRuntimeExceptionThrownByTheProbeAlsoReopensTheBreaker() {
+        ClickHouseShardWriter w = writer();
+        transport.down(A);
+        transport.down(B);
+        for (int i = 0; i < 4; i++) {
+            assertThatThrownBy(() -> w.write(TestBatch.of(0, 1))).isInstanceOf(SinkWriteException.class);
+        }
+        transport.up(A);
+        transport.up(B);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        transport.throwNext(A, new IllegalStateException("probe A"));
+        transport.throwNext(B, new IllegalStateException("probe B"));
+        SinkWriteException e = catchThrowableOfType(SinkWriteException.class, () -> w.write(TestBatch.of(1, 1)));
+        assertThat(e.isTransient()).isTrue();
+        assertThat(w.replicaStatus()).extracting(ClickHouseShardWriter.ReplicaStatus::state)
+                .contains(ReplicaBreaker.State.OPEN).doesNotContain(ReplicaBreaker.State.CLOSED);
+    }
+
+    @Test
     void credentialsNeverAppearInConfigMessagesOrTags() {
         assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("shop", "orders")
                 .shard("http://etl:secret@127.0.0.1:18123").build())

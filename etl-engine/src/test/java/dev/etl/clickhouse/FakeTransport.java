@@ -18,10 +18,19 @@ final class FakeTransport implements ClickHouseTransport {
     final List<Request> inserts = new ArrayList<>();
     private final Map<String, Deque<ClickHouseRequestException>> failures = new HashMap<>();
     private final Map<String, ClickHouseRequestException> down = new HashMap<>();
+    private final Map<String, Deque<Throwable>> throwables = new HashMap<>();
     Function<String, String> queries = sql -> "";
 
     void failNext(String replica, ClickHouseRequestException e) {
         failures.computeIfAbsent(replica, k -> new ArrayDeque<>()).add(e);
+    }
+
+    /** The next insert to {@code replica} throws {@code t} (an Error or a RuntimeException) instead of answering. */
+    void throwNext(String replica, Throwable t) {
+        if (!(t instanceof Error) && !(t instanceof RuntimeException)) {
+            throw new IllegalArgumentException("unchecked throwables only: " + t);
+        }
+        throwables.computeIfAbsent(replica, k -> new ArrayDeque<>()).add(t);
     }
 
     void down(String replica) {
@@ -47,6 +56,14 @@ final class FakeTransport implements ClickHouseTransport {
             throws ClickHouseRequestException {
         String name = ClickHouseShardWriter.describe(replica);
         inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert));
+        Deque<Throwable> thrown = throwables.get(name);
+        if (thrown != null && !thrown.isEmpty()) {
+            Throwable t = thrown.poll();
+            if (t instanceof Error e) {
+                throw e;
+            }
+            throw (RuntimeException) t;
+        }
         ClickHouseRequestException d = down.get(name);
         if (d != null) {
             throw d;
