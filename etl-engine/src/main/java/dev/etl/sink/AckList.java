@@ -29,13 +29,32 @@ public final class AckList {
         return acks[i];
     }
 
-    /** Releases every reference with {@code success} and empties the list. */
+    /**
+     * Releases every reference with {@code success} and empties the list. If a release throws, the
+     * others are still released (each exactly once) before the first throwable is rethrown.
+     */
     public void releaseAll(boolean success) {
+        Throwable first = null;
         for (int i = 0; i < size; i++) {
             AckRef ack = acks[i];
+            if (ack == null) {
+                continue;
+            }
             acks[i] = null;
-            ack.release(success);
+            try {
+                ack.release(success);
+            } catch (Throwable t) {
+                if (first == null) {
+                    first = t;
+                }
+            }
         }
         size = 0;
+        if (first instanceof RuntimeException e) {
+            throw e;
+        }
+        if (first instanceof Error e) {
+            throw e;
+        }
     }
 }

@@ -17,6 +17,8 @@ final class BatchAccumulator {
     private int rowCount;
     private int chunkCount;
     private long firstChunkNs;
+    /** Tests only: run in the middle of every merge (bytes copied, acks not yet moved); null in production. */
+    Runnable midMergeFault;
 
     BatchAccumulator(int initialBytes) {
         this.rows = new RowBuffer(initialBytes);
@@ -30,6 +32,9 @@ final class BatchAccumulator {
         rows.writeBuffer(chunk.rows());
         rowCount += chunk.rowCount();
         chunkCount++;
+        if (midMergeFault != null) {
+            midMergeFault.run();
+        }
         chunk.transferAcksTo(acks);
     }
 
@@ -90,8 +95,11 @@ final class BatchAccumulator {
 
     /** Fails every held ack and empties the batch (abandonment). */
     void failAll() {
-        acks.releaseAll(false);
-        rows.reset();
-        reset();
+        try {
+            acks.releaseAll(false);
+        } finally {
+            rows.reset();
+            reset();
+        }
     }
 }

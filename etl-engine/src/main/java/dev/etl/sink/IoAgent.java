@@ -19,6 +19,11 @@ import dev.etl.error.RateLimitedLog;
  * sink shutdown must keep draining until its deadline and then {@link WriteGate#seize() seize} a
  * thread stuck in a write rather than wait for it. The loop ends when every worker has finished
  * (shutdown drained or abandoned it) or the thread was seized.
+ *
+ * <p>A throwable escaping a worker's turn (a bug, or an {@code Error} such as out of memory) is never
+ * swallowed: the worker {@link ShardWorker#fail fails} the acks and returns the budget of everything it
+ * holds, counts {@code etl_sink_io_failures_total}, logs at ERROR and fails the pipeline; the thread keeps
+ * running so that chunks still arriving are failed too and shutdown drains as usual.
  */
 final class IoAgent implements Agent, Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(IoAgent.class);
@@ -52,7 +57,13 @@ final class IoAgent implements Agent, Runnable {
         int work = 0;
         boolean allFinished = true;
         for (ShardWorker worker : workers) {
-            int done = worker.doWork(nanoClock.getAsLong(), draining, deadlineNs);
+            int done;
+            try {
+                done = worker.doWork(nanoClock.getAsLong(), draining, deadlineNs);
+            } catch (Throwable t) { // a bug or an Error: fail what the worker owns and the pipeline, loudly
+                worker.fail(t);
+                done = 1;
+            }
             if (done == ShardWorker.SEIZED) {
                 return 0;
             }
@@ -70,7 +81,7 @@ final class IoAgent implements Agent, Runnable {
             int work = 0;
             try {
                 work = doWork();
-            } catch (Throwable t) { // a bug must not kill the thread that settles acks
+            } catch (Throwable t) { // last resort (a worker's own recovery threw): keep the thread that settles acks
                 long suppressed = errorLog.permit();
                 if (suppressed >= 0) {
                     LOG.error("{}: unexpected failure in the sink duty cycle ({} similar suppressed)", roleName,

@@ -69,6 +69,19 @@ final class ShardBatch implements SealedBatch {
         sealed = false;
     }
 
+    /**
+     * Fails whatever acks the batch holds, sealed or not, and empties it: the io thread's recovery from
+     * an unexpected throwable (which may have struck half-way through a seal or a settle).
+     */
+    void failAll() {
+        try {
+            acks.releaseAll(false);
+        } finally {
+            sealed = false;
+            clear();
+        }
+    }
+
     /** Empties the buffer for the next seal (only on the io thread, never while a writer may read it). */
     void clear() {
         rows.reset();

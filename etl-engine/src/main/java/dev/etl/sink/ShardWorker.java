@@ -62,6 +62,17 @@ final class ShardWorker {
     private long retryAtNs;
     private boolean finished;
     private int abandonedBatches;
+    /**
+     * What the worker owns beyond the queue: chunks polled and not yet settled, and their budget bytes
+     * (open batch + sealed batch + the chunk being merged). Kept apart from the buffers' own counts so
+     * that a throwable in the middle of a merge, seal or settle cannot lose track of them.
+     */
+    private long ownedBytes;
+    private int ownedChunks;
+    /** The chunk between {@code queue.poll()} and the end of its merge, or null. */
+    private Chunk merging;
+    /** An unexpected throwable struck this worker: it fails every chunk it receives from now on. */
+    private boolean failed;
 
     ShardWorker(SinkDefinition definition, int shard, ShardQueue queue, ChunkPool pool, InFlightBudget budget,
             ShardWriter writer, WriteGate gate, SinkMetrics metrics, BackoffPolicy backoff,
@@ -105,6 +116,9 @@ final class ShardWorker {
             abandon();
             return 1;
         }
+        if (failed) {
+            return failQueued(draining);
+        }
         // Read before looking at the queue: chunks handed off before the request are then visible.
         long flushTarget = flushRequests.get();
         boolean force = draining || flushTarget != flushesHandled;
@@ -143,7 +157,12 @@ final class ShardWorker {
                 break;
             }
             queue.poll();
+            // Owned from here on: whatever happens below, fail(Throwable) finds this chunk's acks and bytes.
+            ownedBytes += chunk.byteCount();
+            ownedChunks++;
+            merging = chunk;
             open.merge(chunk, nowNs);
+            merging = null;
             pool.recycle(chunk);
             merged++;
         }
@@ -244,8 +263,96 @@ final class ShardWorker {
         int chunks = batch.chunkCount();
         batch.settle(success);
         batch.clear();
+        ownedBytes -= bytes;
+        ownedChunks -= chunks;
         budget.release(bytes);
         queue.settled(chunks);
+    }
+
+    /**
+     * Recovery from an unexpected throwable on the io thread (a bug, or an {@code Error} such as out of
+     * memory) anywhere in a duty cycle — between {@code poll()} and the end of a merge, in a seal, in a
+     * settle: fails the acks of everything the worker owns (the chunk being merged, the open batch, the
+     * sealed batch), returns their budget bytes, counts them out of the queue, counts
+     * {@code etl_sink_io_failures_total}, logs at ERROR and fails the pipeline through the fatal
+     * listener. From then on the worker fails every chunk it receives (see {@link #failQueued}), so
+     * nothing is stranded and shutdown drains normally. Io thread only.
+     */
+    void fail(Throwable cause) {
+        boolean first = !failed;
+        failed = true;
+        Throwable cleanup = null;
+        long bytes = ownedBytes;
+        int chunks = ownedChunks;
+        Chunk chunk = merging;
+        merging = null;
+        if (chunk != null) {
+            try {
+                chunk.failAcks(); // its acks not yet moved to the open batch; the chunk itself is dropped
+            } catch (Throwable t) {
+                cleanup = t;
+            }
+        }
+        try {
+            open.failAll();
+        } catch (Throwable t) {
+            cleanup = t;
+        }
+        try {
+            batch.failAll();
+        } catch (Throwable t) {
+            cleanup = t;
+        }
+        nextChunkOverflows = false;
+        ownedBytes = 0;
+        ownedChunks = 0;
+        budget.release(bytes);
+        queue.settled(chunks);
+        metrics.ioFailure();
+        if (chunks > 0) {
+            metrics.batchFailed();
+        }
+        String message = "sink '" + sinkName + "' shard " + shard + ": unexpected failure on the io thread ("
+                + cause + "); failed the acks of " + chunks + " chunk(s) (" + bytes + " bytes) it held";
+        LOG.error("{}; failing the pipeline, this shard fails every chunk it receives from now on", message, cause);
+        if (cleanup != null) {
+            LOG.error("Sink '{}' shard {}: releasing acks after that failure threw too", sinkName, shard, cleanup);
+        }
+        if (first) {
+            try {
+                fatalListener.accept(new FatalPipelineException(ErrorClass.SINK_PERMANENT, message, cause));
+            } catch (RuntimeException e) {
+                LOG.error("Sink '{}' shard {}: fatal listener threw", sinkName, shard, e);
+            }
+        }
+    }
+
+    /** After {@link #fail}: fails every queued chunk (acks failed, bytes returned, chunk recycled). */
+    private int failQueued(boolean draining) {
+        int work = 0;
+        Chunk chunk;
+        while ((chunk = queue.poll()) != null) {
+            int bytes = chunk.byteCount();
+            chunk.failAcks();
+            budget.release(bytes);
+            pool.recycle(chunk);
+            queue.settled(1);
+            work++;
+        }
+        if (draining && queue.unsettledChunks() == 0) {
+            finished = true;
+        }
+        return work;
+    }
+
+    /** Tests only, before the io thread starts: {@code fault} runs in the middle of every merge. */
+    void injectMidMergeFault(Runnable fault) {
+        open.midMergeFault = fault;
+    }
+
+    /** Whether an unexpected throwable has failed this worker. */
+    boolean isFailed() {
+        return failed;
     }
 
     /**
@@ -268,6 +375,8 @@ final class ShardWorker {
             bytes += sealedBytes;
             chunks += sealedChunks;
             batch.settle(false);
+            ownedBytes -= sealedBytes;
+            ownedChunks -= sealedChunks;
             budget.release(sealedBytes);
             queue.settled(sealedChunks);
             batches++;
@@ -279,6 +388,8 @@ final class ShardWorker {
             bytes += openBytes;
             chunks += openChunks;
             open.failAll();
+            ownedBytes -= openBytes;
+            ownedChunks -= openChunks;
             budget.release(openBytes);
             queue.settled(openChunks);
             batches++;

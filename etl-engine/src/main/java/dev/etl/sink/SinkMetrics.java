@@ -29,6 +29,7 @@ final class SinkMetrics {
     private final Timer writeFailed;
     private final Counter retries;
     private final Counter abandonedBatches;
+    private final Counter ioFailures;
     private final Counter transientErrors;
     private final Counter permanentErrors;
 
@@ -52,6 +53,10 @@ final class SinkMetrics {
                 .register(registry);
         this.abandonedBatches = Counter.builder("etl.sink.abandoned.batches")
                 .description("Batches (or queued remainders) left unwritten at the shutdown deadline; acks failed")
+                .tags(tags).register(registry);
+        this.ioFailures = Counter.builder("etl.sink.io.failures")
+                .description("Unexpected throwables on the shard's io thread (a bug or a JVM error); each fails "
+                        + "what the shard holds and the pipeline")
                 .tags(tags).register(registry);
         Gauge.builder("etl.sink.queue.chunks", queue, ShardQueue::size)
                 .description("Chunks waiting in the shard queue").tags(tags).register(registry);
@@ -100,6 +105,10 @@ final class SinkMetrics {
 
     void batchFailed() {
         batchesFailed.increment();
+    }
+
+    void ioFailure() {
+        ioFailures.increment();
     }
 
     void batchesAbandoned(int count) {

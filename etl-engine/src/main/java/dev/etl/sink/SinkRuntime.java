@@ -320,6 +320,15 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         }
     }
 
+    /**
+     * Tests only (fault injection), before {@link #start()}: {@code fault} runs in the middle of every
+     * merge of {@code shard} (after the chunk's bytes are copied, before its acks move to the batch).
+     */
+    void injectMidMergeFault(int shard, Runnable fault) {
+        checkShard(shard);
+        workers[shard].injectMidMergeFault(fault);
+    }
+
     /** Whether every shard's writer reports healthy. */
     public boolean isHealthy() {
         for (ShardWriter writer : writers) {
