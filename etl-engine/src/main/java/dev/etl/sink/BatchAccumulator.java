@@ -20,8 +20,13 @@ final class BatchAccumulator {
     /** Tests only: run in the middle of every merge (bytes copied, acks not yet moved); null in production. */
     Runnable midMergeFault;
 
-    BatchAccumulator(int initialBytes) {
-        this.rows = new RowBuffer(initialBytes);
+    BatchAccumulator(int initialBytes, int capacityCap) {
+        this.rows = new RowBuffer(initialBytes, capacityCap);
+    }
+
+    /** Capacity of the buffer held now (memory accounting). */
+    int bufferCapacity() {
+        return rows.capacity();
     }
 
     /** Merges {@code chunk} (which must be non-empty) and empties it; {@code nowNs} starts the linger clock. */

@@ -53,6 +53,15 @@ final class BoundedQueue<E> {
         return queue.peek();
     }
 
+    /** Sum of {@code value} over the elements (weakly consistent; diagnostics, not the hot path). */
+    long sumOf(java.util.function.ToLongFunction<E> value) {
+        long sum = 0;
+        for (E element : queue) {
+            sum += value.applyAsLong(element);
+        }
+        return sum;
+    }
+
     int size() {
         return size.get();
     }

@@ -21,6 +21,8 @@ public final class Chunk {
     private int rowCount;
     private AckRef[] acks = new AckRef[8];
     private int ackCount;
+    /** Budget bytes the hand-off took for this chunk (its buffer capacity); 0 when not handed off. */
+    int budgetBytes;
 
     public Chunk(int shard, int initialBytes) {
         this.shard = shard;

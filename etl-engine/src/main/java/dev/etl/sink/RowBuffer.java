@@ -20,9 +20,21 @@ public final class RowBuffer {
 
     private byte[] bytes;
     private int position;
+    /** Growth stops doubling at this capacity; beyond it the buffer grows to exactly what is needed. */
+    private final int growthCap;
 
     public RowBuffer(int initialCapacity) {
+        this(initialCapacity, Integer.MAX_VALUE);
+    }
+
+    /**
+     * A buffer whose doubling growth is capped at {@code growthCap} bytes: up to that size it never
+     * holds more than {@code growthCap}, and past it (content larger than the cap) exactly what it holds.
+     * Used for batch buffers, whose capacity must stay within the batch {@code max-bytes}.
+     */
+    RowBuffer(int initialCapacity, int growthCap) {
         this.bytes = new byte[Math.max(16, initialCapacity)];
+        this.growthCap = Math.max(growthCap, bytes.length);
     }
 
     /** Bytes written so far. */
@@ -65,10 +77,11 @@ public final class RowBuffer {
         if (needed < 0) {
             throw new IllegalStateException("RowBuffer larger than 2 GiB");
         }
-        int newCapacity = Math.max(needed, bytes.length << 1);
-        if (newCapacity < 0) {
-            newCapacity = Integer.MAX_VALUE - 8;
+        int doubled = bytes.length << 1;
+        if (doubled < 0) {
+            doubled = Integer.MAX_VALUE - 8;
         }
+        int newCapacity = Math.max(needed, Math.min(doubled, growthCap));
         bytes = Arrays.copyOf(bytes, newCapacity);
     }
 

@@ -21,12 +21,25 @@ final class ShardBatch implements SealedBatch {
     private String dedupToken;
     private int attempt;
     private boolean sealed;
+    private final int initialBytes;
+    private final int capacityCap;
 
-    ShardBatch(String sinkName, int shard, int initialBytes) {
+    /**
+     * @param capacityCap the most a buffer keeps between batches (the batch {@code max-bytes}): a buffer
+     *                    that grew past it for one oversized chunk is dropped at {@link #clear()}
+     */
+    ShardBatch(String sinkName, int shard, int initialBytes, int capacityCap) {
         this.sinkName = sinkName;
         this.shard = shard;
         this.tokens = new DedupToken(sinkName, shard);
-        this.rows = new RowBuffer(initialBytes);
+        this.initialBytes = initialBytes;
+        this.capacityCap = capacityCap;
+        this.rows = new RowBuffer(initialBytes, capacityCap);
+    }
+
+    /** Capacity of the buffer held now (memory accounting). */
+    int bufferCapacity() {
+        return rows.capacity();
     }
 
     /** Takes over the accumulator's content (which is left empty) and computes the token. */
@@ -85,6 +98,10 @@ final class ShardBatch implements SealedBatch {
     /** Empties the buffer for the next seal (only on the io thread, never while a writer may read it). */
     void clear() {
         rows.reset();
+        if (rows.capacity() > capacityCap) {
+            // Grown past max-bytes for one oversized chunk: do not keep it (rare, so rare allocation).
+            rows = new RowBuffer(initialBytes, capacityCap);
+        }
         rowCount = 0;
         chunkCount = 0;
         dedupToken = null;

@@ -59,6 +59,11 @@ final class ShardQueue {
         return unsettledChunks.get();
     }
 
+    /** Buffer capacity of the chunks waiting in the queue (memory accounting; a weakly consistent snapshot). */
+    long queuedCapacity() {
+        return queue.sumOf(chunk -> chunk.rows().capacity());
+    }
+
     /** Chunks waiting in the queue (a snapshot). */
     int size() {
         return queue.size();

@@ -53,7 +53,7 @@ final class ShardWorker {
     private final long maxBytes;
     private final long lingerNs;
 
-    private final BatchAccumulator open = new BatchAccumulator(INITIAL_BATCH_BYTES);
+    private final BatchAccumulator open;
     private final ShardBatch batch;
     private final AtomicLong flushRequests = new AtomicLong();
     private long flushesHandled;
@@ -93,7 +93,23 @@ final class ShardWorker {
         this.maxRows = definition.batch().maxRows();
         this.maxBytes = definition.batch().maxBytes();
         this.lingerNs = definition.batch().linger().toNanos();
-        this.batch = new ShardBatch(sinkName, shard, INITIAL_BATCH_BYTES);
+        int bufferCap = batchBufferCap(maxBytes);
+        this.open = new BatchAccumulator(INITIAL_BATCH_BYTES, bufferCap);
+        this.batch = new ShardBatch(sinkName, shard, INITIAL_BATCH_BYTES, bufferCap);
+    }
+
+    /**
+     * The capacity each of the shard's two batch buffers keeps between batches: {@code max-bytes}
+     * (at least the initial 64 KiB). Growth stops doubling there, and a buffer grown past it for one
+     * oversized chunk is dropped once its batch is settled.
+     */
+    static int batchBufferCap(long maxBytes) {
+        return (int) Math.max(INITIAL_BATCH_BYTES, Math.min(maxBytes, Integer.MAX_VALUE - 8));
+    }
+
+    /** Capacity of the two batch buffers held now (memory accounting; a racy snapshot off the io thread). */
+    long batchBufferBytes() {
+        return (long) open.bufferCapacity() + batch.bufferCapacity();
     }
 
     /** Makes the worker seal what it holds without waiting for linger, until its queue is empty. Any thread. */
@@ -158,8 +174,16 @@ final class ShardWorker {
             }
             queue.poll();
             // Owned from here on: whatever happens below, fail(Throwable) finds this chunk's acks and bytes.
-            ownedBytes += chunk.byteCount();
+            int bytes = chunk.byteCount();
+            ownedBytes += bytes;
             ownedChunks++;
+            // The hand-off took the chunk's buffer capacity from the budget; from now on only its content
+            // is in flight (in the batch buffer), and the buffer goes back to the (separately bounded) pool.
+            int slack = chunk.budgetBytes - bytes;
+            chunk.budgetBytes = 0;
+            if (slack > 0) {
+                budget.release(slack);
+            }
             merging = chunk;
             open.merge(chunk, nowNs);
             merging = null;
@@ -332,7 +356,8 @@ final class ShardWorker {
         int work = 0;
         Chunk chunk;
         while ((chunk = queue.poll()) != null) {
-            int bytes = chunk.byteCount();
+            int bytes = chunk.budgetBytes;
+            chunk.budgetBytes = 0;
             chunk.failAcks();
             budget.release(bytes);
             pool.recycle(chunk);
@@ -408,9 +433,10 @@ final class ShardWorker {
                 Thread.onSpinWait();
                 continue;
             }
-            int chunkBytes = chunk.byteCount();
+            int chunkBytes = chunk.budgetBytes;
+            chunk.budgetBytes = 0;
             rows += chunk.rowCount();
-            bytes += chunkBytes;
+            bytes += chunk.byteCount();
             chunk.failAcks();
             budget.release(chunkBytes);
             pool.recycle(chunk);

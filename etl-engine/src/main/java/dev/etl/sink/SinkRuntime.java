@@ -168,12 +168,16 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             queue.cancelHandOff();
             return false;
         }
-        int bytes = chunk.byteCount();
+        // The buffer's capacity, not just its content: a queued chunk holds all of it. Once merged, the
+        // worker returns the difference (the content is then in the batch buffer, the buffer in the pool).
+        int bytes = chunk.rows().capacity();
         if (!budget.tryAcquire(bytes)) {
             queue.cancelHandOff();
             return false;
         }
+        chunk.budgetBytes = bytes;
         if (!queue.offer(chunk)) {
+            chunk.budgetBytes = 0;
             budget.release(bytes);
             queue.cancelHandOff();
             return false;
@@ -318,6 +322,34 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                 LOG.warn("Sink '{}': closing the writer of shard {} failed", sinkName, shard, e);
             }
         }
+    }
+
+    /**
+     * Capacity of every buffer this runtime holds now: queued chunks, the chunk pool's free lists and
+     * every shard's two batch buffers (memory accounting for tests and diagnostics; a snapshot, exact
+     * only when the io threads are quiet or blocked in a write). See {@link #retainedBytesBound}.
+     */
+    long retainedBufferBytes() {
+        long total = pool.pooledBytes();
+        for (ShardQueue queue : queues) {
+            total += queue.queuedCapacity();
+        }
+        for (ShardWorker worker : workers) {
+            total += worker.batchBufferBytes();
+        }
+        return total;
+    }
+
+    /**
+     * What {@link #retainedBufferBytes()} never exceeds beyond the in-flight budget's own bytes
+     * ({@code max-in-flight-bytes}, which covers queued chunk buffers in full): per shard two batch
+     * buffers of {@code max-bytes} and the pool's {@link ChunkPool#MAX_POOLED_BYTES_PER_SHARD}. A single
+     * chunk larger than {@code max-bytes} (admitted alone) adds its own size while its batch is in flight.
+     */
+    long retainedBytesBound() {
+        long perShard = 2L * ShardWorker.batchBufferCap(definition.batch().maxBytes())
+                + ChunkPool.MAX_POOLED_BYTES_PER_SHARD;
+        return shardCount() * perShard;
     }
 
     /**

@@ -55,7 +55,7 @@ class SinkRuntimeFaultTest {
         for (int i = 0; i < 5; i++) {
             assertThat(sink.tryHandOff(lane.chunk(sink, 0, i * 10L, 10))).isTrue();
         }
-        assertThat(fx.budget.inFlightBytes()).isEqualTo(5 * 80);
+        assertThat(fx.budget.inFlightBytes()).isEqualTo(5L * ChunkPool.INITIAL_CHUNK_BYTES);
         sink.start();
 
         await("the pipeline to be failed", TIMEOUT, () -> !fx.fatals.isEmpty());

@@ -38,7 +38,9 @@ class SinkRuntimeHandOffTest {
         assertThat(refused.byteCount()).isEqualTo(80);
         assertThat(refused.ackCount()).isEqualTo(1);
         assertThat(refused.ack(0).refCount()).isEqualTo(1);
-        assertThat(fx.budget.inFlightBytes()).as("budget of the refused chunk returned").isEqualTo(160);
+        // The budget counts a handed-off chunk's buffer capacity (what the queue holds), not just its 80 bytes.
+        assertThat(fx.budget.inFlightBytes()).as("budget of the refused chunk returned")
+                .isEqualTo(2L * ChunkPool.INITIAL_CHUNK_BYTES);
         assertThat(sink.tryHandOff(lane.chunk(sink, 1, 0, 10))).as("other shards have their own queue").isTrue();
         assertThat(fx.registry.get("etl.sink.queue.chunks").tag("shard", "0").gauge().value()).isEqualTo(2);
         refused.failAcks();
@@ -54,7 +56,7 @@ class SinkRuntimeHandOffTest {
 
         assertThat(sink.tryHandOff(refused)).isFalse();
 
-        assertThat(fx.budget.inFlightBytes()).isEqualTo(80);
+        assertThat(fx.budget.inFlightBytes()).isEqualTo(ChunkPool.INITIAL_CHUNK_BYTES);
         assertThat(refused.rowCount()).isEqualTo(10);
         assertThat(refused.byteCount()).isEqualTo(80);
         assertThat(refused.ackCount()).isEqualTo(1);
