@@ -3,11 +3,12 @@ package dev.etl.backpressure;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The pipeline-wide budget of encoded bytes handed to sinks and not yet written (or abandoned).
+ * The pipeline-wide budget of bytes handed to sinks and not yet written (or abandoned).
  *
- * <p>Lanes {@link #tryAcquire} before handing a chunk to a shard queue and never wait: a refusal
- * makes the lane keep the chunk and pause its partitions. Shard workers {@link #release} the
- * bytes once the rows are durably written, failed, or abandoned. A single chunk is admitted when
+ * <p>Lanes {@link #tryAcquire} a chunk's buffer capacity before handing it to a shard queue (a queued
+ * chunk holds its whole buffer) and never wait: a refusal makes the lane keep the chunk and pause its
+ * partitions. Shard workers {@link #release} the part beyond the encoded bytes when they merge the
+ * chunk into a batch, and the encoded bytes once the rows are durably written, failed, or abandoned. A single chunk is admitted when
  * nothing is in flight even if it is larger than the budget, so an oversized chunk cannot deadlock
  * the pipeline.
  *
