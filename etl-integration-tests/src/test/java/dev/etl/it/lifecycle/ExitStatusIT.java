@@ -39,9 +39,9 @@ class ExitStatusIT {
 
     private static final int RUNS_PER_CAUSE = 4;
 
-    private static final int PARALLEL = 3;
+    private static final int PARALLEL = 4;
 
-    private static final long EXIT_TIMEOUT_MS = 40_000;
+    private static final long EXIT_TIMEOUT_MS = 60_000;
 
     private static final Pattern REPORT = Pattern.compile("ended: state=(\\w+) exitCode=(\\d+)");
 
@@ -54,7 +54,7 @@ class ExitStatusIT {
     }
 
     @Test
-    @Timeout(value = 170, unit = TimeUnit.SECONDS)
+    @Timeout(value = 300, unit = TimeUnit.SECONDS)
     void processStatusEqualsTheRunReportExitCodeEveryTime(@TempDir Path dir) throws Exception {
         int closedPort;
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
