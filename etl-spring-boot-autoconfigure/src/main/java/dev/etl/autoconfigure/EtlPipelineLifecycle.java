@@ -32,11 +32,14 @@ import dev.etl.pipeline.RunReport;
  * higher than the web server's graceful-shutdown phase, so the pipeline drains first and
  * {@code /actuator/health} keeps answering (readiness DOWN) while it drains.
  *
- * <p><b>Failure.</b> A thread named {@code etl-watch-<pipeline>} waits for the run to end. If it ends
+ * <p><b>Failure.</b> A non-daemon thread named {@code etl-watch-<pipeline>} waits for the run to end
+ * (non-daemon so the JVM cannot begin an ordinary exit, status 0, between the end of the pipeline's
+ * threads and its {@code System.exit}). If it ends
  * {@link PipelineState#FAILED FAILED} without a stop having been requested, the application context is
  * closed through {@link SpringApplication#exit} (which publishes an {@code ExitCodeEvent} with this
  * bean's exit code, 1) when {@code etl.pipeline.close-on-failure} is true, and the JVM exits with that
- * code ({@code System.exit}) when {@code etl.pipeline.exit-on-failure} is true. Both default to true;
+ * code ({@code System.exit}) when {@code etl.pipeline.exit-on-failure} is true; the process status then
+ * always equals the run report's exit code. A signal that arrives meanwhile answers the same code. Both default to true;
  * the {@code @EtlPipelineTest} slice turns both off.
  *
  * <p><b>Signals.</b> With {@code etl.pipeline.handle-signals} (the default), {@link #start()} registers
