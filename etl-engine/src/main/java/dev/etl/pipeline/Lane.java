@@ -148,6 +148,9 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             return;
         }
         nextCommitNs = nowNs + checkpointIntervalNs;
+        if (runtime.state() == PipelineState.FAILED) {
+            return; // nothing is committed once FAILED (the state may have changed since the loop checked)
+        }
         Long2LongHashMap offsets = new Long2LongHashMap(-1);
         if (checkpointer.collectCommittable(offsets) > 0) {
             sourceLane.commit(offsets, false, asyncCommitCallback);
@@ -182,6 +185,12 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     }
 
     private void commitSync(String reason) {
+        if (runtime.state() == PipelineState.FAILED) {
+            // The pipeline failed (possibly during this drain): nothing is committed after FAILED.
+            log.info("pipeline={} lane={} not committing at {}: the pipeline has failed; uncommitted offsets replay",
+                    config.name(), index, reason);
+            return;
+        }
         Long2LongHashMap offsets = new Long2LongHashMap(-1);
         if (checkpointer.collectCommittable(offsets) == 0) {
             return;
@@ -313,9 +322,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
 
     private void teardown(boolean chainOpen) {
         // Whatever was never handed to a sink cannot be written any more: fail its acks.
+        long droppedChunks = 0;
         for (ChunkOutbox outbox : outboxes) {
-            outbox.failAll();
+            droppedChunks += outbox.failAll();
         }
+        reportUnwritten(droppedChunks);
         if (chainOpen) {
             try {
                 chain.close();
@@ -332,6 +343,30 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         }
         reportStaleAcks();
         runtime.laneStopped(index);
+    }
+
+    /**
+     * Tells the runtime what this lane leaves uncommitted (for the run report's exit code): every
+     * batch still outstanding on an assigned partition (not written by the drain deadline, failed, or
+     * behind a failed one) and the chunks given up.
+     */
+    private void reportUnwritten(long droppedChunks) {
+        drainAcks();
+        long uncommitted = 0;
+        long failed = 0;
+        for (int partition : checkpointer.partitions()) {
+            int outstanding = checkpointer.outstanding(partition);
+            uncommitted += outstanding;
+            if (checkpointer.isFailedAtHead(partition)) {
+                failed += outstanding;
+            }
+        }
+        if (uncommitted > 0 || droppedChunks > 0) {
+            log.warn("pipeline={} lane={} stopped with uncommittedBatches={} (failedBatches={}) droppedChunks={}; "
+                    + "their offsets were not committed and will replay", config.name(), index, uncommitted, failed,
+                    droppedChunks);
+        }
+        runtime.laneLeftUnwritten(uncommitted, failed, droppedChunks);
     }
 
     private void reportStaleAcks() {

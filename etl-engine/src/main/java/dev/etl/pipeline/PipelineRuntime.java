@@ -58,6 +58,9 @@ public final class PipelineRuntime {
     private final AtomicInteger lanesOpened = new AtomicInteger();
     private final AtomicInteger lanesAlive = new AtomicInteger();
     private final AtomicLong recordsIn = new AtomicLong();
+    private final AtomicLong uncommittedBatches = new AtomicLong();
+    private final AtomicLong failedBatches = new AtomicLong();
+    private final AtomicLong droppedChunks = new AtomicLong();
     private final Map<Integer, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<SinkRuntime> sinks = new ArrayList<>();
     private final List<Lane> lanes = new ArrayList<>();
@@ -103,27 +106,56 @@ public final class PipelineRuntime {
      * Starts the sinks' io threads and the lane threads, and returns. The state becomes
      * {@code RUNNING} at once; lanes open their source and chain on their own threads.
      *
+     * <p>Every sink is constructed (its writer factory and validation run) before any io thread
+     * starts. If anything fails here, the start is undone before the error is rethrown: the sinks
+     * built so far are shut down (their io threads stopped, writers closed), the source is closed,
+     * the state becomes {@code FAILED}, and {@link #awaitTermination()} returns a report with exit
+     * code 1. No {@code etl-*} thread outlives a failed start.
+     *
      * @throws IllegalStateException if already started
      */
     public synchronized void start() {
-        if (!lanes.isEmpty() || state.get() != PipelineState.STARTING) {
+        if (!lanes.isEmpty() || !sinks.isEmpty() || state.get() != PipelineState.STARTING) {
             throw new IllegalStateException("pipeline '" + config.name() + "' was already started");
         }
+        Thread controller = new Thread(this::control, "etl-controller-" + config.name());
+        boolean controllerStarted = false;
+        try {
+            SinkRuntime deadLetter = buildSinks();
+            buildLanes(deadLetter);
+            for (SinkRuntime sink : sinks) {
+                sink.start();
+            }
+            controller.start();
+            controllerStarted = true;
+            state.compareAndSet(PipelineState.STARTING, PipelineState.RUNNING);
+            lanesAlive.set(laneThreads.size());
+            laneThreads.forEach(Thread::start);
+        } catch (RuntimeException | Error e) {
+            abortStart(e, controllerStarted);
+            throw e;
+        }
+        log.info("pipeline={} started: {} lanes, source {}, sinks {}", config.name(), config.lanes(), source.describe(),
+                sinks.stream().map(SinkRuntime::name).toList());
+    }
+
+    /** Constructs every sink (writer factories run here), starting none; returns the dead-letter sink or null. */
+    private SinkRuntime buildSinks() {
         for (SinkDefinition definition : sinkDefinitions) {
-            SinkRuntime sink = new SinkRuntime(config.name(), definition, budget, config.ioThreads(), registry,
-                    this::fail);
-            sinks.add(sink);
-            sink.start();
+            sinks.add(new SinkRuntime(config.name(), definition, budget, config.ioThreads(), registry, this::fail));
         }
-        SinkRuntime deadLetter = null;
-        if (deadLetterDefinition != null) {
-            // An ordinary sink (batching, retries, acks, abandonment, metrics), written to only by the
-            // DEAD_LETTER error path; last, so its name is never the chains' default sink.
-            deadLetter = new SinkRuntime(config.name(), deadLetterDefinition, budget, config.ioThreads(), registry,
-                    this::fail);
-            sinks.add(deadLetter);
-            deadLetter.start();
+        if (deadLetterDefinition == null) {
+            return null;
         }
+        // An ordinary sink (batching, retries, acks, abandonment, metrics), written to only by the
+        // DEAD_LETTER error path; last, so its name is never the chains' default sink.
+        SinkRuntime deadLetter = new SinkRuntime(config.name(), deadLetterDefinition, budget, config.ioThreads(),
+                registry, this::fail);
+        sinks.add(deadLetter);
+        return deadLetter;
+    }
+
+    private void buildLanes(SinkRuntime deadLetter) {
         for (int i = 0; i < config.lanes(); i++) {
             Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
             for (SinkRuntime sink : sinks) {
@@ -135,16 +167,34 @@ public final class PipelineRuntime {
                     deadLetter == null ? null : new ChunkOutbox(deadLetter, ChunkConfig.DEFAULTS));
             Lane lane = new Lane(this, i, context, new LaneMetrics(registry, config.name(), i));
             lanes.add(lane);
-            Thread thread = new Thread(lane, "etl-lane-" + config.name() + "-" + i);
-            laneThreads.add(thread);
+            laneThreads.add(new Thread(lane, "etl-lane-" + config.name() + "-" + i));
         }
-        state.compareAndSet(PipelineState.STARTING, PipelineState.RUNNING);
-        lanesAlive.set(laneThreads.size());
-        laneThreads.forEach(Thread::start);
-        Thread controller = new Thread(this::control, "etl-controller-" + config.name());
-        controller.start();
-        log.info("pipeline={} started: {} lanes, source {}, sinks {}", config.name(), config.lanes(), source.describe(),
-                sinks.stream().map(SinkRuntime::name).toList());
+    }
+
+    /**
+     * Undoes a start that threw: FAILED, every sink built so far shut down at once, the source closed,
+     * the run ended. When the controller already runs it does the same through {@link #fail}.
+     */
+    private void abortStart(Throwable error, boolean controllerStarted) {
+        fail(new FatalPipelineException(dev.etl.error.ErrorClass.SOURCE,
+                "pipeline '" + config.name() + "' failed to start: " + error, error));
+        if (controllerStarted) {
+            return; // the controller joins the lanes, shuts the sinks down and ends the run
+        }
+        long abandoned = 0;
+        for (SinkRuntime sink : sinks) {
+            try {
+                abandoned += sink.shutdown(System.nanoTime());
+            } catch (RuntimeException e) {
+                log.error("pipeline={} sink {} failed to shut down after a failed start", config.name(), sink.name(), e);
+            }
+        }
+        try {
+            source.close();
+        } catch (Exception e) {
+            log.warn("pipeline={} source close failed", config.name(), e);
+        }
+        endRun(abandoned);
     }
 
     /** Starts (if needed) and blocks until the run ends. */
@@ -215,7 +265,11 @@ public final class PipelineRuntime {
         }
         long joinDeadlineNs = (state.get() == PipelineState.DRAINING ? drainDeadlineNs
                 : System.nanoTime() + config.drainTimeout().toNanos()) + LANE_JOIN_GRACE_NS;
-        joinLanes(joinDeadlineNs);
+        int stuckLanes = joinLanes(joinDeadlineNs);
+        if (stuckLanes > 0) {
+            // A lane that did not stop could not report what it holds; whatever it is, it is uncommitted.
+            uncommittedBatches.addAndGet(stuckLanes);
+        }
         long sinkDeadlineNs = state.get() == PipelineState.DRAINING ? drainDeadlineNs : System.nanoTime();
         long abandoned = 0;
         for (SinkRuntime sink : sinks) {
@@ -230,31 +284,45 @@ public final class PipelineRuntime {
         } catch (Exception e) {
             log.warn("pipeline={} source close failed", config.name(), e);
         }
+        endRun(abandoned);
+    }
+
+    /** Builds the report, logs the final line and releases {@link #awaitTermination()}. Once. */
+    private void endRun(long abandoned) {
         state.compareAndSet(PipelineState.DRAINING, PipelineState.STOPPED);
-        report = new RunReport(state.get(), failure.get(), abandoned, recordsIn.get());
-        if (abandoned > 0) {
-            log.warn("pipeline={} stopped with {} batches abandoned at the drain deadline; their offsets were not "
-                    + "committed and will replay", config.name(), abandoned);
+        report = new RunReport(state.get(), failure.get(), abandoned, recordsIn.get(), uncommittedBatches.get(),
+                failedBatches.get(), droppedChunks.get());
+        if (report.leftDataUnwritten()) {
+            log.warn("pipeline={} stopped with data unwritten: abandonedBatches={} uncommittedBatches={} "
+                    + "failedBatches={} droppedChunks={}; their offsets were not committed and will replay",
+                    config.name(), abandoned, report.uncommittedBatches(), report.failedBatches(),
+                    report.droppedChunks());
         }
-        log.info("pipeline={} ended: state={} exitCode={} recordsIn={}", config.name(), report.state(),
-                report.exitCode(), report.recordsIn());
+        log.info("pipeline={} ended: state={} exitCode={} recordsIn={} abandonedBatches={} uncommittedBatches={} "
+                + "failedBatches={} droppedChunks={}", config.name(), report.state(), report.exitCode(),
+                report.recordsIn(), abandoned, report.uncommittedBatches(), report.failedBatches(),
+                report.droppedChunks());
         terminated.countDown();
     }
 
-    private void joinLanes(long deadlineNs) {
+    /** Joins the lane threads until the deadline; returns how many are still alive. */
+    private int joinLanes(long deadlineNs) {
+        int alive = 0;
         for (Thread thread : laneThreads) {
             long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
             try {
                 thread.join(Math.max(1, remainingMs));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return;
+                return (int) laneThreads.stream().filter(Thread::isAlive).count();
             }
             if (thread.isAlive()) {
+                alive++;
                 log.error("pipeline={} lane thread {} did not stop by the drain deadline", config.name(),
                         thread.getName());
             }
         }
+        return alive;
     }
 
     public PipelineState state() {
@@ -357,6 +425,13 @@ public final class PipelineRuntime {
             fail(new FatalPipelineException(dev.etl.error.ErrorClass.SOURCE,
                     "lane " + index + " of pipeline '" + config.name() + "' stopped unexpectedly", null));
         }
+    }
+
+    /** A lane stopped holding these uncommitted source batches ({@code failed} of them failed) and dropped chunks. */
+    void laneLeftUnwritten(long uncommitted, long failed, long dropped) {
+        uncommittedBatches.addAndGet(uncommitted);
+        failedBatches.addAndGet(failed);
+        droppedChunks.addAndGet(dropped);
     }
 
     void recordsIn(int count) {

@@ -109,16 +109,21 @@ public final class ChunkOutbox {
     /**
      * Teardown without a write: fails the acks of every open chunk and drops them. Over-failing is
      * safe (the data replays); dropping acks silently would not be.
+     *
+     * @return how many non-empty chunks were given up (their rows were never handed to the sink)
      */
-    public void failAll() {
+    public int failAll() {
+        int givenUp = 0;
         for (int shard = 0; shard < open.length; shard++) {
             Chunk chunk = open[shard];
             if (chunk != null) {
+                givenUp += chunk.isEmpty() ? 0 : 1;
                 chunk.failAcks();
                 open[shard] = null;
             }
             pending[shard] = false;
         }
         pendingCount = 0;
+        return givenUp;
     }
 }

@@ -32,11 +32,14 @@ import dev.etl.pipeline.RunReport;
  * higher than the web server's graceful-shutdown phase, so the pipeline drains first and
  * {@code /actuator/health} keeps answering (readiness DOWN) while it drains.
  *
- * <p><b>Failure.</b> A thread named {@code etl-watch-<pipeline>} waits for the run to end. If it ends
+ * <p><b>Failure.</b> A non-daemon thread named {@code etl-watch-<pipeline>} waits for the run to end
+ * (non-daemon so the JVM cannot begin an ordinary exit, status 0, between the end of the pipeline's
+ * threads and its {@code System.exit}). If it ends
  * {@link PipelineState#FAILED FAILED} without a stop having been requested, the application context is
  * closed through {@link SpringApplication#exit} (which publishes an {@code ExitCodeEvent} with this
  * bean's exit code, 1) when {@code etl.pipeline.close-on-failure} is true, and the JVM exits with that
- * code ({@code System.exit}) when {@code etl.pipeline.exit-on-failure} is true. Both default to true;
+ * code ({@code System.exit}) when {@code etl.pipeline.exit-on-failure} is true; the process status then
+ * always equals the run report's exit code. A signal that arrives meanwhile answers the same code. Both default to true;
  * the {@code @EtlPipelineTest} slice turns both off.
  *
  * <p><b>Signals.</b> With {@code etl.pipeline.handle-signals} (the default), {@link #start()} registers
@@ -154,7 +157,11 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
                 this.registeredSignals.register(this.signalTarget);
             }
             Thread watcher = new Thread(this::watch, "etl-watch-" + name());
-            watcher.setDaemon(true);
+            // Not a daemon: when the pipeline's own threads end (it failed), this thread must keep the
+            // JVM alive until it has closed the context and called System.exit. A daemon watcher let
+            // the JVM begin a normal exit (status 0, main had returned) as soon as the last pipeline
+            // thread ended, racing the System.exit(1) that then blocked behind the shutdown hooks.
+            watcher.setDaemon(false);
             watcher.start();
         }
     }
@@ -181,7 +188,10 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             return;
         }
         this.report = ended;
-        unregisterSignals();
+        if (this.stopRequested || ended.state() != PipelineState.FAILED
+                || (!this.closeOnFailure && !this.exitOnFailure)) {
+            unregisterSignals();
+        }
         if (this.stopRequested || ended.state() != PipelineState.FAILED) {
             return;
         }
@@ -193,8 +203,13 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         if (!this.closeOnFailure && !this.exitOnFailure) {
             return;
         }
-        int exitCode = SpringApplication.exit(this.context, this);
+        // Signals stay registered until here: a SIGTERM that arrives while the failed run exits goes
+        // through exitOnSignal, which answers the same status (1), instead of the JVM's default 143.
+        int exitCode = exitCodeAfterClose(SpringApplication.exit(this.context, this), ended);
+        unregisterSignals();
         if (this.exitOnFailure) {
+            logger.info("Pipeline '{}': exiting the JVM with status {} (etl.pipeline.exit-on-failure)", name(),
+                    exitCode);
             System.exit(exitCode);
         }
     }
@@ -259,7 +274,12 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         logger.info("Pipeline '{}': SIG{} received, closing the application context; the drain takes at most "
                 + "etl.checkpoint.drain-timeout ({})", name(), signal, this.runtime.config().drainTimeout());
         int contextExitCode = SpringApplication.exit(this.context, this);
-        int exitCode = exitCodeAfterClose(contextExitCode, this.report);
+        RunReport ended = this.report;
+        if (ended == null && this.runtime.state().isTerminal()) {
+            // The run ended but the thread that records the report has not yet: wait for it (bounded).
+            ended = awaitReport();
+        }
+        int exitCode = exitCodeAfterClose(contextExitCode, ended);
         logger.info("Pipeline '{}' drained after SIG{}: {} (exit code {})", name(), signal,
                 (this.report != null) ? this.report : "the drain did not end within the shutdown phase", exitCode);
         return exitCode;
@@ -284,13 +304,25 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         return report.exitCode();
     }
 
+    private RunReport awaitReport() {
+        try {
+            RunReport ended = this.runtime.awaitTermination(Duration.ofSeconds(5));
+            return (ended != null) ? ended : this.report;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return this.report;
+        }
+    }
+
     private void awaitTermination() {
         try {
             RunReport ended = this.runtime.awaitTermination();
             this.report = ended;
             if (ended.exitCode() != RunReport.EXIT_OK) {
-                logger.warn("Pipeline '{}' stopped with state {} and {} abandoned batches (exit code {})", name(),
-                        ended.state(), ended.abandonedBatches(), ended.exitCode());
+                logger.warn("Pipeline '{}' stopped with state {}, {} abandoned batches, {} uncommitted batches ({} "
+                        + "failed), {} dropped chunks (exit code {})", name(), ended.state(), ended.abandonedBatches(),
+                        ended.uncommittedBatches(), ended.failedBatches(), ended.droppedChunks(), ended.exitCode());
             }
         }
         catch (InterruptedException ex) {

@@ -94,6 +94,21 @@ class EtlPipelineLifecycleSignalTest {
     }
 
     @Test
+    void theFailureWatcherIsNotADaemonSoAFailedRunCannotEndTheJvmWithStatusZero() {
+        // The pipeline's own threads end as soon as it fails; a daemon watcher then let the JVM exit
+        // 0 before its System.exit(1) (ExitStatusIT shows the process-level effect).
+        this.runner.run((context) -> {
+            PipelineRuntime runtime = context.getBean(PipelineRuntime.class);
+            String name = "etl-watch-" + runtime.config().name();
+            Thread watcher = Thread.getAllStackTraces().keySet().stream()
+                .filter((thread) -> thread.getName().equals(name) && thread.isAlive())
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no thread " + name));
+            assertThat(watcher.isDaemon()).isFalse();
+        });
+    }
+
+    @Test
     void aClosedContextNoLongerTakesSignals() {
         SignalExitHandler[] handler = new SignalExitHandler[1];
         this.runner.withUserConfiguration(SignalsOfTheirOwn.class).run((context) -> {
