@@ -15,8 +15,8 @@ import dev.etl.record.RecordMeta;
  * it kept, emit inside an emission scope:
  *
  * <pre>{@code
- * try (HeldAcks.Emission emission = held.emit()) {
- *     out.collect(windowRow);
+ * try (HeldAcks.Emission<Row> emission = held.emit(out)) {
+ *     emission.collect(windowRow);
  * }
  * }</pre>
  *
@@ -46,7 +46,7 @@ import dev.etl.record.RecordMeta;
  */
 public final class HeldAcks {
     private final StageContext stage;
-    private final Emission emission = new Emission();
+    private final Emission<Object> emission = new Emission<>();
     private AckRef[] held = new AckRef[8];
     private int count;
     private boolean emitting;
@@ -58,7 +58,7 @@ public final class HeldAcks {
     }
 
     /**
-     * Keeps the current record's batch open until the next {@link #emit() emission} of this holder
+     * Keeps the current record's batch open until the next {@link #emit emission} of this holder
      * has been written (or the operator is torn down: then it fails). Call it during
      * {@code process} for every record whose data you keep; consecutive calls within one batch cost
      * a comparison.
@@ -96,15 +96,17 @@ public final class HeldAcks {
     }
 
     /**
-     * Opens an emission scope (close it with try-with-resources; the returned object is reused):
-     * until it closes, values pushed to the operator's collector carry one ack covering every batch
-     * this holder holds, and the holder is emptied. With nothing held, values pushed carry the
+     * Opens an emission scope on {@code out}, the operator's collector (close it with
+     * try-with-resources; the returned object is reused): until it closes, values pushed through it
+     * (or through {@code out}) carry one ack covering every batch this holder holds, and the holder
+     * is emptied. With nothing held, values pushed carry the
      * current record's ack during {@code process}, and no ack at all during {@code flush} (which
      * fails the pipeline at the sink: a value buffered without holding its ack).
      *
      * @throws IllegalStateException when an emission of this holder is already open
      */
-    public Emission emit() {
+    @SuppressWarnings("unchecked")
+    public <R> Emission<R> emit(Collector<? super R> out) {
         if (emitting) {
             throw new IllegalStateException("stage '" + stage.stageName() + "': an emission of this holder is "
                     + "already open (close it first; use try-with-resources)");
@@ -130,7 +132,8 @@ public final class HeldAcks {
         if (scope != null) {
             meta.ack(scope);
         }
-        return emission;
+        emission.out = (Collector<Object>) out;
+        return (Emission<R>) emission;
     }
 
     private void closeEmission() {
@@ -138,6 +141,7 @@ public final class HeldAcks {
             return;
         }
         emitting = false;
+        emission.out = null;
         stage.emissionClosed();
         stage.meta().ack(saved);
         saved = null;
@@ -175,9 +179,26 @@ public final class HeldAcks {
         }
     }
 
-    /** An open emission scope of a {@link HeldAcks}; {@link #close()} ends it. Reused: do not keep it. */
-    public final class Emission implements AutoCloseable {
+    /**
+     * An open emission scope of a {@link HeldAcks}: a collector pushing to the operator's collector
+     * under the held acks; {@link #close()} ends it. Reused: do not keep it.
+     *
+     * @param <R> type of the values emitted
+     */
+    public final class Emission<R> implements Collector<R>, AutoCloseable {
+        private Collector<Object> out;
+
         private Emission() {
+        }
+
+        /** Pushes {@code value} to the operator's collector (the rest of the chain runs before it returns). */
+        @Override
+        public void collect(R value) {
+            Collector<Object> target = out;
+            if (target == null) {
+                throw new IllegalStateException("stage '" + stage.stageName() + "': this emission is closed");
+            }
+            target.collect(value);
         }
 
         /** Restores the current record's ack and hands the holds over to what was emitted. Idempotent. */

@@ -118,7 +118,7 @@ final class StageContext implements OperatorContext {
             closeOpenEmissions();
             releaseSettling(false);
             throw new FatalPipelineException(ErrorClass.OPERATOR, "stage '" + stageName + "' left an emission scope "
-                    + "open when its call returned: close HeldAcks.emit() with try-with-resources", null);
+                    + "open when its call returned: close HeldAcks.emit(out) with try-with-resources", null);
         }
         releaseSettling(true);
     }

@@ -20,7 +20,7 @@ package dev.etl.ops;
  *   <li>gets a {@link HeldAcks} from {@link OperatorContext#heldAcks()} in {@code open};</li>
  *   <li>calls {@link HeldAcks#holdCurrent()} in {@code process} for every record whose data it
  *       keeps (free within a batch);</li>
- *   <li>emits what it kept inside {@code try (var e = held.emit()) { out.collect(...); }}, which
+ *   <li>emits what it kept inside {@code try (var e = held.emit(out)) { e.collect(...); }}, which
  *       ties the emitted rows to every batch held, and releases the holds to them. An emission
  *       settles everything the holder holds: emit all of it, or use one holder per part of the
  *       state that is emitted on its own.</li>
@@ -76,7 +76,7 @@ public interface StatefulOperator<T, R> {
     void process(T in, Collector<? super R> out) throws Exception;
 
     /**
-     * Emits everything the operator buffered, inside {@link HeldAcks#emit()} scopes (default: does
+     * Emits everything the operator buffered, inside {@link HeldAcks#emit} scopes (default: does
      * nothing, right for an operator that buffers nothing). Called on the lane thread between
      * batches, at a shutdown's drain and before every revoke (see the class comment); not after a
      * failure. There is no current record: {@link OperatorContext#meta()} does not describe one and
