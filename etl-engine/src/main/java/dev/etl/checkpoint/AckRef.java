@@ -19,6 +19,13 @@ import java.lang.invoke.VarHandle;
  * exactly once. The queue is unbounded and lock-free, so releasing never blocks the releasing
  * (io) thread.
  *
+ * <p><b>Group acks.</b> A stateful operator that emits values derived from several batches (a window,
+ * a one-deep buffer) emits them under a {@link #group group ack}: it owns one reference on each
+ * of its parents, and when its own last reference is released it releases each parent once with
+ * its merged status instead of posting itself. So a parent batch resolves only after every output
+ * of the values it contributed to is written (or failed), exactly as a batch shared by a
+ * {@code flatMap}'s children does. Groups may nest (a group's parent may be a group).
+ *
  * <p>Thread-safety: {@link #retain()} and {@link #release(boolean)} may be called from any thread.
  * {@code retain} must only be called by a thread that already holds a reference (the lane, while its
  * own hold is still open), so the count can never rise from zero.
@@ -41,6 +48,8 @@ public final class AckRef {
     private final int epoch;
     private final long seq;
     private final AckQueue queue;
+    /** Non-null for a group ack: the acks it holds one reference on each, released with its status. */
+    private final AckRef[] parents;
 
     @SuppressWarnings("unused") // accessed through REFS
     private volatile int refs = 1;
@@ -53,6 +62,35 @@ public final class AckRef {
         this.epoch = epoch;
         this.seq = seq;
         this.queue = queue;
+        this.parents = null;
+    }
+
+    private AckRef(AckRef[] parents) {
+        this.partition = -1;
+        this.epoch = -1;
+        this.seq = -1;
+        this.queue = null;
+        this.parents = parents;
+    }
+
+    /**
+     * Creates a group ack holding one reference (the creator's) that takes over one reference on
+     * each of {@code parents} (the caller must hold them and must not release them itself): when the
+     * group's last reference is released, each parent is released once with the group's merged
+     * status. The array is owned by the group from now on.
+     *
+     * @throws IllegalArgumentException when {@code parents} is empty
+     */
+    public static AckRef group(AckRef[] parents) {
+        if (parents.length == 0) {
+            throw new IllegalArgumentException("a group ack needs at least one parent");
+        }
+        return new AckRef(parents);
+    }
+
+    /** Whether this is a {@link #group group ack} (it has no partition, epoch or sequence of its own). */
+    public boolean isGroup() {
+        return parents != null;
     }
 
     public int partition() {
@@ -103,14 +141,41 @@ public final class AckRef {
         }
         int remaining = (int) REFS.getAndAdd(this, -1) - 1;
         if (remaining == 0) {
-            queue.post(this);
+            if (parents == null) {
+                queue.post(this);
+            } else {
+                releaseParents();
+            }
         } else if (remaining < 0) {
             throw new IllegalStateException("release() without a matching reference " + this);
         }
     }
 
+    private void releaseParents() {
+        boolean merged = succeeded();
+        RuntimeException first = null;
+        for (AckRef parent : parents) {
+            try {
+                parent.release(merged);
+            } catch (RuntimeException e) {
+                // Release every parent even if one is misused; report the first misuse.
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
     @Override
     public String toString() {
+        if (parents != null) {
+            return "AckRef[group of " + parents.length + ", refs=" + refCount() + ", failed=" + !succeeded() + "]";
+        }
         return "AckRef[partition=" + partition + ", epoch=" + epoch + ", seq=" + seq + ", refs=" + refCount()
                 + ", failed=" + !succeeded() + "]";
     }

@@ -32,6 +32,11 @@ final class BranchEnd implements Chain {
     }
 
     @Override
+    public void flush() {
+        throw notAChain();
+    }
+
+    @Override
     public void close() {
         throw notAChain();
     }

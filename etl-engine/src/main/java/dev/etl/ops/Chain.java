@@ -24,6 +24,20 @@ public interface Chain {
      */
     void onBatch(PartitionBatch batch);
 
-    /** Closes stateful operators (their {@code close} hooks, in reverse chain order). */
+    /**
+     * Asks stateful operators to emit what they buffered (their {@code flush} hooks, in chain order,
+     * so what one flushes reaches the next before that one flushes). The lane calls it before the
+     * drain at shutdown and before each revoke's drain and commit, never after a failure, and only
+     * between batches. Chains without stateful operators do nothing.
+     *
+     * @throws dev.etl.error.FatalPipelineException when a hook failed; the lane fails the pipeline
+     */
+    default void flush() {
+    }
+
+    /**
+     * Closes stateful operators (their {@code close} hooks, in reverse chain order); every ack an
+     * operator still holds is then released as failed.
+     */
     void close();
 }

@@ -55,7 +55,8 @@ import dev.etl.sink.Router;
  *
  * <p><b>Acks.</b> Dropping a value ({@code filter}, {@code SKIP}) takes no ack reference, so it
  * resolves as success; {@code flatMap} children share their record's ack; each sink chunk that
- * receives rows of a batch holds its ack once.
+ * receives rows of a batch holds its ack once; a {@code process} operator that buffers values keeps
+ * their batches' acks open ({@link HeldAcks}) and emits them under one ack covering them all.
  *
  * <p>A builder is linear: each builder accepts one further operator or terminal, and none once the
  * chain is built. Use {@link #fanOut} to send values to several outputs.
@@ -210,7 +211,9 @@ public final class ChainBuilder<T> {
     /**
      * Adds a stateful stage. Pass a new {@code operator} instance each time the factory runs: it is
      * confined to this lane and never shared across lanes. The chain opens it in
-     * {@link Chain#open()} (chain order) and closes it in {@link Chain#close()} (reverse order).
+     * {@link Chain#open()} (chain order), flushes it in {@link Chain#flush()} (chain order) and closes
+     * it in {@link Chain#close()} (reverse order). An operator that buffers values holds their acks:
+     * see {@link StatefulOperator} and {@link HeldAcks}.
      */
     public <R> ChainBuilder<R> process(String name, StatefulOperator<? super T, ? extends R> operator) {
         return processStage(Objects.requireNonNull(name, "name"), operator);

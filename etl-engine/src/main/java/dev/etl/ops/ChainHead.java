@@ -88,6 +88,15 @@ final class ChainHead<T> implements Chain {
     }
 
     @Override
+    public void flush() {
+        ProcessStage<?, ?>[] stages = stateful;
+        int count = opened;
+        for (int i = 0; i < count; i++) {
+            stages[i].flush();
+        }
+    }
+
+    @Override
     public void close() {
         int count = opened;
         opened = 0;

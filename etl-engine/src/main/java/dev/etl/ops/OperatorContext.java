@@ -29,4 +29,14 @@ public interface OperatorContext {
 
     /** Human-readable name of a partition, e.g. {@code orders-3} (allocates; not for the hot path). */
     String describePartition(int partition);
+
+    /**
+     * A new, empty holder of acks for the values this operator buffers (see {@link HeldAcks} and the
+     * contract in {@link StatefulOperator}). Call it in {@code open}: once, or once per part of the
+     * state that is emitted on its own. The engine fails whatever a holder still holds when the
+     * operator is torn down.
+     */
+    default HeldAcks heldAcks() {
+        throw new UnsupportedOperationException("this OperatorContext does not support held acks");
+    }
 }

@@ -1,17 +1,22 @@
 package dev.etl.ops;
 
+import dev.etl.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.record.RecordMeta;
 
-/** {@code process}: a {@link StatefulOperator} with open/close hooks. Stateful; one instance per lane. */
+/**
+ * {@code process}: a {@link StatefulOperator} with open/flush/close hooks and the engine side of its
+ * {@link HeldAcks}. Stateful; one instance per lane.
+ */
 final class ProcessStage<T, R> implements Collector<T> {
     private final StatefulOperator<? super T, ? extends R> operator;
     private final StageErrorPolicy errors;
     private final Collector<? super R> downstream;
-    private final OperatorContext operatorContext;
+    private final StageContext operatorContext;
 
     ProcessStage(StatefulOperator<? super T, ? extends R> operator, StageErrorPolicy errors,
-            OperatorContext operatorContext, Collector<? super R> downstream) {
+            StageContext operatorContext, Collector<? super R> downstream) {
         this.operator = operator;
         this.errors = errors;
         this.operatorContext = operatorContext;
@@ -20,13 +25,30 @@ final class ProcessStage<T, R> implements Collector<T> {
 
     @Override
     public void collect(T value) {
+        StageContext acks = operatorContext;
         try {
             operator.process(value, downstream);
         } catch (FatalPipelineException e) {
+            acks.abandonCall();
             throw e;
         } catch (Exception e) {
-            errors.fail(e);
+            failed(e);
+            return;
         }
+        if (acks.unsettled()) {
+            acks.endCall();
+        }
+    }
+
+    private void failed(Exception e) {
+        try {
+            errors.fail(e);
+        } catch (FatalPipelineException fatal) {
+            operatorContext.abandonCall();
+            throw fatal;
+        }
+        // Skipped or dead-lettered: the stage goes on, and so do emissions the call completed.
+        operatorContext.endCall();
     }
 
     String stageName() {
@@ -43,7 +65,37 @@ final class ProcessStage<T, R> implements Collector<T> {
         }
     }
 
+    /** Calls the operator's {@code flush} with no current record (the metadata carries no ack). */
+    void flush() {
+        RecordMeta meta = operatorContext.meta();
+        AckRef current = meta.ack();
+        meta.ack(null);
+        try {
+            operator.flush(downstream);
+        } catch (FatalPipelineException e) {
+            operatorContext.abandonCall();
+            throw e;
+        } catch (Exception e) {
+            operatorContext.abandonCall();
+            throw new FatalPipelineException(ErrorClass.OPERATOR, "stage '" + stageName() + "' failed to flush: " + e,
+                    e);
+        } finally {
+            meta.ack(current);
+        }
+        operatorContext.endCall();
+    }
+
+    /** Acks this stage's holders keep open (tests, diagnostics). */
+    int heldCount() {
+        return operatorContext.heldCount();
+    }
+
+    /** Closes the operator, then fails every ack its holders still keep (they replay, never commit). */
     void close() throws Exception {
-        operator.close();
+        try {
+            operator.close();
+        } finally {
+            operatorContext.failAll();
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.etl.ops;
 
+import dev.etl.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.record.RecordMeta;
@@ -40,6 +41,10 @@ final class SinkStage<T> implements Collector<T> {
     @Override
     public void collect(T value) {
         RecordMeta meta = this.meta;
+        AckRef ack = meta.ack();
+        if (ack == null) {
+            throw noAck();
+        }
         int shard;
         try {
             shard = router.shard(value, meta, shardCount);
@@ -67,7 +72,7 @@ final class SinkStage<T> implements Collector<T> {
             return;
         }
         try {
-            chunk.addRow(meta.ack());
+            chunk.addRow(ack);
             outbox.rowAdded(shard, limits);
         } catch (RuntimeException e) {
             // Engine bookkeeping, not user code: a bug. Wrapped so that stages only ever throw
@@ -76,6 +81,13 @@ final class SinkStage<T> implements Collector<T> {
                     "sink stage '" + errors.stage() + "' could not add a row to sink '" + sinkName + "' shard " + shard
                             + ": " + e, e);
         }
+    }
+
+    private FatalPipelineException noAck() {
+        return new FatalPipelineException(ErrorClass.OPERATOR, "a value reached sink stage '" + errors.stage()
+                + "' outside of any record: a stateful operator emitted it from flush() without holding the acks "
+                + "of what it buffered (HeldAcks.holdCurrent, then HeldAcks.emit), so its source offsets may "
+                + "already be committed; see StatefulOperator", null);
     }
 
     private FatalPipelineException badShard(int shard) {

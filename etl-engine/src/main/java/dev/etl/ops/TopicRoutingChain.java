@@ -110,6 +110,13 @@ final class TopicRoutingChain implements Chain {
     }
 
     @Override
+    public void flush() {
+        for (int i = 0; i < opened; i++) {
+            all.get(i).flush();
+        }
+    }
+
+    @Override
     public void close() {
         RuntimeException first = null;
         for (int i = opened - 1; i >= 0; i--) {

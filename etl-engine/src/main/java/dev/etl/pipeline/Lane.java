@@ -55,6 +55,8 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
 
     private volatile SourceLane sourceLane;
     private Chain chain;
+    /** Open and not yet closed: its stateful operators may be flushed. */
+    private boolean chainFlushable;
     private long nextCommitNs;
     private long reportedStaleAcks;
     private volatile long watermarkAgeNs;
@@ -84,10 +86,14 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             chain = runtime.chainFactory().create(context);
             chain.open();
             chainOpen = true;
+            chainFlushable = true;
             runtime.laneOpened();
             nextCommitNs = System.nanoTime() + checkpointIntervalNs;
             pollLoop();
             if (runtime.state() == PipelineState.DRAINING) {
+                // Buffering operators emit what they hold before the final hand-off, so the drain
+                // can write it and the commit can cover it.
+                chain.flush();
                 drain(checkpointer.partitions(), runtime.drainDeadlineNs(), "shutdown");
                 commitSync("shutdown");
             }
@@ -134,8 +140,10 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             pushed = true;
         } finally {
             // The lane's own hold: success unless the chain threw (then the batch fails, and the
-            // pipeline with it). Rows already in chunks keep the ack alive until written.
+            // pipeline with it). Rows already in chunks, and operators holding it, keep it alive.
             ack.release(pushed);
+            // Between batches there is no current record: a stray emission must not reuse this ack.
+            context.meta().ack(null);
         }
     }
 
@@ -293,6 +301,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     public void onRevoked(int[] partitions) {
         metrics.rebalanceRevoked.increment(partitions.length);
         if (runtime.state() != PipelineState.FAILED) {
+            if (chainFlushable) {
+                // Operators emit what they buffered, so the drain below writes it and the commit
+                // covers it; what they still hold keeps its batches uncommitted (they replay).
+                chain.flush();
+            }
             drain(partitions, System.nanoTime() + config.drainTimeout().toNanos(), "revoke");
             commitSync("revoke");
         }
@@ -326,9 +339,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         for (ChunkOutbox outbox : outboxes) {
             droppedChunks += outbox.failAll();
         }
+        chainFlushable = false;
         reportUnwritten(droppedChunks);
         if (chainOpen) {
             try {
+                // Also fails every ack an operator still holds: buffered data replays, never commits.
                 chain.close();
             } catch (RuntimeException e) {
                 log.warn("pipeline={} lane={} chain close failed", config.name(), index, e);

@@ -38,7 +38,10 @@ public final class RecordMeta {
         this.value = value;
     }
 
-    /** Called by the lane at the start of each (poll batch, partition); the ack every derived row retains. */
+    /**
+     * Called by the lane at the start of each (poll batch, partition), and cleared after it; the ack
+     * every derived row retains. Emission scopes of {@link dev.etl.ops.HeldAcks} swap it and restore it.
+     */
     public void ack(AckRef ack) {
         this.ack = ack;
     }
@@ -82,7 +85,12 @@ public final class RecordMeta {
         return value;
     }
 
-    /** Acknowledgement of the (poll batch, partition) this record came from. */
+    /**
+     * Acknowledgement of the (poll batch, partition) this record came from: what a sink chunk
+     * retains for each row. Inside an emission scope of a stateful operator's
+     * {@link dev.etl.ops.HeldAcks} it is the ack covering every batch the operator held; between
+     * batches and during {@code flush} it is null (there is no current record).
+     */
     public AckRef ack() {
         return ack;
     }

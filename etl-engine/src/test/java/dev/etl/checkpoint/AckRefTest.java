@@ -115,4 +115,42 @@ class AckRefTest {
             Thread.currentThread().interrupt();
         }
     }
+
+    @Test
+    void aGroupReleasesEachParentOnceWithItsMergedStatusWhenItsLastReferenceGoes() {
+        AckRef a = new AckRef(0, 1, 1, queue);
+        AckRef b = new AckRef(1, 1, 2, queue);
+        a.retain();
+        b.retain();
+        AckRef group = AckRef.group(new AckRef[] {a, b});
+        a.release(true);
+        b.release(true);
+        assertThat(group.isGroup()).isTrue();
+        group.retain(); // one chunk
+        group.retain(); // another chunk
+
+        group.release(true); // the creator's hold
+        group.release(true);
+        assertThat(queue.isEmpty()).as("a parent resolves only when every output of the group did").isTrue();
+        group.release(false);
+
+        assertThat(queue.drain(posted::add)).isEqualTo(2);
+        assertThat(posted).containsExactly(a, b);
+        assertThat(a.succeeded()).isFalse();
+        assertThat(b.succeeded()).isFalse();
+    }
+
+    @Test
+    void nestedGroupsResolveTheirRootBatches() {
+        AckRef a = new AckRef(0, 1, 1, queue);
+        AckRef inner = AckRef.group(new AckRef[] {a});
+        AckRef outer = AckRef.group(new AckRef[] {inner});
+
+        outer.release(true);
+
+        assertThat(queue.drain(posted::add)).isEqualTo(1);
+        assertThat(posted).containsExactly(a);
+        assertThat(a.succeeded()).isTrue();
+        assertThatThrownBy(() -> AckRef.group(new AckRef[0])).isInstanceOf(IllegalArgumentException.class);
+    }
 }

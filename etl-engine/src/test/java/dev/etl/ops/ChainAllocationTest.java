@@ -28,6 +28,73 @@ class ChainAllocationTest {
         }
     }
 
+    /** Holds every record and emits every 100th under its held acks: a window within one batch. */
+    private static final class Holding implements StatefulOperator<Payload, Payload> {
+        private HeldAcks held;
+        long emitted;
+        private int count;
+
+        @Override
+        public void open(OperatorContext context) {
+            held = context.heldAcks();
+        }
+
+        @Override
+        public void process(Payload in, Collector<? super Payload> out) {
+            held.holdCurrent();
+            if (++count == 100) {
+                count = 0;
+                try (HeldAcks.Emission<Payload> emission = held.emit(out)) {
+                    emission.collect(in);
+                }
+                emitted++;
+            }
+        }
+    }
+
+    @Test
+    void aStatefulOperatorHoldingAcksWithinOneBatchAllocatesNothingPerRecord() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        threads.setThreadAllocatedMemoryEnabled(true);
+        TestChainContext ctx = new TestChainContext();
+        ChunkOutbox outbox = ctx.addSink("main", new RecordingChunkSink(1), ChunkConfig.defaults());
+        Holding holding = new Holding();
+        Chain chain = Chains.from(ctx, Deserializer.payload())
+                .process("window", holding)
+                .sink((p, meta, out) -> out.writeStringBytes(p.array(), p.offset(), p.length()),
+                        KeyHashRouter.byRecordKey(), new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
+        byte[][] keys = new byte[RECORDS][];
+        byte[][] values = new byte[RECORDS][];
+        for (int i = 0; i < RECORDS; i++) {
+            keys[i] = ("key-" + i).getBytes();
+            values[i] = ("value-" + i).getBytes();
+        }
+        TestPartitionBatch batch = new TestPartitionBatch(0, 0, keys, values);
+        AckQueue acks = new AckQueue();
+        chain.open();
+
+        long allocated = Long.MAX_VALUE;
+        for (int round = 0; round < 5; round++) {
+            AckRef ack = new AckRef(0, 1, round, acks);
+            ctx.meta().ack(ack);
+            batch.rewind();
+
+            long before = threads.getCurrentThreadAllocatedBytes();
+            chain.onBatch(batch);
+            allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+            assertThat(outbox.chunk(0).rowCount()).isEqualTo(RECORDS / 100);
+            assertThat(ack.refCount()).as("lane + chunk; nothing left held").isEqualTo(2);
+            outbox.chunk(0).succeedAcks();
+            ack.release(true);
+            acks.drain(a -> { });
+        }
+        chain.close();
+
+        assertThat(holding.emitted).isEqualTo(5L * RECORDS / 100);
+        assertThat(allocated).as("bytes allocated pushing %s held records", RECORDS).isLessThan(4096);
+    }
+
     @Test
     void pushingABatchThroughEveryOperatorAllocatesNothingPerRecord() {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();

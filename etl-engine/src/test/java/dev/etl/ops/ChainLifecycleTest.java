@@ -45,6 +45,11 @@ class ChainLifecycleTest {
         }
 
         @Override
+        public void flush(Collector<? super String> out) {
+            events.add("flush " + name);
+        }
+
+        @Override
         public void close() throws Exception {
             events.add("close " + name);
             if (failIn.contains("close")) {
@@ -74,6 +79,21 @@ class ChainLifecycleTest {
         assertThat(events).containsExactly(
                 "open a as a on lane 0", "open b as b on lane 0", "open c as process#6 on lane 0",
                 "close c", "close b", "close a");
+    }
+
+    @Test
+    void flushRunsInChainOrderOnlyForOpenedOperators() {
+        Chain chain = chain("", "", "");
+        chain.flush();
+        assertThat(events).as("nothing opened, nothing flushed").isEmpty();
+
+        chain.open();
+        events.clear();
+        chain.flush();
+        chain.close();
+        chain.flush();
+
+        assertThat(events).containsExactly("flush a", "flush b", "flush c", "close c", "close b", "close a");
     }
 
     @Test

@@ -1,0 +1,154 @@
+package dev.etl.test.pipeline;
+
+import static dev.etl.test.pipeline.PipelineFixture.WAIT;
+import static dev.etl.test.pipeline.PipelineFixture.build;
+import static dev.etl.test.pipeline.PipelineFixture.fastConfig;
+import static dev.etl.test.pipeline.PipelineFixture.utf8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.etl.ops.ChainFactory;
+import dev.etl.ops.Chains;
+import dev.etl.ops.Collector;
+import dev.etl.ops.HeldAcks;
+import dev.etl.ops.OperatorContext;
+import dev.etl.ops.StatefulOperator;
+import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.pipeline.PipelineState;
+import dev.etl.pipeline.RunReport;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.capture.TestEncoders;
+import dev.etl.test.memory.MemorySource;
+import dev.etl.test.memory.MemorySourceHandle;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/**
+ * Deferred emission on the real lane (issue 11 item 1): the issue's reproduction, a one-deep buffer
+ * (keep the latest value, emit it when the next arrives). Its held value's offset is never committed
+ * before the value is written: not while it waits, not at a revoke (flushed first), not at shutdown
+ * (flushed before the drain), and not after a failure (not flushed; failed at teardown).
+ */
+class BufferingOperatorTest {
+    private final MemorySource source = MemorySource.create(10);
+    private final MemorySourceHandle handle = source.handle();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private PipelineRuntime runtime;
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (runtime != null) {
+            runtime.shutdown();
+            runtime.awaitTermination(WAIT);
+        }
+    }
+
+    /** Keeps the latest value and emits it when the next one arrives; a value "boom" throws. */
+    static final class OneDeepBuffer implements StatefulOperator<String, String> {
+        private HeldAcks held;
+        private String pending;
+
+        @Override
+        public void open(OperatorContext context) {
+            held = context.heldAcks();
+        }
+
+        @Override
+        public void process(String in, Collector<? super String> out) {
+            if (in.equals("boom")) {
+                throw new IllegalStateException("boom");
+            }
+            flush(out);
+            pending = in;
+            held.holdCurrent();
+        }
+
+        @Override
+        public void flush(Collector<? super String> out) {
+            if (pending != null) {
+                try (HeldAcks.Emission<String> emission = held.emit(out)) {
+                    emission.collect(pending);
+                }
+                pending = null;
+            }
+        }
+    }
+
+    private static ChainFactory buffered() {
+        return ctx -> Chains.from(ctx, PipelineFixture.strings())
+                .process("one-deep", new OneDeepBuffer())
+                .sink(TestEncoders.string(), PipelineFixture.byPartition(), ChunkConfig.defaults());
+    }
+
+    private static List<String> rows(CaptureSink sink) {
+        return sink.script().writes().stream().flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
+                .collect(Collectors.toList());
+    }
+
+    @Test
+    void theHeldValuesOffsetIsNotCommittedWhileItWaitsAndTheShutdownDrainWritesAndCommitsIt() throws Exception {
+        CaptureSink sink = CaptureSink.create("capture", 1);
+        runtime = build(fastConfig("held").build(), source, sink, buffered(), registry);
+        runtime.start();
+        handle.assign(0, 0);
+        for (int i = 0; i < 100; i++) {
+            handle.push(0, null, utf8("v" + i));
+        }
+        assertThat(sink.script().awaitRows(99, WAIT)).isTrue();
+        assertThat(handle.awaitCommitted(0, 90, WAIT)).isTrue();
+        Thread.sleep(300); // several commit intervals (50 ms)
+        assertThat(handle.lastCommitted(0)).as("v99 exists only in the operator").isLessThan(100);
+
+        runtime.shutdownHandle().trigger();
+        RunReport report = runtime.awaitTermination(WAIT);
+        runtime = null;
+
+        assertThat(report.exitCode()).isZero();
+        assertThat(rows(sink)).hasSize(100).contains("v99");
+        assertThat(handle.lastCommitted(0)).isEqualTo(100);
+    }
+
+    @Test
+    void aRevokeFlushesTheOperatorBeforeItsDrainAndCommit() throws Exception {
+        CaptureSink sink = CaptureSink.create("capture", 1);
+        runtime = build(fastConfig("revoke").checkpointInterval(Duration.ofHours(1)).build(), source, sink,
+                buffered(), registry);
+        runtime.start();
+        handle.assign(0, 0);
+        for (int i = 0; i < 100; i++) {
+            handle.push(0, null, utf8("v" + i));
+        }
+        assertThat(sink.script().awaitRows(99, WAIT)).isTrue();
+
+        handle.revoke(0);
+        // The commit interval is an hour: only the revoke's synchronous commit moves this.
+        assertThat(handle.awaitCommitted(0, 100, WAIT)).isTrue();
+        assertThat(rows(sink)).as("written before the commit covered it").hasSize(100).contains("v99");
+    }
+
+    @Test
+    void afterAFailureTheHeldValueIsNeitherFlushedNorCommitted() throws Exception {
+        CaptureSink sink = CaptureSink.create("capture", 1);
+        runtime = build(fastConfig("failed").build(), source, sink, buffered(), registry);
+        runtime.start();
+        handle.assign(0, 0);
+        for (int i = 0; i < 50; i++) {
+            handle.push(0, null, utf8("v" + i));
+        }
+        assertThat(sink.script().awaitRows(49, WAIT)).isTrue();
+        Thread.sleep(300); // several commit intervals (50 ms)
+        handle.push(0, null, utf8("boom"));
+        RunReport report = runtime.awaitTermination(WAIT);
+        runtime = null;
+
+        assertThat(report.state()).isEqualTo(PipelineState.FAILED);
+        assertThat(rows(sink)).as("no flush after a failure").hasSize(49).doesNotContain("v49");
+        assertThat(handle.lastCommitted(0)).as("v49's offset never committed").isLessThan(50);
+    }
+}
