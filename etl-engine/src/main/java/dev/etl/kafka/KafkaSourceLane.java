@@ -209,7 +209,34 @@ final class KafkaSourceLane implements SourceLane {
     @Override
     public void resume() {
         paused = false;
-        consumer.resume(consumer.assignment());
+        List<TopicPartition> resumable = new ArrayList<>(owned.size());
+        for (TopicPartition tp : consumer.assignment()) {
+            AssignedPartition partition = owned.get(ids.idOf(tp));
+            if (partition == null || !partition.pausedAlone) {
+                resumable.add(tp);
+            }
+        }
+        consumer.resume(resumable);
+    }
+
+    @Override
+    public void pausePartition(int partitionId) {
+        AssignedPartition partition = owned.get(partitionId);
+        if (partition != null && !partition.pausedAlone) {
+            partition.pausedAlone = true;
+            consumer.pause(List.of(partition.topicPartition));
+        }
+    }
+
+    @Override
+    public void resumePartition(int partitionId) {
+        AssignedPartition partition = owned.get(partitionId);
+        if (partition != null && partition.pausedAlone) {
+            partition.pausedAlone = false;
+            if (!paused) {
+                consumer.resume(List.of(partition.topicPartition));
+            }
+        }
     }
 
     @Override
