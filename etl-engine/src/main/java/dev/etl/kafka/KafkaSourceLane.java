@@ -360,6 +360,14 @@ final class KafkaSourceLane implements SourceLane {
         }
         if (paused) {
             consumer.pause(partitions);
+        } else {
+            // A new assignment starts unpaused, whatever pausePartition did to an earlier one (the
+            // consumer drops a revoked partition's pause, but not every Consumer does).
+            List<TopicPartition> fresh = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                fresh.add(owned.get(added[i]).topicPartition);
+            }
+            consumer.resume(fresh);
         }
         forward(Change.ASSIGNED, Arrays.copyOf(added, n));
     }
