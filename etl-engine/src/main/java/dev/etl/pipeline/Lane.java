@@ -364,6 +364,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         forgetHeld(partitions, true);
         for (int partition : partitions) {
             checkpointer.assign(partition);
+            metrics.partitionHeld(sourceLane.describe(partition)); // registered while owned, at 0 until a hold
         }
         metrics.rebalanceAssigned.increment(partitions.length);
         log.info("pipeline={} lane={} assigned {}", config.name(), index, names(partitions));
