@@ -54,6 +54,8 @@ import dev.etl.source.SourceLane;
  *       someone else (session expired, member fenced); nothing is committed for them.</li>
  *   <li>{@code onPartitionsAssigned} → {@link PartitionListener#onAssigned}, only for partitions the
  *       lane did not own; if the lane is paused, they are paused first, so a paused lane stays paused.
+ *       A new assignment never inherits an earlier one's {@link #pausePartition} (it starts unpaused
+ *       unless the whole lane is paused); {@link #resume()} leaves partitions paused on their own alone.
  *       Reading starts at the group's committed offset (or {@code auto.offset.reset}).</li>
  * </ul>
  * Empty changes are not reported. While the lane closes, Kafka's revoke-on-close is not reported:

@@ -248,9 +248,16 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             String name = sourceLane.describe(partition);
             metrics.partitionHeld(name).increment();
             publishHeld();
-            log.warn("pipeline={} lane={} partition={} paused: oldest outstanding batch {} ({} batches outstanding)",
-                    config.name(), index, name, checkpointer.isFailedAtHead(partition) ? "failed" : "still unwritten",
-                    checkpointer.outstanding(partition));
+            // A failed head holds until re-assigned: worth a warning, once per hold. A distance hold is
+            // flow control that may repeat under a slow sink: debug only (the counter shows it).
+            if (checkpointer.isFailedAtHead(partition)) {
+                log.warn("pipeline={} lane={} partition={} paused: its oldest outstanding batch failed; nothing more "
+                        + "can be committed until it is re-assigned (stalled-fail-after {})", config.name(), index, name,
+                        config.stalledFailAfter());
+            } else {
+                log.debug("pipeline={} lane={} partition={} paused: {} batches outstanding behind an unwritten one",
+                        config.name(), index, name, checkpointer.outstanding(partition));
+            }
         }
     }
 
@@ -268,7 +275,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
                 it.remove();
                 sourceLane.resumePartition(partition);
                 changed = true;
-                log.info("pipeline={} lane={} partition={} resumed", config.name(), index, sourceLane.describe(partition));
+                log.debug("pipeline={} lane={} partition={} resumed", config.name(), index, sourceLane.describe(partition));
             }
         }
         if (changed) {
