@@ -16,6 +16,8 @@ final class AssignedPartition {
     long lastDeliveredOffset = -1;
     /** Leader epoch of that record (as the client returned it; no allocation here). */
     Optional<Integer> lastDeliveredLeaderEpoch = Optional.empty();
+    /** Paused on its own ({@code SourceLane.pausePartition}), independently of the lane-wide pause. */
+    boolean pausedAlone;
 
     AssignedPartition(int id, TopicPartition topicPartition, PartitionLagGauges.Cell lag) {
         this.id = id;

@@ -54,6 +54,8 @@ import dev.etl.source.SourceLane;
  *       someone else (session expired, member fenced); nothing is committed for them.</li>
  *   <li>{@code onPartitionsAssigned} → {@link PartitionListener#onAssigned}, only for partitions the
  *       lane did not own; if the lane is paused, they are paused first, so a paused lane stays paused.
+ *       A new assignment never inherits an earlier one's {@link #pausePartition} (it starts unpaused
+ *       unless the whole lane is paused); {@link #resume()} leaves partitions paused on their own alone.
  *       Reading starts at the group's committed offset (or {@code auto.offset.reset}).</li>
  * </ul>
  * Empty changes are not reported. While the lane closes, Kafka's revoke-on-close is not reported:
@@ -209,7 +211,34 @@ final class KafkaSourceLane implements SourceLane {
     @Override
     public void resume() {
         paused = false;
-        consumer.resume(consumer.assignment());
+        List<TopicPartition> resumable = new ArrayList<>(owned.size());
+        for (TopicPartition tp : consumer.assignment()) {
+            AssignedPartition partition = owned.get(ids.idOf(tp));
+            if (partition == null || !partition.pausedAlone) {
+                resumable.add(tp);
+            }
+        }
+        consumer.resume(resumable);
+    }
+
+    @Override
+    public void pausePartition(int partitionId) {
+        AssignedPartition partition = owned.get(partitionId);
+        if (partition != null && !partition.pausedAlone) {
+            partition.pausedAlone = true;
+            consumer.pause(List.of(partition.topicPartition));
+        }
+    }
+
+    @Override
+    public void resumePartition(int partitionId) {
+        AssignedPartition partition = owned.get(partitionId);
+        if (partition != null && partition.pausedAlone) {
+            partition.pausedAlone = false;
+            if (!paused) {
+                consumer.resume(List.of(partition.topicPartition));
+            }
+        }
     }
 
     @Override
@@ -333,6 +362,14 @@ final class KafkaSourceLane implements SourceLane {
         }
         if (paused) {
             consumer.pause(partitions);
+        } else {
+            // A new assignment starts unpaused, whatever pausePartition did to an earlier one (the
+            // consumer drops a revoked partition's pause, but not every Consumer does).
+            List<TopicPartition> fresh = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                fresh.add(owned.get(added[i]).topicPartition);
+            }
+            consumer.resume(fresh);
         }
         forward(Change.ASSIGNED, Arrays.copyOf(added, n));
     }

@@ -1,5 +1,8 @@
 package dev.etl.metrics;
 
+import java.util.HashMap;
+import java.util.Map;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -21,9 +24,14 @@ public final class LaneMetrics {
     public final Counter rebalanceAssigned;
     public final Counter rebalanceRevoked;
     public final Counter rebalanceLost;
+    private final MeterRegistry registry;
+    private final Tags tags;
+    private final Map<String, Counter> partitionHeld = new HashMap<>();
 
     public LaneMetrics(MeterRegistry registry, String pipeline, int lane) {
         Tags tags = Tags.of("pipeline", pipeline, "lane", Integer.toString(lane));
+        this.registry = registry;
+        this.tags = tags;
         polls = Counter.builder("etl.lane.polls").description("Source polls made by the lane, paused or not")
                 .tags(tags).register(registry);
         recordsIn = Counter.builder("etl.source.records").description("Records received from the source")
@@ -42,6 +50,17 @@ public final class LaneMetrics {
         rebalanceAssigned = rebalance(registry, tags, "assigned");
         rebalanceRevoked = rebalance(registry, tags, "revoked");
         rebalanceLost = rebalance(registry, tags, "lost");
+    }
+
+    /**
+     * Times {@code partition} (its name) was paused because its oldest outstanding batch was stalled;
+     * registered on first use (rare: not on the hot path). Lane thread only.
+     */
+    public Counter partitionHeld(String partition) {
+        return partitionHeld.computeIfAbsent(partition, p -> Counter.builder("etl.checkpoint.partition.holds")
+                .description("Times a partition was paused because its oldest outstanding batch failed or too many "
+                        + "batches were outstanding behind it")
+                .tags(tags).tag("partition", p).register(registry));
     }
 
     private static Counter commits(MeterRegistry registry, Tags tags, String mode, String outcome) {

@@ -1,9 +1,13 @@
 package dev.etl.pipeline;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
+import org.agrona.collections.IntHashSet;
 import org.agrona.collections.Long2LongHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,16 +31,31 @@ import dev.etl.source.SourceLane;
  * runs the poll loop as a short list of named steps:
  *
  * <pre>
- *   drainAcks → commitIfDue → failIfStalled → handOffPending → applyBackpressure → poll (→ onBatch…) → handOffPending
+ *   drainAcks → commitIfDue → failIfStalled → resumeHeldPartitions → handOffPending → applyBackpressure
+ *     → poll (→ onBatch…) → handOffPending
  * </pre>
  *
  * Records never change threads between poll and encode. The lane never parks on a queue: when a sink
  * refuses a chunk it keeps it, pauses its partitions, and keeps polling.
+ *
+ * <p>Besides that lane-wide byte backpressure, a partition whose oldest outstanding batch is stalled
+ * is paused on its own ({@link SourceLane#pausePartition}): when its head batch failed (nothing more
+ * can be committed in this assignment) or {@link #HOLD_OUTSTANDING_BATCHES} batches are outstanding
+ * behind it. Its checkpoint ring and replay distance then stop growing; {@code resumeHeldPartitions}
+ * resumes it once it is down to half that (never while its head failed: that lasts until the partition
+ * is revoked, or {@code stalled-fail-after} fails the pipeline). The two pauses are independent in the
+ * source, so resuming one never undoes the other.
  */
 final class Lane implements Runnable, PartitionListener, BatchHandler {
     private static final Logger log = LoggerFactory.getLogger(Lane.class);
     private static final long PENDING_POLL_TIMEOUT_MS = 5;
     private static final long DRAIN_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * Outstanding batches of one partition at which the lane pauses that partition: the checkpoint
+     * ring's initial capacity, so a stalled head never makes the ring grow.
+     */
+    static final int HOLD_OUTSTANDING_BATCHES = Checkpointer.DEFAULT_RING_CAPACITY;
+    private static final int RELEASE_OUTSTANDING_BATCHES = HOLD_OUTSTANDING_BATCHES / 2;
 
     private final PipelineRuntime runtime;
     private final int index;
@@ -62,6 +81,10 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     private volatile long watermarkAgeNs;
     private volatile boolean paused;
     private volatile boolean joined;
+    /** Partitions this lane paused on their own because their head is stalled (lane thread only). */
+    private final IntHashSet held = new IntHashSet();
+    /** {@link #held} by name, republished on every change, for health details. Any thread. */
+    private volatile List<String> heldNames = List.of();
 
     Lane(PipelineRuntime runtime, int index, LaneChainContext context, LaneMetrics metrics) {
         this.runtime = runtime;
@@ -113,6 +136,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             drainAcks();
             commitIfDue(nowNs);
             failIfStalled();
+            resumeHeldPartitions();
             reportStaleAcks();
             boolean pending = handOffPending();
             applyBackpressure(pending, nowNs);
@@ -128,6 +152,9 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     public void onBatch(PartitionBatch batch) {
         int partition = batch.partition();
         long seq = checkpointer.register(partition, batch.lastOffset() + 1);
+        if (checkpointer.outstanding(partition) >= HOLD_OUTSTANDING_BATCHES || checkpointer.isFailedAtHead(partition)) {
+            hold(partition);
+        }
         AckRef ack = new AckRef(partition, checkpointer.epoch(partition), seq, ackQueue);
         context.meta().ack(ack);
         int size = batch.size();
@@ -231,6 +258,74 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         }
     }
 
+    /** Pauses one partition whose head is stalled (see the class comment). */
+    private void hold(int partition) {
+        if (held.add(partition)) {
+            sourceLane.pausePartition(partition);
+            String name = sourceLane.describe(partition);
+            metrics.partitionHeld(name).increment();
+            publishHeld();
+            // A failed head holds until re-assigned: worth a warning, once per hold. A distance hold is
+            // flow control that may repeat under a slow sink: debug only (the counter shows it).
+            if (checkpointer.isFailedAtHead(partition)) {
+                log.warn("pipeline={} lane={} partition={} paused: its oldest outstanding batch failed; nothing more "
+                        + "can be committed until it is re-assigned (stalled-fail-after {})", config.name(), index, name,
+                        config.stalledFailAfter());
+            } else {
+                log.debug("pipeline={} lane={} partition={} paused: {} batches outstanding behind an unwritten one",
+                        config.name(), index, name, checkpointer.outstanding(partition));
+            }
+        }
+    }
+
+    /** Resumes held partitions whose head is no longer stalled. Allocation-free while none is held. */
+    private void resumeHeldPartitions() {
+        if (held.isEmpty()) {
+            return;
+        }
+        boolean changed = false;
+        IntHashSet.IntIterator it = held.iterator();
+        while (it.hasNext()) {
+            int partition = it.nextValue();
+            if (!checkpointer.isFailedAtHead(partition)
+                    && checkpointer.outstanding(partition) <= RELEASE_OUTSTANDING_BATCHES) {
+                it.remove();
+                sourceLane.resumePartition(partition);
+                changed = true;
+                log.debug("pipeline={} lane={} partition={} resumed", config.name(), index, sourceLane.describe(partition));
+            }
+        }
+        if (changed) {
+            publishHeld();
+        }
+    }
+
+    /** Forgets holds of partitions that are revoked, lost or assigned anew (a new assignment starts unpaused). */
+    private void forgetHeld(int[] partitions, boolean resumeInSource) {
+        boolean changed = false;
+        for (int partition : partitions) {
+            if (held.remove(partition)) {
+                changed = true;
+                if (resumeInSource) {
+                    sourceLane.resumePartition(partition);
+                }
+            }
+        }
+        if (changed) {
+            publishHeld();
+        }
+    }
+
+    private void publishHeld() {
+        List<String> names = new ArrayList<>(held.size());
+        IntHashSet.IntIterator it = held.iterator();
+        while (it.hasNext()) {
+            names.add(sourceLane.describe(it.nextValue()));
+        }
+        Collections.sort(names);
+        heldNames = List.copyOf(names);
+    }
+
     /** Offers every open chunk to its sink; true when something is still pending. */
     private boolean handOffPending() {
         boolean pending = false;
@@ -290,8 +385,10 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
 
     @Override
     public void onAssigned(int[] partitions) {
+        forgetHeld(partitions, true);
         for (int partition : partitions) {
             checkpointer.assign(partition);
+            metrics.partitionHeld(sourceLane.describe(partition)); // registered while owned, at 0 until a hold
         }
         metrics.rebalanceAssigned.increment(partitions.length);
         log.info("pipeline={} lane={} assigned {}", config.name(), index, names(partitions));
@@ -312,6 +409,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         for (int partition : partitions) {
             checkpointer.remove(partition);
         }
+        forgetHeld(partitions, false);
         log.info("pipeline={} lane={} revoked {}", config.name(), index, names(partitions));
     }
 
@@ -321,6 +419,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         for (int partition : partitions) {
             checkpointer.remove(partition);
         }
+        forgetHeld(partitions, false);
         log.warn("pipeline={} lane={} lost {} without a chance to commit; in-flight data replays on the new owner",
                 config.name(), index, names(partitions));
     }
@@ -408,6 +507,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     /** Whether the lane's source has joined its group, as of its last poll. Any thread. */
     boolean hasJoined() {
         return joined;
+    }
+
+    /** Names of the partitions paused behind a stalled head, as of the last change. Any thread. */
+    List<String> heldPartitions() {
+        return heldNames;
     }
 
     /** Whether the lane has paused its partitions. Any thread. */

@@ -18,7 +18,8 @@ import dev.etl.error.ErrorPolicy;
  * @param checkpointInterval  how often advanced watermarks are committed (asynchronously)
  * @param drainTimeout        bound on draining at revoke and at shutdown
  * @param stalledFailAfter    fail the pipeline when a partition's watermark has not advanced past
- *                            outstanding data for this long; {@link Duration#ZERO} disables it
+ *                            outstanding data for this long (default {@link #DEFAULT_STALLED_FAIL_AFTER});
+ *                            {@link Duration#ZERO} disables it
  * @param maxInFlightBytes    global budget of encoded bytes handed to sinks and not yet written
  * @param pauseAbove          budget utilisation (0..1] at which lanes pause their partitions
  * @param resumeBelow         utilisation below which paused lanes resume (must be &lt; pauseAbove)
@@ -31,6 +32,14 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
         Duration drainTimeout, Duration stalledFailAfter, long maxInFlightBytes, double pauseAbove,
         double resumeBelow, Duration minPause, Duration pollTimeout, Map<String, ErrorPolicy> stagePolicies,
         Map<ErrorClass, ErrorPolicy> classPolicies) {
+    /**
+     * Default {@code stalled-fail-after}: 10 minutes. Long enough to ride out what retries are for (a
+     * replica or shard restart, a ZooKeeper failover: tens of seconds to a couple of minutes, retried
+     * with backoff capped at 10 s), and twice the documented "pipeline stuck" alert's 5 minutes so an
+     * operator is warned first; short enough that a partition stalled behind a failed batch, which
+     * only a re-assignment can clear, restarts (and replays) instead of stalling for good.
+     */
+    public static final Duration DEFAULT_STALLED_FAIL_AFTER = Duration.ofMinutes(10);
 
     public PipelineConfig {
         Objects.requireNonNull(name, "name");
@@ -74,7 +83,7 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
         private int ioThreads = 0;
         private Duration checkpointInterval = Duration.ofSeconds(5);
         private Duration drainTimeout = Duration.ofSeconds(25);
-        private Duration stalledFailAfter = Duration.ZERO;
+        private Duration stalledFailAfter = DEFAULT_STALLED_FAIL_AFTER;
         private long maxInFlightBytes = 256L << 20;
         private double pauseAbove = 0.9;
         private double resumeBelow = 0.5;

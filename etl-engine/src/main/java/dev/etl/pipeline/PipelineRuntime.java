@@ -97,6 +97,10 @@ public final class PipelineRuntime {
         Gauge.builder("etl.backpressure.paused.lanes", this, PipelineRuntime::pausedLanes)
                 .description("Lanes that currently have their partitions paused").tag("pipeline", name)
                 .register(registry);
+        Gauge.builder("etl.checkpoint.held.partitions", this, r -> r.heldPartitions().size())
+                .description("Partitions paused because their oldest outstanding batch failed or too many batches "
+                        + "are outstanding behind it")
+                .tag("pipeline", name).register(registry);
         Gauge.builder("etl.checkpoint.watermark.age", this, r -> r.maxWatermarkAgeNs() / 1e9)
                 .description("Age of the oldest batch not yet committable, over all partitions (0 when idle)")
                 .baseUnit("seconds").tag("pipeline", name).register(registry);
@@ -393,6 +397,20 @@ public final class PipelineRuntime {
             max = Math.max(max, lane.watermarkAgeNs());
         }
         return max;
+    }
+
+    /**
+     * Names of the partitions currently paused on their own because their oldest outstanding batch
+     * is stalled (failed, or too many batches outstanding behind it), over all lanes, sorted. Any
+     * thread; a snapshot as of each lane's last change.
+     */
+    public List<String> heldPartitions() {
+        List<String> names = new ArrayList<>();
+        for (Lane lane : lanes) {
+            names.addAll(lane.heldPartitions());
+        }
+        names.sort(null);
+        return names;
     }
 
     int pausedLanes() {

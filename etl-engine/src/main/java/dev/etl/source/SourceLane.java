@@ -31,6 +31,19 @@ public interface SourceLane extends AutoCloseable {
     boolean isPaused();
 
     /**
+     * Stops returning records of one assigned partition until {@link #resumePartition(int)}, whatever
+     * the lane-wide {@link #pause()} state: the two are independent, and a partition's records are
+     * returned only while neither applies ({@link #resume()} does not resume a partition paused here).
+     * The lane uses it when the partition's oldest outstanding batch is stalled, so its bookkeeping
+     * and replay distance stop growing. A partition's own pause ends when it is revoked or lost: a
+     * later assignment starts unpaused (except by the lane-wide pause). No-op if not assigned.
+     */
+    void pausePartition(int partition);
+
+    /** Undoes {@link #pausePartition(int)}; the lane-wide pause, if any, still applies. No-op if not assigned. */
+    void resumePartition(int partition);
+
+    /**
      * Commits {@code nextOffsets} (partition id → next offset to read; the map's missing value is -1). Synchronous commits return once
      * the source has stored them or throw; asynchronous ones report their outcome later to
      * {@code callback} (on the lane thread, from inside a later poll or commit).

@@ -226,6 +226,32 @@ class KafkaSourceLaneTest {
     }
 
     @Test
+    void aPartitionPausedOnItsOwnStaysPausedAcrossTheLaneWidePauseAndEndsWithItsAssignment() {
+        rebalanceInNextPoll(ORDERS_0, ORDERS_1);
+        poll();
+        int orders0 = source.partitionIds().idOf(ORDERS_0);
+        lane.pausePartition(orders0);
+        assertThat(consumer.paused()).containsExactly(ORDERS_0);
+        lane.pause();
+        lane.resume(); // byte backpressure ends: must not resume the held partition
+        assertThat(consumer.paused()).containsExactly(ORDERS_0);
+        lane.pause();
+        lane.resumePartition(orders0); // the hold ends while the lane is paused: stays paused
+        assertThat(consumer.paused()).containsExactlyInAnyOrder(ORDERS_0, ORDERS_1);
+        lane.resume();
+        assertThat(consumer.paused()).isEmpty();
+
+        lane.pausePartition(orders0);
+        rebalanceInNextPoll(ORDERS_1);
+        poll();
+        rebalanceInNextPoll(ORDERS_0, ORDERS_1);
+        poll();
+        assertThat(consumer.paused()).as("a new assignment starts unpaused").isEmpty();
+        lane.resumePartition(orders0); // no-op, no error
+        assertThat(consumer.paused()).isEmpty();
+    }
+
+    @Test
     void partitionsAssignedWhilePausedArePausedBeforeTheListenerHearsOfThem() {
         rebalanceInNextPoll(ORDERS_0);
         poll();

@@ -224,9 +224,10 @@ public class EtlProperties implements Validator {
 
         /**
          * Fail the pipeline when a partition's watermark has not advanced past outstanding data for
-         * this long. 0 disables the check.
+         * this long (a failed or unwritten oldest batch; the partition itself is paused meanwhile).
+         * Longer than a shard outage that retries ride out. 0 disables the check.
          */
-        private Duration stalledFailAfter = Duration.ZERO;
+        private Duration stalledFailAfter = Duration.ofMinutes(10);
 
         public Duration getInterval() {
             return this.interval;

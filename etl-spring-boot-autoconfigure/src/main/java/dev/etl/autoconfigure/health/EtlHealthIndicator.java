@@ -27,7 +27,7 @@ import io.micrometer.core.instrument.search.Search;
  * </ul>
  *
  * <p>Details: state, lanes (configured, alive, paused), records polled, oldest uncommitted batch age,
- * in-flight bytes, and per sink and shard the queued chunks; plus the failure message when failed.
+ * the partitions paused behind a stalled head (by name), in-flight bytes, and per sink and shard the queued chunks; plus the failure message when failed.
  * Time-bounded by construction: every value is read from atomics or gauges, nothing blocks or does
  * I/O, so the check costs microseconds whatever state the pipeline is in.
  */
@@ -72,6 +72,7 @@ public class EtlHealthIndicator extends AbstractHealthIndicator {
         builder.withDetail("lanes", lanes);
         builder.withDetail("recordsIn", this.runtime.recordsIn());
         builder.withDetail("watermarkAgeSeconds", gauge("etl.checkpoint.watermark.age"));
+        builder.withDetail("heldPartitions", this.runtime.heldPartitions());
         builder.withDetail("inFlightBytes", this.runtime.budget().inFlightBytes());
         builder.withDetail("sinks", sinks());
         Throwable failure = this.runtime.failure();

@@ -64,7 +64,7 @@ class EtlHealthContributorAutoConfigurationTest {
             assertThat(HealthTestBeans.eventually(() -> readiness.health().getStatus().equals(Status.UP))).isTrue();
             assertThat(liveness.health().getStatus()).isEqualTo(Status.UP);
             assertThat(readiness.health().getDetails()).containsEntry("state", "RUNNING")
-                .containsKeys("lanes", "watermarkAgeSeconds", "sinks", "inFlightBytes");
+                .containsKeys("lanes", "watermarkAgeSeconds", "heldPartitions", "sinks", "inFlightBytes");
 
             context.getBean(CaptureSink.class).script().failNextPermanently(0, 1);
             MemorySource source = context.getBean(MemorySource.class);

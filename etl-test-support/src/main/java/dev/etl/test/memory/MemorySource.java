@@ -3,6 +3,7 @@ package dev.etl.test.memory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -103,6 +104,7 @@ public final class MemorySource implements Source {
         private final PartitionListener listener;
         private final Map<Integer, Long> positions = new HashMap<>();
         private final Set<Integer> assigned = new LinkedHashSet<>();
+        private final Set<Integer> pausedAlone = new HashSet<>();
         private final Cursor cursor = new Cursor();
         volatile boolean paused;
         volatile long polls;
@@ -123,7 +125,10 @@ public final class MemorySource implements Source {
                 boolean delivered = false;
                 if (!paused) {
                     for (int partition : List.copyOf(assigned)) {
-                        delivered |= deliver(partition, handler);
+                        // Re-checked per partition: the handler may pause one mid-poll.
+                        if (!paused && assigned.contains(partition) && !pausedAlone.contains(partition)) {
+                            delivered |= deliver(partition, handler);
+                        }
                     }
                 }
                 if (delivered || woken) {
@@ -200,6 +205,7 @@ public final class MemorySource implements Source {
             for (int p : partitions) {
                 assigned.remove(p);
                 positions.remove(p);
+                pausedAlone.remove(p);
             }
         }
 
@@ -216,6 +222,23 @@ public final class MemorySource implements Source {
         @Override
         public boolean isPaused() {
             return paused;
+        }
+
+        @Override
+        public void pausePartition(int partition) {
+            if (assigned.contains(partition)) {
+                pausedAlone.add(partition);
+            }
+        }
+
+        @Override
+        public void resumePartition(int partition) {
+            pausedAlone.remove(partition);
+        }
+
+        /** Whether the partition is paused on its own (not counting the lane-wide pause). */
+        boolean isPartitionPaused(int partition) {
+            return pausedAlone.contains(partition);
         }
 
         @Override
