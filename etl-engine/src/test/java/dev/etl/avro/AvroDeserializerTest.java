@@ -243,4 +243,29 @@ class AvroDeserializerTest {
         List<GenericRecord> out = Fixtures.decode(d, AvroWireFormat.raw(blob, r), AvroWireFormat.raw(blob, r));
         assertThat(out.get(1).get("b")).isEqualTo(ByteBuffer.wrap(new byte[] { 1, 2, 3 }));
     }
+
+    @Test
+    void aSecondThreadIsRejectedAtItsFirstCallWithWhatToDo() throws Exception {
+        AvroDeserializer<GenericRecord> shared = AvroDeserializer.generic(USER).raw(USER).build();
+        byte[] valid = AvroWireFormat.raw(USER, user(1, "ann", null));
+        assertThat(Fixtures.decode(shared, valid, valid)).hasSize(2);
+
+        java.util.concurrent.atomic.AtomicReference<Throwable> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread lane2 = new Thread(() -> {
+            try {
+                Fixtures.decode(shared, valid);
+            } catch (Throwable t) {
+                seen.set(t);
+            }
+        }, "etl-orders-lane-1");
+        lane2.start();
+        lane2.join(10_000);
+        assertThat(lane2.isAlive()).isFalse();
+        assertThat(seen.get()).isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("used by lane threads '" + Thread.currentThread().getName()
+                        + "' and 'etl-orders-lane-1'")
+                .hasMessageContaining("Call build() inside the ChainFactory lambda");
+        // The owner keeps working; a fresh instance per lane is the fix.
+        assertThat(Fixtures.decode(shared, valid)).hasSize(1);
+    }
 }
