@@ -121,10 +121,9 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
                 throw e;
             }
             // Thrown as fatal so a SKIP policy on the stage cannot drop good records because the
-            // registry blinked; the chain head rethrows FatalPipelineException as is.
-            SchemaRegistryUnavailableException located = e.at("deserialize", "partition#" + meta.partition(),
-                    meta.offset());
-            throw new FatalPipelineException(ErrorClass.DESERIALIZATION, located.getMessage(), located);
+            // registry blinked. The cause is not located yet: the chain head fills in the partition
+            // as the source names it (e.g. orders-7) and the offset.
+            throw new FatalPipelineException(ErrorClass.DESERIALIZATION, e.getMessage(), e);
         }
         reuse = decoded;
         out.collect(decoded);
