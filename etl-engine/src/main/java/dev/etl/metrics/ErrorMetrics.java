@@ -31,6 +31,16 @@ public final class ErrorMetrics {
     }
 
     /**
+     * {@code etl_skip_budget_exceeded_total{pipeline, error_type}}: a lane's skip budget was
+     * exceeded, which fails the pipeline (created at the first trip; the failure path).
+     */
+    public void skipBudgetExceeded(ErrorClass errorClass) {
+        Counter.builder("etl.skip.budget.exceeded")
+                .description("Skip budget trips: a lane skipped or dead-lettered more than its budget, failing the pipeline")
+                .tag("pipeline", pipeline).tag("error_type", errorClass.label()).register(registry).increment();
+    }
+
+    /**
      * {@code etl_dead_letters_total{pipeline, stage, error_type}}: a record failed under
      * {@code DEAD_LETTER} and was handed to the dead-letter sink (its write is counted by that sink's
      * {@code etl_sink_*} meters).

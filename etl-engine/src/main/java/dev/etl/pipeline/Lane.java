@@ -108,6 +108,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             commitIfDue(nowNs);
             failIfStalled();
             reportStaleAcks();
+            context.reportSuppressed(false);
             boolean pending = handOffPending();
             applyBackpressure(pending, nowNs);
             sourceLane.poll(pending ? PENDING_POLL_TIMEOUT_MS : pollTimeoutMs, this);
@@ -126,6 +127,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         context.meta().ack(ack);
         int size = batch.size();
         runtime.recordsIn(size);
+        context.recordsIn(size);
         metrics.recordsIn.increment(size);
         metrics.batches.increment();
         boolean pushed = false;
@@ -331,6 +333,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             }
         }
         reportStaleAcks();
+        context.reportSuppressed(true);
         runtime.laneStopped(index);
     }
 
