@@ -64,6 +64,9 @@ final class LaneChainContext implements ChainContext {
         this.budget = config.skipBudget();
         this.budgetWindowNs = budget.window().toNanos();
         this.windowStartNs = nanoClock.getAsLong();
+        if (budget.enabled()) {
+            errors.registerSkipBudget();
+        }
         this.deadLetter = deadLetter;
         this.laneIndex = laneIndex;
         this.registry = registry;
