@@ -1,5 +1,7 @@
 package dev.etl.avro;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.List;
 import java.util.Objects;
 
@@ -33,6 +35,11 @@ import org.apache.avro.specific.SpecificRecord;
  * {@code Utf8}s, arrays and maps are cleared and refilled). Downstream sees it only during its
  * {@code accept} call, as the engine's contract says; copy what must outlive it.
  *
+ * <p>Calling one instance from a second thread (typically: {@code build()} called outside the
+ * {@code ChainFactory} lambda, so every lane shares it) is detected at that thread's first call and
+ * fails the pipeline with a {@link FatalPipelineException} saying to build one per lane; the check
+ * is one field read and compare per record.
+ *
  * <p><b>Fast path.</b> For each (writer, reader) pair the decoder is compiled into a tree of small
  * readers that decode straight from the payload's array (see {@code docs/connectors/avro.md} for what
  * it covers); other pairs use Avro's resolving {@code DatumReader}. Both give the same values.
@@ -55,8 +62,21 @@ import org.apache.avro.specific.SpecificRecord;
  * @param <T> the emitted type
  */
 public final class AvroDeserializer<T> implements Deserializer<T> {
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(AvroDeserializer.class, "owner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Framing<T> framing;
     private final ErrorPolicy registryUnavailable;
+    /** The thread of the first call; set once (CAS), then read plainly on every call. */
+    @SuppressWarnings("unused") // accessed through OWNER as well
+    private Thread owner;
     private T reuse;
     private long tombstones;
 
@@ -86,6 +106,9 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
 
     @Override
     public void deserialize(Payload key, Payload value, RecordMeta meta, Collector<? super T> out) {
+        if (owner != Thread.currentThread()) {
+            claimOwner();
+        }
         if (!value.isPresent()) {
             tombstones++;
             return;
@@ -98,13 +121,30 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
                 throw e;
             }
             // Thrown as fatal so a SKIP policy on the stage cannot drop good records because the
-            // registry blinked; the chain head rethrows FatalPipelineException as is.
-            SchemaRegistryUnavailableException located = e.at("deserialize", "partition#" + meta.partition(),
-                    meta.offset());
-            throw new FatalPipelineException(ErrorClass.DESERIALIZATION, located.getMessage(), located);
+            // registry blinked. The cause is not located yet: the chain head fills in the partition
+            // as the source names it (e.g. orders-7) and the offset.
+            throw new FatalPipelineException(ErrorClass.DESERIALIZATION, e.getMessage(), e);
         }
         reuse = decoded;
         out.collect(decoded);
+    }
+
+    /**
+     * First call (records the calling thread) or a call from another thread (fails). A plain read
+     * that sees {@code null} only means this thread has not seen the owner yet; the CAS decides.
+     */
+    private void claimOwner() {
+        Thread current = Thread.currentThread();
+        Thread previous = (Thread) OWNER.compareAndExchange(this, null, current);
+        if (previous == null || previous == current) {
+            return;
+        }
+        throw new FatalPipelineException(ErrorClass.DESERIALIZATION, "AvroDeserializer " + this
+                + " is used by lane threads '" + previous.getName() + "' and '" + current.getName()
+                + "': one instance must serve one lane (it reuses its decoders and the record it emits, so sharing "
+                + "it corrupts valid records). Call build() inside the ChainFactory lambda, e.g. "
+                + "ctx -> Chains.from(ctx, builder.build())..., and share the AvroDeserializer.Builder instead",
+                null);
     }
 
     /** Tombstones (absent values) seen and skipped by this instance. */

@@ -215,6 +215,56 @@ public final class SchemaRegistryClient {
         return out;
     }
 
+    /**
+     * Checks, once, that {@link #baseUrl()} answers the Confluent Schema Registry API: {@code GET
+     * /subjects} must return a JSON array. Meant for startup, so a wrong base path (e.g. Apicurio's
+     * root instead of {@code /apis/ccompat/v7}), a web page, wrong credentials or an unreachable
+     * registry fail the application at once, instead of every record failing later as "unknown
+     * schema id" (which a {@code SKIP} policy would drop). Retries within {@code callTimeout} like
+     * any call.
+     *
+     * @throws SchemaRegistryException naming the URL (without user info) and what was wrong
+     */
+    public void checkApi() {
+        String url = redact(baseUrl);
+        String hint = "; the URL must be the base of the Confluent-compatible API, e.g. http://registry:8081 "
+                + "(Confluent) or http://registry:8080/apis/ccompat/v7 (Apicurio)";
+        JsonNode answer;
+        try {
+            answer = call("GET", "/subjects", null, "API check");
+        } catch (SchemaRegistryException e) {
+            String what = e.httpStatus() == 404 ? "it has no /subjects endpoint (HTTP 404): wrong base path?"
+                    : e.httpStatus() == 401 || e.httpStatus() == 403
+                            ? "it refused our credentials (HTTP " + e.httpStatus() + ")"
+                            : e.invalidAnswer() ? "GET /subjects did not answer JSON" : "it could not be asked";
+            throw new SchemaRegistryException("schema registry " + url
+                    + " does not answer the Confluent Schema Registry API: " + what + " (" + redactAll(e.getMessage())
+                    + ")" + hint, e.httpStatus(), e.errorCode(), e.getCause());
+        }
+        if (!answer.isArray()) {
+            throw new SchemaRegistryException("schema registry " + url
+                    + " does not answer the Confluent Schema Registry API: GET /subjects answered "
+                    + truncate(answer.toString()) + " instead of a JSON array of subjects" + hint, 200, -1, null);
+        }
+        log.info("schema registry {} answers the Confluent Schema Registry API ({} subjects)", url, answer.size());
+    }
+
+    /** {@code url} without user info ({@code https://user:secret@host} → {@code https://host}). */
+    static String redact(String url) {
+        int scheme = url.indexOf("://");
+        int at = url.indexOf('@');
+        int slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
+        if (scheme < 0 || at < 0 || (slash >= 0 && at > slash)) {
+            return url;
+        }
+        return url.substring(0, scheme + 3) + url.substring(at + 1);
+    }
+
+    private String redactAll(String message) {
+        String redacted = redact(baseUrl);
+        return message == null || redacted.equals(baseUrl) ? message : message.replace(baseUrl, redacted);
+    }
+
     /** Base URL of the registry API, without a trailing slash. */
     public String baseUrl() {
         return baseUrl;
@@ -222,7 +272,7 @@ public final class SchemaRegistryClient {
 
     @Override
     public String toString() {
-        return "SchemaRegistryClient[" + baseUrl + (user == null ? "" : ", user=" + user) + "]";
+        return "SchemaRegistryClient[" + redact(baseUrl) + (user == null ? "" : ", user=" + user) + "]";
     }
 
     private RegisteredSchema registered(JsonNode answer, String subject, String what) {

@@ -63,6 +63,15 @@ public final class ClickHouseSchemaValidator {
                             + config.qualifiedTable() + " on shard " + shard + " replica " + replica + ": "
                             + e.serverText(), e);
                 }
+                if (e.getCause() instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+                    // The application is stopping (e.g. SIGTERM during startup): not a replica problem.
+                    Thread.currentThread().interrupt();
+                    log.info("validation of {} on ClickHouse shard {} replica {} interrupted (the application is "
+                            + "stopping)", config.qualifiedTable(), shard, replica);
+                    throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "interrupted while validating "
+                            + config.qualifiedTable() + " on ClickHouse shard " + shard + " replica " + replica
+                            + " (the application is stopping; the replica was not found unreachable)", e);
+                }
                 log.warn("ClickHouse shard {} replica {} unreachable at startup, not validated: {}", shard, replica,
                         e.serverText());
                 unreachable.add(replica + " (" + e.serverText() + ")");

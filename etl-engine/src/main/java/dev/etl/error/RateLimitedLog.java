@@ -15,6 +15,10 @@ import java.util.function.LongSupplier;
  * }
  * }</pre>
  *
+ * <p>A count suppressed after the last emitted line would never be reported if no further message
+ * came; whoever owns the instance calls {@link #pollSuppressed()} periodically (e.g. from its loop)
+ * and {@link #drainSuppressed()} when it stops, and logs the count they return.
+ *
  * <p>Thread-safe and lock-free; one instance per thing whose failures repeat (e.g. per shard).
  */
 public final class RateLimitedLog {
@@ -48,6 +52,32 @@ public final class RateLimitedLog {
         }
         suppressed.incrementAndGet();
         return -1;
+    }
+
+    /**
+     * For a periodic flush: when messages were suppressed since the last emitted line and the
+     * interval has passed, takes the permit (so the summary line counts as this interval's line) and
+     * returns how many; otherwise -1. Costs one read when nothing is pending.
+     */
+    public long pollSuppressed() {
+        if (suppressed.get() == 0) {
+            return -1;
+        }
+        long nowNs = nanoClock.getAsLong();
+        long next = nextPermitNs.get();
+        if (nowNs - next >= 0 && nextPermitNs.compareAndSet(next, nowNs + intervalNs)) {
+            long count = suppressed.getAndSet(0);
+            return count > 0 ? count : -1;
+        }
+        return -1;
+    }
+
+    /**
+     * When the owner stops: returns the messages suppressed since the last emitted line (0 or more)
+     * and resets the count, whatever the interval.
+     */
+    public long drainSuppressed() {
+        return suppressed.getAndSet(0);
     }
 
     /** Messages suppressed since the last permitted one. */

@@ -31,6 +31,27 @@ public final class ErrorMetrics {
     }
 
     /**
+     * {@code etl_skip_budget_exceeded_total{pipeline, error_type}}: a lane's skip budget was
+     * exceeded, which fails the pipeline.
+     */
+    public void skipBudgetExceeded(ErrorClass errorClass) {
+        skipBudgetCounter(errorClass).increment();
+    }
+
+    /** Registers (at 0) the skip budget counters of every error class, so the series exist from start. */
+    public void registerSkipBudget() {
+        for (ErrorClass errorClass : ErrorClass.values()) {
+            skipBudgetCounter(errorClass);
+        }
+    }
+
+    private Counter skipBudgetCounter(ErrorClass errorClass) {
+        return Counter.builder("etl.skip.budget.exceeded")
+                .description("Skip budget trips: a lane skipped or dead-lettered more than its budget, failing the pipeline")
+                .tag("pipeline", pipeline).tag("error_type", errorClass.label()).register(registry);
+    }
+
+    /**
      * {@code etl_dead_letters_total{pipeline, stage, error_type}}: a record failed under
      * {@code DEAD_LETTER} and was handed to the dead-letter sink (its write is counted by that sink's
      * {@code etl_sink_*} meters).

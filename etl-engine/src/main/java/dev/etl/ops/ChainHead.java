@@ -64,11 +64,26 @@ final class ChainHead<T> implements Chain {
                 deserializer.deserialize(key, value, meta, first);
             } catch (FatalPipelineException e) {
                 // A FAIL stage downstream (stages throw nothing else), or the deserializer on purpose.
-                throw e;
+                throw located(e, offset);
             } catch (Exception e) {
                 deserializationFailed(e, offset);
             }
         }
+    }
+
+    /**
+     * A deserializer's fatal failure caused by a {@link DeserializationException} it could not place
+     * (it knows no partition name): rethrown with the partition as the source names it and the offset.
+     */
+    private FatalPipelineException located(FatalPipelineException e, long offset) {
+        if (e.getCause() instanceof DeserializationException && ((DeserializationException) e.getCause()).partitionName() == null) {
+            DeserializationException at = ((DeserializationException) e.getCause())
+                    .at(DESERIALIZE_STAGE, context.describePartition(meta.partition()), offset);
+            FatalPipelineException located = new FatalPipelineException(e.errorClass(), at.getMessage(), at);
+            located.setStackTrace(e.getStackTrace());
+            return located;
+        }
+        return e;
     }
 
     private void deserializationFailed(Exception cause, long offset) {

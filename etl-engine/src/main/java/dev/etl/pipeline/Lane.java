@@ -138,6 +138,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             failIfStalled();
             resumeHeldPartitions();
             reportStaleAcks();
+            context.reportSuppressed(false);
             boolean pending = handOffPending();
             applyBackpressure(pending, nowNs);
             sourceLane.poll(pending ? PENDING_POLL_TIMEOUT_MS : pollTimeoutMs, this);
@@ -159,6 +160,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         context.meta().ack(ack);
         int size = batch.size();
         runtime.recordsIn(size);
+        context.recordsIn(size);
         metrics.recordsIn.increment(size);
         metrics.batches.increment();
         boolean pushed = false;
@@ -456,6 +458,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             }
         }
         reportStaleAcks();
+        context.reportSuppressed(true);
         runtime.laneStopped(index);
     }
 

@@ -1,9 +1,11 @@
 package dev.etl.pipeline;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +15,7 @@ import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.error.RateLimitedLog;
 import dev.etl.error.RecordException;
+import dev.etl.error.SkipBudget;
 import dev.etl.metrics.ErrorMetrics;
 import dev.etl.ops.ChainContext;
 import dev.etl.record.RecordMeta;
@@ -34,15 +37,36 @@ final class LaneChainContext implements ChainContext {
     private final Map<String, ChunkOutbox> outboxes;
     private final List<String> sinkNames;
     private final ErrorMetrics errors;
-    private final RateLimitedLog skipLog = new RateLimitedLog(SKIP_LOG_INTERVAL_NS, System::nanoTime);
-    private final RateLimitedLog deadLetterLog = new RateLimitedLog(SKIP_LOG_INTERVAL_NS, System::nanoTime);
+    private final RateLimitedLog skipLog;
+    private final RateLimitedLog deadLetterLog;
+    private final LongSupplier nanoClock;
+    // Skip budget (see SkipBudget): this lane's tumbling window, plain fields, lane thread only.
+    private final SkipBudget budget;
+    private final long budgetWindowNs;
+    private final long[] windowSkips = new long[ErrorClass.values().length];
+    private long windowStartNs;
+    private long windowRecords;
     private final ChunkOutbox deadLetter;
     private IntFunction<String> partitionNames = p -> "partition-" + p;
     private IntFunction<String> topics = p -> "default";
 
     LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
             ErrorMetrics errors, ChunkOutbox deadLetter) {
+        this(config, laneIndex, registry, outboxes, errors, deadLetter, System::nanoTime, SKIP_LOG_INTERVAL_NS);
+    }
+
+    LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
+            ErrorMetrics errors, ChunkOutbox deadLetter, LongSupplier nanoClock, long logIntervalNs) {
         this.config = config;
+        this.nanoClock = nanoClock;
+        this.skipLog = new RateLimitedLog(logIntervalNs, nanoClock);
+        this.deadLetterLog = new RateLimitedLog(logIntervalNs, nanoClock);
+        this.budget = config.skipBudget();
+        this.budgetWindowNs = budget.window().toNanos();
+        this.windowStartNs = nanoClock.getAsLong();
+        if (budget.enabled()) {
+            errors.registerSkipBudget();
+        }
         this.deadLetter = deadLetter;
         this.laneIndex = laneIndex;
         this.registry = registry;
@@ -120,8 +144,49 @@ final class LaneChainContext implements ChainContext {
         return byClass != null ? byClass : declared;
     }
 
+    /**
+     * The lane received {@code records} more records (one batch): counted in the skip budget's
+     * window, which starts over once it has lasted its length. Plain arithmetic, no allocation.
+     */
+    void recordsIn(int records) {
+        if (!budget.enabled()) {
+            return;
+        }
+        long nowNs = nanoClock.getAsLong();
+        if (nowNs - windowStartNs >= budgetWindowNs) {
+            windowStartNs = nowNs;
+            windowRecords = 0;
+            Arrays.fill(windowSkips, 0);
+        }
+        windowRecords += records;
+    }
+
+    /**
+     * Charges a skipped or dead-lettered record to the skip budget of its error class; fails the
+     * pipeline when the class's share of this window's records exceeds the budget.
+     */
+    private void chargeBudget(RecordException failure, String what) {
+        if (!budget.enabled()) {
+            return;
+        }
+        ErrorClass errorClass = failure.errorClass();
+        long skips = ++windowSkips[errorClass.ordinal()];
+        long records = windowRecords;
+        if (records >= budget.minRecords() && skips > budget.maxRatio() * records) {
+            errors.skipBudgetExceeded(errorClass);
+            long elapsedMs = Math.max(0, (nanoClock.getAsLong() - windowStartNs) / 1_000_000);
+            throw new FatalPipelineException(errorClass, "pipeline '" + config.name() + "' lane " + laneIndex
+                    + " exceeded its skip budget: " + skips + " of the " + records + " records it received in the last "
+                    + elapsedMs + " ms were " + what + " with error type " + errorClass.label() + " (budget: "
+                    + budget.describe() + "); failing instead of silently dropping the data. Fix the cause (last: "
+                    + failure.getMessage() + "), or change etl.errors.skip-budget.* / PipelineConfig.skipBudget",
+                    failure);
+        }
+    }
+
     @Override
     public void skipped(RecordException failure) {
+        chargeBudget(failure, "skipped or dead-lettered");
         try {
             errors.increment(failure.errorClass(), failure.stage());
             long suppressed = skipLog.permit();
@@ -132,6 +197,24 @@ final class LaneChainContext implements ChainContext {
         } catch (RuntimeException e) {
             // Reporting must never turn a skip into a failure.
             log.debug("failed to report a skipped record", e);
+        }
+    }
+
+    /**
+     * Reports the skip and dead-letter lines suppressed since the last one, once the log interval has
+     * passed (so a burst that ended is still counted in the log); with {@code stopping}, whatever is
+     * pending. Called by the lane loop and at teardown; costs two reads when nothing is pending.
+     */
+    void reportSuppressed(boolean stopping) {
+        long skips = stopping ? skipLog.drainSuppressed() : skipLog.pollSuppressed();
+        if (skips > 0) {
+            log.warn("pipeline={} lane={} skipped {} more records whose lines were suppressed (etl_errors_total "
+                    + "counts every one)", config.name(), laneIndex, skips);
+        }
+        long deadLetters = stopping ? deadLetterLog.drainSuppressed() : deadLetterLog.pollSuppressed();
+        if (deadLetters > 0) {
+            log.warn("pipeline={} lane={} sent {} more records to the dead-letter sink whose lines were suppressed "
+                    + "(etl_dead_letters_total counts every one)", config.name(), laneIndex, deadLetters);
         }
     }
 
@@ -165,6 +248,7 @@ final class LaneChainContext implements ChainContext {
                     + e + "; the record: " + failure.getMessage(), e);
         }
         deadLetter.rowAdded(0);
+        chargeBudget(failure, "skipped or dead-lettered");
         try {
             errors.increment(failure.errorClass(), failure.stage());
             errors.deadLettered(failure.errorClass(), failure.stage());

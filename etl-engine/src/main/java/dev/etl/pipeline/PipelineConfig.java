@@ -6,6 +6,7 @@ import java.util.Objects;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.error.SkipBudget;
 
 /**
  * Engine settings of one pipeline (the Spring layer fills it from {@code etl.*}). Immutable; build
@@ -27,11 +28,13 @@ import dev.etl.error.ErrorPolicy;
  * @param pollTimeout         longest a lane waits in one poll
  * @param stagePolicies       error policy overrides by stage name (win over class overrides)
  * @param classPolicies       error policy overrides by error class
+ * @param skipBudget          share of records a lane may skip or dead-letter per window and error
+ *                            class before the pipeline fails ({@link SkipBudget#DEFAULT})
  */
 public record PipelineConfig(String name, int lanes, int ioThreads, Duration checkpointInterval,
         Duration drainTimeout, Duration stalledFailAfter, long maxInFlightBytes, double pauseAbove,
         double resumeBelow, Duration minPause, Duration pollTimeout, Map<String, ErrorPolicy> stagePolicies,
-        Map<ErrorClass, ErrorPolicy> classPolicies) {
+        Map<ErrorClass, ErrorPolicy> classPolicies, SkipBudget skipBudget) {
     /**
      * Default {@code stalled-fail-after}: 10 minutes. Long enough to ride out what retries are for (a
      * replica or shard restart, a ZooKeeper failover: tens of seconds to a couple of minutes, retried
@@ -60,6 +63,7 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
         requirePositive(pollTimeout, "poll timeout");
         stagePolicies = Map.copyOf(stagePolicies);
         classPolicies = Map.copyOf(classPolicies);
+        Objects.requireNonNull(skipBudget, "skipBudget");
     }
 
     private static void require(boolean condition, String message) {
@@ -91,6 +95,7 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
         private Duration pollTimeout = Duration.ofMillis(100);
         private Map<String, ErrorPolicy> stagePolicies = Map.of();
         private Map<ErrorClass, ErrorPolicy> classPolicies = Map.of();
+        private SkipBudget skipBudget = SkipBudget.DEFAULT;
 
         private Builder(String name) {
             this.name = name;
@@ -156,9 +161,16 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
             return this;
         }
 
+        /** The skip budget ({@link SkipBudget#DEFAULT}; {@link SkipBudget#DISABLED} to turn it off). */
+        public Builder skipBudget(SkipBudget skipBudget) {
+            this.skipBudget = skipBudget;
+            return this;
+        }
+
         public PipelineConfig build() {
             return new PipelineConfig(name, lanes, ioThreads, checkpointInterval, drainTimeout, stalledFailAfter,
-                    maxInFlightBytes, pauseAbove, resumeBelow, minPause, pollTimeout, stagePolicies, classPolicies);
+                    maxInFlightBytes, pauseAbove, resumeBelow, minPause, pollTimeout, stagePolicies, classPolicies,
+                    skipBudget);
         }
     }
 }

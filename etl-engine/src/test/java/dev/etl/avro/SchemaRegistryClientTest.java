@@ -120,4 +120,41 @@ class SchemaRegistryClientTest {
                 .hasMessageContaining("/nonexistent/trust.p12")
                 .hasMessageNotContaining("hunter2");
     }
+
+    @Test
+    void theApiCheckPassesOnTheApiBase() {
+        client().build().checkApi();
+    }
+
+    @Test
+    void theApiCheckFailsFastOnAWrongBasePathNamingTheUrlWithoutItsPassword() {
+        String port = stub.url().substring(stub.url().lastIndexOf(':') + 1);
+        SchemaRegistryClient wrong = SchemaRegistryClient.builder("http://etl:s3cret@127.0.0.1:" + port + "/apis")
+                .maxAttempts(1).build();
+        assertThatThrownBy(wrong::checkApi).isInstanceOf(SchemaRegistryException.class)
+                .hasMessageContaining("schema registry http://127.0.0.1:" + port + "/apis does not answer the "
+                        + "Confluent Schema Registry API")
+                .hasMessageContaining("HTTP 404").hasMessageContaining("wrong base path")
+                .hasMessageContaining("/apis/ccompat/v7")
+                .hasMessageNotContaining("s3cret");
+        assertThat(stub.requests).as("a 404 is not retried").hasValue(1);
+        assertThat(wrong.toString()).doesNotContain("s3cret");
+    }
+
+    @Test
+    void theApiCheckRejectsAWebPage() {
+        SchemaRegistryClient page = SchemaRegistryClient.builder(stub.url() + "/ui").maxAttempts(1).build();
+        assertThatThrownBy(page::checkApi).isInstanceOf(SchemaRegistryException.class)
+                .hasMessageContaining("schema registry " + stub.url() + "/ui does not answer")
+                .hasMessageContaining("did not answer JSON");
+    }
+
+    @Test
+    void theApiCheckFailsWhenTheRegistryCannotBeReached() {
+        stub.failuresLeft.set(100);
+        SchemaRegistryClient down = client().maxAttempts(2).build();
+        assertThatThrownBy(down::checkApi).isInstanceOf(SchemaRegistryException.class)
+                .hasMessageContaining("schema registry " + stub.url() + " does not answer")
+                .hasMessageContaining("could not be asked").hasMessageContaining("answered 500");
+    }
 }

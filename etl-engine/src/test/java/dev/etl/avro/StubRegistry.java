@@ -69,6 +69,15 @@ final class StubRegistry implements AutoCloseable {
             respond(exchange, 200, body.toString());
             return;
         }
+        if (path.equals("/subjects")) {
+            respond(exchange, 200, "[\"orders-value\"]");
+            return;
+        }
+        if (path.startsWith("/ui/")) {
+            // A web page where the API was expected (e.g. a registry's UI or a proxy's landing page).
+            respond(exchange, 200, "<html><body>Registry UI</body></html>");
+            return;
+        }
         respond(exchange, 404, "{\"error_code\": 404, \"message\": \"HTTP 404 Not Found\"}");
     }
 

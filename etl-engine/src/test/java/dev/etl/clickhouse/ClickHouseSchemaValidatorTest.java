@@ -142,4 +142,39 @@ class ClickHouseSchemaValidatorTest {
     void tabSeparatedEscapesAreUndone() {
         assertThat(ClickHouseTypeNames.unescapeTsv("Enum8(\\'a\\' = 1)")).isEqualTo("Enum8('a' = 1)");
     }
+
+    @Test
+    void anInterruptedValidationIsReportedAsAnInterruptionNotAsAnUnreachableReplica() {
+        java.util.List<String> asked = new java.util.ArrayList<>();
+        ClickHouseTransport interrupted = new ClickHouseTransport() {
+            @Override
+            public void insert(java.net.URI replica, ClickHouseInsert insert, byte[] body, int length) {
+                throw new AssertionError("no insert at validation");
+            }
+
+            @Override
+            public String query(java.net.URI replica, String sql) throws ClickHouseRequestException {
+                asked.add(ClickHouseShardWriter.describe(replica));
+                // What the transports do when the waiting thread is interrupted.
+                Thread.currentThread().interrupt();
+                throw new ClickHouseRequestException(ClickHouseRequestException.Kind.IO, -1, -1, "interrupted",
+                        new InterruptedException());
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try {
+            assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), interrupted).validateShard(0, EXPECTED))
+                    .isInstanceOf(ClickHouseSchemaException.class)
+                    .hasMessageContaining("interrupted while validating db.t on ClickHouse shard 0 replica")
+                    .hasMessageContaining("the application is stopping")
+                    .hasMessageNotContaining("no replica");
+            assertThat(asked).as("stops at the interruption").hasSize(1);
+            assertThat(Thread.currentThread().isInterrupted()).as("interrupt status kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
 }

@@ -280,4 +280,28 @@ class ChainErrorPolicyTest {
             assertThat(failure).hasMessageContaining("truncated").hasCauseInstanceOf(ArrayIndexOutOfBoundsException.class);
         });
     }
+
+    @Test
+    void aFatalDeserializerFailureWithAnUnplacedCauseNamesThePartitionAsTheSourceDoes() {
+        // What AvroDeserializer throws when the registry is down (it knows no partition name).
+        Deserializer<String> registryDown = (key, value, meta, out) -> {
+            if (value.toUtf8String().startsWith("!")) {
+                throw new FatalPipelineException(ErrorClass.DESERIALIZATION, "registry down",
+                        DeserializationException.of(3, "registry unavailable", null));
+            }
+            out.collect(value.toUtf8String());
+        };
+        Chain chain = Chains.from(ctx, registryDown)
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+
+        assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(40, "1", "!2")))
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("orders-0@41").hasMessageContaining("registry unavailable (schema id 3)")
+                .hasMessageNotContaining("partition#")
+                .extracting(Throwable::getCause, type(DeserializationException.class))
+                .satisfies(cause -> {
+                    assertThat(cause.partitionName()).isEqualTo("orders-0");
+                    assertThat(cause.offset()).isEqualTo(41);
+                });
+    }
 }

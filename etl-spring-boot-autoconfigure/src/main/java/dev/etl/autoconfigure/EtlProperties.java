@@ -426,6 +426,21 @@ public class EtlProperties implements Validator {
              */
             private Duration requestTimeout = Duration.ofSeconds(10);
 
+            /**
+             * Whether to check at startup that the URL answers the Confluent Schema Registry API
+             * (GET /subjects returns a JSON array) and fail the application naming the URL when it
+             * does not (wrong base path, a web page, refused credentials, unreachable).
+             */
+            private boolean checkOnStartup = true;
+
+            public boolean isCheckOnStartup() {
+                return this.checkOnStartup;
+            }
+
+            public void setCheckOnStartup(boolean checkOnStartup) {
+                this.checkOnStartup = checkOnStartup;
+            }
+
             public String getUrl() {
                 return this.url;
             }
@@ -921,6 +936,8 @@ public class EtlProperties implements Validator {
 
         private final DeadLetter deadLetter = new DeadLetter();
 
+        private final SkipBudget skipBudget = new SkipBudget();
+
         /**
          * Error policy by stage name (the name given to an operator in the chain, e.g. "to-row").
          */
@@ -950,6 +967,72 @@ public class EtlProperties implements Validator {
 
         public DeadLetter getDeadLetter() {
             return this.deadLetter;
+        }
+
+        public SkipBudget getSkipBudget() {
+            return this.skipBudget;
+        }
+
+        /**
+         * Skip budget: fails the pipeline when, within one window, a lane skips or dead-letters more
+         * than max-ratio of the records it received, per error type, so SKIP cannot silently drop
+         * everything (e.g. after a wrong registry path).
+         */
+        public static class SkipBudget {
+
+            /**
+             * Whether a lane that skips or dead-letters more than its budget fails the pipeline.
+             */
+            private boolean enabled = true;
+
+            /**
+             * Share of the records a lane received in the window, in [0, 1), that may be skipped or
+             * dead-lettered per error type; more fails the pipeline.
+             */
+            private double maxRatio = 0.5;
+
+            /**
+             * Length of the (tumbling) window the ratio is counted over.
+             */
+            private Duration window = Duration.ofMinutes(1);
+
+            /**
+             * Records a lane must have received in the window before the budget applies.
+             */
+            private long minRecords = 100;
+
+            public boolean isEnabled() {
+                return this.enabled;
+            }
+
+            public void setEnabled(boolean enabled) {
+                this.enabled = enabled;
+            }
+
+            public double getMaxRatio() {
+                return this.maxRatio;
+            }
+
+            public void setMaxRatio(double maxRatio) {
+                this.maxRatio = maxRatio;
+            }
+
+            public Duration getWindow() {
+                return this.window;
+            }
+
+            public void setWindow(Duration window) {
+                this.window = window;
+            }
+
+            public long getMinRecords() {
+                return this.minRecords;
+            }
+
+            public void setMinRecords(long minRecords) {
+                this.minRecords = minRecords;
+            }
+
         }
 
         /**

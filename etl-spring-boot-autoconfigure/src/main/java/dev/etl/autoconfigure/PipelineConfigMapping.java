@@ -9,6 +9,7 @@ import org.springframework.util.StringUtils;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.error.SkipBudget;
 import dev.etl.pipeline.PipelineConfig;
 
 /** Maps {@code etl.*} onto the engine's {@link PipelineConfig}. */
@@ -37,7 +38,16 @@ final class PipelineConfigMapping {
             .resumeBelow(backpressure.getResumeBelow())
             .minPause(backpressure.getMinPause())
             .stagePolicies(new LinkedHashMap<>(properties.getErrors().getStages()))
-            .classPolicies(types);
+            .classPolicies(types)
+            .skipBudget(skipBudget(properties.getErrors().getSkipBudget()));
+    }
+
+    static SkipBudget skipBudget(EtlProperties.Errors.SkipBudget budget) {
+        try {
+            return new SkipBudget(budget.isEnabled(), budget.getMaxRatio(), budget.getWindow(), budget.getMinRecords());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("etl.errors.skip-budget: " + e.getMessage(), e);
+        }
     }
 
     static String name(EtlProperties properties, Environment environment) {

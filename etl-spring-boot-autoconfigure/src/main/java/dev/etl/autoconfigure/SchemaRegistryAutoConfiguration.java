@@ -21,7 +21,8 @@ import dev.etl.avro.SchemaRegistryClient;
 /**
  * The schema-registry client, when {@code etl.avro.registry.url} is set (or a
  * {@link SchemaRegistryConnectionDetails} bean exists), for the application's chains to build their
- * {@code AvroDeserializer}s with; and the reader schema from {@code etl.avro.reader-schema}, as a
+ * {@code AvroDeserializer}s with, checked at startup to answer the Confluent API
+ * ({@code etl.avro.registry.check-on-startup}); and the reader schema from {@code etl.avro.reader-schema}, as a
  * bean named {@code etlAvroReaderSchema}.
  */
 @AutoConfiguration(before = EtlAutoConfiguration.class,
@@ -55,7 +56,12 @@ public final class SchemaRegistryAutoConfiguration {
         if (ssl != null) {
             builder.sslContext(ssl.createSslContext());
         }
-        return builder.build();
+        SchemaRegistryClient client = builder.build();
+        if (registry.isCheckOnStartup()) {
+            // Fail fast: a wrong base path would otherwise make every record "unknown schema id".
+            client.checkApi();
+        }
+        return client;
     }
 
     @Bean

@@ -254,7 +254,7 @@ class ConnectorAutoConfigurationTest {
     @Test
     void schemaRegistryClientFromProperties() {
         this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
-            .withPropertyValues("etl.avro.registry.url=http://127.0.0.1:18081/apis/ccompat/v7",
+            .withPropertyValues("etl.avro.registry.url=http://127.0.0.1:18081/apis/ccompat/v7", "etl.avro.registry.check-on-startup=false",
                     "etl.avro.registry.username=u", "etl.avro.registry.password=p",
                     "etl.avro.reader-schema=classpath:order.avsc")
             .run((context) -> {
@@ -269,7 +269,8 @@ class ConnectorAutoConfigurationTest {
     @Test
     void schemaRegistryConnectionDetailsBeanWins() {
         this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
-            .withPropertyValues("etl.avro.registry.url=http://127.0.0.1:18081")
+            .withPropertyValues("etl.avro.registry.url=http://127.0.0.1:18081",
+                    "etl.avro.registry.check-on-startup=false")
             .withBean(SchemaRegistryConnectionDetails.class, () -> () -> "http://registry.internal:8081")
             .run((context) -> assertThat(context.getBean(SchemaRegistryClient.class).baseUrl())
                 .startsWith("http://registry.internal:8081"));

@@ -86,6 +86,22 @@ class EtlAutoConfigurationTest {
     }
 
     @Test
+    void skipBudgetIsOnByDefaultAndConfigurable() {
+        this.complete.run((context) -> assertThat(context.getBean(PipelineConfig.class).skipBudget())
+            .isEqualTo(dev.etl.error.SkipBudget.DEFAULT));
+        this.complete
+            .withPropertyValues("etl.errors.skip-budget.max-ratio=0.2", "etl.errors.skip-budget.window=30s",
+                    "etl.errors.skip-budget.min-records=1000")
+            .run((context) -> assertThat(context.getBean(PipelineConfig.class).skipBudget())
+                .isEqualTo(new dev.etl.error.SkipBudget(true, 0.2, Duration.ofSeconds(30), 1000)));
+        this.complete.withPropertyValues("etl.errors.skip-budget.enabled=false")
+            .run((context) -> assertThat(context.getBean(PipelineConfig.class).skipBudget().enabled()).isFalse());
+        this.complete.withPropertyValues("etl.errors.skip-budget.max-ratio=1")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("etl.errors.skip-budget: skip-budget max-ratio must be in [0, 1), got 1.0"));
+    }
+
+    @Test
     void pipelineNameDefaultsToApplicationNameThenEtl() {
         this.complete.withPropertyValues("spring.application.name=billing")
             .run((context) -> assertThat(context.getBean(PipelineConfig.class).name()).isEqualTo("billing"));

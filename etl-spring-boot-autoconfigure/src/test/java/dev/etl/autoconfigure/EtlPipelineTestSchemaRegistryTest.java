@@ -32,7 +32,8 @@ class EtlPipelineTestSchemaRegistryTest {
 
     @Test
     void connectionDetailsOfTheTestsOwnReplaceTheStub() {
-        this.runner.withBean(SchemaRegistryConnectionDetails.class, () -> () -> "http://registry.internal:8081")
+        this.runner.withPropertyValues("etl.avro.registry.check-on-startup=false")
+            .withBean(SchemaRegistryConnectionDetails.class, () -> () -> "http://registry.internal:8081")
             .run((context) -> assertThat(context).doesNotHaveBean(StubSchemaRegistry.class)
                 .getBean(SchemaRegistryClient.class)
                 .extracting(SchemaRegistryClient::baseUrl)

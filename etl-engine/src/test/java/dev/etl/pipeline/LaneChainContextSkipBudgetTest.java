@@ -1,0 +1,149 @@
+package dev.etl.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.etl.error.ErrorClass;
+import dev.etl.error.FatalPipelineException;
+import dev.etl.error.RecordException;
+import dev.etl.error.SkipBudget;
+import dev.etl.metrics.ErrorMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+class LaneChainContextSkipBudgetTest {
+    private static final long SECOND = 1_000_000_000L;
+
+    private final AtomicLong now = new AtomicLong(1_000 * SECOND);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final Logger logger = (Logger) LoggerFactory.getLogger(LaneChainContext.class);
+    private final ListAppender<ILoggingEvent> logs = new ListAppender<>();
+
+    @AfterEach
+    void detach() {
+        logger.detachAppender(logs);
+    }
+
+    private LaneChainContext context(SkipBudget budget) {
+        PipelineConfig config = PipelineConfig.builder("orders").skipBudget(budget).build();
+        return new LaneChainContext(config, 2, registry, Map.of(), new ErrorMetrics(registry, "orders"), null, now::get,
+                10 * SECOND);
+    }
+
+    private static RecordException failure(ErrorClass errorClass, long offset) {
+        return new RecordException(errorClass, "parse", "orders-3", offset, "not a number", null);
+    }
+
+    /** Skips {@code n} records of {@code errorClass}; returns how many were skipped before a trip. */
+    private static int skip(LaneChainContext ctx, ErrorClass errorClass, int n) {
+        for (int i = 0; i < n; i++) {
+            ctx.skipped(failure(errorClass, i));
+        }
+        return n;
+    }
+
+    @Test
+    void failsOnceMoreThanTheShareOfTheWindowsRecordsIsSkipped() {
+        LaneChainContext ctx = context(new SkipBudget(true, 0.5, Duration.ofMinutes(1), 100));
+        ctx.recordsIn(200);
+        skip(ctx, ErrorClass.OPERATOR, 100); // exactly half: allowed
+
+        assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.OPERATOR, 100)))
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("pipeline 'orders' lane 2 exceeded its skip budget: 101 of the 200 records")
+                .hasMessageContaining("error type operator")
+                .hasMessageContaining("more than 50% of at least 100 records in a 1m window")
+                .hasMessageContaining("orders-3@100")
+                .hasMessageContaining("etl.errors.skip-budget");
+        assertThat(registry.get("etl.skip.budget.exceeded").tag("error_type", "operator").counter().count())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void belowMinRecordsTheBudgetDoesNotApply() {
+        LaneChainContext ctx = context(new SkipBudget(true, 0.5, Duration.ofMinutes(1), 100));
+        ctx.recordsIn(99);
+        skip(ctx, ErrorClass.DESERIALIZATION, 99); // all of them, but 99 records are not a trend
+        ctx.recordsIn(1);
+        assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.DESERIALIZATION, 99)))
+                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("100 of the 100 records");
+    }
+
+    @Test
+    void errorClassesHaveSeparateBudgets() {
+        LaneChainContext ctx = context(new SkipBudget(true, 0.5, Duration.ofMinutes(1), 10));
+        ctx.recordsIn(100);
+        skip(ctx, ErrorClass.DESERIALIZATION, 50);
+        skip(ctx, ErrorClass.OPERATOR, 50);
+        skip(ctx, ErrorClass.ENCODE, 50);
+        assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.ENCODE, 1)))
+                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("error type encode")
+                .satisfies(e -> assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.ENCODE));
+    }
+
+    @Test
+    void aNewWindowStartsFromZero() {
+        LaneChainContext ctx = context(new SkipBudget(true, 0.5, Duration.ofSeconds(60), 10));
+        ctx.recordsIn(100);
+        skip(ctx, ErrorClass.OPERATOR, 50);
+        now.addAndGet(59 * SECOND);
+        ctx.recordsIn(100); // same window: 200 records, 50 skipped
+        skip(ctx, ErrorClass.OPERATOR, 50);
+        now.addAndGet(1 * SECOND);
+        ctx.recordsIn(100); // a new window: the earlier 100 skips are forgotten
+        skip(ctx, ErrorClass.OPERATOR, 50);
+        assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.OPERATOR, 1)))
+                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("51 of the 100 records");
+    }
+
+    @Test
+    void aDisabledBudgetNeverFails() {
+        LaneChainContext ctx = context(SkipBudget.DISABLED);
+        ctx.recordsIn(1_000);
+        skip(ctx, ErrorClass.DESERIALIZATION, 1_000);
+        assertThat(registry.get("etl.errors").tag("error_type", "deserialization").counter().count()).isEqualTo(1_000);
+    }
+
+    @Test
+    void theDefaultBudgetIsOn() {
+        assertThat(PipelineConfig.builder("p").build().skipBudget()).isEqualTo(SkipBudget.DEFAULT);
+        assertThat(SkipBudget.DEFAULT.enabled()).isTrue();
+        assertThatThrownBy(() -> new SkipBudget(true, 1.0, Duration.ofMinutes(1), 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max-ratio");
+    }
+
+    @Test
+    void suppressedSkipLinesAreReportedOnceTheIntervalPassesAndAtTeardown() {
+        logs.start();
+        logger.addAppender(logs);
+        LaneChainContext ctx = context(SkipBudget.DISABLED);
+        skip(ctx, ErrorClass.OPERATOR, 6); // one line, five suppressed
+        assertThat(messages()).hasSize(1);
+
+        ctx.reportSuppressed(false);
+        assertThat(messages()).as("interval not over").hasSize(1);
+        now.addAndGet(10 * SECOND);
+        ctx.reportSuppressed(false);
+        assertThat(messages()).hasSize(2).last().asString()
+                .contains("pipeline=orders lane=2 skipped 5 more records whose lines were suppressed");
+
+        skip(ctx, ErrorClass.OPERATOR, 2); // suppressed: the summary took this interval's line
+        ctx.reportSuppressed(true);
+        assertThat(messages()).hasSize(3).last().asString().contains("skipped 2 more records");
+    }
+
+    private List<String> messages() {
+        return logs.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    }
+}
