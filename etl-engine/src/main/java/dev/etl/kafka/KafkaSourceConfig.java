@@ -53,6 +53,9 @@ public final class KafkaSourceConfig {
 
     private static final String BYTES = ByteArrayDeserializer.class.getName();
     private static final String REDACTED = "[redacted]";
+    /** Settings that must differ per consumer; each lane's value is suffixed {@code -lane-<i>}. */
+    private static final List<String> PER_LANE_KEYS = List.of(ConsumerConfig.CLIENT_ID_CONFIG,
+            ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
 
     private final Map<String, Object> consumerProperties;
     private final List<String> topics;
@@ -88,17 +91,29 @@ public final class KafkaSourceConfig {
 
     /**
      * The consumer properties of lane {@code laneIndex}: {@link #consumerProperties()} with
-     * {@code client.id}, when set, suffixed {@code -lane-<i>} (client ids must differ per consumer
-     * for their JMX metrics not to collide).
+     * {@code client.id} and {@code group.instance.id}, when set, suffixed {@code -lane-<i>}. Client ids
+     * must differ per consumer for their JMX metrics not to collide; static member ids must differ per
+     * consumer or the lanes of one process fence each other (the broker keeps one member per
+     * {@code group.instance.id}).
      */
     public Map<String, Object> consumerProperties(int laneIndex) {
-        Object clientId = consumerProperties.get(ConsumerConfig.CLIENT_ID_CONFIG);
-        if (clientId == null || clientId.toString().isBlank()) {
-            return consumerProperties;
+        Map<String, Object> copy = null;
+        for (String key : PER_LANE_KEYS) {
+            Object value = consumerProperties.get(key);
+            if (value != null && !value.toString().isBlank()) {
+                if (copy == null) {
+                    copy = new LinkedHashMap<>(consumerProperties);
+                }
+                copy.put(key, value.toString().trim() + "-lane-" + laneIndex);
+            }
         }
-        Map<String, Object> copy = new LinkedHashMap<>(consumerProperties);
-        copy.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-lane-" + laneIndex);
-        return copy;
+        return copy != null ? copy : consumerProperties;
+    }
+
+    /** The {@code group.instance.id} of lane {@code laneIndex}, or null without static membership. */
+    public String groupInstanceId(int laneIndex) {
+        Object id = consumerProperties(laneIndex).get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        return id == null ? null : id.toString();
     }
 
     /** Subscribed topics, when subscribing by list; empty when subscribing by {@link #topicPattern()}. */
@@ -272,6 +287,11 @@ public final class KafkaSourceConfig {
                     + "and where offsets are committed");
             required(p, ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "the consumer needs brokers to connect to");
             refuseAutoCommit(p);
+            Object instanceId = p.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+            if (instanceId != null && instanceId.toString().isBlank()) {
+                throw new KafkaConfigException(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "must not be blank: remove "
+                        + "it for dynamic membership, or give a name that is stable across restarts of this instance");
+            }
             requireByteArrays(p, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
             requireByteArrays(p, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
             checkIsolationLevel(p);
