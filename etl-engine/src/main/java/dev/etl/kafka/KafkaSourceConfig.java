@@ -42,14 +42,30 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  *       {@code partition.assignment.strategy}, {@code session.timeout.ms} and
  *       {@code heartbeat.interval.ms} are refused;</li>
  *   <li>{@code isolation.level} must be {@code read_uncommitted} or {@code read_committed} (both
- *       keep the guarantee).</li>
+ *       keep the guarantee);</li>
+ *   <li>{@code group.instance.id} (static membership), when given, must not be blank; each lane
+ *       suffixes it ({@link #consumerProperties(int)}).</li>
  * </ul>
+ * Throughput defaults ({@link #THROUGHPUT_DEFAULTS}) are applied where a key is not given: Kafka's
+ * own defaults (500 records per poll, 1 byte minimum fetch) hand the chain small batches that fill
+ * the sink's 8192-row chunks and 100k-row batches slowly; the measurement is in
+ * {@code docs/deployment/tuning.md}.
  * Everything else, SSL and SASL settings included, is passed to the consumer untouched. Secrets
  * never appear in {@link #toString()}: see {@link #redacted()}.
  */
 public final class KafkaSourceConfig {
     /** Default {@code partition.assignment.strategy} under the classic protocol. */
     public static final String DEFAULT_ASSIGNOR = CooperativeStickyAssignor.class.getName();
+
+    /**
+     * Consumer settings applied when not given ({@code putIfAbsent}): {@code max.poll.records=5000},
+     * {@code fetch.min.bytes=65536} (with Kafka's {@code fetch.max.wait.ms=500} as the bound on the
+     * wait), {@code max.partition.fetch.bytes=2097152}. Any explicit value wins.
+     */
+    public static final Map<String, Object> THROUGHPUT_DEFAULTS = Map.of(
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000,
+            ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 64 * 1024,
+            ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 2 * 1024 * 1024);
 
     private static final String BYTES = ByteArrayDeserializer.class.getName();
     private static final String REDACTED = "[redacted]";
@@ -295,6 +311,7 @@ public final class KafkaSourceConfig {
             requireByteArrays(p, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
             requireByteArrays(p, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
             checkIsolationLevel(p);
+            THROUGHPUT_DEFAULTS.forEach(p::putIfAbsent);
             boolean consumerProtocol = applyGroupProtocol(p);
             validateSubscription();
             positive(commitTimeout, "commit-timeout");

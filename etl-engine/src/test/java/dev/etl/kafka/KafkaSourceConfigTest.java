@@ -194,6 +194,15 @@ class KafkaSourceConfigTest {
     }
 
     @Test
+    void throughputDefaultsApplyUnlessAKeyIsGiven() {
+        assertThat(base().build().consumerProperties()).containsEntry("max.poll.records", 5000)
+                .containsEntry("fetch.min.bytes", 65536).containsEntry("max.partition.fetch.bytes", 2097152);
+        assertThat(base().property("max.poll.records", "300").property("fetch.min.bytes", 1).build()
+                .consumerProperties()).containsEntry("max.poll.records", "300").containsEntry("fetch.min.bytes", 1)
+                .containsEntry("max.partition.fetch.bytes", 2097152);
+    }
+
+    @Test
     void propertiesAreUnmodifiable() {
         Map<String, Object> props = base().build().consumerProperties();
         assertThatThrownBy(() -> props.put("enable.auto.commit", true))

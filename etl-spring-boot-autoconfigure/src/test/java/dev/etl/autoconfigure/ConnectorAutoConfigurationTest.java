@@ -71,6 +71,23 @@ class ConnectorAutoConfigurationTest {
     }
 
     @Test
+    void kafkaSourceShipsThroughputDefaultsThatSpringKafkaPropertiesOverride() {
+        this.runner.withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:19092")
+            .run((context) -> assertThat(context.getBean(KafkaSourceConfig.class).consumerProperties())
+                .containsEntry("max.poll.records", 5000)
+                .containsEntry("fetch.min.bytes", 65536)
+                .containsEntry("max.partition.fetch.bytes", 2097152));
+        this.runner.withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:19092",
+                    "spring.kafka.consumer.max-poll-records=77", "spring.kafka.consumer.fetch-min-size=1KB")
+            .run((context) -> assertThat(context.getBean(KafkaSourceConfig.class).consumerProperties())
+                .containsEntry("max.poll.records", 77)
+                .containsEntry("fetch.min.bytes", 1024)
+                .containsEntry("max.partition.fetch.bytes", 2097152));
+    }
+
+    @Test
     void kafkaSourceUsesTheGroupIdAndPatternWhenGiven() {
         this.runner.withUserConfiguration(CaptureSinkOnly.class)
             .withPropertyValues("etl.source.kafka.pattern=orders-.*", "spring.kafka.consumer.group-id=billing")
