@@ -81,6 +81,7 @@ public final class KafkaSourceConfig {
     private final Duration commitTimeout;
     private final Duration closeTimeout;
     private final Duration lagSampleInterval;
+    private final Duration unreachableAfter;
     private final boolean consumerProtocol;
 
     private KafkaSourceConfig(Builder b, Map<String, Object> consumerProperties, boolean consumerProtocol) {
@@ -92,6 +93,7 @@ public final class KafkaSourceConfig {
         this.commitTimeout = b.commitTimeout;
         this.closeTimeout = b.closeTimeout;
         this.lagSampleInterval = b.lagSampleInterval;
+        this.unreachableAfter = b.unreachableAfter;
         this.consumerProtocol = consumerProtocol;
     }
 
@@ -177,6 +179,20 @@ public final class KafkaSourceConfig {
         return lagSampleInterval;
     }
 
+    /**
+     * How long a lane may go without contact with its group (not joined since it opened, or no
+     * heartbeat) before {@code etl_source_broker_unreachable} turns 1 and a WARN naming the bootstrap
+     * servers is logged (repeated at this interval while it lasts).
+     */
+    public Duration unreachableAfter() {
+        return unreachableAfter;
+    }
+
+    /** The {@code bootstrap.servers} setting, for messages. */
+    public String bootstrapServers() {
+        return String.valueOf(consumerProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+    }
+
     /** The subscription for logs: {@code [orders, payments]} or {@code /orders-.*}{@code /}. */
     public String subscription() {
         return topicPattern != null ? "/" + topicPattern.pattern() + "/" : topics.toString();
@@ -221,6 +237,7 @@ public final class KafkaSourceConfig {
         private Duration commitTimeout = Duration.ofSeconds(30);
         private Duration closeTimeout = Duration.ofSeconds(10);
         private Duration lagSampleInterval = Duration.ofSeconds(1);
+        private Duration unreachableAfter = Duration.ofSeconds(30);
 
         private Builder() {
         }
@@ -292,6 +309,12 @@ public final class KafkaSourceConfig {
             return this;
         }
 
+        /** See {@link KafkaSourceConfig#unreachableAfter()}; default 30 s. */
+        public Builder unreachableAfter(Duration unreachableAfter) {
+            this.unreachableAfter = unreachableAfter;
+            return this;
+        }
+
         /**
          * Validates and builds.
          *
@@ -317,6 +340,7 @@ public final class KafkaSourceConfig {
             positive(commitTimeout, "commit-timeout");
             positive(closeTimeout, "close-timeout");
             positive(lagSampleInterval, "lag-sample-interval");
+            positive(unreachableAfter, "unreachable-after");
             return new KafkaSourceConfig(this, Collections.unmodifiableMap(p), consumerProtocol);
         }
 
