@@ -43,8 +43,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  *       {@code heartbeat.interval.ms} are refused;</li>
  *   <li>{@code isolation.level} must be {@code read_uncommitted} or {@code read_committed} (both
  *       keep the guarantee);</li>
- *   <li>{@code group.instance.id} (static membership), when given, must not be blank; each lane
- *       suffixes it ({@link #consumerProperties(int)}).</li>
+ *   <li>{@code group.instance.id} (static membership): each lane suffixes it
+ *       ({@link #consumerProperties(int)}); a blank value means dynamic membership (the key is
+ *       dropped), so {@code ${POD_NAME:}} turns it on only where the name is set.</li>
  * </ul>
  * Throughput defaults ({@link #THROUGHPUT_DEFAULTS}) are applied where a key is not given: Kafka's
  * own defaults (500 records per poll, 1 byte minimum fetch) hand the chain small batches that fill
@@ -328,8 +329,8 @@ public final class KafkaSourceConfig {
             refuseAutoCommit(p);
             Object instanceId = p.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
             if (instanceId != null && instanceId.toString().isBlank()) {
-                throw new KafkaConfigException(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, "must not be blank: remove "
-                        + "it for dynamic membership, or give a name that is stable across restarts of this instance");
+                // "group.instance.id: ${POD_NAME:}" — static membership where the name is set, dynamic elsewhere.
+                p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
             }
             requireByteArrays(p, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
             requireByteArrays(p, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
