@@ -26,6 +26,8 @@
 #   BENCH_RUN_TIMEOUT_S       longest wait for one run to write all rows (default 240)
 #   BENCH_POLL_S              row-count sampling period in seconds (default 0.2): the timing resolution
 #   BENCH_HEAP                -Xmx of both pipelines (default 1g)
+#   BENCH_ETL_ARGS            extra command-line arguments of the etl sample-service (space-separated),
+#                             e.g. '--etl.source.kafka.properties[max.poll.records]=500'
 #   BENCH_SKIP_BUILD=1        use the jars that are there
 #   BENCH_MVN_ARGS            extra Maven arguments for the build (e.g. -o)
 #   BENCH_KEEP_INFRA=1        leave the servers this script started running
@@ -213,9 +215,10 @@ run() {
   else
     for p in $(seq 18480 18580); do port_free "$p" && { http_port=$p; break; }; done
     [[ -n "$http_port" ]] || fail "no free HTTP port in 18480-18580 for sample-service"
+    # shellcheck disable=SC2086 # BENCH_ETL_ARGS is a list of arguments
     KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="$group" \
       CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$http_port" \
-      ETL_THREADS="$THREADS" java -Xmx"$HEAP" -jar "$SERVICE_JAR" >"$log" 2>&1 &
+      ETL_THREADS="$THREADS" java -Xmx"$HEAP" -jar "$SERVICE_JAR" ${BENCH_ETL_ARGS:-} >"$log" 2>&1 &
   fi
   PIPELINE_PID=$!
 

@@ -3,22 +3,30 @@ package dev.etl.kafka;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -26,6 +34,7 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -33,12 +42,16 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import dev.etl.error.RateLimitedLog;
 import dev.etl.error.SinkWriteException;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.DeadLetterRecord;
 import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
 import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The {@link ShardWriter} of a Kafka dead-letter topic: decodes the records of a dead-letter batch
@@ -58,6 +71,27 @@ import dev.etl.sink.SinkDefinition;
  * versions are permanent; other client errors are transient and replace the producer (a fenced or
  * out-of-sequence idempotent producer cannot be reused).
  *
+ * <p><b>Startup check</b> ({@link #sink(String, Map, String, Duration, Options)}): when the sink
+ * creates its writer (at {@code PipelineRuntime.start()}), an {@link Admin} client describes the
+ * topic. A topic that does not exist fails the start with a {@link KafkaConfigException} naming it
+ * (the producer never creates it; without the check the first bad record would stall the pipeline
+ * while every send waits for metadata). A broker that does not answer within the check timeout, or
+ * refuses to describe the topic, is logged at WARN and the start goes on. The topic's
+ * {@code max.message.bytes} lowers the size limit below.
+ *
+ * <p><b>Oversized records</b>: a record whose estimated size (key + value + headers + a fixed
+ * overhead) exceeds the size limit — the smallest of {@link Options#maxRecordBytes()}, the producer's
+ * {@code max.request.size} and {@code buffer.memory}, and the topic's {@code max.message.bytes} — is
+ * not refused by Kafka and does not fail the pipeline: its value (then, if that is not enough, its
+ * key) is cut to fit, and headers {@value #HEADER_TRUNCATED} ({@code value} or {@code key,value}),
+ * {@value #HEADER_ORIGINAL_VALUE_BYTES} and {@value #HEADER_ORIGINAL_KEY_BYTES} say so. Counted in
+ * {@code etl_dead_letter_truncated_total}; the original is still in the source topic at the offset in
+ * {@code etl.source.offset} (until retention removes it).
+ *
+ * <p><b>Health</b>: after a failed write the writer reports unhealthy ({@link #isHealthy()}, so
+ * readiness is not UP) until a write succeeds; every failed attempt counts in
+ * {@code etl_dead_letter_write_failures_total}, and the first failure of a streak is logged at WARN.
+ *
  * <p>One writer per shard (a dead-letter sink has one), used by one io thread at a time.
  */
 public final class KafkaDeadLetterWriter implements ShardWriter {
@@ -65,11 +99,58 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
     private static final String CLIENT = "dead-letter producer";
     /** Default bound on one {@link #write}'s wait for the broker's acknowledgements. */
     public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
+    /** Default upper bound on one dead-letter record's size: Kafka's default {@code max.request.size}, 1 MiB. */
+    public static final int DEFAULT_MAX_RECORD_BYTES = 1 << 20;
+    /** Smallest accepted {@link Options#maxRecordBytes()}: the headers alone can take a few KiB. */
+    public static final int MIN_MAX_RECORD_BYTES = 16 << 10;
+    /** Header on a truncated record: what was cut, {@code value} or {@code key,value}. */
+    public static final String HEADER_TRUNCATED = "etl.truncated";
+    /** Header on a truncated record: the value's size before truncation, in bytes. */
+    public static final String HEADER_ORIGINAL_VALUE_BYTES = "etl.original.value.bytes";
+    /** Header on a record whose key was truncated: the key's size before truncation, in bytes. */
+    public static final String HEADER_ORIGINAL_KEY_BYTES = "etl.original.key.bytes";
+    /** Upper bound on a record's framing in a batch (record batch header, varints), with margin. */
+    private static final int RECORD_OVERHEAD = 256;
+    /** Per header: varint lengths, with margin. */
+    private static final int HEADER_OVERHEAD = 10;
+    /** Room kept for the truncation headers themselves. */
+    private static final int TRUNCATION_HEADERS_RESERVE = 128;
+    /** Longest the startup check waits for the broker. */
+    private static final Duration MAX_CHECK_TIMEOUT = Duration.ofSeconds(15);
+
+    /**
+     * Settings besides the producer properties.
+     *
+     * @param maxRecordBytes upper bound on one record's size; larger records are truncated (at least
+     *                       {@value #MIN_MAX_RECORD_BYTES})
+     * @param checkTopic     whether the writer factory checks at startup that the topic exists
+     * @param meterRegistry  where {@code etl_dead_letter_*} meters go (null: a private registry)
+     * @param pipeline       the {@code pipeline} tag of those meters
+     */
+    public record Options(int maxRecordBytes, boolean checkTopic, MeterRegistry meterRegistry, String pipeline) {
+        public Options {
+            if (maxRecordBytes < MIN_MAX_RECORD_BYTES) {
+                throw new KafkaConfigException(CLIENT, "max-record-bytes", "must be at least "
+                        + MIN_MAX_RECORD_BYTES + " bytes (room for the context headers), got " + maxRecordBytes);
+            }
+            Objects.requireNonNull(pipeline, "pipeline");
+        }
+
+        /** 1 MiB records, the topic checked, a private registry, pipeline {@code default}. */
+        public static Options defaults() {
+            return new Options(DEFAULT_MAX_RECORD_BYTES, true, null, "default");
+        }
+    }
 
     private final Map<String, Object> properties;
     private final String topic;
     private final Duration sendTimeout;
     private final Function<Map<String, Object>, Producer<byte[], byte[]>> producers;
+    private final int maxRecordBytes;
+    private final Counter truncated;
+    private final Counter writeFailures;
+    private final RateLimitedLog truncationLog = new RateLimitedLog(10_000_000_000L, System::nanoTime);
+    private volatile boolean failing;
     private Producer<byte[], byte[]> producer;
 
     /**
@@ -83,12 +164,58 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         this(producerProperties, topic, sendTimeout, KafkaProducer::new);
     }
 
+    /**
+     * A writer producing to {@code topic}, truncating records above the size limit (see the class
+     * comment; the topic's own limit is not looked up here) and registering its meters per
+     * {@code options}. Does not check the topic: {@link #sink(String, Map, String, Duration, Options)} does.
+     */
+    public KafkaDeadLetterWriter(Map<String, ?> producerProperties, String topic, Duration sendTimeout,
+            Options options) {
+        this(producerProperties, topic, sendTimeout, options, OptionalInt.empty(), KafkaProducer::new);
+    }
+
     KafkaDeadLetterWriter(Map<String, ?> producerProperties, String topic, Duration sendTimeout,
             Function<Map<String, Object>, Producer<byte[], byte[]>> producers) {
+        this(producerProperties, topic, sendTimeout, Options.defaults(), OptionalInt.empty(), producers);
+    }
+
+    KafkaDeadLetterWriter(Map<String, ?> producerProperties, String topic, Duration sendTimeout, Options options,
+            OptionalInt topicMaxMessageBytes, Function<Map<String, Object>, Producer<byte[], byte[]>> producers) {
         this.sendTimeout = requireTimeout(sendTimeout);
         this.properties = producerProperties(producerProperties, sendTimeout);
         this.topic = requireTopic(topic);
         this.producers = Objects.requireNonNull(producers, "producers");
+        this.maxRecordBytes = sizeLimit(options.maxRecordBytes(), properties, topicMaxMessageBytes);
+        MeterRegistry registry = options.meterRegistry() != null ? options.meterRegistry() : new SimpleMeterRegistry();
+        this.truncated = Counter.builder("etl.dead.letter.truncated")
+                .description("Dead-letter records cut to the size limit (header etl.truncated)")
+                .tag("pipeline", options.pipeline()).tag("topic", this.topic).register(registry);
+        this.writeFailures = Counter.builder("etl.dead.letter.write.failures")
+                .description("Failed dead-letter write attempts (readiness is not UP while the last one failed)")
+                .tag("pipeline", options.pipeline()).tag("topic", this.topic).register(registry);
+    }
+
+    /** The smallest of the configured limit, max.request.size, buffer.memory and the topic's limit. */
+    static int sizeLimit(int configured, Map<String, Object> producer, OptionalInt topicMaxMessageBytes) {
+        long limit = configured;
+        limit = Math.min(limit, longSetting(producer, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Long.MAX_VALUE));
+        limit = Math.min(limit, longSetting(producer, ProducerConfig.BUFFER_MEMORY_CONFIG, Long.MAX_VALUE));
+        if (topicMaxMessageBytes.isPresent()) {
+            limit = Math.min(limit, topicMaxMessageBytes.getAsInt());
+        }
+        return (int) Math.max(limit, MIN_MAX_RECORD_BYTES);
+    }
+
+    private static long longSetting(Map<String, Object> props, String key, long absent) {
+        Object value = props.get(key);
+        if (value == null) {
+            return absent;
+        }
+        try {
+            return Long.parseLong(String.valueOf(value).trim());
+        } catch (NumberFormatException e) {
+            throw new KafkaConfigException(CLIENT, key, "must be a number of bytes, got '" + value + "'");
+        }
     }
 
     /**
@@ -100,9 +227,79 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      */
     public static SinkDefinition sink(String name, Map<String, ?> producerProperties, String topic,
             Duration sendTimeout) {
+        return sink(name, producerProperties, topic, sendTimeout, Options.defaults());
+    }
+
+    /**
+     * As {@link #sink(String, Map, String, Duration)}, with {@code options}. When
+     * {@link Options#checkTopic()} is set, creating the writer (at {@code PipelineRuntime.start()})
+     * checks that the topic exists ({@link #checkTopic}) and fails the start when it does not.
+     *
+     * @throws KafkaConfigException naming a refused setting
+     */
+    public static SinkDefinition sink(String name, Map<String, ?> producerProperties, String topic,
+            Duration sendTimeout, Options options) {
         Map<String, Object> checked = producerProperties(producerProperties, requireTimeout(sendTimeout));
         String checkedTopic = requireTopic(topic);
-        return SinkDefinition.of(name, 1, shard -> new KafkaDeadLetterWriter(checked, checkedTopic, sendTimeout));
+        Objects.requireNonNull(options, "options");
+        return SinkDefinition.of(name, 1, shard -> {
+            OptionalInt topicLimit = options.checkTopic()
+                    ? checkTopic(checked, checkedTopic, sendTimeout.compareTo(MAX_CHECK_TIMEOUT) < 0 ? sendTimeout
+                            : MAX_CHECK_TIMEOUT)
+                    : OptionalInt.empty();
+            return new KafkaDeadLetterWriter(checked, checkedTopic, sendTimeout, options, topicLimit,
+                    KafkaProducer::new);
+        });
+    }
+
+    /**
+     * Checks with an {@link Admin} client that {@code topic} exists, and returns its
+     * {@code max.message.bytes} when the broker tells it.
+     *
+     * @throws KafkaConfigException when the broker answers that the topic does not exist
+     */
+    public static OptionalInt checkTopic(Map<String, ?> producerProperties, String topic, Duration timeout) {
+        Map<String, Object> adminProps = new LinkedHashMap<>(producerProperties);
+        Object clientId = adminProps.get(ProducerConfig.CLIENT_ID_CONFIG);
+        adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG, (clientId == null ? "etl" : clientId) + "-dead-letter-check");
+        adminProps.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        adminProps.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
+        for (String producerOnly : List.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ProducerConfig.ACKS_CONFIG,
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.MAX_BLOCK_MS_CONFIG)) {
+            adminProps.remove(producerOnly);
+        }
+        Object servers = adminProps.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
+        try (Admin admin = Admin.create(adminProps)) {
+            admin.describeTopics(List.of(topic)).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+            Config config = admin.describeConfigs(List.of(resource)).all()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+            ConfigEntry entry = config == null ? null : config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
+            if (entry != null && entry.value() != null) {
+                return OptionalInt.of(Integer.parseInt(entry.value().trim()));
+            }
+            return OptionalInt.empty();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+                throw new KafkaConfigException(CLIENT, "topic", "the dead-letter topic '" + topic + "' does not "
+                        + "exist on " + servers + ". Create it before starting (the producer never creates it; "
+                        + "size its partitions and retention as in docs/connectors/kafka.md#dead-letter-topic), "
+                        + "or fix the topic name");
+            }
+            log.warn("dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway", topic,
+                    servers, String.valueOf(e.getCause()));
+        } catch (TimeoutException e) {
+            log.warn("dead-letter topic '{}': the brokers {} did not answer within {}; could not check that it "
+                    + "exists, starting anyway", topic, servers, timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking the dead-letter topic '" + topic + "'", e);
+        } catch (KafkaException | NumberFormatException e) {
+            log.warn("dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway", topic,
+                    servers, e.toString());
+        }
+        return OptionalInt.empty();
     }
 
     /**
@@ -177,18 +374,43 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         return topic;
     }
 
+    /** The size limit in bytes a record is truncated to (diagnostics and tests). */
+    public int maxRecordBytes() {
+        return maxRecordBytes;
+    }
+
+    /** False from a failed write until the next successful one: readiness is not UP meanwhile. */
+    @Override
+    public boolean isHealthy() {
+        return !failing;
+    }
+
     @Override
     public void write(SealedBatch batch) throws SinkWriteException {
+        try {
+            send(batch);
+        } catch (SinkWriteException e) {
+            writeFailures.increment();
+            if (!failing) {
+                failing = true;
+                log.warn("dead-letter topic '{}': writes are failing, records failed under DEAD_LETTER are not "
+                        + "committed until they succeed (readiness is not UP): {}", topic, e.getMessage());
+            }
+            throw e;
+        }
+        if (failing) {
+            failing = false;
+            log.info("dead-letter topic '{}': writes succeed again", topic);
+        }
+    }
+
+    private void send(SealedBatch batch) throws SinkWriteException {
         List<DeadLetterRecord> records = DeadLetterEncoder.decode(batch);
         Producer<byte[], byte[]> producer = producer();
         List<Future<RecordMetadata>> sends = new ArrayList<>(records.size());
         try {
             for (DeadLetterRecord record : records) {
-                RecordHeaders headers = new RecordHeaders();
-                for (Map.Entry<String, String> header : record.headers().entrySet()) {
-                    headers.add(new RecordHeader(header.getKey(), header.getValue().getBytes(StandardCharsets.UTF_8)));
-                }
-                sends.add(producer.send(new ProducerRecord<>(topic, null, null, record.key(), record.value(), headers)));
+                sends.add(producer.send(toProducerRecord(record)));
             }
             producer.flush();
             long deadlineNs = System.nanoTime() + sendTimeout.toNanos();
@@ -205,6 +427,53 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         } catch (RuntimeException e) {
             throw classify(batch, e);
         }
+    }
+
+    /** The record to send: headers as UTF-8, key and value cut to the size limit when too large. */
+    ProducerRecord<byte[], byte[]> toProducerRecord(DeadLetterRecord record) {
+        RecordHeaders headers = new RecordHeaders();
+        long headerBytes = 0;
+        for (Map.Entry<String, String> header : record.headers().entrySet()) {
+            byte[] value = header.getValue().getBytes(StandardCharsets.UTF_8);
+            headers.add(new RecordHeader(header.getKey(), value));
+            headerBytes += header.getKey().length() * 3L + value.length + HEADER_OVERHEAD;
+        }
+        byte[] key = record.key();
+        byte[] value = record.value();
+        int keyLength = key == null ? 0 : key.length;
+        int valueLength = value == null ? 0 : value.length;
+        long fixed = RECORD_OVERHEAD + headerBytes;
+        if (fixed + keyLength + valueLength <= maxRecordBytes) {
+            return new ProducerRecord<>(topic, null, null, key, value, headers);
+        }
+        long room = maxRecordBytes - fixed - TRUNCATION_HEADERS_RESERVE;
+        boolean keyCut = keyLength > Math.max(0, room);
+        if (keyCut) {
+            key = Arrays.copyOf(key, (int) Math.max(0, room));
+        }
+        long valueRoom = Math.max(0, room - (key == null ? 0 : key.length));
+        if (value != null && value.length > valueRoom) {
+            value = Arrays.copyOf(value, (int) valueRoom);
+        }
+        headers.add(new RecordHeader(HEADER_TRUNCATED,
+                (keyCut ? "key,value" : "value").getBytes(StandardCharsets.UTF_8)));
+        headers.add(new RecordHeader(HEADER_ORIGINAL_VALUE_BYTES,
+                Integer.toString(valueLength).getBytes(StandardCharsets.UTF_8)));
+        if (keyCut) {
+            headers.add(new RecordHeader(HEADER_ORIGINAL_KEY_BYTES,
+                    Integer.toString(keyLength).getBytes(StandardCharsets.UTF_8)));
+        }
+        truncated.increment();
+        long suppressed = truncationLog.permit();
+        if (suppressed >= 0) {
+            log.warn("dead-letter topic '{}': the record of {}-{}@{} takes about {} bytes, over the limit of {}: "
+                    + "truncated (header {}; {} similar suppressed)", topic,
+                    record.header(DeadLetterEncoder.HEADER_SOURCE_TOPIC),
+                    record.header(DeadLetterEncoder.HEADER_SOURCE_PARTITION),
+                    record.header(DeadLetterEncoder.HEADER_SOURCE_OFFSET), fixed + keyLength + valueLength,
+                    maxRecordBytes, HEADER_TRUNCATED, suppressed);
+        }
+        return new ProducerRecord<>(topic, null, null, key, value, headers);
     }
 
     private Producer<byte[], byte[]> producer() throws SinkWriteException {

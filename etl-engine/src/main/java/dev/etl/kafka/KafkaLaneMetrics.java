@@ -1,6 +1,7 @@
 package dev.etl.kafka;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -16,6 +17,10 @@ final class KafkaLaneMetrics {
     final Timer pollDuration;
     /** {@code etl_source_bytes_total}: serialized key + value bytes received. */
     final Counter bytesIn;
+    /** {@code etl_source_tombstones_total}: records with a null value received. */
+    final Counter tombstones;
+    /** Backs {@code etl_source_broker_unreachable}: 1 while the lane has no contact with its group. */
+    volatile int unreachable;
 
     KafkaLaneMetrics(MeterRegistry registry, String pipeline, int lane) {
         Tags tags = Tags.of("pipeline", pipeline, "lane", Integer.toString(lane));
@@ -24,5 +29,11 @@ final class KafkaLaneMetrics {
                 .tags(tags).register(registry);
         bytesIn = Counter.builder("etl.source.bytes").description("Serialized key and value bytes received")
                 .baseUnit("bytes").tags(tags).register(registry);
+        tombstones = Counter.builder("etl.source.tombstones")
+                .description("Records with a null value (tombstones) received; handled by the deserializer's policy")
+                .tags(tags).register(registry);
+        Gauge.builder("etl.source.broker.unreachable", this, m -> m.unreachable)
+                .description("1 while the lane has not reached its group coordinator for longer than unreachableAfter")
+                .tags(tags).register(registry);
     }
 }

@@ -42,8 +42,15 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  *       {@code partition.assignment.strategy}, {@code session.timeout.ms} and
  *       {@code heartbeat.interval.ms} are refused;</li>
  *   <li>{@code isolation.level} must be {@code read_uncommitted} or {@code read_committed} (both
- *       keep the guarantee).</li>
+ *       keep the guarantee);</li>
+ *   <li>{@code group.instance.id} (static membership): each lane suffixes it
+ *       ({@link #consumerProperties(int)}); a blank value means dynamic membership (the key is
+ *       dropped), so {@code ${POD_NAME:}} turns it on only where the name is set.</li>
  * </ul>
+ * Throughput defaults ({@link #THROUGHPUT_DEFAULTS}) are applied where a key is not given: Kafka's
+ * own defaults (500 records per poll, 1 byte minimum fetch) hand the chain small batches that fill
+ * the sink's 8192-row chunks and 100k-row batches slowly; the measurement is in
+ * {@code docs/deployment/tuning.md}.
  * Everything else, SSL and SASL settings included, is passed to the consumer untouched. Secrets
  * never appear in {@link #toString()}: see {@link #redacted()}.
  */
@@ -51,8 +58,21 @@ public final class KafkaSourceConfig {
     /** Default {@code partition.assignment.strategy} under the classic protocol. */
     public static final String DEFAULT_ASSIGNOR = CooperativeStickyAssignor.class.getName();
 
+    /**
+     * Consumer settings applied when not given ({@code putIfAbsent}): {@code max.poll.records=5000},
+     * {@code fetch.min.bytes=65536} (with Kafka's {@code fetch.max.wait.ms=500} as the bound on the
+     * wait), {@code max.partition.fetch.bytes=2097152}. Any explicit value wins.
+     */
+    public static final Map<String, Object> THROUGHPUT_DEFAULTS = Map.of(
+            ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000,
+            ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 64 * 1024,
+            ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 2 * 1024 * 1024);
+
     private static final String BYTES = ByteArrayDeserializer.class.getName();
     private static final String REDACTED = "[redacted]";
+    /** Settings that must differ per consumer; each lane's value is suffixed {@code -lane-<i>}. */
+    private static final List<String> PER_LANE_KEYS = List.of(ConsumerConfig.CLIENT_ID_CONFIG,
+            ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
 
     private final Map<String, Object> consumerProperties;
     private final List<String> topics;
@@ -62,6 +82,7 @@ public final class KafkaSourceConfig {
     private final Duration commitTimeout;
     private final Duration closeTimeout;
     private final Duration lagSampleInterval;
+    private final Duration unreachableAfter;
     private final boolean consumerProtocol;
 
     private KafkaSourceConfig(Builder b, Map<String, Object> consumerProperties, boolean consumerProtocol) {
@@ -73,6 +94,7 @@ public final class KafkaSourceConfig {
         this.commitTimeout = b.commitTimeout;
         this.closeTimeout = b.closeTimeout;
         this.lagSampleInterval = b.lagSampleInterval;
+        this.unreachableAfter = b.unreachableAfter;
         this.consumerProtocol = consumerProtocol;
     }
 
@@ -88,17 +110,29 @@ public final class KafkaSourceConfig {
 
     /**
      * The consumer properties of lane {@code laneIndex}: {@link #consumerProperties()} with
-     * {@code client.id}, when set, suffixed {@code -lane-<i>} (client ids must differ per consumer
-     * for their JMX metrics not to collide).
+     * {@code client.id} and {@code group.instance.id}, when set, suffixed {@code -lane-<i>}. Client ids
+     * must differ per consumer for their JMX metrics not to collide; static member ids must differ per
+     * consumer or the lanes of one process fence each other (the broker keeps one member per
+     * {@code group.instance.id}).
      */
     public Map<String, Object> consumerProperties(int laneIndex) {
-        Object clientId = consumerProperties.get(ConsumerConfig.CLIENT_ID_CONFIG);
-        if (clientId == null || clientId.toString().isBlank()) {
-            return consumerProperties;
+        Map<String, Object> copy = null;
+        for (String key : PER_LANE_KEYS) {
+            Object value = consumerProperties.get(key);
+            if (value != null && !value.toString().isBlank()) {
+                if (copy == null) {
+                    copy = new LinkedHashMap<>(consumerProperties);
+                }
+                copy.put(key, value.toString().trim() + "-lane-" + laneIndex);
+            }
         }
-        Map<String, Object> copy = new LinkedHashMap<>(consumerProperties);
-        copy.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-lane-" + laneIndex);
-        return copy;
+        return copy != null ? copy : consumerProperties;
+    }
+
+    /** The {@code group.instance.id} of lane {@code laneIndex}, or null without static membership. */
+    public String groupInstanceId(int laneIndex) {
+        Object id = consumerProperties(laneIndex).get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        return id == null ? null : id.toString();
     }
 
     /** Subscribed topics, when subscribing by list; empty when subscribing by {@link #topicPattern()}. */
@@ -146,6 +180,20 @@ public final class KafkaSourceConfig {
         return lagSampleInterval;
     }
 
+    /**
+     * How long a lane may go without contact with its group (not joined since it opened, or no
+     * heartbeat) before {@code etl_source_broker_unreachable} turns 1 and a WARN naming the bootstrap
+     * servers is logged (repeated at this interval while it lasts).
+     */
+    public Duration unreachableAfter() {
+        return unreachableAfter;
+    }
+
+    /** The {@code bootstrap.servers} setting, for messages. */
+    public String bootstrapServers() {
+        return String.valueOf(consumerProperties.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+    }
+
     /** The subscription for logs: {@code [orders, payments]} or {@code /orders-.*}{@code /}. */
     public String subscription() {
         return topicPattern != null ? "/" + topicPattern.pattern() + "/" : topics.toString();
@@ -190,6 +238,7 @@ public final class KafkaSourceConfig {
         private Duration commitTimeout = Duration.ofSeconds(30);
         private Duration closeTimeout = Duration.ofSeconds(10);
         private Duration lagSampleInterval = Duration.ofSeconds(1);
+        private Duration unreachableAfter = Duration.ofSeconds(30);
 
         private Builder() {
         }
@@ -261,6 +310,12 @@ public final class KafkaSourceConfig {
             return this;
         }
 
+        /** See {@link KafkaSourceConfig#unreachableAfter()}; default 30 s. */
+        public Builder unreachableAfter(Duration unreachableAfter) {
+            this.unreachableAfter = unreachableAfter;
+            return this;
+        }
+
         /**
          * Validates and builds.
          *
@@ -272,14 +327,21 @@ public final class KafkaSourceConfig {
                     + "and where offsets are committed");
             required(p, ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "the consumer needs brokers to connect to");
             refuseAutoCommit(p);
+            Object instanceId = p.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+            if (instanceId != null && instanceId.toString().isBlank()) {
+                // "group.instance.id: ${POD_NAME:}" — static membership where the name is set, dynamic elsewhere.
+                p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+            }
             requireByteArrays(p, ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
             requireByteArrays(p, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
             checkIsolationLevel(p);
+            THROUGHPUT_DEFAULTS.forEach(p::putIfAbsent);
             boolean consumerProtocol = applyGroupProtocol(p);
             validateSubscription();
             positive(commitTimeout, "commit-timeout");
             positive(closeTimeout, "close-timeout");
             positive(lagSampleInterval, "lag-sample-interval");
+            positive(unreachableAfter, "unreachable-after");
             return new KafkaSourceConfig(this, Collections.unmodifiableMap(p), consumerProtocol);
         }
 

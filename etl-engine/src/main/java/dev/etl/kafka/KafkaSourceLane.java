@@ -20,6 +20,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -64,6 +66,18 @@ import dev.etl.source.SourceLane;
  * later callbacks are not forwarded, and {@link #poll} rethrows it unchanged when
  * {@code consumer.poll} returns.
  *
+ * <h2>Broker contact</h2>
+ * Every lag sample also checks contact with the group: a lane that has not joined its group within
+ * {@code unreachableAfter} of opening, or whose consumer's last heartbeat
+ * ({@code consumer-coordinator-metrics/last-heartbeat-seconds-ago}) is older than that, sets
+ * {@code etl_source_broker_unreachable} to 1 and logs a WARN naming the bootstrap servers, repeated
+ * every {@code unreachableAfter} while it lasts; the gauge returns to 0 (with an INFO) on contact.
+ * The lane keeps polling: the client reconnects by itself.
+ *
+ * <p>Tombstones (null values) are counted in {@code etl_source_tombstones_total} and handed to the
+ * chain as records with an absent value; the chain's deserializer decides (Avro: emits nothing, the
+ * offset commits like a filtered record's).
+ *
  * <h2>Commits</h2>
  * {@code commitAsync} (outcome reported to the callback on this thread, inside a later poll or
  * commit) and {@code commitSync} bounded by the commit timeout. A shutdown's {@link #wakeup()} that
@@ -89,6 +103,10 @@ final class KafkaSourceLane implements SourceLane {
     private final Duration[] timeouts = new Duration[2];
     private final long[] timeoutMs = {-1, -1};
     private long nextLagSampleNs;
+    private final long openedNs = System.nanoTime();
+    private final long unreachableAfterNs;
+    private long nextUnreachableWarnNs;
+    private Metric heartbeatAge;
     private boolean paused;
     private boolean closing;
     private RuntimeException callbackFailure;
@@ -104,6 +122,8 @@ final class KafkaSourceLane implements SourceLane {
         this.config = config;
         this.commitTimeout = config.commitTimeout();
         this.lagSampleIntervalNs = config.lagSampleInterval().toNanos();
+        this.unreachableAfterNs = config.unreachableAfter().toNanos();
+        this.nextUnreachableWarnNs = openedNs;
     }
 
     /** Subscribes to the configured topics or pattern with this lane's rebalance listener. */
@@ -158,7 +178,7 @@ final class KafkaSourceLane implements SourceLane {
             ConsumerRecord<byte[], byte[]> last = list.get(list.size() - 1);
             partition.lastDeliveredOffset = last.offset();
             partition.lastDeliveredLeaderEpoch = last.leaderEpoch();
-            metrics.bytesIn.increment(serializedBytes(list));
+            countIn(list);
             try {
                 handler.onBatch(batch.wrap(partition.id, list));
             } finally {
@@ -167,13 +187,20 @@ final class KafkaSourceLane implements SourceLane {
         }
     }
 
-    private static long serializedBytes(List<ConsumerRecord<byte[], byte[]>> list) {
+    private void countIn(List<ConsumerRecord<byte[], byte[]>> list) {
         long bytes = 0;
+        int tombstones = 0;
         for (int i = 0, n = list.size(); i < n; i++) {
             ConsumerRecord<byte[], byte[]> r = list.get(i);
             bytes += Math.max(0, r.serializedKeySize()) + Math.max(0, r.serializedValueSize());
+            if (r.value() == null) {
+                tombstones++;
+            }
         }
-        return bytes;
+        metrics.bytesIn.increment(bytes);
+        if (tombstones > 0) {
+            metrics.tombstones.increment(tombstones);
+        }
     }
 
     private void sampleLagIfDue() {
@@ -182,6 +209,7 @@ final class KafkaSourceLane implements SourceLane {
             return;
         }
         nextLagSampleNs = nowNs + lagSampleIntervalNs;
+        checkContact(nowNs);
         for (AssignedPartition partition : owned.values()) {
             // Local: the client keeps the end offset from its last fetch response; no broker call.
             OptionalLong lag = consumer.currentLag(partition.topicPartition);
@@ -189,6 +217,51 @@ final class KafkaSourceLane implements SourceLane {
                 partition.lag.lag = lag.getAsLong();
             }
         }
+    }
+
+    /** Sets the unreachable gauge and logs (rate-limited) from the join state and heartbeat age. */
+    private void checkContact(long nowNs) {
+        long silentNs;
+        if (!joined) {
+            silentNs = nowNs - openedNs;
+        } else {
+            double seconds = heartbeatSecondsAgo();
+            silentNs = seconds >= 0 ? (long) (seconds * 1e9) : 0;
+        }
+        if (silentNs <= unreachableAfterNs) {
+            if (metrics.unreachable != 0) {
+                metrics.unreachable = 0;
+                log.info("pipeline={} lane={} reached the group {} again (bootstrap.servers={})", config.pipeline(),
+                        laneIndex, config.groupId(), config.bootstrapServers());
+            }
+            return;
+        }
+        metrics.unreachable = 1;
+        if (nowNs - nextUnreachableWarnNs >= 0) {
+            nextUnreachableWarnNs = nowNs + unreachableAfterNs;
+            log.warn("pipeline={} lane={} has had no contact with the group {} for {} s ({}): Kafka unreachable at "
+                    + "bootstrap.servers={}? The lane keeps retrying", config.pipeline(), laneIndex, config.groupId(),
+                    silentNs / 1_000_000_000L, joined ? "no heartbeat" : "never joined, readiness is down",
+                    config.bootstrapServers());
+        }
+    }
+
+    /** The consumer's {@code last-heartbeat-seconds-ago}, or -1 when it has none. Looked up once. */
+    private double heartbeatSecondsAgo() {
+        if (heartbeatAge == null) {
+            for (Map.Entry<MetricName, ? extends Metric> e : consumer.metrics().entrySet()) {
+                if (e.getKey().name().equals("last-heartbeat-seconds-ago")
+                        && e.getKey().group().equals("consumer-coordinator-metrics")) {
+                    heartbeatAge = e.getValue();
+                    break;
+                }
+            }
+            if (heartbeatAge == null) {
+                return -1;
+            }
+        }
+        Object value = heartbeatAge.metricValue();
+        return value instanceof Number n ? n.doubleValue() : -1;
     }
 
     /** The lane alternates between two poll timeouts; keep both Durations instead of allocating per poll. */

@@ -7,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.OptionalInt;
 
 import org.apache.kafka.clients.producer.MockProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -22,6 +24,7 @@ import dev.etl.record.Payload;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SealedBatch;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 class KafkaDeadLetterWriterTest {
     private static final Map<String, Object> PROPS = Map.of("bootstrap.servers", "localhost:1");
@@ -144,5 +147,108 @@ class KafkaDeadLetterWriterTest {
                 .isInstanceOf(KafkaConfigException.class).hasMessageContaining("topic");
         assertThat(KafkaDeadLetterWriter.producerProperties(Map.of("bootstrap.servers", "x", "acks", "-1"),
                 Duration.ofSeconds(3))).containsEntry("acks", "all").containsEntry("max.block.ms", "3000");
+    }
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    private KafkaDeadLetterWriter limitedWriter(int maxRecordBytes) {
+        return new KafkaDeadLetterWriter(PROPS, "dlq", Duration.ofMillis(200),
+                new KafkaDeadLetterWriter.Options(maxRecordBytes, false, registry, "p"), OptionalInt.empty(), props -> {
+                    MockProducer<byte[], byte[]> producer = new MockProducer<>(true, null, new ByteArraySerializer(),
+                            new ByteArraySerializer());
+                    created.add(producer);
+                    return producer;
+                });
+    }
+
+    private static Batch bigBatch(int keyBytes, int valueBytes) {
+        RowBuffer out = new RowBuffer(64);
+        byte[] key = new byte[keyBytes];
+        byte[] value = new byte[valueBytes];
+        Arrays.fill(key, (byte) 'k');
+        Arrays.fill(value, (byte) 'v');
+        DeadLetterEncoder.encode(out, new Payload().wrap(key), new Payload().wrap(value), 5L, "etl.stage", "parse",
+                "etl.source.offset", "12");
+        DeadLetterEncoder.encode(out, new Payload().wrap("k".getBytes(StandardCharsets.UTF_8)),
+                new Payload().wrap("small".getBytes(StandardCharsets.UTF_8)), 6L, "etl.stage", "parse",
+                "etl.source.offset", "13");
+        return new Batch(out.array(), out.length(), 2);
+    }
+
+    private static String header(ProducerRecord<byte[], byte[]> record, String name) {
+        return record.headers().lastHeader(name) == null ? null
+                : new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
+    }
+
+    private static long size(ProducerRecord<byte[], byte[]> record) {
+        long size = (record.key() == null ? 0 : record.key().length) + (record.value() == null ? 0 : record.value().length);
+        for (var header : record.headers()) {
+            size += header.key().length() + header.value().length;
+        }
+        return size;
+    }
+
+    @Test
+    void anOversizedValueIsTruncatedToTheLimitWithHeadersSayingSoAndCounted() throws Exception {
+        KafkaDeadLetterWriter writer = limitedWriter(32 * 1024);
+        writer.write(bigBatch(10, 5 * 1024 * 1024));
+
+        ProducerRecord<byte[], byte[]> cut = created.get(0).history().get(0);
+        assertThat(size(cut)).isLessThanOrEqualTo(32 * 1024);
+        assertThat(cut.value().length).isGreaterThan(30 * 1024);
+        assertThat(cut.key()).hasSize(10);
+        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_TRUNCATED)).isEqualTo("value");
+        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_ORIGINAL_VALUE_BYTES)).isEqualTo(Integer.toString(5 << 20));
+        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_ORIGINAL_KEY_BYTES)).isNull();
+        assertThat(header(cut, "etl.source.offset")).isEqualTo("12");
+        ProducerRecord<byte[], byte[]> small = created.get(0).history().get(1);
+        assertThat(small.value()).isEqualTo("small".getBytes(StandardCharsets.UTF_8));
+        assertThat(header(small, KafkaDeadLetterWriter.HEADER_TRUNCATED)).isNull();
+        assertThat(registry.get("etl.dead.letter.truncated").tag("topic", "dlq").tag("pipeline", "p").counter().count())
+                .isEqualTo(1);
+        assertThat(writer.isHealthy()).isTrue();
+    }
+
+    @Test
+    void anOversizedKeyIsTruncatedTooAndTheValueEmptied() throws Exception {
+        KafkaDeadLetterWriter writer = limitedWriter(16 * 1024);
+        writer.write(bigBatch(40 * 1024, 100));
+
+        ProducerRecord<byte[], byte[]> cut = created.get(0).history().get(0);
+        assertThat(size(cut)).isLessThanOrEqualTo(16 * 1024);
+        assertThat(cut.value()).isEmpty();
+        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_TRUNCATED)).isEqualTo("key,value");
+        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_ORIGINAL_KEY_BYTES)).isEqualTo(Integer.toString(40 * 1024));
+        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_ORIGINAL_VALUE_BYTES)).isEqualTo("100");
+    }
+
+    @Test
+    void theLimitIsTheSmallestOfTheConfiguredOneMaxRequestSizeBufferMemoryAndTheTopicsLimit() {
+        assertThat(KafkaDeadLetterWriter.sizeLimit(1 << 20, Map.of(), OptionalInt.empty())).isEqualTo(1 << 20);
+        assertThat(KafkaDeadLetterWriter.sizeLimit(1 << 20, Map.of("max.request.size", "500000"), OptionalInt.empty()))
+                .isEqualTo(500_000);
+        assertThat(KafkaDeadLetterWriter.sizeLimit(1 << 20, Map.of("buffer.memory", 400_000), OptionalInt.of(300_000)))
+                .isEqualTo(300_000);
+        assertThatThrownBy(() -> new KafkaDeadLetterWriter.Options(1000, true, null, "p"))
+                .isInstanceOf(KafkaConfigException.class).hasMessageContaining("max-record-bytes");
+    }
+
+    @Test
+    void failingWritesMakeTheWriterUnhealthyAndCountUntilAWriteSucceeds() throws Exception {
+        KafkaDeadLetterWriter writer = limitedWriter(1 << 20);
+        writer.write(batch("a"));
+        assertThat(writer.isHealthy()).isTrue();
+        created.get(0).sendException = new NotEnoughReplicasException("isr");
+
+        assertThatThrownBy(() -> writer.write(batch("b"))).isInstanceOf(SinkWriteException.class);
+        assertThat(writer.isHealthy()).isFalse();
+        assertThatThrownBy(() -> writer.write(batch("b"))).isInstanceOf(SinkWriteException.class);
+        assertThat(writer.isHealthy()).isFalse();
+        assertThat(registry.get("etl.dead.letter.write.failures").tag("topic", "dlq").counter().count()).isEqualTo(2);
+
+        created.get(0).sendException = null;
+        writer.write(batch("b"));
+        assertThat(writer.isHealthy()).isTrue();
+        assertThat(registry.get("etl.dead.letter.write.failures").tag("topic", "dlq").counter().count()).isEqualTo(2);
     }
 }

@@ -178,6 +178,31 @@ class KafkaSourceConfigTest {
     }
 
     @Test
+    void groupInstanceIdGetsALaneSuffixSoLanesDoNotFenceEachOther() {
+        KafkaSourceConfig config = base().property("group.instance.id", "orders-etl-0").property("client.id", "c")
+                .build();
+        assertThat(config.consumerProperties(0)).containsEntry("group.instance.id", "orders-etl-0-lane-0")
+                .containsEntry("client.id", "c-lane-0");
+        assertThat(config.consumerProperties(1)).containsEntry("group.instance.id", "orders-etl-0-lane-1")
+                .containsEntry("client.id", "c-lane-1");
+        assertThat(config.groupInstanceId(1)).isEqualTo("orders-etl-0-lane-1");
+        assertThat(config.consumerProperties()).containsEntry("group.instance.id", "orders-etl-0");
+        assertThat(base().build().consumerProperties(1)).doesNotContainKey(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        assertThat(base().build().groupInstanceId(0)).isNull();
+        assertThat(base().property("group.instance.id", " ").build().consumerProperties(0))
+                .doesNotContainKey("group.instance.id");
+    }
+
+    @Test
+    void throughputDefaultsApplyUnlessAKeyIsGiven() {
+        assertThat(base().build().consumerProperties()).containsEntry("max.poll.records", 5000)
+                .containsEntry("fetch.min.bytes", 65536).containsEntry("max.partition.fetch.bytes", 2097152);
+        assertThat(base().property("max.poll.records", "300").property("fetch.min.bytes", 1).build()
+                .consumerProperties()).containsEntry("max.poll.records", "300").containsEntry("fetch.min.bytes", 1)
+                .containsEntry("max.partition.fetch.bytes", 2097152);
+    }
+
+    @Test
     void propertiesAreUnmodifiable() {
         Map<String, Object> props = base().build().consumerProperties();
         assertThatThrownBy(() -> props.put("enable.auto.commit", true))

@@ -170,6 +170,39 @@ class KafkaSourceLaneTest {
     }
 
     @Test
+    void tombstonesAreCountedPerLane() {
+        inNextPoll(() -> consumer.rebalance(List.of(ORDERS_0)), () -> {
+            consumer.addRecord(rec(ORDERS_0, 0, "k0", null, 1));
+            consumer.addRecord(rec(ORDERS_0, 1, "k1", "v1", 1));
+            consumer.addRecord(rec(ORDERS_0, 2, null, null, 1));
+        });
+        poll();
+        assertThat(registry.get("etl.source.tombstones").tag("lane", "0").tag("pipeline", "p").counter().count())
+                .isEqualTo(2);
+        assertThat(batches).hasSize(1);
+    }
+
+    @Test
+    void aLaneWithoutContactWithItsGroupSetsTheUnreachableGaugeUntilItJoins() throws Exception {
+        ScriptedConsumer silent = new ScriptedConsumer();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        KafkaSource unreachable = new KafkaSource(KafkaSourceConfig.builder().property("bootstrap.servers", "nowhere:9092")
+                .property("group.id", "g").topics("orders").pipeline("u").meterRegistry(meters)
+                .lagSampleInterval(java.time.Duration.ofNanos(1)).unreachableAfter(java.time.Duration.ofMillis(20))
+                .build(), props -> silent);
+        KafkaSourceLane quiet = (KafkaSourceLane) unreachable.openLane(1, listener);
+        quiet.poll(1, this::record);
+        assertThat(meters.get("etl.source.broker.unreachable").tag("lane", "1").gauge().value()).isZero();
+        Thread.sleep(40);
+        quiet.poll(1, this::record);
+        assertThat(meters.get("etl.source.broker.unreachable").tag("lane", "1").gauge().value()).isEqualTo(1);
+        silent.schedulePollTask(() -> silent.rebalance(List.of(ORDERS_0)));
+        silent.updateBeginningOffsets(Map.of(ORDERS_0, 0L));
+        quiet.poll(1, this::record);
+        assertThat(meters.get("etl.source.broker.unreachable").tag("lane", "1").gauge().value()).isZero();
+    }
+
+    @Test
     void laneHasJoinedOnlyAfterItsFirstAssignmentEvenAnEmptyOneAndReportsTopics() {
         assertThat(lane.hasJoined()).isFalse();
         rebalanceInNextPoll();

@@ -1060,6 +1060,35 @@ public class EtlProperties implements Validator {
              */
             private Duration sendTimeout = Duration.ofSeconds(30);
 
+            /**
+             * Largest dead-letter record (key + value + headers). A bigger record is truncated to fit,
+             * with header "etl.truncated" saying what was cut, instead of failing the pipeline. The
+             * producer's "max.request.size" and the topic's "max.message.bytes" lower it further.
+             */
+            private DataSize maxRecordSize = DataSize.ofMegabytes(1);
+
+            /**
+             * Whether the pipeline's start checks that the dead-letter topic exists and fails naming
+             * it when it does not.
+             */
+            private boolean checkTopic = true;
+
+            public DataSize getMaxRecordSize() {
+                return this.maxRecordSize;
+            }
+
+            public void setMaxRecordSize(DataSize maxRecordSize) {
+                this.maxRecordSize = maxRecordSize;
+            }
+
+            public boolean isCheckTopic() {
+                return this.checkTopic;
+            }
+
+            public void setCheckTopic(boolean checkTopic) {
+                this.checkTopic = checkTopic;
+            }
+
             public String getTopic() {
                 return this.topic;
             }

@@ -24,6 +24,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.util.StringUtils;
 
 import dev.etl.kafka.KafkaDeadLetterWriter;
+import dev.etl.pipeline.PipelineConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The Kafka dead-letter sink, when {@code etl.errors.dead-letter.topic} is set: a
@@ -35,6 +37,9 @@ import dev.etl.kafka.KafkaDeadLetterWriter;
  * security protocol and SSL bundle from the {@link KafkaConnectionDetails} bean; then
  * {@code etl.errors.dead-letter.properties}. Serializers are always {@link ByteArraySerializer} (the
  * original bytes are written); {@code acks=all} and idempotence are enforced by the writer.
+ *
+ * <p>The pipeline's start checks that the topic exists ({@code etl.errors.dead-letter.check-topic});
+ * records over {@code etl.errors.dead-letter.max-record-size} are truncated with a header saying so.
  */
 @AutoConfiguration(before = EtlAutoConfiguration.class,
         afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
@@ -50,12 +55,17 @@ public final class KafkaDeadLetterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     DeadLetterSinkDefinition etlKafkaDeadLetterSink(EtlProperties properties, KafkaProperties kafkaProperties,
-            ObjectProvider<KafkaConnectionDetails> connectionDetails) {
+            ObjectProvider<KafkaConnectionDetails> connectionDetails, PipelineConfig pipeline,
+            ObjectProvider<MeterRegistry> meterRegistries) {
         EtlProperties.Errors.DeadLetter deadLetter = properties.getErrors().getDeadLetter();
         Map<String, Object> producer = producerProperties(kafkaProperties, connectionDetails.getIfAvailable(),
                 deadLetter.getProperties());
+        MeterRegistry registry = properties.getMetrics().isEnabled() ? meterRegistries.getIfUnique() : null;
+        long maxRecordBytes = deadLetter.getMaxRecordSize().toBytes();
+        KafkaDeadLetterWriter.Options options = new KafkaDeadLetterWriter.Options(
+                (int) Math.min(Integer.MAX_VALUE, maxRecordBytes), deadLetter.isCheckTopic(), registry, pipeline.name());
         return new DeadLetterSinkDefinition(KafkaDeadLetterWriter.sink(SINK_NAME, producer,
-                deadLetter.getTopic(), deadLetter.getSendTimeout()));
+                deadLetter.getTopic(), deadLetter.getSendTimeout(), options));
     }
 
     static Map<String, Object> producerProperties(KafkaProperties kafkaProperties,

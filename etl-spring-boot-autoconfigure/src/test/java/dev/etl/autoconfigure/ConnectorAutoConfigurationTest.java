@@ -71,6 +71,23 @@ class ConnectorAutoConfigurationTest {
     }
 
     @Test
+    void kafkaSourceShipsThroughputDefaultsThatSpringKafkaPropertiesOverride() {
+        this.runner.withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:19092")
+            .run((context) -> assertThat(context.getBean(KafkaSourceConfig.class).consumerProperties())
+                .containsEntry("max.poll.records", 5000)
+                .containsEntry("fetch.min.bytes", 65536)
+                .containsEntry("max.partition.fetch.bytes", 2097152));
+        this.runner.withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:19092",
+                    "spring.kafka.consumer.max-poll-records=77", "spring.kafka.consumer.fetch-min-size=1KB")
+            .run((context) -> assertThat(context.getBean(KafkaSourceConfig.class).consumerProperties())
+                .containsEntry("max.poll.records", 77)
+                .containsEntry("fetch.min.bytes", 1024)
+                .containsEntry("max.partition.fetch.bytes", 2097152));
+    }
+
+    @Test
     void kafkaSourceUsesTheGroupIdAndPatternWhenGiven() {
         this.runner.withUserConfiguration(CaptureSinkOnly.class)
             .withPropertyValues("etl.source.kafka.pattern=orders-.*", "spring.kafka.consumer.group-id=billing")
@@ -116,7 +133,8 @@ class ConnectorAutoConfigurationTest {
             .withPropertyValues("etl.errors.dead-letter.topic=orders-dlq", "etl.errors.stages.parse=dead-letter",
                     "etl.errors.dead-letter.send-timeout=7s", "spring.kafka.bootstrap-servers=127.0.0.1:19092",
                     "spring.kafka.producer.compression-type=lz4", "spring.kafka.security.protocol=SASL_SSL",
-                    "etl.errors.dead-letter.properties[linger.ms]=5")
+                    "etl.errors.dead-letter.properties[linger.ms]=5", "etl.errors.dead-letter.check-topic=false",
+                    "etl.errors.dead-letter.max-record-size=200KB")
             .run((context) -> {
                 assertThat(context).hasNotFailed().hasSingleBean(DeadLetterSinkDefinition.class);
                 SinkDefinition definition = context.getBean(DeadLetterSinkDefinition.class).definition();
@@ -124,6 +142,7 @@ class ConnectorAutoConfigurationTest {
                 assertThat(definition.shardCount()).isEqualTo(1);
                 try (KafkaDeadLetterWriter writer = (KafkaDeadLetterWriter) definition.writers().apply(0)) {
                     assertThat(writer.topic()).isEqualTo("orders-dlq");
+                    assertThat(writer.maxRecordBytes()).isEqualTo(200 * 1024);
                     assertThat(writer.producerProperties()).containsEntry("bootstrap.servers", "127.0.0.1:19092")
                         .containsEntry("compression.type", "lz4")
                         .containsEntry("security.protocol", "SASL_SSL")

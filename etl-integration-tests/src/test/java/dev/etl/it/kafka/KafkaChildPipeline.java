@@ -12,6 +12,7 @@ import java.util.List;
 
 import dev.etl.error.SinkWriteException;
 import dev.etl.kafka.KafkaSource;
+import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.RunReport;
 import dev.etl.sink.BatchConfig;
@@ -26,7 +27,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * Kafka → pass-through chain → a file. The writer appends each batch's values, one per line, and
  * fsyncs before returning, so a line in the file is exactly a "durable write" the pipeline may commit.
  *
- * <p>Arguments: {@code bootstrap topic group outputFile writeDelayMs}. Prints {@code STARTED} once
+ * <p>Arguments: {@code bootstrap topic group outputFile writeDelayMs [key=value,...]} (the optional last
+ * one: extra consumer properties, e.g. {@code group.instance.id=x,session.timeout.ms=45000}, applied
+ * last). Prints {@code STARTED} once
  * running; a SIGTERM drains gracefully and prints {@code DRAINED exitCode=<code>} (the JVM itself
  * then exits with 143, as for any SIGTERM).
  */
@@ -41,9 +44,16 @@ public final class KafkaChildPipeline {
         Path output = Path.of(args[3]);
         long writeDelayMs = Long.parseLong(args[4]);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        KafkaSource source = new KafkaSource(KafkaItSupport.sourceConfig(bootstrap, group, topic, registry, "child")
+        KafkaSourceConfig.Builder config = KafkaItSupport.sourceConfig(bootstrap, group, topic, registry, "child")
                 .property("max.poll.records", 500).property("session.timeout.ms", 6_000)
-                .property("heartbeat.interval.ms", 500).build());
+                .property("heartbeat.interval.ms", 500);
+        if (args.length > 5 && !args[5].isBlank()) {
+            for (String setting : args[5].split(",")) {
+                int eq = setting.indexOf('=');
+                config.property(setting.substring(0, eq), setting.substring(eq + 1));
+            }
+        }
+        KafkaSource source = new KafkaSource(config.build());
         FileChannel channel = FileChannel.open(output, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.APPEND);
         ShardWriter writer = batch -> append(channel, batch, writeDelayMs);

@@ -46,6 +46,7 @@ import dev.etl.clickhouse.ClickHouseInsert;
 import dev.etl.clickhouse.ClickHouseShardWriter;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTransport;
+import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.source.PartitionListener;
@@ -512,6 +513,7 @@ class DashboardAndAlertsTest {
         private final SourceLane lane;
         private final Object lagGauges;
         private final ClickHouseShardWriter writer;
+        private final KafkaDeadLetterWriter deadLetter;
 
         ConnectorMeters(MeterRegistry registry, String pipeline) throws Exception {
             KafkaSourceConfig kafka = KafkaSourceConfig.builder()
@@ -560,11 +562,16 @@ class DashboardAndAlertsTest {
                             throw new UnsupportedOperationException();
                         }
                     }, registry, System::nanoTime);
+            // The dead-letter writer's meters (no producer is created until a write).
+            this.deadLetter = new KafkaDeadLetterWriter(Map.of("bootstrap.servers", "127.0.0.1:9"), "orders-dlq",
+                    Duration.ofSeconds(1), new KafkaDeadLetterWriter.Options(KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES,
+                            false, registry, pipeline));
         }
 
         @Override
         public void close() throws Exception {
             this.writer.close();
+            this.deadLetter.close();
             Method close = this.lagGauges.getClass().getDeclaredMethod("close");
             close.setAccessible(true);
             close.invoke(this.lagGauges);
