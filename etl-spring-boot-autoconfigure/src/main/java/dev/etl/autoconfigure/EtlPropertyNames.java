@@ -79,13 +79,13 @@ final class EtlPropertyNames {
                     return;
                 }
                 String closest = closest(name);
-                String line = display + origin(source.getConfigurationProperty(name)) + ": did you mean " + closest
-                        + "?" + (environmentVariables ? " (as an environment variable: " + envForm(closest) + ")" : "");
+                String where = display + origin(source.getConfigurationProperty(name));
                 if (!shared || Suggestion.distance(display, closest) <= SHARED_TYPO_DISTANCE) {
-                    failures.put(display, line);
+                    failures.put(display, where + ": did you mean " + closest + "?" + (environmentVariables
+                            ? " (as an environment variable: " + envForm(closest) + ")" : ""));
                 }
                 else {
-                    warnings.put(display, line);
+                    warnings.put(display, where);
                 }
             });
         }
