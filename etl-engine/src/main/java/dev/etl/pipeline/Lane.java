@@ -107,6 +107,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             sourceLane = runtime.source().openLane(index, this);
             context.partitionNames(sourceLane::describe, sourceLane::topic);
             chain = runtime.chainFactory().create(context);
+            context.requireConfiguredStagesExist();
             chain.open();
             chainOpen = true;
             chainFlushable = true;

@@ -49,6 +49,8 @@ final class LaneChainContext implements ChainContext {
     private final ChunkOutbox deadLetter;
     private IntFunction<String> partitionNames = p -> "partition-" + p;
     private IntFunction<String> topics = p -> "default";
+    /** Stages whose error policy the chain asked for while it was built (build time only). */
+    private final java.util.Set<String> stages = new java.util.LinkedHashSet<>();
 
     LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
             ErrorMetrics errors, ChunkOutbox deadLetter) {
@@ -73,6 +75,26 @@ final class LaneChainContext implements ChainContext {
         this.outboxes = new LinkedHashMap<>(outboxes);
         this.sinkNames = List.copyOf(outboxes.keySet());
         this.errors = errors;
+    }
+
+    /**
+     * Called once the lane's chain is built: every stage named in the configured stage policies must be a
+     * stage of the chain (one that asked for its error policy), else a typo would silently leave the
+     * declared policy in force.
+     *
+     * @throws FatalPipelineException naming the unknown stage, the closest known one and all known ones
+     */
+    void requireConfiguredStagesExist() {
+        for (String configured : config.stagePolicies().keySet()) {
+            if (!stages.contains(configured)) {
+                String closest = dev.etl.error.Suggestion.closest(configured, stages);
+                throw new FatalPipelineException(ErrorClass.OPERATOR, "pipeline '" + config.name()
+                        + "' configures an error policy for stage '" + configured + "' (Spring Boot: etl.errors.stages."
+                        + configured + "), but its chain has no stage of that name"
+                        + (closest != null ? "; did you mean '" + closest + "'?" : ".")
+                        + " The chain's stages with an error policy are " + new java.util.TreeSet<>(stages), null);
+            }
+        }
     }
 
     void partitionNames(IntFunction<String> partitionNames, IntFunction<String> topics) {
@@ -136,6 +158,7 @@ final class LaneChainContext implements ChainContext {
 
     @Override
     public ErrorPolicy policy(String stage, ErrorClass errorClass, ErrorPolicy declared) {
+        stages.add(stage);
         ErrorPolicy byStage = config.stagePolicies().get(stage);
         if (byStage != null) {
             return byStage;

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -42,6 +43,15 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class EtlAutoConfiguration {
 
     private static final Duration DEFAULT_SHUTDOWN_PHASE_TIMEOUT = Duration.ofSeconds(30);
+
+    /**
+     * Refuses {@code etl.*} properties that bind to nothing, before any bean is created (a bean factory
+     * post-processor), so a typo fails startup first and by name. See {@link EtlPropertyNames}.
+     */
+    @Bean
+    static BeanFactoryPostProcessor etlPropertyNamesCheck(Environment environment) {
+        return (beanFactory) -> EtlPropertyNames.check(environment);
+    }
 
     @Bean
     @ConditionalOnMissingBean

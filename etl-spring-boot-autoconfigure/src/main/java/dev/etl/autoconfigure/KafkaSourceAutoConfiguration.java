@@ -85,6 +85,14 @@ public final class KafkaSourceAutoConfiguration {
     static Map<String, Object> consumerProperties(KafkaProperties kafkaProperties,
             KafkaConnectionDetails connectionDetails, Map<String, String> overrides, String pipelineName) {
         Map<String, Object> consumer = new LinkedHashMap<>(kafkaProperties.buildConsumerProperties());
+        Object autoCommit = consumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
+        if (autoCommit != null && !"false".equalsIgnoreCase(String.valueOf(autoCommit).trim())) {
+            throw new InvalidEtlConfigurationException("spring.kafka.consumer.enable-auto-commit (or "
+                    + "spring.kafka.consumer.properties[enable.auto.commit]) is " + autoCommit + ", but the pipeline "
+                    + "commits offsets itself, only after their rows are durable; Kafka's auto-commit would commit "
+                    + "records that were never written.", "Remove the setting (or set it to false): the pipeline's "
+                            + "consumer always runs with enable.auto.commit=false.");
+        }
         if (connectionDetails != null) {
             KafkaConnectionDetails.Configuration details = connectionDetails.getConsumer();
             consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", details.getBootstrapServers()));

@@ -64,7 +64,7 @@ class EtlAutoConfigurationTest {
                     "etl.checkpoint.interval=2s", "etl.checkpoint.drain-timeout=20s",
                     "etl.checkpoint.stalled-fail-after=5m", "etl.backpressure.max-in-flight-bytes=64MB",
                     "etl.backpressure.pause-above=0.8", "etl.backpressure.resume-below=0.4",
-                    "etl.backpressure.min-pause=25ms", "etl.errors.stages.to-row=skip",
+                    "etl.backpressure.min-pause=25ms", "etl.errors.stages.deserialize=skip",
                     "etl.errors.types.deserialization=skip", "etl.errors.types.sink-permanent=fail")
             .run((context) -> {
                 PipelineConfig config = context.getBean(PipelineConfig.class);
@@ -79,7 +79,7 @@ class EtlAutoConfigurationTest {
                 assertThat(config.resumeBelow()).isEqualTo(0.4);
                 assertThat(config.minPause()).isEqualTo(Duration.ofMillis(25));
                 assertThat(config.pollTimeout()).isEqualTo(Duration.ofMillis(20));
-                assertThat(config.stagePolicies()).isEqualTo(Map.of("to-row", ErrorPolicy.SKIP));
+                assertThat(config.stagePolicies()).isEqualTo(Map.of("deserialize", ErrorPolicy.SKIP));
                 assertThat(config.classPolicies()).isEqualTo(Map.of(ErrorClass.DESERIALIZATION, ErrorPolicy.SKIP,
                         ErrorClass.SINK_PERMANENT, ErrorPolicy.FAIL));
             });

@@ -413,20 +413,16 @@ class DashboardAndAlertsTest {
     // ------------------------------------------------------------------ promtool, where installed
 
     /**
-     * With Prometheus's {@code promtool} on the PATH (Debian: {@code apt-get install prometheus}): the rule
-     * file and every dashboard expression parse, and {@code etl-alerts.test.yaml}'s rule unit tests pass.
-     * Skipped without it.
+     * With Prometheus's {@code promtool}: the rule file and every dashboard expression parse, and
+     * {@code etl-alerts.test.yaml}'s rule unit tests pass. {@code promtool} is the file named by the
+     * {@code ETL_PROMTOOL} environment variable (or {@code etl.promtool} system property), which must then be
+     * executable: {@code .ci/run} sets it, so CI never skips this; otherwise the first {@code promtool} on the
+     * PATH (Debian: {@code apt-get download prometheus} and take {@code usr/bin/promtool}), and skipped without.
      */
     @Test
     void promtoolChecksTheRulesTheirUnitTestsAndTheDashboardQueries(@TempDir Path tmp) throws Exception {
-        Path promtool = null;
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "promtool"))) {
-                promtool = Path.of(dir, "promtool");
-                break;
-            }
-        }
-        assumeTrue(promtool != null, "promtool is not on the PATH");
+        Path promtool = promtool();
+        assumeTrue(promtool != null, "promtool is not on the PATH and ETL_PROMTOOL is not set");
         run(promtool.toString(), "check", "rules", ALERTS.toString());
         run(promtool.toString(), "test", "rules", ALERTS.resolveSibling("etl-alerts.test.yaml").toString());
 
@@ -441,10 +437,38 @@ class DashboardAndAlertsTest {
         run(promtool.toString(), "check", "rules", file.toString());
     }
 
+    /** The promtool named by ETL_PROMTOOL / etl.promtool (required to exist when named), else on the PATH, else null. */
+    static Path promtool() {
+        String named = System.getProperty("etl.promtool", System.getenv("ETL_PROMTOOL"));
+        if (named != null && !named.isBlank()) {
+            Path path = Path.of(named);
+            assertThat(Files.isExecutable(path)).as("ETL_PROMTOOL / etl.promtool names %s, which is not an executable file", path)
+                    .isTrue();
+            return path;
+        }
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "promtool"))) {
+                return Path.of(dir, "promtool");
+            }
+        }
+        return null;
+    }
+
     private static void run(String... command) throws Exception {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes());
-        assertThat(process.waitFor()).as("%s:%n%s", String.join(" ", command), output).isZero();
+        java.util.concurrent.CompletableFuture<byte[]> output = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return process.getInputStream().readAllBytes();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(String.join(" ", command) + " did not finish within 60 s");
+        }
+        String text = new String(output.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        assertThat(process.exitValue()).as("%s:%n%s", String.join(" ", command), text).isZero();
     }
 
     // ------------------------------------------------------------------ against the running app

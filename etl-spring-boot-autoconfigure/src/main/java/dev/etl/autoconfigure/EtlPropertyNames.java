@@ -1,0 +1,297 @@
+package dev.etl.autoconfigure;
+
+import java.beans.PropertyDescriptor;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.beans.BeanUtils;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.origin.Origin;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.PropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+import dev.etl.error.Suggestion;
+
+/**
+ * Refuses {@code etl.*} names that bind to nothing. The valid names are derived from the structure of
+ * {@link EtlProperties} (JavaBean properties, nested classes, lists, maps), so a property added there is
+ * accepted without touching this class. Names are compared the way Boot's relaxed binding does
+ * (kebab-case, camelCase, underscores and case are equivalent; {@code ETL_PIPELINE_THREADS} is
+ * {@code etl.pipeline.threads}). Maps with free keys ({@code properties}, {@code settings}, {@code tags},
+ * {@code etl.errors.stages}) accept any key under them; enum-keyed maps ({@code etl.errors.types}) only
+ * the enum's values. Stage names are checked by the engine against the assembled chains.
+ *
+ * <p>Environment variables and JVM system properties are namespaces shared with unrelated tools
+ * (Kubernetes adds {@code ETL_SERVICE_PORT} for a service named "etl"; test harnesses set their own
+ * {@code -Detl.*} flags), so an unknown name from them fails startup only when it is a near miss of a
+ * valid name (edit distance {@value #SHARED_TYPO_DISTANCE} or less); otherwise it is logged at WARN.
+ */
+final class EtlPropertyNames {
+
+    static final int SHARED_TYPO_DISTANCE = 2;
+
+    private static final Log logger = LogFactory.getLog(EtlPropertyNames.class);
+
+    private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("etl");
+
+    private static final Node SCHEMA = Node.bean(EtlProperties.class, 0);
+
+    private EtlPropertyNames() {
+    }
+
+    /**
+     * Checks every {@code etl.*} name of the environment's enumerable property sources.
+     *
+     * @throws InvalidEtlConfigurationException naming each unknown property, where it was set and the
+     *         closest valid name
+     */
+    static void check(Environment environment) {
+        Map<String, String> failures = new TreeMap<>();
+        Map<String, String> warnings = new TreeMap<>();
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+            if (!(source instanceof IterableConfigurationPropertySource iterable)) {
+                continue;
+            }
+            boolean environmentVariables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
+            boolean shared = environmentVariables || (source.getUnderlyingSource() instanceof PropertySource<?> ps
+                    && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(ps.getName()));
+            iterable.stream().filter(ROOT::isAncestorOf).forEach((name) -> {
+                if (SCHEMA.accepts(name, 1)) {
+                    return;
+                }
+                String display = name.toString();
+                if (failures.containsKey(display) || warnings.containsKey(display)) {
+                    return;
+                }
+                String closest = closest(name);
+                String where = display + origin(source.getConfigurationProperty(name));
+                if (!shared || Suggestion.distance(display, closest) <= SHARED_TYPO_DISTANCE) {
+                    failures.put(display, where + ": did you mean " + closest + "?" + (environmentVariables
+                            ? " (as an environment variable: " + envForm(closest) + ")" : ""));
+                }
+                else {
+                    warnings.put(display, where);
+                }
+            });
+        }
+        warnings.values().forEach((line) -> logger.warn("Ignoring an environment variable or system property "
+                + "that binds to no etl.* property: " + line));
+        if (!failures.isEmpty()) {
+            throw new InvalidEtlConfigurationException("Unknown etl.* configuration propert"
+                    + (failures.size() == 1 ? "y" : "ies") + ", which would be silently ignored:"
+                    + System.lineSeparator() + "    " + String.join(System.lineSeparator() + "    ", failures.values()),
+                    "Correct or remove " + (failures.size() == 1 ? "it" : "them") + ". Every valid etl.* property "
+                            + "is listed in docs/reference/configuration.md (and in the IDE through the starter's "
+                            + "configuration metadata). Maps with free keys: etl.source.kafka.properties.*, "
+                            + "etl.sink.clickhouse.settings.*, etl.errors.dead-letter.properties.*, etl.metrics.tags.*, "
+                            + "etl.errors.stages.* (stage names are checked against the chain when it is built).");
+        }
+    }
+
+    /** Every valid name, in kebab-case; maps and lists by their own name. */
+    static List<String> validNames() {
+        List<String> names = new ArrayList<>();
+        SCHEMA.collect("etl", names);
+        return names;
+    }
+
+    private static String closest(ConfigurationPropertyName name) {
+        // list indexes as in validNames(); a longer unknown name is compared by as many elements as the
+        // candidate has (a map's or a list's name, or a leaf with a stray suffix)
+        String unknown = name.toString().replaceAll("\\[\\d+\\]", "[]");
+        String[] elements = unknown.split("\\.");
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : validNames()) {
+            int length = candidate.split("\\.").length;
+            String compared = (length < elements.length)
+                    ? String.join(".", java.util.Arrays.copyOf(elements, length)) : unknown;
+            int distance = Suggestion.distance(compared, candidate);
+            if (distance < bestDistance) {
+                best = candidate;
+                bestDistance = distance;
+            }
+        }
+        return best;
+    }
+
+    private static String origin(ConfigurationProperty property) {
+        Origin origin = (property != null) ? property.getOrigin() : null;
+        return (origin != null) ? " (from " + origin + ")" : "";
+    }
+
+    private static String envForm(String name) {
+        return name.replace("[]", "_0").replace("-", "").replace('.', '_').toUpperCase(Locale.ROOT);
+    }
+
+    /** Relaxed form of one element: lower case, letters and digits only. */
+    static String uniform(String element) {
+        StringBuilder out = new StringBuilder(element.length());
+        for (int i = 0; i < element.length(); i++) {
+            char c = element.charAt(i);
+            if (Character.isLetterOrDigit(c)) {
+                out.append(Character.toLowerCase(c));
+            }
+        }
+        return out.toString();
+    }
+
+    private static String kebab(String javaName) {
+        StringBuilder out = new StringBuilder(javaName.length() + 4);
+        for (int i = 0; i < javaName.length(); i++) {
+            char c = javaName.charAt(i);
+            if (Character.isUpperCase(c)) {
+                out.append('-').append(Character.toLowerCase(c));
+            }
+            else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    /** What may follow a name: nested properties, list indexes, map keys, or nothing. */
+    private static final class Node {
+
+        enum Kind {
+            BEAN, LEAF, LIST, FREE_MAP, ENUM_MAP
+        }
+
+        private final Kind kind;
+
+        /** BEAN: properties by uniform name; ENUM_MAP: values by uniform key. */
+        private final Map<String, Node> children;
+
+        /** Kebab-case names of {@link #children}, for suggestions. */
+        private final Map<String, String> display;
+
+        /** LIST: the element; FREE_MAP: the value when it is a bean, else null. */
+        private final Node element;
+
+        private Node(Kind kind, Map<String, Node> children, Map<String, String> display, Node element) {
+            this.kind = kind;
+            this.children = children;
+            this.display = display;
+            this.element = element;
+        }
+
+        static final Node LEAF = new Node(Kind.LEAF, Map.of(), Map.of(), null);
+
+        static Node bean(Class<?> type, int depth) {
+            if (depth > 16) {
+                throw new IllegalStateException("etl.* properties nest deeper than 16 levels at " + type.getName());
+            }
+            Map<String, Node> children = new LinkedHashMap<>();
+            Map<String, String> display = new LinkedHashMap<>();
+            for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
+                if (descriptor.getReadMethod() == null || "class".equals(descriptor.getName())) {
+                    continue;
+                }
+                String uniform = uniform(descriptor.getName());
+                children.put(uniform, of(ResolvableType.forMethodReturnType(descriptor.getReadMethod()), depth + 1));
+                display.put(uniform, kebab(descriptor.getName()));
+            }
+            return new Node(Kind.BEAN, children, display, null);
+        }
+
+        static Node of(ResolvableType type, int depth) {
+            Class<?> raw = type.toClass();
+            if (Map.class.isAssignableFrom(raw)) {
+                ResolvableType map = type.asMap();
+                Class<?> key = map.getGeneric(0).toClass();
+                Node value = of(map.getGeneric(1), depth);
+                if (key.isEnum()) {
+                    Map<String, Node> children = new LinkedHashMap<>();
+                    Map<String, String> display = new LinkedHashMap<>();
+                    for (Object constant : key.getEnumConstants()) {
+                        String name = ((Enum<?>) constant).name();
+                        children.put(uniform(name), value);
+                        display.put(uniform(name), name.toLowerCase(Locale.ROOT).replace('_', '-'));
+                    }
+                    return new Node(Kind.ENUM_MAP, children, display, null);
+                }
+                return new Node(Kind.FREE_MAP, Map.of(), Map.of(), (value.kind == Kind.BEAN) ? value : null);
+            }
+            if (raw.isArray() || Collection.class.isAssignableFrom(raw)) {
+                ResolvableType element = raw.isArray() ? type.getComponentType() : type.as(Collection.class).getGeneric(0);
+                return new Node(Kind.LIST, Map.of(), Map.of(), of(element, depth));
+            }
+            if (isBean(raw)) {
+                return bean(raw, depth);
+            }
+            return LEAF;
+        }
+
+        private static boolean isBean(Class<?> type) {
+            return !type.isEnum() && !type.isPrimitive() && !type.isInterface() && !type.isArray()
+                    && type.getName().startsWith("dev.etl.");
+        }
+
+        /** Whether the elements of {@code name} from {@code index} on bind to this node. */
+        boolean accepts(ConfigurationPropertyName name, int index) {
+            int size = name.getNumberOfElements();
+            if (index == size) {
+                return true;
+            }
+            switch (this.kind) {
+                case LEAF:
+                    return false;
+                case LIST:
+                    return name.isNumericIndex(index) && this.element.accepts(name, index + 1);
+                case FREE_MAP:
+                    // map keys may contain dots; a bean value consumes the elements after one key
+                    return this.element == null || this.element.accepts(name, index + 1);
+                case ENUM_MAP:
+                case BEAN:
+                default:
+                    Node child = this.children.get(uniform(name.getElement(index, ConfigurationPropertyName.Form.ORIGINAL)));
+                    return child != null && child.accepts(name, index + 1);
+            }
+        }
+
+        void collect(String prefix, List<String> names) {
+            switch (this.kind) {
+                case BEAN:
+                case ENUM_MAP:
+                    this.children.forEach((uniform, child) -> {
+                        String name = prefix + "." + this.display.get(uniform);
+                        if (child.kind == Kind.LEAF) {
+                            names.add(name);
+                        }
+                        else {
+                            child.collect(name, names);
+                        }
+                    });
+                    break;
+                case LIST:
+                    if (this.element.kind == Kind.BEAN) {
+                        this.element.collect(prefix + "[]", names);
+                    }
+                    else {
+                        names.add(prefix);
+                    }
+                    break;
+                default:
+                    names.add(prefix);
+                    break;
+            }
+        }
+
+    }
+
+}
