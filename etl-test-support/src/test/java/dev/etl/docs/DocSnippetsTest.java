@@ -63,13 +63,8 @@ class DocSnippetsTest {
 
     /**
      * Java blocks that are not compiled snippets (fragments) still show their imports, and every import
-     * names a class that exists. The exceptions are being rewritten elsewhere (issue 12 items 3 and 5);
-     * remove them from this list once they have their imports.
+     * names a class that exists (on this module's test classpath or as a source file of the repository).
      */
-    private static final List<String> FRAGMENTS_WITHOUT_IMPORTS = List.of(
-            "// One registry client per process",                   // connectors/avro.md
-            "@Configuration(proxyBeanMethods = false)",             // guides/spring-boot.md, the Boot example
-            "PipelineRuntime runtime = Pipeline.builder(config)");  // connectors/kafka.md, the dead-letter sink
 
     @Test
     void everyOtherJavaBlockShowsItsImportsAndTheyExist() throws IOException {
@@ -85,9 +80,7 @@ class DocSnippetsTest {
                     String where = root.relativize(doc) + ":" + (i + 1);
                     String block = fencedBlockAfter(lines, i);
                     if (!block.startsWith("import ") && !block.startsWith("package ")) {
-                        if (FRAGMENTS_WITHOUT_IMPORTS.stream().noneMatch(block::startsWith)) {
-                            problems.add(where + ": a Java block without its imports");
-                        }
+                        problems.add(where + ": a Java block without its imports");
                         continue;
                     }
                     for (String line : block.split("\n")) {
