@@ -27,7 +27,9 @@ package dev.etl.ops;
  * </ol>
  * Held acks count as outstanding batches: the partition's committed offset waits before the oldest
  * batch held, and its watermark age grows while a window is open, so keep windows shorter than
- * {@code etl.checkpoint.stalled-fail-after}. Holding is at-least-once, not exactly-once: after a
+ * {@code etl.checkpoint.stalled-fail-after}, and within
+ * {@link dev.etl.pipeline.PipelineConfig#MAX_OUTSTANDING_BATCHES_PER_PARTITION} polls of each partition
+ * (beyond it the partition is paused until half its outstanding batches are written). Holding is at-least-once, not exactly-once: after a
  * crash the batches held replay, so a window's result may be written twice, or in two partial rows
  * (see below); aggregate such rows in queries ({@code sum}) or with a summing table engine.
  *

@@ -50,11 +50,8 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     private static final Logger log = LoggerFactory.getLogger(Lane.class);
     private static final long PENDING_POLL_TIMEOUT_MS = 5;
     private static final long DRAIN_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
-    /**
-     * Outstanding batches of one partition at which the lane pauses that partition: the checkpoint
-     * ring's initial capacity, so a stalled head never makes the ring grow.
-     */
-    static final int HOLD_OUTSTANDING_BATCHES = Checkpointer.DEFAULT_RING_CAPACITY;
+    /** Outstanding batches of one partition at which the lane pauses that partition. */
+    static final int HOLD_OUTSTANDING_BATCHES = PipelineConfig.MAX_OUTSTANDING_BATCHES_PER_PARTITION;
     private static final int RELEASE_OUTSTANDING_BATCHES = HOLD_OUTSTANDING_BATCHES / 2;
 
     private final PipelineRuntime runtime;

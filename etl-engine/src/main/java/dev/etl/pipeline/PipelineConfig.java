@@ -44,6 +44,17 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
      */
     public static final Duration DEFAULT_STALLED_FAIL_AFTER = Duration.ofMinutes(10);
 
+    /**
+     * Outstanding (polled, not yet committable) batches of one partition at which its lane pauses that
+     * partition until it is down to half: 4,096. It bounds the checkpoint ring (16 bytes a batch, so at
+     * most 64 KiB a partition) and the replay distance behind a stalled head. It is far above what a
+     * sink that keeps up leaves outstanding, because acks held by a buffering operator (a window) count
+     * too: a window holds one batch per poll of each partition it covers, and a partition paused while
+     * its window still waits for the record that closes it would only be released by
+     * {@code stalled-fail-after}. At a few polls a second that is tens of minutes of window.
+     */
+    public static final int MAX_OUTSTANDING_BATCHES_PER_PARTITION = 4096;
+
     public PipelineConfig {
         Objects.requireNonNull(name, "name");
         if (name.isBlank()) {

@@ -23,7 +23,7 @@ import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
- * A stalled head pushes back on its own partition only: a failed head batch, or 256 batches
+ * A stalled head pushes back on its own partition only: a failed head batch, or 4,096 batches
  * outstanding behind an unwritten one, pauses that partition (metric and name), so its checkpoint
  * bookkeeping and replay distance stop growing, while the other partitions keep flowing.
  */
@@ -88,7 +88,8 @@ class StalledHeadHoldTest {
         runtime = build(fastConfig("distance").build(), source, sink, PipelineFixture.passThrough(), registry);
         runtime.start();
         handle.assign(0, 0, 1);
-        int records = 400;
+        int limit = PipelineConfig.MAX_OUTSTANDING_BATCHES_PER_PARTITION;
+        int records = limit + 400;
         for (int i = 0; i < records; i++) {
             handle.push(0, null, utf8("p0-" + i));
         }
@@ -98,8 +99,8 @@ class StalledHeadHoldTest {
         long polled = runtime.recordsIn();
         Thread.sleep(200);
         assertThat(runtime.recordsIn()).isEqualTo(polled);
-        // 256 one-record batches of partition 0 outstanding, plus partition 1's record.
-        assertThat(polled).isEqualTo(256 + 1);
+        // The limit's one-record batches of partition 0 outstanding, plus partition 1's record.
+        assertThat(polled).isEqualTo(limit + 1);
 
         sink.script().release(0);
         assertThat(handle.awaitCommitted(0, records, WAIT)).isTrue();
