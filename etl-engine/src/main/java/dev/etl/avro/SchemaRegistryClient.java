@@ -233,6 +233,14 @@ public final class SchemaRegistryClient {
         try {
             answer = call("GET", "/subjects", null, "API check");
         } catch (SchemaRegistryException e) {
+            if (e.getCause() instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+                // The application is stopping (e.g. SIGTERM during startup): not a registry problem.
+                Thread.currentThread().interrupt();
+                log.info("API check of schema registry {} interrupted (the application is stopping)", url);
+                throw new SchemaRegistryException("interrupted while checking schema registry " + url
+                        + " (the application is stopping; the registry was not found wrong or unreachable)",
+                        -1, -1, e.getCause());
+            }
             String what = e.httpStatus() == 404 ? "it has no /subjects endpoint (HTTP 404): wrong base path?"
                     : e.httpStatus() == 401 || e.httpStatus() == 403
                             ? "it refused our credentials (HTTP " + e.httpStatus() + ")"

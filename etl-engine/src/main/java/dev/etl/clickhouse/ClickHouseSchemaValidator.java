@@ -89,6 +89,7 @@ public final class ClickHouseSchemaValidator {
         String replica = ClickHouseShardWriter.describe(uri);
         String table = config.qualifiedTable();
         ClickHouseCapabilities caps = ClickHouseCapabilities.detect(transport, uri);
+        checkSettings(shard, uri, replica, caps);
         String where = "database = " + literal(config.database()) + " AND ";
         String engineRow = transport.query(uri, "SELECT engine, engine_full FROM system.tables WHERE " + where
                 + "name = " + literal(config.table()) + " FORMAT TabSeparated").strip();
@@ -139,6 +140,36 @@ public final class ClickHouseSchemaValidator {
         log.info("ClickHouse shard {} replica {}: {} engine {} validated ({}), token={}, async_insert={}", shard,
                 replica, table, engine, config.validation(), caps.dedupToken(), caps.asyncInsert());
         return caps;
+    }
+
+    /**
+     * Every configured insert setting must be one the server knows: an unknown name (a typo) would
+     * otherwise fail every insert, and on servers that ignore unknown settings would silently change
+     * nothing. Fails naming the setting and the closest known one.
+     */
+    private void checkSettings(int shard, URI uri, String replica, ClickHouseCapabilities caps)
+            throws ClickHouseRequestException {
+        if (config.settings().isEmpty()) {
+            return;
+        }
+        Set<String> known = new HashSet<>();
+        for (String line : transport.query(uri, "SELECT name FROM system.settings FORMAT TabSeparated").split("\n")) {
+            if (!line.isBlank()) {
+                known.add(ClickHouseTypeNames.unescapeTsv(line.strip()));
+            }
+        }
+        if (known.isEmpty()) {
+            return; // a server (or proxy) that lists no settings: nothing to compare against
+        }
+        for (String name : config.settings().keySet()) {
+            if (!known.contains(name)) {
+                String closest = dev.etl.error.Suggestion.closest(name, known);
+                throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "insert setting '" + name
+                        + "' (etl.sink.clickhouse.settings / ClickHouseSinkConfig.Builder.setting) is not a setting of "
+                        + "ClickHouse " + caps.version() + " on shard " + shard + " replica " + replica
+                        + (closest == null ? "" : "; did you mean '" + closest + "'?"), null);
+            }
+        }
     }
 
     /** Why the engine does not dedup inserts, or null when it does. */

@@ -171,16 +171,25 @@ public final class ClickHouseShardWriter implements ShardWriter {
         return (int) Long.remainderUnsigned(roundRobin.getAndIncrement(), n);
     }
 
+    /**
+     * One attempt on one replica whose breaker admitted it. Every outcome settles the breaker exactly
+     * once (success, transient or permanent failure, or any throwable from building the request to
+     * counting the metrics), so a half-open probe can never leave the replica HALF_OPEN forever.
+     */
     private void insert(Replica replica, int index, SealedBatch batch) throws SinkWriteException {
-        ClickHouseInsert request = sendToken ? insert.withSetting("insert_deduplication_token", batch.dedupToken())
-                : insert;
+        boolean settled = false;
         long startNs = nanoClock.getAsLong();
         try {
+            ClickHouseInsert request = sendToken
+                    ? insert.withSetting("insert_deduplication_token", batch.dedupToken())
+                    : insert;
             transport.insert(replica.uri, request, batch.bytes(), batch.byteCount());
+            settled = true;
+            replica.breaker.onSuccess();
         } catch (ClickHouseRequestException e) {
             long durationNs = nanoClock.getAsLong() - startNs;
             boolean transientFailure = ClickHouseErrors.isTransient(e);
-            replica.metrics.failure(transientFailure, durationNs);
+            settled = true;
             if (transientFailure) {
                 long opensBefore = replica.breaker.opens();
                 replica.breaker.onFailure();
@@ -193,30 +202,35 @@ public final class ClickHouseShardWriter implements ShardWriter {
                     lastFailedReplica = index;
                 }
             } else {
+                // The replica answered (the request itself is wrong): it is healthy.
                 replica.breaker.onSuccess();
             }
+            replica.metrics.failure(transientFailure, durationNs);
             throw new SinkWriteException(transientFailure, failureMessage(transientFailure, replica, batch, e), e);
         } catch (RuntimeException e) {
             // e.g. a rejected URI; unknown failures are treated as transient (the engine's rule too)
-            replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
+            settled = true;
             replica.breaker.onFailure();
+            replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
             throw SinkWriteException.transientFailure(failureMessage(true, replica, batch, e), e);
         } catch (Error e) {
             // An Error (out of memory, a linkage or assertion error in a transport library) is no answer
-            // from the server either: it must still settle the breaker, or a half-open probe that died
-            // this way would leave the replica HALF_OPEN, refusing every request, forever. The error
-            // itself is rethrown unchanged (the engine treats it as a failed attempt and retries).
-            try {
-                replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
-            } finally {
-                replica.breaker.onFailure();
-            }
+            // from the server either: it settles the breaker as a transient failure and is rethrown
+            // unchanged (the engine treats it as a failed attempt and retries).
+            settled = true;
+            replica.breaker.onFailure();
             log.warn("ClickHouse sink '{}' shard {}: insert to replica {} threw {}; counted as a transient failure "
                     + "of the replica", sinkName, shard, replica.name, e.toString());
+            replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
             throw e;
+        } finally {
+            if (!settled) {
+                // A throwable before the breaker was settled (building the request, the clock, a
+                // metric after a success): count it as a failed attempt of this replica.
+                replica.breaker.onFailure();
+            }
         }
         replica.metrics.success(nanoClock.getAsLong() - startNs);
-        replica.breaker.onSuccess();
     }
 
     private String failureMessage(boolean transientFailure, Replica replica, SealedBatch batch, Exception e) {

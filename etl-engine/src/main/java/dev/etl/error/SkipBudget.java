@@ -6,13 +6,15 @@ import java.util.Objects;
 /**
  * How much a pipeline may skip before {@code SKIP} (or {@code DEAD_LETTER}) stops being a policy for
  * the odd bad record and becomes silent loss: when, within one {@code window}, the records of one
- * {@link ErrorClass} skipped or dead-lettered by a lane exceed {@code maxRatio} of the records that
- * lane received, and it received at least {@code minRecords}, the pipeline fails naming the class,
- * the counts and this budget.
+ * {@link ErrorClass} skipped or dead-lettered exceed {@code maxRatio} of the records received, and at
+ * least {@code minRecords} were received, the pipeline fails naming the class, the counts and this
+ * budget.
  *
- * <p>Counted per lane (each lane's own plain counters, no sharing between threads): a partition is
- * read by one lane, so a poison partition trips its lane's budget even when healthy lanes would
- * dilute a pipeline-wide ratio. Windows are tumbling: counts reset when a window has passed.
+ * <p>Counted twice, and either trips it: per lane (each lane's own plain counters: a partition is read
+ * by one lane, so a poison partition trips its lane's budget even when healthy lanes would dilute the
+ * pipeline's ratio) and for the whole pipeline (all lanes together, one atomic add per batch: many
+ * lanes that each receive fewer than {@code minRecords} still trip it together). Windows are tumbling:
+ * counts reset when a window has passed.
  *
  * @param enabled    false: never fail for skipping (each skip is still counted and logged)
  * @param maxRatio   share of received records, in [0, 1), that may be skipped per window and class
@@ -21,7 +23,7 @@ import java.util.Objects;
  *                   handful of records, one of them bad, is not a trend)
  */
 public record SkipBudget(boolean enabled, double maxRatio, Duration window, long minRecords) {
-    /** More than half of at least 100 records in a minute, per lane and error class. */
+    /** More than half of at least 100 records in a minute, per lane or pipeline-wide, per error class. */
     public static final SkipBudget DEFAULT = new SkipBudget(true, 0.5, Duration.ofMinutes(1), 100);
 
     /** Never fails a pipeline for skipping. */
@@ -44,7 +46,7 @@ public record SkipBudget(boolean enabled, double maxRatio, Duration window, long
     /** Human-readable form used in failure messages. */
     public String describe() {
         return "more than " + percent(maxRatio) + " of at least " + minRecords + " records in a " + window.toString()
-                .substring(2).toLowerCase(java.util.Locale.ROOT) + " window, per lane and error type";
+                .substring(2).toLowerCase(java.util.Locale.ROOT) + " window, per lane or pipeline-wide, per error type";
     }
 
     static String percent(double ratio) {

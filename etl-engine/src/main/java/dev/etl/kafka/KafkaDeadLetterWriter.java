@@ -310,6 +310,7 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      */
     public static Map<String, Object> producerProperties(Map<String, ?> given, Duration sendTimeout) {
         Map<String, Object> props = new LinkedHashMap<>(Objects.requireNonNull(given, "producerProperties"));
+        KafkaSettingNames.check(props, ProducerConfig.configNames(), CLIENT);
         Object servers = props.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
         if (servers == null || String.valueOf(servers).isBlank()) {
             throw new KafkaConfigException(CLIENT, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "it is required");

@@ -323,6 +323,7 @@ public final class KafkaSourceConfig {
          */
         public KafkaSourceConfig build() {
             Map<String, Object> p = new LinkedHashMap<>(properties);
+            KafkaSettingNames.check(p, ConsumerConfig.configNames(), "source");
             required(p, ConsumerConfig.GROUP_ID_CONFIG, "a consumer group is how lanes and instances share partitions "
                     + "and where offsets are committed");
             required(p, ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "the consumer needs brokers to connect to");

@@ -46,6 +46,8 @@ final class LaneChainContext implements ChainContext {
     private final long[] windowSkips = new long[ErrorClass.values().length];
     private long windowStartNs;
     private long windowRecords;
+    /** The pipeline-wide window every lane of the pipeline shares. */
+    private final PipelineSkipWindow pipelineWindow;
     private final ChunkOutbox deadLetter;
     private IntFunction<String> partitionNames = p -> "partition-" + p;
     private IntFunction<String> topics = p -> "default";
@@ -53,13 +55,16 @@ final class LaneChainContext implements ChainContext {
     private final java.util.Set<String> stages = new java.util.LinkedHashSet<>();
 
     LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
-            ErrorMetrics errors, ChunkOutbox deadLetter) {
-        this(config, laneIndex, registry, outboxes, errors, deadLetter, System::nanoTime, SKIP_LOG_INTERVAL_NS);
+            ErrorMetrics errors, ChunkOutbox deadLetter, PipelineSkipWindow pipelineWindow) {
+        this(config, laneIndex, registry, outboxes, errors, deadLetter, pipelineWindow, System::nanoTime,
+                SKIP_LOG_INTERVAL_NS);
     }
 
     LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
-            ErrorMetrics errors, ChunkOutbox deadLetter, LongSupplier nanoClock, long logIntervalNs) {
+            ErrorMetrics errors, ChunkOutbox deadLetter, PipelineSkipWindow pipelineWindow, LongSupplier nanoClock,
+            long logIntervalNs) {
         this.config = config;
+        this.pipelineWindow = pipelineWindow;
         this.nanoClock = nanoClock;
         this.skipLog = new RateLimitedLog(logIntervalNs, nanoClock);
         this.deadLetterLog = new RateLimitedLog(logIntervalNs, nanoClock);
@@ -182,6 +187,7 @@ final class LaneChainContext implements ChainContext {
             Arrays.fill(windowSkips, 0);
         }
         windowRecords += records;
+        pipelineWindow.recordsIn(records);
     }
 
     /**
@@ -195,16 +201,32 @@ final class LaneChainContext implements ChainContext {
         ErrorClass errorClass = failure.errorClass();
         long skips = ++windowSkips[errorClass.ordinal()];
         long records = windowRecords;
-        if (records >= budget.minRecords() && skips > budget.maxRatio() * records) {
-            errors.skipBudgetExceeded(errorClass);
+        if (exceeds(skips, records)) {
             long elapsedMs = Math.max(0, (nanoClock.getAsLong() - windowStartNs) / 1_000_000);
-            throw new FatalPipelineException(errorClass, "pipeline '" + config.name() + "' lane " + laneIndex
+            throw budgetExceeded(errorClass, "pipeline '" + config.name() + "' lane " + laneIndex
                     + " exceeded its skip budget: " + skips + " of the " + records + " records it received in the last "
-                    + elapsedMs + " ms were " + what + " with error type " + errorClass.label() + " (budget: "
-                    + budget.describe() + "); failing instead of silently dropping the data. Fix the cause (last: "
-                    + failure.getMessage() + "), or change etl.errors.skip-budget.* / PipelineConfig.skipBudget",
-                    failure);
+                    + elapsedMs + " ms", what, failure);
         }
+        long pipelineSkips = pipelineWindow.skipped(errorClass);
+        long pipelineRecords = pipelineWindow.records();
+        if (exceeds(pipelineSkips, pipelineRecords)) {
+            throw budgetExceeded(errorClass, "pipeline '" + config.name() + "' exceeded its skip budget: "
+                    + pipelineSkips + " of the " + pipelineRecords + " records its lanes received in the last "
+                    + pipelineWindow.elapsedMs() + " ms", what, failure);
+        }
+    }
+
+    private boolean exceeds(long skips, long records) {
+        return records >= budget.minRecords() && skips > budget.maxRatio() * records;
+    }
+
+    private FatalPipelineException budgetExceeded(ErrorClass errorClass, String counts, String what,
+            RecordException failure) {
+        errors.skipBudgetExceeded(errorClass);
+        return new FatalPipelineException(errorClass, counts + " were " + what + " with error type "
+                + errorClass.label() + " (budget: " + budget.describe() + "); failing instead of silently dropping "
+                + "the data. Fix the cause (last: " + failure.getMessage() + "), or change etl.errors.skip-budget.* / "
+                + "PipelineConfig.skipBudget", failure);
     }
 
     @Override

@@ -160,6 +160,7 @@ public final class PipelineRuntime {
     }
 
     private void buildLanes(SinkRuntime deadLetter) {
+        PipelineSkipWindow skipWindow = new PipelineSkipWindow(config.skipBudget(), System::nanoTime);
         for (int i = 0; i < config.lanes(); i++) {
             Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
             for (SinkRuntime sink : sinks) {
@@ -168,7 +169,7 @@ public final class PipelineRuntime {
                 }
             }
             LaneChainContext context = new LaneChainContext(config, i, registry, outboxes, errorMetrics,
-                    deadLetter == null ? null : new ChunkOutbox(deadLetter, ChunkConfig.DEFAULTS));
+                    deadLetter == null ? null : new ChunkOutbox(deadLetter, ChunkConfig.DEFAULTS), skipWindow);
             Lane lane = new Lane(this, i, context, new LaneMetrics(registry, config.name(), i));
             lanes.add(lane);
             laneThreads.add(new Thread(lane, "etl-lane-" + config.name() + "-" + i));

@@ -157,4 +157,20 @@ class SchemaRegistryClientTest {
                 .hasMessageContaining("schema registry " + stub.url() + " does not answer")
                 .hasMessageContaining("could not be asked").hasMessageContaining("answered 500");
     }
+
+    @Test
+    void anInterruptedApiCheckSaysTheApplicationIsStoppingNotThatTheRegistryIsWrong() {
+        stub.failuresLeft.set(100);
+        SchemaRegistryClient client = client().maxAttempts(5).build();
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(client::checkApi).isInstanceOf(SchemaRegistryException.class)
+                    .hasMessageContaining("interrupted while checking schema registry " + stub.url())
+                    .hasMessageContaining("the application is stopping")
+                    .hasMessageNotContaining("does not answer");
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt flag is kept").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
 }

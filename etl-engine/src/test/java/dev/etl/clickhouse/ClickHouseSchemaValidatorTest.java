@@ -78,6 +78,9 @@ class ClickHouseSchemaValidatorTest {
             if (sql.contains("version()")) {
                 return "18.16.1\n";
             }
+            if (sql.equals("SELECT name FROM system.settings FORMAT TabSeparated")) {
+                return "insert_quorum\ninsert_quorum_timeout\nmax_insert_block_size\n";
+            }
             if (sql.contains("system.settings") || sql.contains("merge_tree_settings")) {
                 return "";
             }
@@ -126,6 +129,17 @@ class ClickHouseSchemaValidatorTest {
                 .hasMessageContaining("Distributed").hasMessageContaining("shard-local");
         assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), server("", "")).validateShard(0, EXPECTED))
                 .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void anInsertSettingTheServerDoesNotKnowIsRefusedWithTheClosestName() {
+        FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
+        new ClickHouseSchemaValidator(config().setting("insert_quorum", "2").build(), t).validateShard(0, EXPECTED);
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().setting("insert_qorum", "2").build(), t)
+                .validateShard(0, EXPECTED)).isInstanceOf(ClickHouseSchemaException.class)
+                .hasMessageContaining("insert setting 'insert_qorum'")
+                .hasMessageContaining("is not a setting of ClickHouse 18.16.1 on shard 0 replica http://127.0.0.1:18123")
+                .hasMessageContaining("did you mean 'insert_quorum'?");
     }
 
     @Test

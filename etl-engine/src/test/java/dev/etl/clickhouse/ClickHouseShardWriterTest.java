@@ -184,6 +184,42 @@ class ClickHouseShardWriterTest {
     }
 
     @Test
+    void aThrowableBeforeTheRequestIsSentStillSettlesTheHalfOpenProbe() {
+        ClickHouseShardWriter w = writer(config().build(), new ClickHouseCapabilities("24.8", true, true, true));
+        transport.down(A);
+        transport.down(B);
+        for (int i = 0; i < 4; i++) {
+            assertThatThrownBy(() -> w.write(TestBatch.of(0, 1))).isInstanceOf(SinkWriteException.class);
+        }
+        transport.up(A);
+        transport.up(B);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        // The probe dies while the request is built (the token), before the transport is called.
+        SealedBatchThrowingToken batch = new SealedBatchThrowingToken(TestBatch.of(1, 1));
+        assertThatThrownBy(() -> w.write(batch)).isInstanceOf(Error.class);
+        assertThatThrownBy(() -> w.write(batch)).isInstanceOf(Error.class);
+        assertThat(w.replicaStatus()).as("both probes settled: open again, not half-open forever")
+                .extracting(ClickHouseShardWriter.ReplicaStatus::state).containsOnly(ReplicaBreaker.State.OPEN);
+        clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
+        w.write(TestBatch.of(2, 1));
+        w.write(TestBatch.of(3, 1));
+        assertThat(w.replicaStatus()).extracting(ClickHouseShardWriter.ReplicaStatus::state)
+                .containsOnly(ReplicaBreaker.State.CLOSED);
+    }
+
+    /** A batch whose token cannot be computed: the request fails before anything is sent. */
+    private record SealedBatchThrowingToken(TestBatch delegate) implements dev.etl.sink.SealedBatch {
+        @Override public String sinkName() { return delegate.sinkName(); }
+        @Override public int shard() { return delegate.shard(); }
+        @Override public long sequence() { return delegate.sequence(); }
+        @Override public byte[] bytes() { return delegate.bytes(); }
+        @Override public int byteCount() { return delegate.byteCount(); }
+        @Override public int rowCount() { return delegate.rowCount(); }
+        @Override public String dedupToken() { throw new LinkageError("token"); }
+        @Override public int attempt() { return delegate.attempt(); }
+    }
+
+    @Test
     void credentialsNeverAppearInConfigMessagesOrTags() {
         assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("shop", "orders")
                 .shard("http://etl:secret@127.0.0.1:18123").build())

@@ -149,6 +149,15 @@ class KafkaDeadLetterWriterTest {
                 Duration.ofSeconds(3))).containsEntry("acks", "all").containsEntry("max.block.ms", "3000");
     }
 
+    @Test
+    void aTypoOfAProducerSettingIsRefusedWithTheClosestName() {
+        assertThatThrownBy(() -> KafkaDeadLetterWriter.producerProperties(
+                Map.of("bootstrap.servers", "x", "linger.msx", "5"), Duration.ofSeconds(1)))
+                .isInstanceOf(KafkaConfigException.class)
+                .hasMessageContaining("dead-letter producer setting 'linger.msx'")
+                .hasMessageContaining("did you mean 'linger.ms'?");
+    }
+
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private KafkaDeadLetterWriter limitedWriter(int maxRecordBytes) {

@@ -36,6 +36,18 @@ class KafkaSourceConfigTest {
     }
 
     @Test
+    void aTypoOfAConsumerSettingIsRefusedWithTheClosestName() {
+        assertRefused(base().property("max.poll.recods", 10_000), "max.poll.recods", "did you mean 'max.poll.records'?");
+        assertRefused(base().property("fetch.min.byte", 1), "fetch.min.byte", "silently keep the default");
+    }
+
+    @Test
+    void anUnknownSettingFarFromEveryKnownNameIsPassedThroughForPlugIns() {
+        assertThat(base().property("my.interceptor.endpoint", "http://x").build().consumerProperties())
+                .containsEntry("my.interceptor.endpoint", "http://x");
+    }
+
+    @Test
     void bootstrapServersAreRequired() {
         assertRefused(base().property("bootstrap.servers", null), "bootstrap.servers", "required");
     }

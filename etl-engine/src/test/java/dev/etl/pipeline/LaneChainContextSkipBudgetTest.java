@@ -36,9 +36,13 @@ class LaneChainContextSkipBudgetTest {
     }
 
     private LaneChainContext context(SkipBudget budget) {
+        return context(budget, 2, new PipelineSkipWindow(budget, now::get));
+    }
+
+    private LaneChainContext context(SkipBudget budget, int lane, PipelineSkipWindow window) {
         PipelineConfig config = PipelineConfig.builder("orders").skipBudget(budget).build();
-        return new LaneChainContext(config, 2, registry, Map.of(), new ErrorMetrics(registry, "orders"), null, now::get,
-                10 * SECOND);
+        return new LaneChainContext(config, lane, registry, Map.of(), new ErrorMetrics(registry, "orders"), null,
+                window, now::get, 10 * SECOND);
     }
 
     private static RecordException failure(ErrorClass errorClass, long offset) {
@@ -63,7 +67,7 @@ class LaneChainContextSkipBudgetTest {
                 .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("pipeline 'orders' lane 2 exceeded its skip budget: 101 of the 200 records")
                 .hasMessageContaining("error type operator")
-                .hasMessageContaining("more than 50% of at least 100 records in a 1m window")
+                .hasMessageContaining("more than 50% of at least 100 records in a 1m window, per lane or pipeline-wide")
                 .hasMessageContaining("orders-3@100")
                 .hasMessageContaining("etl.errors.skip-budget");
         assertThat(registry.get("etl.skip.budget.exceeded").tag("error_type", "operator").counter().count())
@@ -105,6 +109,55 @@ class LaneChainContextSkipBudgetTest {
         skip(ctx, ErrorClass.OPERATOR, 50);
         assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.OPERATOR, 1)))
                 .isInstanceOf(FatalPipelineException.class).hasMessageContaining("51 of the 100 records");
+    }
+
+    @Test
+    void lanesThatEachStayBelowTheMinimumTripThePipelineWideBudgetTogether() {
+        SkipBudget budget = new SkipBudget(true, 0.5, Duration.ofMinutes(1), 100);
+        PipelineSkipWindow shared = new PipelineSkipWindow(budget, now::get);
+        List<LaneChainContext> lanes = List.of(context(budget, 0, shared), context(budget, 1, shared),
+                context(budget, 2, shared), context(budget, 3, shared));
+        // 60 records per lane (240 in all), 40 of each lane's bad: no lane reaches min-records on its own.
+        for (LaneChainContext lane : lanes) {
+            lane.recordsIn(60);
+        }
+        int skipped = 0;
+        FatalPipelineException trip = null;
+        outer:
+        for (int i = 0; i < 40; i++) {
+            for (LaneChainContext lane : lanes) {
+                try {
+                    lane.skipped(failure(ErrorClass.DESERIALIZATION, i));
+                    skipped++;
+                } catch (FatalPipelineException e) {
+                    trip = e;
+                    break outer;
+                }
+            }
+        }
+        assertThat(trip).as("the pipeline-wide count trips").isNotNull();
+        assertThat(skipped).as("it trips at the first skip over half of the 240 records").isEqualTo(120);
+        assertThat(trip).hasMessageContaining("pipeline 'orders' exceeded its skip budget: 121 of the 240 records "
+                + "its lanes received").hasMessageContaining("error type deserialization");
+    }
+
+    @Test
+    void thePipelineWideWindowRollsToo() {
+        SkipBudget budget = new SkipBudget(true, 0.5, Duration.ofSeconds(60), 100);
+        PipelineSkipWindow shared = new PipelineSkipWindow(budget, now::get);
+        LaneChainContext a = context(budget, 0, shared);
+        LaneChainContext b = context(budget, 1, shared);
+        a.recordsIn(60);
+        b.recordsIn(60);
+        skip(a, ErrorClass.OPERATOR, 30);
+        skip(b, ErrorClass.OPERATOR, 30); // 60 of 120: allowed
+        now.addAndGet(60 * SECOND);
+        a.recordsIn(60);
+        b.recordsIn(60); // a new window: the earlier 60 skips are forgotten
+        skip(a, ErrorClass.OPERATOR, 30);
+        skip(b, ErrorClass.OPERATOR, 30);
+        assertThatThrownBy(() -> a.skipped(failure(ErrorClass.OPERATOR, 1)))
+                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("61 of the 120 records its lanes");
     }
 
     @Test
