@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +33,7 @@ import dev.etl.it.lifecycle.ExitStatusApplication.Cause;
  * exit 0 about half the time (the failure watcher was a daemon thread racing the JVM's own exit).
  *
  * <p>Needs no servers: the memory source, a sink that writes nowhere, a registry URL on a closed
- * port of 127.0.0.1.
+ * port of 127.0.0.1, and a web server of the test's own that answers 404 where the registry API should be.
  */
 class ExitStatusIT {
 
@@ -51,7 +53,18 @@ class ExitStatusIT {
     private record Outcome(Cause cause, int run, int status, int reported, Path log) {
 
         boolean matches() {
-            return this.status == this.reported && this.status == this.cause.expectedStatus;
+            boolean reportAgrees = this.cause.failsBeforeThePipeline() ? this.reported == -1
+                    : this.status == this.reported;
+            return reportAgrees && this.status == this.cause.expectedStatus && logContains(this.cause.logMarker);
+        }
+
+        private boolean logContains(String text) {
+            try {
+                return Files.readString(this.log).contains(text);
+            }
+            catch (IOException ex) {
+                return false;
+            }
         }
 
     }
@@ -63,6 +76,14 @@ class ExitStatusIT {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = socket.getLocalPort();
         }
+        // A web server that is not a schema registry: every path answers 404.
+        HttpServer notARegistry = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+        notARegistry.createContext("/", (exchange) -> {
+            exchange.sendResponseHeaders(404, -1);
+            exchange.close();
+        });
+        notARegistry.start();
+        String wrongRegistryUrl = "http://127.0.0.1:" + notARegistry.getAddress().getPort() + "/apis";
         List<Cause> runs = new ArrayList<>();
         for (int i = 0; i < RUNS_PER_CAUSE; i++) {
             runs.addAll(List.of(Cause.values()));
@@ -75,7 +96,8 @@ class ExitStatusIT {
             for (int i = 0; i < runs.size(); i++) {
                 Cause cause = runs.get(i);
                 int run = i;
-                futures.add(pool.submit(() -> runOnce(cause, run, closedPort, dir.resolve("child-" + run + ".log"))));
+                futures.add(pool.submit(
+                        () -> runOnce(cause, run, closedPort, wrongRegistryUrl, dir.resolve("child-" + run + ".log"))));
             }
             for (Future<Outcome> future : futures) {
                 outcomes.add(future.get(EXIT_TIMEOUT_MS * 2, TimeUnit.MILLISECONDS));
@@ -84,6 +106,7 @@ class ExitStatusIT {
         finally {
             pool.shutdownNow();
             pool.awaitTermination(30, TimeUnit.SECONDS);
+            notARegistry.stop(0);
         }
         List<Outcome> mismatches = outcomes.stream().filter((outcome) -> !outcome.matches()).toList();
         log.info("{} child JVMs in {} ms, {} mismatches", outcomes.size(),
@@ -94,8 +117,9 @@ class ExitStatusIT {
                 describe(mismatches)).isEmpty();
     }
 
-    private static Outcome runOnce(Cause cause, int run, int closedPort, Path childLog) throws Exception {
-        Process child = start(cause, closedPort, childLog);
+    private static Outcome runOnce(Cause cause, int run, int closedPort, String wrongRegistryUrl, Path childLog)
+            throws Exception {
+        Process child = start(cause, closedPort, wrongRegistryUrl, childLog);
         try {
             if (cause.signalled()) {
                 String marker = (cause == Cause.SIGTERM_DEADLINE) ? ExitStatusApplication.BLOCKED
@@ -121,16 +145,20 @@ class ExitStatusIT {
         }
     }
 
-    private static Process start(Cause cause, int closedPort, Path childLog) throws IOException {
+    private static Process start(Cause cause, int closedPort, String wrongRegistryUrl, Path childLog)
+            throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx192m", "-XX:TieredStopAtLevel=1",
                 "-XX:+UseSerialGC", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
                 ExitStatusApplication.class.getName()));
         command.addAll(List.of("--lifecycle-test.cause=" + cause, "--lifecycle-test.closed-port=" + closedPort,
                 "--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
-                "--spring.jmx.enabled=false", "--etl.pipeline.name=exit-status", "--etl.pipeline.threads=1",
+                "--spring.jmx.enabled=false", "--etl.pipeline.name=exit-status", "--etl.pipeline.threads=" + cause.lanes(),
                 "--etl.checkpoint.drain-timeout=1s", "--spring.lifecycle.timeout-per-shutdown-phase=15s",
                 "--etl.errors.types.deserialization=fail"));
+        if (cause == Cause.REGISTRY_WRONG_PATH) {
+            command.add("--etl.avro.registry.url=" + wrongRegistryUrl);
+        }
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(childLog.toFile()).start();
     }
 
