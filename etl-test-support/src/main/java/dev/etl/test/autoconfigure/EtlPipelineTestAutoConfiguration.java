@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.bind.Bindable;
@@ -81,12 +82,13 @@ public final class EtlPipelineTestAutoConfiguration {
      * memory source and capture sink stand in for the configured Kafka and ClickHouse). Backs off when
      * the test brings a registry of its own: a client, or connection details (such as a
      * {@code @ServiceConnection}) for the schema-registry auto-configuration to build one from. The
-     * connection-details type is named, not referenced: this module does not depend on the
-     * auto-configuration module.
+     * types are named, not referenced: this module does not depend on the auto-configuration module,
+     * and the Avro connector is optional (only applications that decode Avro have it).
      */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnMissingBean(value = SchemaRegistryClient.class,
-            type = "dev.etl.autoconfigure.SchemaRegistryConnectionDetails")
+    @ConditionalOnClass(name = "dev.etl.avro.SchemaRegistryClient")
+    @ConditionalOnMissingBean(type = { "dev.etl.avro.SchemaRegistryClient",
+            "dev.etl.autoconfigure.SchemaRegistryConnectionDetails" })
     static class StubSchemaRegistryConfiguration {
 
         @Bean(destroyMethod = "close")
