@@ -11,12 +11,12 @@
 #    partitions, and starts the feeder: RESTART_FEED_RATE Avro orders per second for the whole run,
 # 4. makes the class-data-sharing archive(s) the variants need (a training run with
 #    -XX:ArchiveClassesAtExit and -Dspring.context.exit=onRefresh, as scripts/startup-bench.sh),
-# 5. for every variant (own consumer group): starts the sample, waits for its first commit, lets it
-#    run RESTART_RUN_S seconds, then RESTART_REPEATS times: kill -9, read the group's committed
-#    offsets (their sum), launch a new JVM and time launch -> the sum exceeds that (polled every
-#    20 ms through the Admin API); each restarted process runs RESTART_RUN_S seconds before the next
-#    kill. Also reported per run: Boot's "Started ... in X seconds" and launch -> the lanes'
-#    "assigned [...]" log line (the partitions are back),
+# 5. per membership (static, dynamic; one consumer group each): starts the sample, waits for its
+#    first commit, then RESTART_REPEATS rounds; in each round every variant of that membership in
+#    turn: let the running process work RESTART_RUN_S seconds, kill -9 it, read the group's
+#    committed offsets (their sum), launch the variant's JVM and time launch -> the sum exceeds that
+#    (polled every 20 ms through the Admin API). Also reported per run: Boot's "Started ... in X
+#    seconds" and launch -> the lanes' "assigned [...]" log line (the partitions are back),
 # 6. prints one line per run and a summary per variant (also in <log dir>/results.txt), drops the
 #    database and the topic, stops the servers it started.
 #
@@ -29,11 +29,13 @@
 #                     restart waits for the dead members' session.timeout.ms (45 s, Kafka's default)
 #
 # Environment:
-#   RESTART_REPEATS      kill -9 + restart rounds per variant (default 3)
+#   RESTART_REPEATS      rounds: kill -9 + restart into each variant once per round (default 3)
 #   RESTART_VARIANTS     see above
 #   RESTART_FEED_RATE    orders per second produced during the run (default 2000, ~5,000 rows/s)
-#   RESTART_RUN_S        seconds each process runs after its first commit before it is killed (default 5)
+#   RESTART_RUN_S        seconds a process works (after its first commit) before it is killed (default 5)
 #   RESTART_HEAP         -Xmx of the sample (default 512m)
+#   RESTART_SAMPLE_ARGS  extra command-line arguments of the sample (space-separated), e.g.
+#                        '--etl.checkpoint.interval=500ms --etl.sink.clickhouse.batch.linger=500ms'
 #   RESTART_HTTP_PORT    the sample's HTTP port (default: a free port from 18600 up)
 #   SAMPLE_JAR           default sample-service/target/sample-service.jar (built when missing with
 #                        ./mvnw -q -pl sample-service -am package -DskipTests $RESTART_MVN_ARGS;
@@ -52,6 +54,7 @@ REPEATS="${RESTART_REPEATS:-3}"
 read -ra VARIANTS <<<"${RESTART_VARIANTS:-static-cds static dynamic-cds}"
 FEED_RATE="${RESTART_FEED_RATE:-2000}"
 RUN_S="${RESTART_RUN_S:-5}"
+read -ra SAMPLE_ARGS <<<"${RESTART_SAMPLE_ARGS:-}"
 HEAP="${RESTART_HEAP:-512m}"
 JAR="${SAMPLE_JAR:-$REPO_ROOT/sample-service/target/sample-service.jar}"
 RUN_ID="$(date +%Y%m%d_%H%M%S)"
@@ -132,8 +135,9 @@ java -Djarmode=tools -jar "$JAR" extract --destination "$LOG_DIR/app" >"$LOG_DIR
 APP_JAR="$LOG_DIR/app/$(basename "$JAR")"
 javac -nowarn -cp "$APP_JAR" -d "$LOG_DIR/tool" "$REPO_ROOT/scripts/lib/RestartBenchTool.java" >>"$LOG_DIR/extract.log" 2>&1 \
   || fail "compiling the helper failed (see $LOG_DIR/extract.log)"
-tool() { java -Xmx256m -XX:TieredStopAtLevel=1 -Dlogback.configurationFile=generator-logback.xml \
-  -cp "$LOG_DIR/tool:$APP_JAR" RestartBenchTool "$@"; }
+# Started with "${TOOL[@]}" ... & so that $! is the JVM itself (a shell function would be a subshell).
+TOOL=(java -Xmx256m -XX:TieredStopAtLevel=1 -Dlogback.configurationFile=generator-logback.xml
+  -cp "$LOG_DIR/tool:$APP_JAR" RestartBenchTool)
 
 # ------------------------------------------------------------------ database, topic, feed ----
 step "database $DB (sample's orders.sql, ON CLUSTER $CLUSTER)" "$LOG_DIR/ddl.log"
@@ -145,7 +149,7 @@ DB_CREATED=1
 } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL failed: see $LOG_DIR/ddl.log"
 
 step "feeding $FEED_RATE orders/s into topic $TOPIC (8 partitions)" "$LOG_DIR/feed.log"
-tool feed --bootstrap "$KAFKA" --registry "$REGISTRY" --topic "$TOPIC" --rate "$FEED_RATE" >"$LOG_DIR/feed.log" 2>&1 &
+"${TOOL[@]}" feed --bootstrap "$KAFKA" --registry "$REGISTRY" --topic "$TOPIC" --rate "$FEED_RATE" >"$LOG_DIR/feed.log" 2>&1 &
 FEED_PID=$!
 t=$(now_ms)
 until grep -q '^feeding' "$LOG_DIR/feed.log"; do
@@ -193,6 +197,7 @@ launch() {
     opts+=(-jar "$JAR")
   fi
   [[ "$variant" == static* ]] && args+=("--etl.source.kafka.properties[group.instance.id]=$group")
+  args+=("${SAMPLE_ARGS[@]}")
   env "${UNSET_ENV[@]}" "${SAMPLE_ENV[@]}" KAFKA_GROUP_ID="$group" java "${opts[@]}" "${args[@]}" >"$log" 2>&1 &
   SAMPLE_PID=$!
 }
@@ -218,55 +223,67 @@ log_ms() { # ISO timestamp at the start of the first log line matching <regex> i
 }
 
 : >"$RESULTS"
-SUMMARY=()
-for variant in "${VARIANTS[@]}"; do
-  group="restart-$RUN_ID-$variant"
-  step "$variant: first process (group $group), waiting for its first commit" "$LOG_DIR/$variant-0.log"
-  launch "$variant" "$group" "$LOG_DIR/$variant-0.log"
-  tool watch --bootstrap "$KAFKA" --group "$group" --above 0 --out "$LOG_DIR/$variant-0.watch" \
-    >"$LOG_DIR/$variant-0.watch.log" 2>&1 &
+declare -A VALUES=()   # variant -> space-separated ms
+# Variants of one membership share a consumer group (static ones also the instance id) and take turns:
+# round 1 restarts into each of them once, then round 2, ... so that load from elsewhere on the
+# machine is spread over all of them alike. Each restart is timed the same way whatever the killed
+# process was.
+for membership in static dynamic; do
+  members=()
+  for v in "${VARIANTS[@]}"; do [[ "$v" == "$membership"* ]] && members+=("$v"); done
+  ((${#members[@]} > 0)) || continue
+  group="restart-$RUN_ID-$membership"
+  step "$membership membership (group $group): ${members[*]}, $REPEATS rounds" "$LOG_DIR/$membership-0.log"
+  launch "${members[0]}" "$group" "$LOG_DIR/$membership-0.log"
+  "${TOOL[@]}" watch --bootstrap "$KAFKA" --group "$group" --above 0 --out "$LOG_DIR/$membership-0.watch" \
+    >"$LOG_DIR/$membership-0.watch.log" 2>&1 &
   WATCH_PID=$!
-  await_commit "$LOG_DIR/$variant-0.watch" 180 "$variant run 0"
-  sleep "$RUN_S"
-  values=()
+  await_commit "$LOG_DIR/$membership-0.watch" 180 "$membership: first process"
   for i in $(seq 1 "$REPEATS"); do
-    STEP_LOG="$LOG_DIR/$variant-$i.log"
-    kill_pid "$SAMPLE_PID" KILL
-    SAMPLE_PID=""
-    watch="$LOG_DIR/$variant-$i.watch"
-    tool watch --bootstrap "$KAFKA" --group "$group" --timeout-ms 180000 --out "$watch" >"$watch.log" 2>&1 &
-    WATCH_PID=$!
-    t=$(now_ms)
-    until grep -q '^baseline=' "$watch" 2>/dev/null; do
-      kill -0 "$WATCH_PID" 2>/dev/null || fail "the watcher exited (see $watch.log)"
-      (($(now_ms) - t < 60000)) || fail "the watcher did not read the offsets within 60 s"
-      sleep 0.05
+    for variant in "${members[@]}"; do
+      sleep "$RUN_S"
+      log="$LOG_DIR/$variant-$i.log"
+      STEP_LOG="$log"
+      kill_pid "$SAMPLE_PID" KILL
+      SAMPLE_PID=""
+      watch="$LOG_DIR/$variant-$i.watch"
+      "${TOOL[@]}" watch --bootstrap "$KAFKA" --group "$group" --timeout-ms 180000 --out "$watch" >"$watch.log" 2>&1 &
+      WATCH_PID=$!
+      t=$(now_ms)
+      until grep -q '^baseline=' "$watch" 2>/dev/null; do
+        kill -0 "$WATCH_PID" 2>/dev/null || fail "the watcher exited (see $watch.log)"
+        (($(now_ms) - t < 60000)) || fail "the watcher did not read the offsets within 60 s"
+        sleep 0.05
+      done
+      start=$(now_ms)
+      launch "$variant" "$group" "$log"
+      await_commit "$watch" 180 "$variant run $i"
+      at="$(sed -n 's/^committed=.* at=//p' "$watch")"
+      ms=$((at - start))
+      VALUES[$variant]="${VALUES[$variant]:-} $ms"
+      started="$(grep -o 'Started [A-Za-z]* in [0-9.]* seconds' "$log" | awk '{print $4}' | head -1)"
+      assigned="$(log_ms "$log" 'Lane .* assigned \[' || true)"
+      line="$(printf '%-16s run %d: launch -> first commit %ss (Boot started in %ss, partitions assigned after %ss; committed %s -> %s; load %s)' \
+        "$variant" "$i" "$(secs "$ms")" "${started:-?}" "$([[ -n "$assigned" ]] && secs $((assigned - start)) || echo '?')" \
+        "$(sed -n 's/^baseline=//p' "$watch")" "$(sed -n 's/^committed=\([0-9]*\).*/\1/p' "$watch")" \
+        "$(cut -d' ' -f1 /proc/loadavg)")"
+      info "$line"
+      echo "$line" >>"$RESULTS"
     done
-    start=$(now_ms)
-    launch "$variant" "$group" "$LOG_DIR/$variant-$i.log"
-    await_commit "$watch" 180 "$variant run $i"
-    at="$(sed -n 's/^committed=.* at=//p' "$watch")"
-    ms=$((at - start))
-    values+=("$ms")
-    started="$(grep -o 'Started [A-Za-z]* in [0-9.]* seconds' "$LOG_DIR/$variant-$i.log" | awk '{print $4}' | head -1)"
-    assigned="$(log_ms "$LOG_DIR/$variant-$i.log" 'Lane .* assigned \[' || true)"
-    line="$(printf '%-16s run %d: launch -> first commit %ss (Boot started in %ss, partitions assigned after %ss; committed %s -> %s; load %s)' \
-      "$variant" "$i" "$(secs "$ms")" "${started:-?}" "$([[ -n "$assigned" ]] && secs $((assigned - start)) || echo '?')" \
-      "$(sed -n 's/^baseline=//p' "$watch")" "$(sed -n 's/^committed=\([0-9]*\).*/\1/p' "$watch")" \
-      "$(cut -d' ' -f1 /proc/loadavg)")"
-    info "$line"
-    echo "$line" >>"$RESULTS"
-    ((i == REPEATS)) || sleep "$RUN_S"
   done
   kill_pid "$SAMPLE_PID" KILL
   SAMPLE_PID=""
-  m="$(median "${values[@]}")"
-  s="$(printf 'restart-sample %s launch->first-commit ms=[%s] median=%s' "$variant" "$(IFS=,; echo "${values[*]}")" "$m")"
+done
+SUMMARY=()
+for variant in "${VARIANTS[@]}"; do
+  read -ra values <<<"${VALUES[$variant]}"
+  s="$(printf 'restart-sample %s launch->first-commit ms=[%s] median=%s' "$variant" "$(IFS=,; echo "${values[*]}")" \
+    "$(median "${values[@]}")")"
   SUMMARY+=("$s")
   echo "$s" >>"$RESULTS"
 done
 
 STEP="summary"
-say "summary ($(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); feed $FEED_RATE orders/s)"
+say "summary ($(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); feed $FEED_RATE orders/s${SAMPLE_ARGS[*]:+; sample arguments ${SAMPLE_ARGS[*]}})"
 for s in "${SUMMARY[@]}"; do info "$s"; done
 info "results: $RESULTS"

@@ -9,7 +9,7 @@ import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.ops.Collector;
+import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
 import org.apache.avro.Schema;

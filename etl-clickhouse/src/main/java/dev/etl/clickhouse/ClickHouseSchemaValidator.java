@@ -163,7 +163,7 @@ public final class ClickHouseSchemaValidator {
         }
         for (String name : config.settings().keySet()) {
             if (!known.contains(name)) {
-                String closest = dev.etl.error.Suggestion.closest(name, known);
+                String closest = dev.etl.util.Suggestion.closest(name, known);
                 throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "insert setting '" + name
                         + "' (etl.sink.clickhouse.settings / ClickHouseSinkConfig.Builder.setting) is not a setting of "
                         + "ClickHouse " + caps.version() + " on shard " + shard + " replica " + replica

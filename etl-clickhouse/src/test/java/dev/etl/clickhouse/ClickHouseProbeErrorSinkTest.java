@@ -14,16 +14,16 @@ import java.util.function.BooleanSupplier;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import dev.etl.backpressure.InFlightBudget;
-import dev.etl.checkpoint.AckQueue;
-import dev.etl.checkpoint.AckRef;
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.sink.BatchConfig;
-import dev.etl.sink.Chunk;
+import dev.etl.internal.sink.Chunk;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
-import dev.etl.sink.SinkRuntime;
+import dev.etl.internal.sink.SinkRuntime;
 
 /**
  * Fault injection through the whole sink path: the ClickHouse writer's half-open probe dies with an

@@ -1,6 +1,6 @@
 package dev.etl.deser;
 
-import dev.etl.ops.Collector;
+import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
 

@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
+
 /**
  * What a terminal returns on a {@link Branch}'s sub-builder: the branch's first stage, for the
  * enclosing {@code fanOut} to push into. Not runnable on its own.

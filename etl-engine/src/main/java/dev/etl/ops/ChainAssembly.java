@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.record.Collector;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -14,7 +16,7 @@ import dev.etl.error.ErrorPolicy;
  * names, declaration order, stateful stages. Discarded once the chain is built.
  */
 final class ChainAssembly<S> {
-    private final ChainContext context;
+    private final LaneContext context;
     private final Deserializer<S> deserializer;
     private final ErrorPolicy declaredDeserializePolicy;
     private final Set<String> names = new HashSet<>();
@@ -22,14 +24,14 @@ final class ChainAssembly<S> {
     private int declared;
     private boolean built;
 
-    ChainAssembly(ChainContext context, Deserializer<S> deserializer, ErrorPolicy declaredDeserializePolicy) {
+    ChainAssembly(LaneContext context, Deserializer<S> deserializer, ErrorPolicy declaredDeserializePolicy) {
         this.context = context;
         this.deserializer = deserializer;
         this.declaredDeserializePolicy = declaredDeserializePolicy;
         names.add(ChainHead.DESERIALIZE_STAGE);
     }
 
-    ChainContext context() {
+    LaneContext context() {
         return context;
     }
 

@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.record.Collector;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -9,7 +11,7 @@ import java.util.function.Predicate;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.RowEncoder;
 import dev.etl.sink.Router;
 
@@ -43,7 +45,7 @@ import dev.etl.sink.Router;
  * <p><b>Failures.</b> Every stage has a name (given, or defaulted to {@code verb#n}, {@code n} the
  * operator's position in declaration order; given names must be unique and may not contain {@code #})
  * and an {@link ErrorPolicy}: the declared one, which
- * configuration may override per stage ({@link ChainContext#policy}). An exception thrown by a
+ * configuration may override per stage ({@code etl.errors.stages.<name>}). An exception thrown by a
  * {@code map}, {@code filter}, {@code flatMap}, {@code peek} or {@code process} function is an
  * {@link ErrorClass#OPERATOR} failure, {@code FAIL} unless configured. Under {@code SKIP} the record
  * is reported and dropped (outputs it already pushed stay pushed) and its share of the ack resolves
@@ -101,7 +103,7 @@ public final class ChainBuilder<T> {
         Objects.requireNonNull(fn, "fn");
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "map", n);
-        ChainContext ctx = assembly.context();
+        LaneContext ctx = assembly.context();
         return then((Collector<? super R> downstream) -> new MapStage<T, R>(fn,
                 StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
@@ -128,7 +130,7 @@ public final class ChainBuilder<T> {
         Objects.requireNonNull(onFailure, "onFailure");
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "tryMap", n);
-        ChainContext ctx = assembly.context();
+        LaneContext ctx = assembly.context();
         return then((Collector<? super R> downstream) -> new TryMapStage<T, R>(fn,
                 StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, onFailure), downstream));
     }
@@ -152,7 +154,7 @@ public final class ChainBuilder<T> {
         Objects.requireNonNull(predicate, "predicate");
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "filter", n);
-        ChainContext ctx = assembly.context();
+        LaneContext ctx = assembly.context();
         return then((Collector<? super T> downstream) -> new FilterStage<T>(predicate,
                 StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
@@ -177,7 +179,7 @@ public final class ChainBuilder<T> {
         Objects.requireNonNull(fn, "fn");
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "flatMap", n);
-        ChainContext ctx = assembly.context();
+        LaneContext ctx = assembly.context();
         return then((Collector<? super R> downstream) -> new FlatMapStage<T, R>(fn,
                 StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
@@ -201,7 +203,7 @@ public final class ChainBuilder<T> {
         Objects.requireNonNull(action, "action");
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "peek", n);
-        ChainContext ctx = assembly.context();
+        LaneContext ctx = assembly.context();
         return then((Collector<? super T> downstream) -> new PeekStage<T>(action,
                 StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
@@ -229,7 +231,7 @@ public final class ChainBuilder<T> {
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "process", n);
         ChainAssembly<?> assembly = this.assembly;
-        ChainContext ctx = assembly.context();
+        LaneContext ctx = assembly.context();
         return then((Collector<? super R> downstream) -> {
             ProcessStage<T, R> created = new ProcessStage<T, R>(operator,
                     StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL),
@@ -273,7 +275,7 @@ public final class ChainBuilder<T> {
         Objects.requireNonNull(chunks, "chunks");
         int n = assembly.nextOperator();
         String stage = assembly.sinkStageName(sinkName, n);
-        ChainContext ctx = assembly.context();
+        LaneContext ctx = assembly.context();
         ChunkOutbox outbox = ctx.outbox(sinkName);
         claim();
         return terminate(new SinkStage<T>(encoder, router, outbox, chunks, ctx.meta(),

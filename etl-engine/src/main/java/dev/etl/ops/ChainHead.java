@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.record.Collector;
 import dev.etl.deser.Deserializer;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
@@ -7,7 +9,7 @@ import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.record.KeyHash;
 import dev.etl.record.Payload;
-import dev.etl.record.RecordMeta;
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.source.PartitionBatch;
 
 /**
@@ -17,15 +19,15 @@ import dev.etl.source.PartitionBatch;
 final class ChainHead<T> implements Chain {
     static final String DESERIALIZE_STAGE = "deserialize";
 
-    private final ChainContext context;
-    private final RecordMeta meta;
+    private final LaneContext context;
+    private final MutableRecordMeta meta;
     private final Deserializer<T> deserializer;
     private final Collector<? super T> first;
     private final ErrorPolicy badPayloads;
     private final ProcessStage<?, ?>[] stateful;
     private int opened;
 
-    ChainHead(ChainContext context, Deserializer<T> deserializer, Collector<? super T> first, ErrorPolicy badPayloads,
+    ChainHead(LaneContext context, Deserializer<T> deserializer, Collector<? super T> first, ErrorPolicy badPayloads,
             ProcessStage<?, ?>[] stateful) {
         this.context = context;
         this.meta = context.meta();
@@ -50,7 +52,7 @@ final class ChainHead<T> implements Chain {
 
     @Override
     public void onBatch(PartitionBatch batch) {
-        RecordMeta meta = this.meta;
+        MutableRecordMeta meta = this.meta;
         Deserializer<T> deserializer = this.deserializer;
         Collector<? super T> first = this.first;
         int partition = batch.partition();

@@ -1,5 +1,6 @@
 package dev.etl.ops;
 
+import dev.etl.internal.ops.LaneContext;
 import java.util.Objects;
 
 import dev.etl.deser.Deserializer;
@@ -44,6 +45,6 @@ public final class Chains {
         Objects.requireNonNull(context, "context");
         Objects.requireNonNull(deserializer, "deserializer");
         Objects.requireNonNull(onBadPayload, "onBadPayload");
-        return ChainBuilder.root(new ChainAssembly<>(context, deserializer, onBadPayload));
+        return ChainBuilder.root(new ChainAssembly<>(LaneContext.of(context), deserializer, onBadPayload));
     }
 }

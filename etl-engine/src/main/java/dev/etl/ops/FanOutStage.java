@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
+
 /**
  * {@code fanOut}: pushes each value to every branch, in declaration order. Each branch's sink chunks
  * retain the batch ack on their own, so the ack completes when all outputs are done and fails if any

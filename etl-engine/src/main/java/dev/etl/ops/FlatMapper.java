@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
+
 /**
  * The function of a {@code flatMap} stage: turns one value into zero or more, push-style, by calling
  * {@code out.collect} once per output — no collection is allocated.

@@ -1,9 +1,10 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
 import java.util.Arrays;
 
-import dev.etl.checkpoint.AckRef;
-import dev.etl.record.RecordMeta;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.internal.record.MutableRecordMeta;
 
 /**
  * The acks a {@link StatefulOperator} keeps open for the values it buffers, so that no offset is
@@ -20,7 +21,7 @@ import dev.etl.record.RecordMeta;
  * }
  * }</pre>
  *
- * Inside the scope the record metadata's ack ({@link RecordMeta#ack()}) is one ack covering every
+ * Inside the scope the record metadata's ack ({@link MutableRecordMeta#ack()}) is one ack covering every
  * batch held, so each sink chunk that receives an emitted row keeps all of those batches open until
  * the row is written. Closing the scope restores the current record's ack and hands the holds over
  * to what was emitted: a held batch then resolves when the last row emitted for it is written
@@ -111,7 +112,7 @@ public final class HeldAcks {
             throw new IllegalStateException("stage '" + stage.stageName() + "': an emission of this holder is "
                     + "already open (close it first; use try-with-resources)");
         }
-        RecordMeta meta = stage.meta();
+        MutableRecordMeta meta = stage.meta();
         AckRef current = meta.ack();
         AckRef scope;
         int n = count;

@@ -1,5 +1,6 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
 import java.util.function.Function;
 
 import dev.etl.error.FatalPipelineException;

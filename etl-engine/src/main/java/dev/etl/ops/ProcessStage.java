@@ -1,9 +1,10 @@
 package dev.etl.ops;
 
-import dev.etl.checkpoint.AckRef;
+import dev.etl.record.Collector;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.record.RecordMeta;
+import dev.etl.internal.record.MutableRecordMeta;
 
 /**
  * {@code process}: a {@link StatefulOperator} with open/flush/close hooks and the engine side of its
@@ -67,7 +68,7 @@ final class ProcessStage<T, R> implements Collector<T> {
 
     /** Calls the operator's {@code flush} with no current record (the metadata carries no ack). */
     void flush() {
-        RecordMeta meta = operatorContext.meta();
+        MutableRecordMeta meta = operatorContext.meta();
         AckRef current = meta.ack();
         meta.ack(null);
         try {

@@ -1,12 +1,13 @@
 package dev.etl.ops;
 
-import dev.etl.checkpoint.AckRef;
+import dev.etl.record.Collector;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.record.RecordMeta;
-import dev.etl.sink.Chunk;
+import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.internal.sink.Chunk;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
 import dev.etl.sink.Router;
@@ -22,12 +23,12 @@ final class SinkStage<T> implements Collector<T> {
     private final ChunkOutbox outbox;
     private final ChunkConfig limits;
     private final int shardCount;
-    private final RecordMeta meta;
+    private final MutableRecordMeta meta;
     private final StageErrorPolicy errors;
     private final String sinkName;
 
     SinkStage(RowEncoder<? super T> encoder, Router<? super T> router, ChunkOutbox outbox, ChunkConfig limits,
-            RecordMeta meta, StageErrorPolicy errors, String sinkName) {
+            MutableRecordMeta meta, StageErrorPolicy errors, String sinkName) {
         this.encoder = encoder;
         this.router = router;
         this.outbox = outbox;
@@ -40,7 +41,7 @@ final class SinkStage<T> implements Collector<T> {
 
     @Override
     public void collect(T value) {
-        RecordMeta meta = this.meta;
+        MutableRecordMeta meta = this.meta;
         AckRef ack = meta.ack();
         if (ack == null) {
             throw noAck();

@@ -1,13 +1,14 @@
 package dev.etl.ops;
 
+import dev.etl.internal.ops.LaneContext;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.etl.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.record.RecordMeta;
+import dev.etl.internal.record.MutableRecordMeta;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
@@ -17,7 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * failure was skipped, with failure otherwise). Confined to the lane thread.
  */
 final class StageContext implements OperatorContext {
-    private final ChainContext context;
+    private final LaneContext context;
     private final String stageName;
     private final List<HeldAcks> holders = new ArrayList<>(1);
     private AckRef[] settling = new AckRef[4];
@@ -26,7 +27,7 @@ final class StageContext implements OperatorContext {
     /** The record's ack when the outermost open emission began (restored if emissions are force-closed). */
     private AckRef outerAck;
 
-    StageContext(ChainContext context, String stageName) {
+    StageContext(LaneContext context, String stageName) {
         this.context = context;
         this.stageName = stageName;
     }
@@ -47,7 +48,7 @@ final class StageContext implements OperatorContext {
     }
 
     @Override
-    public RecordMeta meta() {
+    public MutableRecordMeta meta() {
         return context.meta();
     }
 

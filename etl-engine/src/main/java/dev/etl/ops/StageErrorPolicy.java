@@ -1,5 +1,6 @@
 package dev.etl.ops;
 
+import dev.etl.internal.ops.LaneContext;
 import java.util.Objects;
 
 import dev.etl.error.ErrorClass;
@@ -13,19 +14,19 @@ import dev.etl.record.RecordMeta;
  * policy), and what a failure under it does. Only the failure path allocates.
  */
 final class StageErrorPolicy {
-    private final ChainContext context;
+    private final LaneContext context;
     private final String stage;
     private final ErrorClass errorClass;
     private final ErrorPolicy policy;
 
-    private StageErrorPolicy(ChainContext context, String stage, ErrorClass errorClass, ErrorPolicy policy) {
+    private StageErrorPolicy(LaneContext context, String stage, ErrorClass errorClass, ErrorPolicy policy) {
         this.context = context;
         this.stage = stage;
         this.errorClass = errorClass;
         this.policy = policy;
     }
 
-    static StageErrorPolicy resolve(ChainContext context, String stage, ErrorClass errorClass, ErrorPolicy declared) {
+    static StageErrorPolicy resolve(LaneContext context, String stage, ErrorClass errorClass, ErrorPolicy declared) {
         return new StageErrorPolicy(context, stage, errorClass, resolvePolicy(context, stage, errorClass, declared));
     }
 
@@ -34,7 +35,7 @@ final class StageErrorPolicy {
      *
      * @throws IllegalStateException when it is {@code DEAD_LETTER} and the pipeline has no dead-letter sink
      */
-    static ErrorPolicy resolvePolicy(ChainContext context, String stage, ErrorClass errorClass, ErrorPolicy declared) {
+    static ErrorPolicy resolvePolicy(LaneContext context, String stage, ErrorClass errorClass, ErrorPolicy declared) {
         ErrorPolicy policy = Objects.requireNonNull(context.policy(stage, errorClass, declared),
                 () -> "ChainContext.policy returned null for stage '" + stage + "'");
         if (policy == ErrorPolicy.DEAD_LETTER && !context.hasDeadLetter()) {

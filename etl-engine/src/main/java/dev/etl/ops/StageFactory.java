@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
+
 /**
  * Creates one stage once its downstream exists (chains are materialised tail-first, so every stage
  * gets a final {@code downstream}). Build time only.

@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
+
 /**
  * A stateful operator: keeps state across records (windows, counters, dedup sets, enrichment
  * caches) and has {@link #open}, {@link #flush} and {@link #close} hooks.

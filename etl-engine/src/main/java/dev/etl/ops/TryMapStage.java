@@ -1,5 +1,6 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
 import dev.etl.error.FatalPipelineException;
 
 /** {@code tryMap}: one value in, one out, checked failures go to the declared policy. Stateless. */

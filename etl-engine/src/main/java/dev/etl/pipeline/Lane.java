@@ -12,16 +12,17 @@ import org.agrona.collections.Long2LongHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.etl.backpressure.PauseController;
-import dev.etl.checkpoint.AckQueue;
-import dev.etl.checkpoint.AckRef;
-import dev.etl.checkpoint.Checkpointer;
+import dev.etl.internal.backpressure.PauseController;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.Checkpointer;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.metrics.LaneMetrics;
+import dev.etl.internal.metrics.LaneMetrics;
 import dev.etl.ops.Chain;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.source.BatchHandler;
+import dev.etl.source.CommitOffsets;
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
@@ -54,6 +55,8 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     static final int HOLD_OUTSTANDING_BATCHES = PipelineConfig.MAX_OUTSTANDING_BATCHES_PER_PARTITION;
     private static final int RELEASE_OUTSTANDING_BATCHES = HOLD_OUTSTANDING_BATCHES / 2;
 
+    /** Reused to collect committable watermarks (commits happen per interval, revoke and shutdown). */
+    private final Long2LongHashMap committableScratch = new Long2LongHashMap(-1);
     private final PipelineRuntime runtime;
     private final int index;
     private final PipelineConfig config;
@@ -186,13 +189,28 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         if (runtime.state() == PipelineState.FAILED) {
             return; // nothing is committed once FAILED (the state may have changed since the loop checked)
         }
-        Long2LongHashMap offsets = new Long2LongHashMap(-1);
-        if (checkpointer.collectCommittable(offsets) > 0) {
+        CommitOffsets offsets = committable();
+        if (offsets != null) {
             sourceLane.commit(offsets, false, asyncCommitCallback);
         }
     }
 
-    private void onAsyncCommit(Long2LongHashMap offsets, Exception error) {
+    /** What the checkpointer can commit now, or null when nothing advanced. */
+    private CommitOffsets committable() {
+        committableScratch.clear();
+        if (checkpointer.collectCommittable(committableScratch) == 0) {
+            return null;
+        }
+        CommitOffsets.Builder offsets = CommitOffsets.builder(committableScratch.size());
+        Long2LongHashMap.EntryIterator it = committableScratch.entrySet().iterator();
+        while (it.hasNext()) {
+            it.next();
+            offsets.add((int) it.getLongKey(), it.getLongValue(), null);
+        }
+        return offsets.build();
+    }
+
+    private void onAsyncCommit(CommitOffsets offsets, Exception error) {
         if (error == null) {
             markCommitted(offsets);
             metrics.commitsAsyncOk.increment();
@@ -209,13 +227,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         }
     }
 
-    private void markCommitted(Long2LongHashMap offsets) {
-        Long2LongHashMap.EntryIterator it = offsets.entrySet().iterator();
-        while (it.hasNext()) {
-            it.next();
-            int partition = (int) it.getLongKey();
-            checkpointer.markCommitted(partition, it.getLongValue());
-            runtime.committed(partition, it.getLongValue());
+    private void markCommitted(CommitOffsets offsets) {
+        for (int i = 0; i < offsets.size(); i++) {
+            int partition = offsets.partition(i);
+            checkpointer.markCommitted(partition, offsets.offset(i));
+            runtime.committed(partition, offsets.offset(i));
         }
     }
 
@@ -226,8 +242,8 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
                     config.name(), index, reason);
             return;
         }
-        Long2LongHashMap offsets = new Long2LongHashMap(-1);
-        if (checkpointer.collectCommittable(offsets) == 0) {
+        CommitOffsets offsets = committable();
+        if (offsets == null) {
             return;
         }
         try {

@@ -13,26 +13,26 @@ import org.slf4j.LoggerFactory;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.error.RateLimitedLog;
+import dev.etl.util.RateLimitedLog;
 import dev.etl.error.RecordException;
 import dev.etl.error.SkipBudget;
-import dev.etl.metrics.ErrorMetrics;
-import dev.etl.ops.ChainContext;
-import dev.etl.record.RecordMeta;
-import dev.etl.sink.Chunk;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.metrics.ErrorMetrics;
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.internal.sink.Chunk;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.RowBuffer;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /** The {@link ChainContext} a lane hands its chain. Confined to the lane thread. */
-final class LaneChainContext implements ChainContext {
+final class LaneChainContext implements LaneContext {
     private static final Logger log = LoggerFactory.getLogger(LaneChainContext.class);
     private static final long SKIP_LOG_INTERVAL_NS = 10_000_000_000L;
 
     private final PipelineConfig config;
     private final int laneIndex;
-    private final RecordMeta meta = new RecordMeta();
+    private final MutableRecordMeta meta = new MutableRecordMeta();
     private final MeterRegistry registry;
     private final Map<String, ChunkOutbox> outboxes;
     private final List<String> sinkNames;
@@ -92,7 +92,7 @@ final class LaneChainContext implements ChainContext {
     void requireConfiguredStagesExist() {
         for (String configured : config.stagePolicies().keySet()) {
             if (!stages.contains(configured)) {
-                String closest = dev.etl.error.Suggestion.closest(configured, stages);
+                String closest = dev.etl.util.Suggestion.closest(configured, stages);
                 throw new FatalPipelineException(ErrorClass.OPERATOR, "pipeline '" + config.name()
                         + "' configures an error policy for stage '" + configured + "' (Spring Boot: etl.errors.stages."
                         + configured + "), but its chain has no stage of that name"
@@ -127,7 +127,7 @@ final class LaneChainContext implements ChainContext {
     }
 
     @Override
-    public RecordMeta meta() {
+    public MutableRecordMeta meta() {
         return meta;
     }
 
@@ -276,7 +276,7 @@ final class LaneChainContext implements ChainContext {
     @Override
     public void deadLettered(RecordException failure) {
         if (deadLetter == null) {
-            ChainContext.super.deadLettered(failure);
+            LaneContext.super.deadLettered(failure);
             return;
         }
         int partition = meta.partition();

@@ -14,15 +14,15 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.etl.backpressure.InFlightBudget;
+import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.metrics.ErrorMetrics;
-import dev.etl.metrics.LaneMetrics;
+import dev.etl.internal.metrics.ErrorMetrics;
+import dev.etl.internal.metrics.LaneMetrics;
 import dev.etl.ops.ChainFactory;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.SinkDefinition;
-import dev.etl.sink.SinkRuntime;
+import dev.etl.internal.sink.SinkRuntime;
 import dev.etl.source.Source;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -383,9 +383,19 @@ public final class PipelineRuntime {
         return recordsIn.get();
     }
 
-    /** The in-flight byte budget shared by all lanes and sinks. */
-    public InFlightBudget budget() {
+    /** The in-flight byte budget shared by all lanes and sinks (engine use). */
+    InFlightBudget budget() {
         return budget;
+    }
+
+    /** Encoded bytes handed to the sinks and not yet written, failed or abandoned (the in-flight budget's use). */
+    public long inFlightBytes() {
+        return budget.inFlightBytes();
+    }
+
+    /** The in-flight byte budget's limit ({@code max-in-flight-bytes}). */
+    public long maxInFlightBytes() {
+        return budget.maxBytes();
     }
 
     public MeterRegistry meterRegistry() {

@@ -18,6 +18,10 @@ public final class Payload {
     private byte[] array = EMPTY;
     private int offset;
     private int length;
+
+    /** An absent payload; a source creates one per lane and re-wraps it for every record. */
+    public Payload() {
+    }
     private boolean present;
 
     /** Points this view at {@code length} bytes of {@code array} starting at {@code offset}. */

@@ -23,6 +23,7 @@ public final class RowBuffer {
     /** Growth stops doubling at this capacity; beyond it the buffer grows to exactly what is needed. */
     private final int growthCap;
 
+    /** A buffer of {@code initialCapacity} bytes that doubles as it grows. */
     public RowBuffer(int initialCapacity) {
         this(initialCapacity, Integer.MAX_VALUE);
     }
@@ -32,7 +33,7 @@ public final class RowBuffer {
      * holds more than {@code growthCap}, and past it (content larger than the cap) exactly what it holds.
      * Used for batch buffers, whose capacity must stay within the batch {@code max-bytes}.
      */
-    RowBuffer(int initialCapacity, int growthCap) {
+    public RowBuffer(int initialCapacity, int growthCap) {
         this.bytes = new byte[Math.max(16, initialCapacity)];
         this.growthCap = Math.max(growthCap, bytes.length);
     }

@@ -1,7 +1,5 @@
 package dev.etl.source;
 
-import org.agrona.collections.Long2LongHashMap;
-
 import dev.etl.error.SourceException;
 
 /**
@@ -44,11 +42,22 @@ public interface SourceLane extends AutoCloseable {
     void resumePartition(int partition);
 
     /**
-     * Commits {@code nextOffsets} (partition id → next offset to read; the map's missing value is -1). Synchronous commits return once
-     * the source has stored them or throw; asynchronous ones report their outcome later to
-     * {@code callback} (on the lane thread, from inside a later poll or commit).
+     * Commits {@code offsets} (per partition the next offset to read, and metadata to store with it
+     * verbatim). Synchronous commits return once the source has stored them or throw; asynchronous ones
+     * report their outcome later to {@code callback} (on the lane thread, from inside a later poll or
+     * commit). A source that cannot store metadata ignores it and returns {@link CommittedPosition#NONE}
+     * from {@link #committed}, which makes deterministic batching fall back to free boundaries.
      */
-    void commit(Long2LongHashMap nextOffsets, boolean sync, CommitCallback callback) throws SourceException;
+    void commit(CommitOffsets offsets, boolean sync, CommitCallback callback) throws SourceException;
+
+    /**
+     * The committed position of {@code partition} as it was when the partition was assigned to this
+     * lane (read by the source before it reported the assignment, so valid from
+     * {@link PartitionListener#onAssigned} until the partition leaves the lane). The default: none.
+     */
+    default CommittedPosition committed(int partition) {
+        return CommittedPosition.NONE;
+    }
 
     /** A human-readable name of the partition (e.g. {@code orders-3}), for logs, errors and metrics. */
     String describe(int partition);
@@ -79,6 +88,6 @@ public interface SourceLane extends AutoCloseable {
     /** Outcome of an asynchronous commit. */
     @FunctionalInterface
     interface CommitCallback {
-        void onComplete(Long2LongHashMap offsets, Exception errorOrNull);
+        void onComplete(CommitOffsets offsets, Exception errorOrNull);
     }
 }

@@ -8,12 +8,12 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.etl.checkpoint.AckQueue;
-import dev.etl.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.deser.Deserializer;
-import dev.etl.sink.Chunk;
+import dev.etl.internal.sink.Chunk;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
 
 /** The chain acting on the ack chain of seed 000: the test plays the lane, the sink and the shard workers. */

@@ -1,17 +1,18 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;
 
 import org.junit.jupiter.api.Test;
 
-import dev.etl.checkpoint.AckQueue;
-import dev.etl.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.deser.Deserializer;
 import dev.etl.record.Payload;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
 
 /** The engine's part of the record path allocates nothing per record once buffers have grown. */

@@ -7,8 +7,8 @@ import static org.assertj.core.api.InstanceOfAssertFactories.type;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import dev.etl.checkpoint.AckQueue;
-import dev.etl.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.deser.Deserializer;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
@@ -16,7 +16,7 @@ import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.error.RecordException;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowEncoder;
 

@@ -1,5 +1,6 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

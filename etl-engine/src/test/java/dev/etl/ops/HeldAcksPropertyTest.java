@@ -1,5 +1,6 @@
 package dev.etl.ops;
 
+import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -12,12 +13,12 @@ import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
 
-import dev.etl.checkpoint.AckQueue;
-import dev.etl.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.deser.Deserializer;
-import dev.etl.sink.Chunk;
+import dev.etl.internal.sink.Chunk;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
 
 /**

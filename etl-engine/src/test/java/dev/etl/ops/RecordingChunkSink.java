@@ -3,8 +3,8 @@ package dev.etl.ops;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.etl.sink.Chunk;
-import dev.etl.sink.ChunkSink;
+import dev.etl.internal.sink.Chunk;
+import dev.etl.internal.sink.ChunkSink;
 
 /** A {@link ChunkSink} that keeps every chunk handed to it, or refuses them while told to. */
 final class RecordingChunkSink implements ChunkSink {

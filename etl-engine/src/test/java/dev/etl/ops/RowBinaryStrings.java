@@ -4,7 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.etl.sink.Chunk;
+import dev.etl.internal.sink.Chunk;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
 

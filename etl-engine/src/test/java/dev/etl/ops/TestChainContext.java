@@ -6,18 +6,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.RecordException;
 import dev.etl.record.RecordMeta;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /** A lane's {@link ChainContext} for tests: named sinks over fake chunk sinks, policy overrides, recorded skips. */
-final class TestChainContext implements ChainContext {
-    private final RecordMeta meta = new RecordMeta();
+final class TestChainContext implements LaneContext {
+    private final MutableRecordMeta meta = new MutableRecordMeta();
     private final MeterRegistry registry = new SimpleMeterRegistry();
     private final Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
     private final Map<String, ErrorPolicy> overrides = new HashMap<>();
@@ -69,7 +71,7 @@ final class TestChainContext implements ChainContext {
     }
 
     @Override
-    public RecordMeta meta() {
+    public MutableRecordMeta meta() {
         return meta;
     }
 

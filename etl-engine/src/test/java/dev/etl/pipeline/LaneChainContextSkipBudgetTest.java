@@ -19,7 +19,7 @@ import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.error.RecordException;
 import dev.etl.error.SkipBudget;
-import dev.etl.metrics.ErrorMetrics;
+import dev.etl.internal.metrics.ErrorMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 class LaneChainContextSkipBudgetTest {

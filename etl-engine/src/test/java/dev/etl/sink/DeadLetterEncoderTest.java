@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.RecordException;
 import dev.etl.record.Payload;
@@ -35,7 +36,7 @@ class DeadLetterEncoderTest {
 
     @Test
     void encodesTheCurrentSourceRecordWithItsContext() {
-        RecordMeta meta = new RecordMeta();
+        MutableRecordMeta meta = new MutableRecordMeta();
         meta.set(3, 17, 1000L, 0);
         meta.source(new Payload().wrap("k".getBytes(StandardCharsets.UTF_8)), new Payload().wrap(new byte[] { -1, 0 }));
         RecordException failure = new RecordException(ErrorClass.OPERATOR, "parse", "orders-3", 17,

@@ -18,6 +18,8 @@ final class AssignedPartition {
     Optional<Integer> lastDeliveredLeaderEpoch = Optional.empty();
     /** Paused on its own ({@code SourceLane.pausePartition}), independently of the lane-wide pause. */
     boolean pausedAlone;
+    /** The group's committed position when this assignment began, read on first demand; null until then. */
+    dev.etl.source.CommittedPosition committed;
 
     AssignedPartition(int id, TopicPartition topicPartition, PartitionLagGauges.Cell lag) {
         this.id = id;

@@ -42,7 +42,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.etl.error.RateLimitedLog;
+import dev.etl.util.RateLimitedLog;
 import dev.etl.error.SinkWriteException;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.DeadLetterRecord;

@@ -6,7 +6,7 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.etl.error.Suggestion;
+import dev.etl.util.Suggestion;
 
 /**
  * Checks the names of the Kafka client settings a user passes through ({@code spring.kafka.*},
@@ -17,7 +17,8 @@ import dev.etl.error.Suggestion;
  * so a typo such as {@code max.poll.recods} silently keeps the default. A name that is not a known
  * setting but is within two edits of one is refused, naming the closest; any other unknown name is
  * passed through with one WARN, because interceptors, metrics reporters, config providers and login
- * callbacks legitimately read settings of their own.
+ * callbacks legitimately read settings of their own (keys with upper-case letters, such as the class
+ * name under which Spring hands its SSL bundle to the engine factory, are passed silently).
  */
 final class KafkaSettingNames {
     private static final Logger log = LoggerFactory.getLogger(KafkaSettingNames.class);
@@ -33,6 +34,11 @@ final class KafkaSettingNames {
     static void check(Map<String, ?> settings, Set<String> known, String client) {
         for (String name : settings.keySet()) {
             if (known.contains(name)) {
+                continue;
+            }
+            if (!name.equals(name.toLowerCase(java.util.Locale.ROOT))) {
+                // Kafka's names are lower case; a class name as key (Spring's SSL bundle for its engine
+                // factory, a plug-in's own object) is handed to a plug-in, not mistyped.
                 continue;
             }
             String closest = Suggestion.closest(name, known);

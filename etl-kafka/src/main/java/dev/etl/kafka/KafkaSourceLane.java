@@ -12,7 +12,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.Long2LongHashMap;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -29,6 +28,8 @@ import org.slf4j.LoggerFactory;
 
 import dev.etl.error.SourceException;
 import dev.etl.source.BatchHandler;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.CommittedPosition;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
 
@@ -320,7 +321,7 @@ final class KafkaSourceLane implements SourceLane {
     }
 
     @Override
-    public void commit(Long2LongHashMap nextOffsets, boolean sync, CommitCallback callback) {
+    public void commit(CommitOffsets nextOffsets, boolean sync, CommitCallback callback) {
         Map<TopicPartition, OffsetAndMetadata> offsets = toKafka(nextOffsets);
         if (sync) {
             commitSync(offsets);
@@ -358,18 +359,54 @@ final class KafkaSourceLane implements SourceLane {
         }
     }
 
-    private Map<TopicPartition, OffsetAndMetadata> toKafka(Long2LongHashMap nextOffsets) {
+    private Map<TopicPartition, OffsetAndMetadata> toKafka(CommitOffsets nextOffsets) {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>(nextOffsets.size() * 2);
-        Long2LongHashMap.EntryIterator it = nextOffsets.entrySet().iterator();
-        while (it.hasNext()) {
-            it.next();
-            int id = (int) it.getLongKey();
-            long offset = it.getLongValue();
+        for (int i = 0; i < nextOffsets.size(); i++) {
+            int id = nextOffsets.partition(i);
+            long offset = nextOffsets.offset(i);
+            String metadata = nextOffsets.metadata(i);
             AssignedPartition partition = owned.get(id);
             Optional<Integer> epoch = partition != null ? partition.leaderEpochFor(offset) : Optional.empty();
-            offsets.put(ids.topicPartition(id), new OffsetAndMetadata(offset, epoch, ""));
+            offsets.put(ids.topicPartition(id), new OffsetAndMetadata(offset, epoch, metadata == null ? "" : metadata));
         }
         return offsets;
+    }
+
+    /**
+     * The group's committed offset and metadata for an owned partition, as they were when it was
+     * assigned: fetched once per assignment, for every owned partition not fetched yet in one request
+     * (the engine asks from inside {@code onAssigned}, i.e. the consumer's rebalance callback). A failed
+     * lookup is logged and reported as {@link CommittedPosition#NONE}: the engine then chooses batch
+     * boundaries afresh, which can only cost duplicates.
+     */
+    @Override
+    public CommittedPosition committed(int partitionId) {
+        AssignedPartition partition = owned.get(partitionId);
+        if (partition == null) {
+            return CommittedPosition.NONE;
+        }
+        if (partition.committed == null) {
+            Map<TopicPartition, AssignedPartition> pending = new HashMap<>();
+            for (AssignedPartition p : owned.values()) {
+                if (p.committed == null) {
+                    pending.put(p.topicPartition, p);
+                }
+            }
+            try {
+                Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(pending.keySet(), commitTimeout);
+                pending.forEach((tp, p) -> {
+                    OffsetAndMetadata om = committed == null ? null : committed.get(tp);
+                    p.committed = om == null ? CommittedPosition.NONE
+                            : new CommittedPosition(om.offset(), om.metadata() == null || om.metadata().isEmpty()
+                                    ? null : om.metadata());
+                });
+            } catch (KafkaException e) {
+                log.warn("lane {}: reading the committed offsets of {} failed ({}); their batch boundaries are "
+                        + "chosen afresh (a replay may duplicate rows)", laneIndex, pending.keySet(), e.toString());
+                pending.values().forEach(p -> p.committed = CommittedPosition.NONE);
+            }
+        }
+        return partition.committed;
     }
 
     @Override

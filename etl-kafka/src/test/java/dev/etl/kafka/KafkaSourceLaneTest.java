@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
-import org.agrona.collections.Long2LongHashMap;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -27,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import dev.etl.error.SourceException;
+import dev.etl.source.CommitOffsets;
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -228,8 +228,7 @@ class KafkaSourceLaneTest {
         poll();
         int orders0 = source.partitionIds().idOf(ORDERS_0);
         listener.onRevokedAction = ids -> {
-            Long2LongHashMap offsets = new Long2LongHashMap(-1);
-            offsets.put(ids[0], 5);
+            CommitOffsets offsets = CommitOffsets.builder(1).add(ids[0], 5, null).build();
             lane.commit(offsets, true, null);
         };
         rebalanceInNextPoll(ORDERS_1);
@@ -328,8 +327,7 @@ class KafkaSourceLaneTest {
         poll();
         consumer.addRecord(rec(ORDERS_0, 1, "k", "v", 1));
         consumer.wakeupNextCommit = true;
-        Long2LongHashMap offsets = new Long2LongHashMap(-1);
-        offsets.put(0, 1);
+        CommitOffsets offsets = CommitOffsets.builder(1).add(0, 1, null).build();
         lane.commit(offsets, true, null);
         assertThat(consumer.syncCommits).hasSize(1);
         poll(); // the re-armed wakeup ends this poll before it returns records
@@ -362,9 +360,7 @@ class KafkaSourceLaneTest {
         poll();
         int o0 = source.partitionIds().idOf(ORDERS_0);
         int o1 = source.partitionIds().idOf(ORDERS_1);
-        Long2LongHashMap offsets = new Long2LongHashMap(-1);
-        offsets.put(o0, 2);
-        offsets.put(o1, 0);
+        CommitOffsets offsets = CommitOffsets.builder(2).add(o0, 2, null).add(o1, 0, null).build();
         lane.commit(offsets, true, null);
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.of(ORDERS_0, ORDERS_1));
         assertThat(committed.get(ORDERS_0).offset()).isEqualTo(2);
@@ -377,9 +373,8 @@ class KafkaSourceLaneTest {
     void asyncCommitReportsTheEngineOffsetsToTheCallback() {
         rebalanceInNextPoll(ORDERS_0);
         poll();
-        Long2LongHashMap offsets = new Long2LongHashMap(-1);
-        offsets.put(0, 4);
-        AtomicReference<Long2LongHashMap> reported = new AtomicReference<>();
+        CommitOffsets offsets = CommitOffsets.builder(1).add(0, 4, null).build();
+        AtomicReference<CommitOffsets> reported = new AtomicReference<>();
         lane.commit(offsets, false, (o, e) -> {
             assertThat(e).isNull();
             reported.set(o);

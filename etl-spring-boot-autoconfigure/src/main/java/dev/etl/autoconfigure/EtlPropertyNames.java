@@ -25,7 +25,7 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
-import dev.etl.error.Suggestion;
+import dev.etl.util.Suggestion;
 
 /**
  * Refuses {@code etl.*} names that bind to nothing. The valid names are derived from the structure of

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import dev.etl.error.SinkWriteException;
 import dev.etl.ops.Chains;
-import dev.etl.ops.Collector;
+import dev.etl.record.Collector;
 import dev.etl.ops.OperatorContext;
 import dev.etl.ops.StatefulOperator;
 import dev.etl.pipeline.Pipeline;

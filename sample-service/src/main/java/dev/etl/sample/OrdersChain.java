@@ -6,7 +6,7 @@ import dev.etl.avro.AvroDeserializer;
 import dev.etl.ops.Chain;
 import dev.etl.ops.ChainContext;
 import dev.etl.ops.Chains;
-import dev.etl.ops.Collector;
+import dev.etl.record.Collector;
 import dev.etl.ops.FlatMapper;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;

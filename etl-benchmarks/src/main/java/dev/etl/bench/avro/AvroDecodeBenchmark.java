@@ -4,11 +4,12 @@ import java.io.IOException;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.bench.avro.generated.BenchDevice;
 import dev.etl.bench.avro.generated.BenchEvent;
-import dev.etl.ops.Collector;
+import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
 import org.apache.avro.Schema;
@@ -62,7 +63,7 @@ public class AvroDecodeBenchmark {
     private AvroDeserializer<GenericRecord> deserializerResolving;
     private final Payload key = new Payload();
     private final Payload value = new Payload();
-    private final RecordMeta meta = new RecordMeta();
+    private final MutableRecordMeta meta = new MutableRecordMeta();
     private Object last;
     private final Collector<Object> sink = v -> last = v;
 

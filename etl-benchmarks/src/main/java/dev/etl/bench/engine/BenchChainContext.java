@@ -2,18 +2,20 @@ package dev.etl.bench.engine;
 
 import java.util.List;
 
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.RecordException;
 import dev.etl.ops.ChainContext;
 import dev.etl.record.RecordMeta;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /** The minimal lane context the chain needs, with one sink. */
-final class BenchChainContext implements ChainContext {
-    private final RecordMeta meta = new RecordMeta();
+final class BenchChainContext implements LaneContext {
+    private final MutableRecordMeta meta = new MutableRecordMeta();
     private final ChunkOutbox outbox;
     private final MeterRegistry registry = new SimpleMeterRegistry();
 
@@ -32,7 +34,7 @@ final class BenchChainContext implements ChainContext {
     }
 
     @Override
-    public RecordMeta meta() {
+    public MutableRecordMeta meta() {
         return meta;
     }
 

@@ -18,14 +18,14 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import dev.etl.checkpoint.AckQueue;
-import dev.etl.checkpoint.AckRef;
-import dev.etl.checkpoint.Checkpointer;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.Checkpointer;
 import dev.etl.ops.Chain;
 import dev.etl.ops.Chains;
 import dev.etl.record.Payload;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.ChunkOutbox;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;

@@ -1,7 +1,7 @@
 package dev.etl.bench.engine;
 
-import dev.etl.sink.Chunk;
-import dev.etl.sink.ChunkSink;
+import dev.etl.internal.sink.Chunk;
+import dev.etl.internal.sink.ChunkSink;
 
 /**
  * A sink whose "write" is instant: a handed-off chunk's acks succeed at once and the chunk is

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.avro.RegisteredSchema;
@@ -133,7 +134,7 @@ class AvroSchemaRegistryIT {
     private static List<String> decode(AvroDeserializer<GenericRecord> deserializer, byte[]... payloads)
             throws Exception {
         List<String> out = new ArrayList<>();
-        RecordMeta meta = new RecordMeta();
+        MutableRecordMeta meta = new MutableRecordMeta();
         Payload key = new Payload();
         Payload value = new Payload();
         long offset = 0;

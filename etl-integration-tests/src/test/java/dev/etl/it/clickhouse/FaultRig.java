@@ -11,6 +11,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.deser.Deserializer;
@@ -109,7 +110,7 @@ final class FaultRig {
     }
 
     private int shardOf(byte[] v, int partition) {
-        RecordMeta meta = new RecordMeta();
+        MutableRecordMeta meta = new MutableRecordMeta();
         meta.set(partition, 0, 0, 0);
         return router.shard(v, meta, 2);
     }

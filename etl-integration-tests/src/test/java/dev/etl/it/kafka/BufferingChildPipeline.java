@@ -9,7 +9,7 @@ import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.deser.Deserializer;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.ops.Chains;
-import dev.etl.ops.Collector;
+import dev.etl.record.Collector;
 import dev.etl.ops.HeldAcks;
 import dev.etl.ops.OperatorContext;
 import dev.etl.ops.StatefulOperator;

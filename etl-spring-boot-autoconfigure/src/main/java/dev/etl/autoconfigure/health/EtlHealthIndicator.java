@@ -73,7 +73,7 @@ public class EtlHealthIndicator extends AbstractHealthIndicator {
         builder.withDetail("recordsIn", this.runtime.recordsIn());
         builder.withDetail("watermarkAgeSeconds", gauge("etl.checkpoint.watermark.age"));
         builder.withDetail("heldPartitions", this.runtime.heldPartitions());
-        builder.withDetail("inFlightBytes", this.runtime.budget().inFlightBytes());
+        builder.withDetail("inFlightBytes", this.runtime.inFlightBytes());
         builder.withDetail("sinks", sinks());
         Throwable failure = this.runtime.failure();
         if (failure != null) {

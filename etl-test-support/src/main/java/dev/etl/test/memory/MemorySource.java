@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.agrona.collections.Long2LongHashMap;
-
 import dev.etl.error.SourceException;
 import dev.etl.record.Payload;
 import dev.etl.source.BatchHandler;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.CommittedPosition;
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.Source;
@@ -39,6 +39,8 @@ public final class MemorySource implements Source {
     final Object lock = new Object();
     final Map<Integer, List<Entry>> logs = new HashMap<>();
     final Map<Integer, Long> committed = new HashMap<>();
+    /** Metadata committed with each partition's offset (null when none). */
+    final Map<Integer, String> committedMetadata = new HashMap<>();
     final Map<Integer, Lane> lanes = new HashMap<>();
     final Map<Integer, Set<Integer>> owner = new HashMap<>();
     final Map<Integer, List<Change>> pendingChanges = new HashMap<>();
@@ -242,12 +244,10 @@ public final class MemorySource implements Source {
         }
 
         @Override
-        public void commit(Long2LongHashMap nextOffsets, boolean sync, CommitCallback callback) {
+        public void commit(CommitOffsets nextOffsets, boolean sync, CommitCallback callback) {
             synchronized (lock) {
-                Long2LongHashMap.EntryIterator it = nextOffsets.entrySet().iterator();
-                while (it.hasNext()) {
-                    it.next();
-                    int partition = (int) it.getLongKey();
+                for (int i = 0; i < nextOffsets.size(); i++) {
+                    int partition = nextOffsets.partition(i);
                     Set<Integer> owned = owner.get(index);
                     if (owned == null || !owned.contains(partition)) {
                         if (!assigned.contains(partition)) {
@@ -255,12 +255,25 @@ public final class MemorySource implements Source {
                                     + " it does not own", null);
                         }
                     }
-                    committed.merge(partition, it.getLongValue(), Math::max);
+                    long offset = nextOffsets.offset(i);
+                    if (offset >= committed.getOrDefault(partition, -1L)) {
+                        committed.put(partition, offset);
+                        committedMetadata.put(partition, nextOffsets.metadata(i));
+                    }
                 }
                 lock.notifyAll();
             }
             if (!sync && callback != null) {
                 callback.onComplete(nextOffsets, null);
+            }
+        }
+
+        @Override
+        public CommittedPosition committed(int partition) {
+            synchronized (lock) {
+                Long offset = committed.get(partition);
+                return offset == null ? CommittedPosition.NONE
+                        : new CommittedPosition(offset, committedMetadata.get(partition));
             }
         }
 

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.ops.Collector;
+import dev.etl.record.Collector;
 import dev.etl.ops.HeldAcks;
 import dev.etl.ops.OperatorContext;
 import dev.etl.ops.StatefulOperator;

@@ -1,0 +1,4 @@
+/**
+ * Error classes, policies ({@code SKIP}, {@code DEAD_LETTER}, {@code FAIL}), the skip budget, and the exceptions that carry where a failure happened. Public API.
+ */
+package dev.etl.error;

@@ -1,0 +1,89 @@
+package dev.etl.internal.record;
+
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.record.Payload;
+import dev.etl.record.RecordMeta;
+
+/**
+ * The engine's {@link RecordMeta}: one per lane, written by the lane and the chain head before each
+ * record, plus the current batch's ack, which sink stages retain for every row. Lane thread only.
+ */
+public final class MutableRecordMeta implements RecordMeta {
+    private int partition = -1;
+    private long offset = -1;
+    private long timestampMs = -1;
+    private int keyHash;
+    private AckRef ack;
+    private Payload key;
+    private Payload value;
+
+    /** Called by the chain head before pushing a record. */
+    public void set(int partition, long offset, long timestampMs, int keyHash) {
+        this.partition = partition;
+        this.offset = offset;
+        this.timestampMs = timestampMs;
+        this.keyHash = keyHash;
+    }
+
+    /**
+     * Called by the chain head before pushing a record: the source's key and value views of the
+     * record (the flyweights themselves, not copies), so a failure path can copy the original bytes.
+     */
+    public void source(Payload key, Payload value) {
+        this.key = key;
+        this.value = value;
+    }
+
+    /**
+     * Called by the lane at the start of each (poll batch, partition), and cleared after it; the ack
+     * every derived row retains. Emission scopes of {@link dev.etl.ops.HeldAcks} swap it and restore it.
+     */
+    public void ack(AckRef ack) {
+        this.ack = ack;
+    }
+
+    @Override
+    public int partition() {
+        return partition;
+    }
+
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public long timestampMs() {
+        return timestampMs;
+    }
+
+    @Override
+    public int keyHash() {
+        return keyHash;
+    }
+
+    @Override
+    public Payload sourceKey() {
+        return key;
+    }
+
+    @Override
+    public Payload sourceValue() {
+        return value;
+    }
+
+    /**
+     * Acknowledgement of the (poll batch, partition) the current record came from: what a sink chunk
+     * retains for each row. Inside an emission scope of a stateful operator's
+     * {@link dev.etl.ops.HeldAcks} it is the ack covering every batch the operator held; between
+     * batches and during {@code flush} it is null (there is no current record).
+     */
+    public AckRef ack() {
+        return ack;
+    }
+
+    @Override
+    public String toString() {
+        return "RecordMeta[partition=" + partition + ", offset=" + offset + ", ts=" + timestampMs + "]";
+    }
+}

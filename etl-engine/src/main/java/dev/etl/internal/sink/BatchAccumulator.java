@@ -1,0 +1,112 @@
+package dev.etl.internal.sink;
+
+import dev.etl.sink.RowBuffer;
+
+/**
+ * The open (not yet sealed) batch of one shard worker: chunks merged into one reusable buffer, the
+ * ack references taken over from them, and what sealing looks at — rows, bytes, chunk count and when
+ * the first chunk arrived.
+ *
+ * <p>Merging copies the chunk's bytes, moves its acks here ({@link Chunk#transferAcksTo}), and leaves
+ * the chunk empty for recycling. {@link ShardBatch#sealFrom} then swaps this accumulator's buffer and
+ * ack list with the sealed batch's, so sealing copies nothing.
+ *
+ * <p>Confined to the worker's io thread (or the shutdown thread once that thread has stopped).
+ */
+final class BatchAccumulator {
+    private RowBuffer rows;
+    private AckList acks = new AckList();
+    private int rowCount;
+    private int chunkCount;
+    private long firstChunkNs;
+    /** Tests only: run in the middle of every merge (bytes copied, acks not yet moved); null in production. */
+    Runnable midMergeFault;
+
+    BatchAccumulator(int initialBytes, int capacityCap) {
+        this.rows = new RowBuffer(initialBytes, capacityCap);
+    }
+
+    /** Capacity of the buffer held now (memory accounting). */
+    int bufferCapacity() {
+        return rows.capacity();
+    }
+
+    /** Merges {@code chunk} (which must be non-empty) and empties it; {@code nowNs} starts the linger clock. */
+    void merge(Chunk chunk, long nowNs) {
+        if (chunkCount == 0) {
+            firstChunkNs = nowNs;
+        }
+        rows.writeBuffer(chunk.rows());
+        rowCount += chunk.rowCount();
+        chunkCount++;
+        if (midMergeFault != null) {
+            midMergeFault.run();
+        }
+        chunk.transferAcksTo(acks);
+    }
+
+    /** Whether merging {@code chunk} would take this (non-empty) batch past either limit. */
+    boolean wouldOverflow(Chunk chunk, int maxRows, long maxBytes) {
+        return chunkCount > 0
+                && ((long) rowCount + chunk.rowCount() > maxRows || (long) rows.length() + chunk.byteCount() > maxBytes);
+    }
+
+    /** Whether the batch has reached either limit. */
+    boolean isFull(int maxRows, long maxBytes) {
+        return rowCount >= maxRows || rows.length() >= maxBytes;
+    }
+
+    boolean isEmpty() {
+        return chunkCount == 0;
+    }
+
+    int rowCount() {
+        return rowCount;
+    }
+
+    int byteCount() {
+        return rows.length();
+    }
+
+    int chunkCount() {
+        return chunkCount;
+    }
+
+    /** Clock reading when the first chunk was merged (meaningful when not empty). */
+    long firstChunkNs() {
+        return firstChunkNs;
+    }
+
+    /** Hands the content to a sealed batch in exchange for its (released, emptied) buffer and ack list. */
+    RowBuffer swapRows(RowBuffer emptyRows) {
+        RowBuffer full = rows;
+        emptyRows.reset();
+        rows = emptyRows;
+        return full;
+    }
+
+    AckList swapAcks(AckList emptyAcks) {
+        if (emptyAcks.size() != 0) {
+            throw new IllegalStateException("swapping in an ack list that still holds " + emptyAcks.size() + " acks");
+        }
+        AckList full = acks;
+        acks = emptyAcks;
+        return full;
+    }
+
+    /** Forgets the counters after the content was swapped out. */
+    void reset() {
+        rowCount = 0;
+        chunkCount = 0;
+    }
+
+    /** Fails every held ack and empties the batch (abandonment). */
+    void failAll() {
+        try {
+            acks.releaseAll(false);
+        } finally {
+            rows.reset();
+            reset();
+        }
+    }
+}

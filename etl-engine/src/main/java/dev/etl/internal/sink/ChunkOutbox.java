@@ -1,0 +1,131 @@
+package dev.etl.internal.sink;
+
+import dev.etl.sink.ChunkConfig;
+
+/**
+ * A lane's open chunks for one sink, one per shard, and the hand-off of full ones.
+ *
+ * <p>A chunk is handed off when it reaches the {@link ChunkConfig} size and at every
+ * {@link #flush()} (end of each poll batch). When the sink refuses it (budget or queue full) the
+ * lane keeps it <em>pending</em>: it stays the shard's open chunk, may keep growing with rows of the
+ * batch being processed, and is offered again at the next flush. The lane pauses its partitions
+ * while anything is pending, so a pending chunk stops growing once the already-fetched records are
+ * processed. Nothing here ever blocks.
+ *
+ * <p>Confined to its lane thread.
+ */
+public final class ChunkOutbox {
+    private final ChunkSink sink;
+    private final ChunkConfig config;
+    private final Chunk[] open;
+    private int pendingCount;
+    private final boolean[] pending;
+
+    /**
+     * An outbox with no open chunks for {@code sink}, handing chunks off at {@code config}'s size
+     * unless a caller passes its own limits to {@link #rowAdded(int, ChunkConfig)}.
+     */
+    public ChunkOutbox(ChunkSink sink, ChunkConfig config) {
+        this.sink = sink;
+        this.config = config;
+        this.open = new Chunk[sink.shardCount()];
+        this.pending = new boolean[open.length];
+    }
+
+    /** The sink this outbox hands chunks to. */
+    public ChunkSink sink() {
+        return sink;
+    }
+
+    public int shardCount() {
+        return open.length;
+    }
+
+    /** The open chunk of {@code shard} to encode the next row into. */
+    public Chunk chunk(int shard) {
+        Chunk chunk = open[shard];
+        if (chunk == null) {
+            chunk = sink.newChunk(shard);
+            open[shard] = chunk;
+        }
+        return chunk;
+    }
+
+    /** Called after a row was added to {@code chunk(shard)}: hands the chunk off when it is full. */
+    public void rowAdded(int shard) {
+        rowAdded(shard, config);
+    }
+
+    /**
+     * Same as {@link #rowAdded(int)}, with the size limits of the writing sink stage instead of the
+     * outbox's own (a chain declares its {@link ChunkConfig} per sink stage).
+     */
+    public void rowAdded(int shard, ChunkConfig limits) {
+        Chunk chunk = open[shard];
+        if (!pending[shard] && (chunk.rowCount() >= limits.maxRows() || chunk.byteCount() >= limits.maxBytes())) {
+            offer(shard, chunk);
+        }
+    }
+
+    /** Offers every non-empty open chunk; returns true when nothing is left pending. */
+    public boolean flush() {
+        Chunk[] chunks = open;
+        for (int shard = 0; shard < chunks.length; shard++) {
+            Chunk chunk = chunks[shard];
+            if (chunk != null && !chunk.isEmpty()) {
+                offer(shard, chunk);
+            }
+        }
+        return pendingCount == 0;
+    }
+
+    private void offer(int shard, Chunk chunk) {
+        if (sink.tryHandOff(chunk)) {
+            open[shard] = null;
+            if (pending[shard]) {
+                pending[shard] = false;
+                pendingCount--;
+            }
+        } else if (!pending[shard]) {
+            pending[shard] = true;
+            pendingCount++;
+        }
+    }
+
+    /** Whether a chunk was refused and is waiting for room. */
+    public boolean hasPending() {
+        return pendingCount > 0;
+    }
+
+    /** Bytes held in open chunks (pending or not). */
+    public long heldBytes() {
+        long bytes = 0;
+        for (Chunk chunk : open) {
+            if (chunk != null) {
+                bytes += chunk.byteCount();
+            }
+        }
+        return bytes;
+    }
+
+    /**
+     * Teardown without a write: fails the acks of every open chunk and drops them. Over-failing is
+     * safe (the data replays); dropping acks silently would not be.
+     *
+     * @return how many non-empty chunks were given up (their rows were never handed to the sink)
+     */
+    public int failAll() {
+        int givenUp = 0;
+        for (int shard = 0; shard < open.length; shard++) {
+            Chunk chunk = open[shard];
+            if (chunk != null) {
+                givenUp += chunk.isEmpty() ? 0 : 1;
+                chunk.failAcks();
+                open[shard] = null;
+            }
+            pending[shard] = false;
+        }
+        pendingCount = 0;
+        return givenUp;
+    }
+}

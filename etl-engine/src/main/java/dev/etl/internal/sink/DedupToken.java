@@ -1,0 +1,49 @@
+package dev.etl.internal.sink;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * Computes the deduplication token of sealed batches for one (sink, shard): the first 128 bits of
+ * SHA-256 over the sink name, the shard index and the batch bytes, as 32 lower-case hex digits.
+ *
+ * <p>Deterministic across retries, processes and restarts (same bytes, same token), and
+ * collision-resistant: a collision would make the server drop a different batch as a duplicate,
+ * i.e. lose data, so a cryptographic digest is worth its cost (hashing runs on the io thread, once
+ * per sealed batch, not per attempt).
+ *
+ * <p>Not thread-safe: one instance per shard worker.
+ */
+final class DedupToken {
+    private static final HexFormat HEX = HexFormat.of();
+    private static final int TOKEN_BYTES = 16;
+
+    private final MessageDigest sha256;
+    private final byte[] prefix;
+
+    DedupToken(String sinkName, int shard) {
+        try {
+            this.sha256 = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
+        byte[] name = sinkName.getBytes(StandardCharsets.UTF_8);
+        // name, a zero separator, then the shard big-endian: unambiguous for any name
+        this.prefix = new byte[name.length + 5];
+        System.arraycopy(name, 0, prefix, 0, name.length);
+        prefix[name.length + 1] = (byte) (shard >>> 24);
+        prefix[name.length + 2] = (byte) (shard >>> 16);
+        prefix[name.length + 3] = (byte) (shard >>> 8);
+        prefix[name.length + 4] = (byte) shard;
+    }
+
+    /** The token of {@code bytes[0, length)}. */
+    String of(byte[] bytes, int length) {
+        sha256.update(prefix);
+        sha256.update(bytes, 0, length);
+        byte[] digest = sha256.digest();
+        return HEX.formatHex(digest, 0, TOKEN_BYTES);
+    }
+}

@@ -1,0 +1,71 @@
+package dev.etl.internal.sink;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The hand-off from lanes to one shard worker: a bounded many-to-one chunk queue, plus the count of
+ * chunks handed off and not yet resolved (queued, merged into a batch, or being written).
+ *
+ * <p>The count is what {@link SinkRuntime#isIdle()} and shutdown drains look at. A lane
+ * {@link #beginHandOff() counts a chunk in} before it offers it, and a worker counts chunks out only
+ * after their acks and budget were released, so a zero count means every handed-off chunk is settled.
+ * Counting in before the offer also lets shutdown close the door without a lock: a lane counts in,
+ * then checks the closed flag; shutdown sets the flag, then waits for the count (both sequentially
+ * consistent), so a chunk is either refused or seen by the drain.
+ *
+ * <p>Offers: any lane thread. Peek and poll: the shard's worker only (or the shutdown thread once the
+ * worker has stopped).
+ */
+final class ShardQueue {
+    private final BoundedQueue<Chunk> queue;
+    private final AtomicLong unsettledChunks = new AtomicLong();
+
+    ShardQueue(int capacity) {
+        this.queue = new BoundedQueue<>(capacity);
+    }
+
+    /** Counts in a chunk about to be offered. Must be followed by {@link #offer} or {@link #cancelHandOff}. */
+    void beginHandOff() {
+        unsettledChunks.incrementAndGet();
+    }
+
+    /** Undoes {@link #beginHandOff()} for a chunk that was refused. */
+    void cancelHandOff() {
+        unsettledChunks.decrementAndGet();
+    }
+
+    /** Enqueues a counted-in chunk; false when the queue is full. Never blocks. */
+    boolean offer(Chunk chunk) {
+        return queue.offer(chunk);
+    }
+
+    /** The next chunk without removing it, or null. Consumer only. */
+    Chunk peek() {
+        return queue.peek();
+    }
+
+    /** Removes the next chunk, or null. Consumer only. */
+    Chunk poll() {
+        return queue.poll();
+    }
+
+    /** Counts out {@code chunks} chunks whose acks and budget have been released. */
+    void settled(int chunks) {
+        unsettledChunks.addAndGet(-chunks);
+    }
+
+    /** Chunks handed off (or being handed off) and not yet settled. */
+    long unsettledChunks() {
+        return unsettledChunks.get();
+    }
+
+    /** Buffer capacity of the chunks waiting in the queue (memory accounting; a weakly consistent snapshot). */
+    long queuedCapacity() {
+        return queue.sumOf(chunk -> chunk.rows().capacity());
+    }
+
+    /** Chunks waiting in the queue (a snapshot). */
+    int size() {
+        return queue.size();
+    }
+}

@@ -1,0 +1,381 @@
+package dev.etl.internal.sink;
+
+import dev.etl.sink.ShardWriter;
+import dev.etl.sink.SinkDefinition;
+import java.util.Objects;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.random.RandomGenerator;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.error.FatalPipelineException;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * The running side of one {@link SinkDefinition}: a bounded chunk queue per shard, and shard workers
+ * on io threads that merge chunks into batches, seal them ({@link BatchConfig}), write them through
+ * the shard's {@link ShardWriter}, retry transient failures with backoff ({@link RetryConfig}), and
+ * release the batches' acks: success after a durable write, failure on every other path.
+ *
+ * <p>Lanes call {@link #newChunk} and {@link #tryHandOff} from their own threads; neither ever
+ * blocks. The pipeline controller calls the life-cycle methods.
+ *
+ * <p>Threads: one per shard when {@code ioThreads} is 0 (the default), else
+ * {@code min(ioThreads, shardCount)} platform threads named
+ * {@code etl-io-<pipeline>-<sink>-<n>} (not daemons), started by {@link #start()}; shard {@code i} runs on
+ * thread {@code i % threads}. Each runs a duty cycle over its shards and parks (up to 1 ms) when idle.
+ * A write blocks its thread, so shards sharing a thread share its write time. The fatal listener is
+ * called on an io thread.
+ *
+ * <p>Writers are created (once per shard) by the constructor and closed by {@link #shutdown}.
+ * {@link BatchConfig#maxInFlightPerShard()} is honoured as 1: each shard writes one sealed batch at a
+ * time, while the next one fills.
+ *
+ * <p>Metrics (names in {@code docs/design/sink-metrics.md}) are registered by the constructor.
+ */
+public final class SinkRuntime implements ChunkSink, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SinkRuntime.class);
+
+    private enum State { NEW, STARTED, SHUT_DOWN }
+
+    private final String pipelineName;
+    private final SinkDefinition definition;
+    private final InFlightBudget budget;
+    private final LongSupplier nanoClock;
+    private final ShardQueue[] queues;
+    private final ChunkPool pool;
+    private final ShardWriter[] writers;
+    private final ShardWorker[] workers;
+    private final IoAgent[] agents;
+    private final DrainSignal drain = new DrainSignal();
+    private volatile boolean closed;
+    private Thread[] threads;
+    private State state = State.NEW;
+
+    public SinkRuntime(String pipelineName, SinkDefinition definition, InFlightBudget budget, int ioThreads,
+            MeterRegistry registry, Consumer<FatalPipelineException> fatalListener) {
+        this(pipelineName, definition, budget, ioThreads, registry, fatalListener, System::nanoTime, new Random());
+    }
+
+    /**
+     * As the main constructor, with the time source and the retry jitter source given (for tests).
+     *
+     * @param nanoClock monotonic nanosecond clock for linger, backoff and deadlines; {@link #shutdown}
+     *                  deadlines are read against it
+     * @param jitter    random source of retry jitter, shared by the io threads (so thread-safe, as
+     *                  {@link Random} is)
+     */
+    public SinkRuntime(String pipelineName, SinkDefinition definition, InFlightBudget budget, int ioThreads,
+            MeterRegistry registry, Consumer<FatalPipelineException> fatalListener, LongSupplier nanoClock,
+            RandomGenerator jitter) {
+        this.pipelineName = Objects.requireNonNull(pipelineName, "pipelineName");
+        this.definition = Objects.requireNonNull(definition, "definition");
+        this.budget = Objects.requireNonNull(budget, "budget");
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        Objects.requireNonNull(registry, "registry");
+        Objects.requireNonNull(fatalListener, "fatalListener");
+        Objects.requireNonNull(jitter, "jitter");
+        if (ioThreads < 0) {
+            throw new IllegalArgumentException("sink '" + definition.name()
+                    + "' io threads must be >= 0 (0 = one per shard), got " + ioThreads);
+        }
+        if (definition.batch().maxInFlightPerShard() > 1) {
+            LOG.warn("Sink '{}': max-in-flight-per-shard={} is not supported yet; each shard writes one batch at a "
+                    + "time", definition.name(), definition.batch().maxInFlightPerShard());
+        }
+        int shardCount = definition.shardCount();
+        this.queues = new ShardQueue[shardCount];
+        this.pool = new ChunkPool(shardCount, definition.queueCapacity());
+        this.writers = createWriters(definition);
+        this.workers = new ShardWorker[shardCount];
+        // Writes block their thread, so by default every shard gets its own: one slow replica then
+        // delays only its own shard.
+        int threadCount = ioThreads == 0 ? shardCount : Math.min(ioThreads, shardCount);
+        WriteGate[] gates = new WriteGate[threadCount];
+        for (int t = 0; t < threadCount; t++) {
+            gates[t] = new WriteGate();
+        }
+        BackoffPolicy backoff = new BackoffPolicy(definition.retry(), jitter);
+        for (int shard = 0; shard < shardCount; shard++) {
+            ShardQueue queue = new ShardQueue(definition.queueCapacity());
+            queues[shard] = queue;
+            SinkMetrics metrics = new SinkMetrics(registry, pipelineName, definition.name(), shard, queue);
+            workers[shard] = new ShardWorker(definition, shard, queue, pool, budget, writers[shard],
+                    gates[shard % threadCount], metrics, backoff, fatalListener, nanoClock);
+        }
+        this.agents = new IoAgent[threadCount];
+        for (int t = 0; t < threadCount; t++) {
+            ShardWorker[] assigned = new ShardWorker[(shardCount - t + threadCount - 1) / threadCount];
+            for (int i = 0; i < assigned.length; i++) {
+                assigned[i] = workers[t + i * threadCount];
+            }
+            agents[t] = new IoAgent("etl-io-" + pipelineName + "-" + definition.name() + "-" + t, assigned, gates[t],
+                    drain, new BackoffIdleStrategy(10, 5, 10_000, 1_000_000), nanoClock);
+        }
+    }
+
+    private static ShardWriter[] createWriters(SinkDefinition definition) {
+        ShardWriter[] writers = new ShardWriter[definition.shardCount()];
+        try {
+            for (int shard = 0; shard < writers.length; shard++) {
+                writers[shard] = Objects.requireNonNull(definition.writers().apply(shard),
+                        "sink '" + definition.name() + "' writer factory returned null for shard " + shard);
+            }
+        } catch (RuntimeException e) {
+            closeAll(definition.name(), writers);
+            throw e;
+        }
+        return writers;
+    }
+
+    public String name() {
+        return definition.name();
+    }
+
+    public int shardCount() {
+        return queues.length;
+    }
+
+    /** An empty chunk for {@code shard}, recycled when possible. Any thread; never blocks. */
+    public Chunk newChunk(int shard) {
+        checkShard(shard);
+        return pool.take(shard);
+    }
+
+    /**
+     * Hands a non-empty chunk to its shard worker if the in-flight budget and the shard's queue both
+     * have room; on success ownership moves to the worker. On {@code false} nothing changed and the
+     * caller still owns the chunk (it keeps it and pauses). Any lane thread; never blocks.
+     *
+     * <p>Once {@link #shutdown} has begun every hand-off is refused; the lane then fails the chunk's
+     * acks when it tears down.
+     *
+     * @throws IllegalArgumentException if the chunk is empty or its shard is out of range
+     */
+    public boolean tryHandOff(Chunk chunk) {
+        if (chunk.isEmpty()) {
+            throw new IllegalArgumentException("sink '" + definition.name() + "' refuses an empty chunk: " + chunk);
+        }
+        int shard = chunk.shard();
+        checkShard(shard);
+        ShardQueue queue = queues[shard];
+        // Count in before reading the closed flag: see ShardQueue for why this needs no lock.
+        queue.beginHandOff();
+        if (closed) {
+            queue.cancelHandOff();
+            return false;
+        }
+        // The buffer's capacity, not just its content: a queued chunk holds all of it. Once merged, the
+        // worker returns the difference (the content is then in the batch buffer, the buffer in the pool).
+        int bytes = chunk.rows().capacity();
+        if (!budget.tryAcquire(bytes)) {
+            queue.cancelHandOff();
+            return false;
+        }
+        chunk.budgetBytes = bytes;
+        if (!queue.offer(chunk)) {
+            chunk.budgetBytes = 0;
+            budget.release(bytes);
+            queue.cancelHandOff();
+            return false;
+        }
+        return true;
+    }
+
+    private void checkShard(int shard) {
+        if (shard < 0 || shard >= queues.length) {
+            throw new IllegalArgumentException(
+                    "sink '" + definition.name() + "' has " + queues.length + " shards, got shard " + shard);
+        }
+    }
+
+    /**
+     * Starts the io threads.
+     *
+     * @throws IllegalStateException if already started or shut down
+     */
+    public synchronized void start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("sink '" + definition.name() + "' cannot start: it is " + state);
+        }
+        threads = new Thread[agents.length];
+        for (int t = 0; t < agents.length; t++) {
+            Thread thread = new Thread(agents[t], agents[t].roleName());
+            thread.setDaemon(false);
+            threads[t] = thread;
+        }
+        for (Thread thread : threads) {
+            thread.start();
+        }
+        state = State.STARTED;
+    }
+
+    /**
+     * Asks every worker to seal what it holds now instead of waiting for linger (revoke and shutdown
+     * drains), and to keep doing so for chunks that arrive until its queue has been empty once.
+     * Returns immediately; any thread.
+     */
+    public void flushNow() {
+        for (ShardWorker worker : workers) {
+            worker.requestFlush();
+        }
+    }
+
+    /**
+     * Whether every handed-off chunk has been written or failed (queues empty, nothing being written).
+     * Once true, the acks, the budget and the metrics of every such chunk have been settled.
+     */
+    public boolean isIdle() {
+        for (ShardQueue queue : queues) {
+            if (queue.unsettledChunks() != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Stops the workers: they keep draining queued chunks and writing (retrying as configured) until
+     * everything is written or {@code deadlineNanos} ({@link System#nanoTime()} based, or the clock given
+     * to the constructor) passes; what is still unwritten then is abandoned — acks failed,
+     * {@code etl_sink_abandoned_batches_total} incremented, one log line per shard. Returns the number
+     * of abandoned batches, counting per shard the sealed batch, the open batch and (as one batch) the
+     * chunks still queued. Then closes the writers.
+     *
+     * <p>Hand-offs are refused from the moment this is called. Blocks the caller until the io threads
+     * have exited, with one exception: a thread still inside {@link ShardWriter#write} at the deadline is
+     * not waited for. Its shards are abandoned by the calling thread (the batch being written included,
+     * even if the write later succeeds — a replay is safe, a false success is not), the thread is
+     * interrupted, and it exits when the write returns; writers are closed while it may still be inside
+     * one. A write that returns before the caller notices the deadline settles normally (success is
+     * durable). If never started, everything queued is abandoned at once.
+     *
+     * <p>Idempotent: later calls return 0.
+     */
+    public synchronized int shutdown(long deadlineNanos) {
+        if (state == State.SHUT_DOWN) {
+            return 0;
+        }
+        closed = true;
+        int abandoned = 0;
+        if (state == State.STARTED) {
+            drain.begin(deadlineNanos);
+            abandoned = awaitWorkers(deadlineNanos);
+        } else {
+            for (ShardWorker worker : workers) {
+                abandoned += worker.abandon();
+            }
+        }
+        state = State.SHUT_DOWN;
+        closeAll(definition.name(), writers);
+        if (abandoned > 0) {
+            LOG.warn("Sink '{}' of pipeline '{}' shut down with {} abandoned batch(es)", definition.name(),
+                    pipelineName, abandoned);
+        }
+        return abandoned;
+    }
+
+    private int awaitWorkers(long deadlineNanos) {
+        boolean interrupted = false;
+        for (int t = 0; t < threads.length; t++) {
+            Thread thread = threads[t];
+            IoAgent agent = agents[t];
+            while (thread.isAlive()) {
+                if (nanoClock.getAsLong() - deadlineNanos >= 0 && agent.seize()) {
+                    LOG.warn("Sink '{}': io thread {} is still inside a write at the shutdown deadline; abandoning "
+                            + "its shards without waiting", definition.name(), thread.getName());
+                    agent.abandonSeizedWorkers();
+                    thread.interrupt();
+                    break;
+                }
+                try {
+                    thread.join(1);
+                } catch (InterruptedException e) {
+                    interrupted = true; // keep waiting: the deadline bounds the wait, not the interrupt
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        // Exited threads abandoned their own shards (join publishes their counts), seized ones were
+        // abandoned here.
+        int total = 0;
+        for (ShardWorker worker : workers) {
+            total += worker.abandonedBatches();
+        }
+        return total;
+    }
+
+    private static void closeAll(String sinkName, ShardWriter[] writers) {
+        for (int shard = 0; shard < writers.length; shard++) {
+            ShardWriter writer = writers[shard];
+            if (writer == null) {
+                continue;
+            }
+            try {
+                writer.close();
+            } catch (Exception e) {
+                LOG.warn("Sink '{}': closing the writer of shard {} failed", sinkName, shard, e);
+            }
+        }
+    }
+
+    /**
+     * Capacity of every buffer this runtime holds now: queued chunks, the chunk pool's free lists and
+     * every shard's two batch buffers (memory accounting for tests and diagnostics; a snapshot, exact
+     * only when the io threads are quiet or blocked in a write). See {@link #retainedBytesBound}.
+     */
+    long retainedBufferBytes() {
+        long total = pool.pooledBytes();
+        for (ShardQueue queue : queues) {
+            total += queue.queuedCapacity();
+        }
+        for (ShardWorker worker : workers) {
+            total += worker.batchBufferBytes();
+        }
+        return total;
+    }
+
+    /**
+     * What {@link #retainedBufferBytes()} never exceeds beyond the in-flight budget's own bytes
+     * ({@code max-in-flight-bytes}, which covers queued chunk buffers in full): per shard two batch
+     * buffers of {@code max-bytes} and the pool's {@link ChunkPool#MAX_POOLED_BYTES_PER_SHARD}. A single
+     * chunk larger than {@code max-bytes} (admitted alone) adds its own size while its batch is in flight.
+     */
+    long retainedBytesBound() {
+        long perShard = 2L * ShardWorker.batchBufferCap(definition.batch().maxBytes())
+                + ChunkPool.MAX_POOLED_BYTES_PER_SHARD;
+        return shardCount() * perShard;
+    }
+
+    /**
+     * Tests only (fault injection), before {@link #start()}: {@code fault} runs in the middle of every
+     * merge of {@code shard} (after the chunk's bytes are copied, before its acks move to the batch).
+     */
+    void injectMidMergeFault(int shard, Runnable fault) {
+        checkShard(shard);
+        workers[shard].injectMidMergeFault(fault);
+    }
+
+    /** Whether every shard's writer reports healthy. */
+    public boolean isHealthy() {
+        for (ShardWriter writer : writers) {
+            if (!writer.isHealthy()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Same as {@code shutdown(now)} on the runtime's clock: abandon whatever is left immediately. */
+    @Override
+    public void close() {
+        shutdown(nanoClock.getAsLong());
+    }
+}

@@ -1,0 +1,19 @@
+/**
+ * The etl engine: lanes, operator chains, acks and checkpointing, backpressure, the sink runtime, and
+ * the SPIs connectors implement. Exports its API packages only; {@code dev.etl.internal.*} is not
+ * exported. {@code MeterRegistry} (Micrometer) is the one third-party type in its API.
+ */
+module dev.etl.engine {
+    requires transitive micrometer.core;
+    requires org.agrona;
+    requires org.slf4j;
+
+    exports dev.etl.deser;
+    exports dev.etl.error;
+    exports dev.etl.ops;
+    exports dev.etl.pipeline;
+    exports dev.etl.record;
+    exports dev.etl.sink;
+    exports dev.etl.source;
+    exports dev.etl.util;
+}

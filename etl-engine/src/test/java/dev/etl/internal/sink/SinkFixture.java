@@ -1,0 +1,63 @@
+package dev.etl.internal.sink;
+
+import dev.etl.sink.BatchConfig;
+import dev.etl.sink.RetryConfig;
+import dev.etl.sink.SinkDefinition;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.error.FatalPipelineException;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+/** Shared set-up of sink runtime tests: one writer for all shards, a budget, a registry, an ack queue. */
+final class SinkFixture implements AutoCloseable {
+    private static final AtomicInteger PIPELINES = new AtomicInteger();
+
+    final String pipeline = "p" + PIPELINES.incrementAndGet();
+    final AckQueue acks = new AckQueue();
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final RecordingShardWriter writer = new RecordingShardWriter();
+    final List<FatalPipelineException> fatals = new CopyOnWriteArrayList<>();
+    InFlightBudget budget = new InFlightBudget(1 << 20);
+    LongSupplier clock = System::nanoTime;
+    int ioThreads = 2;
+    SinkRuntime sink;
+
+    static SinkDefinition definition(int shards, RecordingShardWriter writer, int maxRows, long maxBytes,
+            Duration linger) {
+        return new SinkDefinition("orders", shards, shard -> writer, new BatchConfig(maxRows, maxBytes, linger, 1),
+                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 8, ErrorPolicy.FAIL);
+    }
+
+    SinkDefinition definition(int shards, int maxRows, Duration linger) {
+        return definition(shards, writer, maxRows, 1 << 20, linger);
+    }
+
+    SinkRuntime create(SinkDefinition definition) {
+        sink = new SinkRuntime(pipeline, definition, budget, ioThreads, registry, fatals::add, clock, new Random(42));
+        return sink;
+    }
+
+    SinkRuntime start(SinkDefinition definition) {
+        create(definition).start();
+        return sink;
+    }
+
+    double counter(String name, String... tags) {
+        return registry.get(name).tags(tags).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    @Override
+    public void close() {
+        if (sink != null) {
+            sink.close();
+        }
+    }
+}

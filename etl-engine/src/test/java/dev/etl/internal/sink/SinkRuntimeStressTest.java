@@ -1,0 +1,124 @@
+package dev.etl.internal.sink;
+
+import static dev.etl.internal.sink.TestLane.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.error.SinkWriteException;
+
+class SinkRuntimeStressTest {
+    private static final int PRODUCERS = 2;
+    private static final int ROWS_PER_PRODUCER = 50_000;
+    private static final int SHARDS = 4;
+
+    private final SinkFixture fx = new SinkFixture();
+
+    @AfterEach
+    void close() {
+        fx.close();
+    }
+
+    @Test
+    void everyRowIsWrittenOnceAndEveryAckPostedOnceDespiteRandomTransientFailures() throws Exception {
+        // Fails before the server "commits" or after it (a timeout after commit): both are retried with the
+        // same bytes and token, so counting distinct tokens must see every row exactly once.
+        fx.writer.behave((batch, call) -> {
+            int dice = ThreadLocalRandom.current().nextInt(10);
+            if (dice < 2) {
+                throw SinkWriteException.transientFailure("flaky before commit", null);
+            }
+            if (dice == 2) {
+                throw SinkWriteException.transientFailure("timeout after commit", null);
+            }
+        });
+        fx.budget = new InFlightBudget(64 * 1024);
+        SinkRuntime sink = fx.start(SinkFixture.definition(SHARDS, fx.writer, 2_000, 1 << 20, Duration.ofMillis(2))
+                .withQueueCapacity(4));
+
+        List<TestLane> lanes = new ArrayList<>();
+        List<Thread> producers = new ArrayList<>();
+        AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+        for (int p = 0; p < PRODUCERS; p++) {
+            TestLane lane = new TestLane(fx.acks, p);
+            lanes.add(lane);
+            long base = (long) p << 40;
+            Thread producer = new Thread(() -> {
+                try {
+                    produce(sink, lane, base);
+                } catch (Throwable t) {
+                    producerFailure.set(t);
+                }
+            }, "producer-" + p);
+            producers.add(producer);
+            producer.start();
+        }
+        for (Thread producer : producers) {
+            producer.join(TimeUnit.SECONDS.toMillis(15));
+            assertThat(producer.isAlive()).as("producer finished in time").isFalse();
+        }
+        assertThat(producerFailure.get()).isNull();
+        sink.flushNow();
+        await("everything written", Duration.ofSeconds(10), sink::isIdle);
+
+        Map<String, RecordingShardWriter.Written> byToken = new HashMap<>();
+        for (RecordingShardWriter.Written written : fx.writer.attempts()) {
+            RecordingShardWriter.Written previous = byToken.putIfAbsent(written.token(), written);
+            if (previous != null) {
+                assertThat(written.bytes()).as("a retry resends the same bytes").isEqualTo(previous.bytes());
+            }
+        }
+        long[] rows = byToken.values().stream().flatMapToLong(w -> java.util.Arrays.stream(w.values())).sorted()
+                .toArray();
+        assertThat(rows).hasSize(PRODUCERS * ROWS_PER_PRODUCER);
+        for (int i = 1; i < rows.length; i++) {
+            assertThat(rows[i]).as("row written once").isNotEqualTo(rows[i - 1]);
+        }
+        assertThat(fx.writer.successes().stream().map(RecordingShardWriter.Written::token).distinct().count())
+                .as("every sealed batch eventually succeeded").isEqualTo(byToken.size());
+
+        List<AckRef> posted = TestLane.drain(fx.acks);
+        Map<AckRef, Integer> postings = new IdentityHashMap<>();
+        posted.forEach(ack -> postings.merge(ack, 1, Integer::sum));
+        List<AckRef> created = lanes.stream().flatMap(l -> l.created().stream()).toList();
+        assertThat(posted).hasSameSizeAs(created);
+        assertThat(postings.values()).containsOnly(1);
+        assertThat(postings.keySet()).containsExactlyInAnyOrderElementsOf(created);
+        assertThat(posted).allMatch(AckRef::succeeded);
+        assertThat(fx.budget.inFlightBytes()).isZero();
+        assertThat(fx.counter("etl.sink.rows")).isEqualTo(PRODUCERS * ROWS_PER_PRODUCER);
+    }
+
+    /** Hands off chunks of 1..300 rows to random shards, retrying refusals as a paused lane would. */
+    private static void produce(SinkRuntime sink, TestLane lane, long base) {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        long deadlineNs = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        int produced = 0;
+        while (produced < ROWS_PER_PRODUCER) {
+            int rows = Math.min(ROWS_PER_PRODUCER - produced, 1 + random.nextInt(300));
+            Chunk chunk = lane.chunk(sink, random.nextInt(SHARDS), base + produced, rows);
+            while (!sink.tryHandOff(chunk)) {
+                if (System.nanoTime() - deadlineNs >= 0) {
+                    chunk.failAcks();
+                    throw new AssertionError("hand-off refused for 15 s");
+                }
+                LockSupport.parkNanos(50_000);
+            }
+            produced += rows;
+        }
+    }
+}

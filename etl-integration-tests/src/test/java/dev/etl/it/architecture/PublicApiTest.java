@@ -1,0 +1,211 @@
+package dev.etl.it.architecture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module graph and the public API, checked on the compiled classes of every published module
+ * (the class path of this module has them all). What it enforces is what docs/DESIGN.md lists:
+ * <ul>
+ *   <li>dependencies flow one way: engine ← connectors ← auto-configuration; connectors never see each
+ *       other, the engine sees none of them;</li>
+ *   <li>{@code dev.etl.internal.*} is the engine's own: no class outside the engine uses it (the
+ *       engine's and the Avro connector's module descriptors say the same to the module path; this
+ *       test says it on the class path, where Spring Boot applications run);</li>
+ *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
+ *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
+ *       connector (Kafka's, Avro's, ClickHouse's; Spring's in the Spring modules).</li>
+ * </ul>
+ */
+class PublicApiTest {
+
+    private static JavaClasses classes;
+
+    /** Module (by package prefix) → the third-party packages its API may expose. */
+    private static final Map<String, List<String>> ALLOWED_THIRD_PARTY = Map.of(
+            "dev.etl.kafka", List.of("org.apache.kafka."),
+            "dev.etl.avro", List.of("org.apache.avro."),
+            "dev.etl.clickhouse", List.of("com.clickhouse."),
+            "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro."),
+            "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
+            // Not published: the repository's own helpers for tests against its local servers.
+            "dev.etl.test.infra", List.of("org.junit.", "org.apache.kafka."));
+
+    private static final List<String> ENGINE_API = List.of("dev.etl.deser", "dev.etl.error", "dev.etl.ops",
+            "dev.etl.pipeline", "dev.etl.record", "dev.etl.sink", "dev.etl.source", "dev.etl.util");
+
+    private static final List<String> CONNECTORS = List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.clickhouse");
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.etl");
+    }
+
+    @Test
+    void everyModuleIsOnTheClassPath() {
+        for (String pkg : List.of("dev.etl.pipeline", "dev.etl.internal.sink", "dev.etl.kafka", "dev.etl.avro",
+                "dev.etl.clickhouse", "dev.etl.autoconfigure", "dev.etl.test.memory")) {
+            assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
+                .as("classes of %s imported", pkg)
+                .isTrue();
+        }
+    }
+
+    @Test
+    void theEngineDependsOnNoConnectorAndNoSpringModule() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            if (!isEngine(c.getPackageName())) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                String target = d.getTargetClass().getPackageName();
+                if (target.startsWith("dev.etl.") && !isEngine(target)) {
+                    violations.add(d.getDescription());
+                }
+                if (target.startsWith("org.springframework")) {
+                    violations.add(d.getDescription());
+                }
+            }
+        }
+        assertThat(violations).as("engine → outside the engine").isEmpty();
+    }
+
+    @Test
+    void connectorsDependOnTheEngineOnlyNeverOnEachOtherOrOnSpring() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            String own = connectorOf(c.getPackageName());
+            if (own == null) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                String target = d.getTargetClass().getPackageName();
+                String other = connectorOf(target);
+                boolean otherEtlModule = target.startsWith("dev.etl.") && !isEngine(target) && !own.equals(other);
+                if (otherEtlModule || target.startsWith("org.springframework")) {
+                    violations.add(d.getDescription());
+                }
+            }
+        }
+        assertThat(violations).as("connector → another module").isEmpty();
+    }
+
+    @Test
+    void nothingOutsideTheEngineUsesItsInternals() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            if (isEngine(c.getPackageName())) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                if (d.getTargetClass().getPackageName().startsWith("dev.etl.internal")) {
+                    violations.add(d.getDescription());
+                }
+            }
+        }
+        assertThat(violations).as("uses of dev.etl.internal.* outside the engine").isEmpty();
+    }
+
+    @Test
+    void publicSignaturesOfApiPackagesExposeOnlyTheirOwnClientsTypes() {
+        Set<String> violations = new TreeSet<>();
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            if (pkg.contains(".internal") || !c.getModifiers().contains(JavaModifier.PUBLIC) || !isPublicApi(c)) {
+                continue;
+            }
+            check(c, "extends/implements", superTypes(c), violations);
+            for (JavaCodeUnit unit : c.getCodeUnits()) {
+                if (exposed(unit.getModifiers()) && !unit.getName().startsWith("lambda$")) {
+                    check(c, unit.getFullName(), unit.getAllInvolvedRawTypes(), violations);
+                }
+            }
+            for (JavaField field : c.getFields()) {
+                if (exposed(field.getModifiers())) {
+                    check(c, field.getFullName(), field.getAllInvolvedRawTypes(), violations);
+                }
+            }
+        }
+        assertThat(violations).as("types a public API signature may not expose").isEmpty();
+    }
+
+    private static boolean isPublicApi(JavaClass c) {
+        // A public nested class of a package-private class is not reachable.
+        JavaClass enclosing = c.getEnclosingClass().orElse(null);
+        while (enclosing != null) {
+            if (!enclosing.getModifiers().contains(JavaModifier.PUBLIC)) {
+                return false;
+            }
+            enclosing = enclosing.getEnclosingClass().orElse(null);
+        }
+        return true;
+    }
+
+    private static boolean exposed(Set<JavaModifier> modifiers) {
+        return modifiers.contains(JavaModifier.PUBLIC) || modifiers.contains(JavaModifier.PROTECTED);
+    }
+
+    private static Set<JavaClass> superTypes(JavaClass c) {
+        Set<JavaClass> types = new java.util.HashSet<>();
+        c.getRawSuperclass().ifPresent(types::add);
+        types.addAll(c.getRawInterfaces());
+        return types;
+    }
+
+    private static void check(JavaClass owner, String where, Set<JavaClass> types, Set<String> violations) {
+        for (JavaClass type : types) {
+            JavaClass base = type.isArray() ? type.getBaseComponentType() : type;
+            if (base.isPrimitive()) {
+                continue;
+            }
+            String name = base.getName();
+            if (!allowed(owner.getPackageName(), name)) {
+                violations.add(where + " exposes " + name);
+            }
+        }
+    }
+
+    private static boolean allowed(String ownerPackage, String type) {
+        if (type.startsWith("java.") || type.startsWith("javax.") || type.startsWith("io.micrometer.core.instrument.")) {
+            return true;
+        }
+        if (type.startsWith("dev.etl.")) {
+            return !type.startsWith("dev.etl.internal.");
+        }
+        String module = null; // the longest prefix that names the owner's module
+        for (String key : ALLOWED_THIRD_PARTY.keySet()) {
+            boolean owns = ownerPackage.equals(key) || ownerPackage.startsWith(key + ".");
+            if (owns && (module == null || key.length() > module.length())) {
+                module = key;
+            }
+        }
+        return module != null && ALLOWED_THIRD_PARTY.get(module).stream().anyMatch(type::startsWith);
+    }
+
+    private static boolean isEngine(String pkg) {
+        return pkg.startsWith("dev.etl.internal") || ENGINE_API.stream().anyMatch(pkg::equals);
+    }
+
+    private static String connectorOf(String pkg) {
+        return CONNECTORS.stream().filter((c) -> pkg.equals(c) || pkg.startsWith(c + ".")).findFirst().orElse(null);
+    }
+
+}
