@@ -126,7 +126,7 @@ if [[ ! -f "$JAR" ]]; then
 fi
 [[ -f "$JAR" ]] || fail "no $JAR"
 if [[ " ${VARIANTS[*]} " == *-aot* ]]; then # the jar must hold the AOT initializers
-  unzip -l "$JAR" | grep -q 'BOOT-INF/classes/dev/etl/sample/SampleApplication__ApplicationContextInitializer.class' \
+  jar tf "$JAR" | grep -c '^BOOT-INF/classes/dev/etl/sample/SampleApplication__ApplicationContextInitializer.class$' >/dev/null \
     || fail "$JAR has no AOT classes: build it with ./mvnw -q -pl sample-service -am package -DskipTests -Paot"
 fi
 step "extracting $(basename "$JAR"), compiling scripts/lib/RestartBenchTool.java" "$LOG_DIR/extract.log"

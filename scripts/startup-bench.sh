@@ -7,17 +7,18 @@
 #
 # Against running local servers (scripts/infra.sh start all; this script starts nothing): creates a
 # scratch ClickHouse database with the sample's orders table (ON CLUSTER; dropped at the end), then
-#  1. runs the fat jar STARTUP_REPEATS times (java -jar sample-service.jar),
-#  2. extracts it (java -Djarmode=tools -jar sample-service.jar extract), makes a CDS archive with a
-#     training run (-XX:ArchiveClassesAtExit=app.jsa -Dspring.context.exit=onRefresh),
-#  3. runs the extracted jar STARTUP_REPEATS times with -XX:SharedArchiveFile=app.jsa,
-#  4. with STARTUP_AOT=1 also: runs the fat jar STARTUP_REPEATS times with -Dspring.aot.enabled=true
-#     (the jar must be built with ./mvnw -pl sample-service -am clean package -DskipTests -Paot), then
-#     makes a second archive with an AOT training run (-Dspring.aot.enabled=true as well) and runs the
-#     extracted jar STARTUP_REPEATS times with AOT + that archive,
+#  1. extracts the jar (java -Djarmode=tools -jar sample-service.jar extract) and makes a CDS archive
+#     with a training run (-XX:ArchiveClassesAtExit=app.jsa -Dspring.context.exit=onRefresh); with
+#     STARTUP_AOT=1 a second one with an AOT training run (-Dspring.aot.enabled=true as well; the jar
+#     must be built with ./mvnw -pl sample-service -am clean package -DskipTests -Paot),
+#  2. runs STARTUP_REPEATS rounds of one start per variant, in this order:
+#       plain   java -jar sample-service.jar
+#       cds     the extracted jar with -XX:SharedArchiveFile=app.jsa
+#       aot     (STARTUP_AOT=1) java -Dspring.aot.enabled=true -jar sample-service.jar
+#       aotcds  (STARTUP_AOT=1) the extracted jar with -Dspring.aot.enabled=true -XX:SharedArchiveFile=app-aot.jsa
 # and for every run reports Boot's "Started ... in X seconds" and the wall time from launching the
-# JVM until /readyz answers 200 (the pipeline is running and every lane has joined its group). Each
-# run is stopped with SIGTERM.
+# JVM until /readyz answers 200 (the pipeline is running and every lane has joined its group), then
+# the medians per variant. Each run is stopped with SIGTERM.
 #
 # Environment: STARTUP_REPEATS (default 3), ETL_INFRA_DIR (default .infra), SAMPLE_JAR (default
 # sample-service/target/sample-service.jar; build it with ./mvnw -q -pl sample-service -am package -DskipTests),
@@ -36,11 +37,12 @@ mkdir -p "$LOG_DIR"
 [[ -f "$JAR" ]] || fail "no $JAR: build it with ./mvnw -q -pl sample-service -am package -DskipTests"
 AOT="${STARTUP_AOT:-0}"
 if [[ "$AOT" == 1 ]]; then
-  unzip -l "$JAR" | grep -q 'BOOT-INF/classes/dev/etl/sample/SampleApplication__ApplicationContextInitializer.class' \
-    || fail "STARTUP_AOT=1 but $JAR has no AOT classes: ./mvnw -q -pl sample-service -am clean package -DskipTests -Paot"
+  jar tf "$JAR" | grep -c '^BOOT-INF/classes/dev/etl/sample/SampleApplication__ApplicationContextInitializer.class$' >/dev/null \
+    || { echo "STARTUP_AOT=1 but $JAR has no AOT classes: ./mvnw -q -pl sample-service -am clean package -DskipTests -Paot" >&2; exit 1; }
 fi
 read_endpoints
-trap 'ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $DB ON CLUSTER $CLUSTER" >/dev/null 2>&1 || true' EXIT
+trap '[[ -z "$FAIL_REASON" ]] || echo "FAILED: $FAIL_REASON" >&2
+  ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $DB ON CLUSTER $CLUSTER" >/dev/null 2>&1 || true' EXIT
 
 step "database $DB (sample's orders.sql, ON CLUSTER $CLUSTER)" "$LOG_DIR/ddl.log"
 ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $DB ON CLUSTER $CLUSTER" >>"$LOG_DIR/ddl.log"
@@ -57,10 +59,11 @@ export KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="startup-$
 UNSET_ENV=()
 for name in $(compgen -e); do [[ "$name" == ETL_* ]] && UNSET_ENV+=(-u "$name"); done
 
-# run <label> <java args...>: prints "label started=<Boot's seconds> ready=<wall seconds>"
+# run <variant> <round> <java args...>: prints "variant-round started=<Boot's seconds> ready=<wall seconds>"
+declare -A STARTED=() READY=()
 run() {
-  local label="$1" log start ready pid started
-  shift
+  local variant="$1" label="$1-$2" log start ready pid started
+  shift 2
   log="$LOG_DIR/$label.log"
   start=$(now_ms)
   env "${UNSET_ENV[@]}" java -Xmx512m "$@" >"$log" 2>&1 &
@@ -74,33 +77,48 @@ run() {
   kill -TERM "$pid"
   wait "$pid" || true
   started="$(grep -o 'Started [A-Za-z]* in [0-9.]* seconds' "$log" | awk '{print $4}' | head -1)"
-  printf '%-8s started=%ss ready=%d.%03ds\n' "$label" "${started:-?}" $((ready / 1000)) $((ready % 1000))
+  ready="$(printf '%d.%03d' $((ready / 1000)) $((ready % 1000)))"
+  STARTED[$variant]="${STARTED[$variant]:-} ${started:-?}"
+  READY[$variant]="${READY[$variant]:-} $ready"
+  printf '%-9s started=%ss ready=%ss (load %s)\n' "$label" "${started:-?}" "$ready" "$(cut -d' ' -f1 /proc/loadavg)"
 }
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
-step "plain: java -jar $(basename "$JAR") ($REPEATS runs)"
-for i in $(seq 1 "$REPEATS"); do run "plain-$i" -jar "$JAR"; done
-
-step "CDS: extract, training run, then -XX:SharedArchiveFile ($REPEATS runs)" "$LOG_DIR/training.log"
+step "extract (java -Djarmode=tools -jar $(basename "$JAR") extract), CDS training run" "$LOG_DIR/training.log"
 rm -rf "$LOG_DIR/app"
 java -Djarmode=tools -jar "$JAR" extract --destination "$LOG_DIR/app" >"$LOG_DIR/extract.log" 2>&1 \
   || fail "extract failed (see $LOG_DIR/extract.log)"
 APP_JAR="$LOG_DIR/app/$(basename "$JAR")"
 env "${UNSET_ENV[@]}" java -Xmx512m -XX:ArchiveClassesAtExit="$LOG_DIR/app.jsa" -Dspring.context.exit=onRefresh \
   -jar "$APP_JAR" >"$LOG_DIR/training.log" 2>&1 || fail "training run failed (see $LOG_DIR/training.log)"
-info "archive: $(du -h "$LOG_DIR/app.jsa" | cut -f1)"
-for i in $(seq 1 "$REPEATS"); do run "cds-$i" -XX:SharedArchiveFile="$LOG_DIR/app.jsa" -jar "$APP_JAR"; done
-
+info "archive app.jsa: $(du -h "$LOG_DIR/app.jsa" | cut -f1)"
+VARIANTS=(plain cds)
 if [[ "$AOT" == 1 ]]; then
-  step "AOT: java -Dspring.aot.enabled=true -jar $(basename "$JAR") ($REPEATS runs)"
-  for i in $(seq 1 "$REPEATS"); do run "aot-$i" -Dspring.aot.enabled=true -jar "$JAR"; done
-  step "AOT + CDS: AOT training run, then -Dspring.aot.enabled=true -XX:SharedArchiveFile ($REPEATS runs)" \
-    "$LOG_DIR/training-aot.log"
+  step "AOT training run (-Dspring.aot.enabled=true as well)" "$LOG_DIR/training-aot.log"
   env "${UNSET_ENV[@]}" java -Xmx512m -Dspring.aot.enabled=true -XX:ArchiveClassesAtExit="$LOG_DIR/app-aot.jsa" \
     -Dspring.context.exit=onRefresh -jar "$APP_JAR" >"$LOG_DIR/training-aot.log" 2>&1 \
     || fail "AOT training run failed (see $LOG_DIR/training-aot.log)"
-  info "archive: $(du -h "$LOG_DIR/app-aot.jsa" | cut -f1)"
-  for i in $(seq 1 "$REPEATS"); do
-    run "aotcds-$i" -Dspring.aot.enabled=true -XX:SharedArchiveFile="$LOG_DIR/app-aot.jsa" -jar "$APP_JAR"
-  done
+  info "archive app-aot.jsa: $(du -h "$LOG_DIR/app-aot.jsa" | cut -f1)"
+  VARIANTS+=(aot aotcds)
 fi
+
+# Rounds of one run per variant, so that load from elsewhere on the machine hits all variants alike.
+step "$REPEATS rounds of: ${VARIANTS[*]}" "$LOG_DIR"
+for i in $(seq 1 "$REPEATS"); do
+  for v in "${VARIANTS[@]}"; do
+    case "$v" in
+      plain) run plain "$i" -jar "$JAR" ;;
+      cds) run cds "$i" -XX:SharedArchiveFile="$LOG_DIR/app.jsa" -jar "$APP_JAR" ;;
+      aot) run aot "$i" -Dspring.aot.enabled=true -jar "$JAR" ;;
+      aotcds) run aotcds "$i" -Dspring.aot.enabled=true -XX:SharedArchiveFile="$LOG_DIR/app-aot.jsa" -jar "$APP_JAR" ;;
+    esac
+  done
+done
+step "medians"
+for v in "${VARIANTS[@]}"; do
+  read -ra st <<<"${STARTED[$v]}"
+  read -ra rd <<<"${READY[$v]}"
+  printf '%-9s started=[%s] median %ss; ready=[%s] median %ss\n' "$v" "${st[*]}" "$(median "${st[@]}")" "${rd[*]}" \
+    "$(median "${rd[@]}")"
+done
 info "logs: $LOG_DIR; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -215,6 +215,12 @@ public final class SchemaRegistryClient {
         return out;
     }
 
+    /** Default TCP connect timeout of a registry request: 2 s. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Default timeout of one registry request: 2 s (a call retries within its call timeout). */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(2);
+
     /**
      * Checks, once, that {@link #baseUrl()} answers the Confluent Schema Registry API: {@code GET
      * /subjects} must return a JSON array. Meant for startup, so a wrong base path (e.g. Apicurio's
@@ -434,8 +440,8 @@ public final class SchemaRegistryClient {
         private String user;
         private String password;
         private SSLContext sslContext;
-        private Duration connectTimeout = Duration.ofSeconds(2);
-        private Duration requestTimeout = Duration.ofSeconds(2);
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
         private Duration callTimeout = Duration.ofSeconds(5);
         private int maxAttempts = 3;
         private Duration backoffInitial = Duration.ofMillis(100);

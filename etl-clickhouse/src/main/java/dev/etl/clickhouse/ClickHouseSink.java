@@ -20,6 +20,8 @@ import dev.etl.sink.SinkDefinition;
  *         .validation(ValidationMode.FULL)
  *         .build();
  * SinkDefinition sink = ClickHouseSink.definition("orders", "orders-pipeline", config, ORDERS_ENCODER, registry);
+ * ChainFactory chains = ctx -> Chains.from(ctx, deserializer).map("to-row", Row::of)
+ *         .sink(KeyHashRouter.byKey(Row::id)); // written with ORDERS_ENCODER, the validated encoder
  * }</pre>
  *
  * <p>When the engine starts the sink it calls the writer factory once per shard; that call validates
@@ -35,14 +37,27 @@ public final class ClickHouseSink {
     }
 
     /**
-     * A sink writing rows encoded by {@code encoder} (its columns are validated against the table),
-     * inserting through the configured {@link ClickHouseSinkConfig#transport()}. The sink owns that
-     * transport: it is closed when the last open writer closes (and rebuilt on demand if writers are
-     * created again).
+     * A sink writing rows encoded by {@code encoder}: its columns are validated against the table, and it
+     * is the sink's own encoder ({@link SinkDefinition#encoder()}), so chains end in the sink with
+     * {@code .sink(router)} and write exactly what was validated. Inserts go through the configured
+     * {@link ClickHouseSinkConfig#transport()}; the sink owns that transport: it is closed when the last
+     * open writer closes (and rebuilt on demand if writers are created again).
      */
     public static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
             RowBinaryEncoder<?> encoder, MeterRegistry registry) {
-        return definition(sinkName, pipelineName, config, encoder.columns(), registry, transport(config), true);
+        return definition(sinkName, pipelineName, config, encoder.columns(), registry, transport(config), true)
+                .withEncoder(encoder);
+    }
+
+    /**
+     * A sink validated against {@code columns} (none: {@link ValidationMode#OFF}), without an encoder of
+     * its own (chains pass theirs, or add it with {@link SinkDefinition#withEncoder}), over the configured
+     * transport, which the sink owns as in {@link #definition(String, String, ClickHouseSinkConfig,
+     * RowBinaryEncoder, MeterRegistry)}.
+     */
+    public static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns, MeterRegistry registry) {
+        return definition(sinkName, pipelineName, config, columns, registry, transport(config), true);
     }
 
     /**

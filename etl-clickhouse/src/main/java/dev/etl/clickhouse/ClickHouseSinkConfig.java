@@ -62,6 +62,24 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
     }
 
     /** Settings the sink sets itself on every insert; passing them in {@link #settings} is an error. */
+    /** Default TCP connect timeout per request: 2 s. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Default time an insert may take until the server answers: 60 s. */
+    public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(60);
+
+    /** Default insert transport: client-v2. */
+    public static final Transport DEFAULT_TRANSPORT = Transport.CLIENT_V2;
+
+    /** Default consecutive transient failures that open a replica's breaker: 3. */
+    public static final int DEFAULT_BREAKER_THRESHOLD = 3;
+
+    /** Default time an open breaker refuses its replica: 10 s. */
+    public static final Duration DEFAULT_BREAKER_OPEN_TIME = Duration.ofSeconds(10);
+
+    /** Default startup validation: names, order and types. */
+    public static final ValidationMode DEFAULT_VALIDATION = ValidationMode.FULL;
+
     public static final Set<String> OWNED_SETTINGS = Set.of("wait_end_of_query", "insert_deduplicate",
             "insert_deduplication_token", "async_insert", "send_progress_in_http_headers", "query", "database");
 
@@ -158,13 +176,13 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private final List<List<URI>> shards = new ArrayList<>();
         private String user;
         private String password;
-        private Duration connectTimeout = Duration.ofSeconds(2);
-        private Duration socketTimeout = Duration.ofSeconds(60);
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration socketTimeout = DEFAULT_SOCKET_TIMEOUT;
         private boolean compression;
-        private Transport transport = Transport.CLIENT_V2;
-        private int breakerThreshold = 3;
-        private Duration breakerOpenTime = Duration.ofSeconds(10);
-        private ValidationMode validation = ValidationMode.FULL;
+        private Transport transport = DEFAULT_TRANSPORT;
+        private int breakerThreshold = DEFAULT_BREAKER_THRESHOLD;
+        private Duration breakerOpenTime = DEFAULT_BREAKER_OPEN_TIME;
+        private ValidationMode validation = DEFAULT_VALIDATION;
         private boolean requireDedup;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private BatchConfig batch = BatchConfig.DEFAULTS;

@@ -5,9 +5,9 @@ package dev.etl.ops;
  * terminal ({@code sink} or a nested {@code fanOut}), returning what that terminal returned.
  *
  * <pre>{@code
- * .fanOut(b -> b.sink("orders", ORDER_ROW, byOrderId, ChunkConfig.defaults()),
+ * .fanOut(b -> b.sink("orders", ORDER_ROW, byOrderId),
  *         b -> b.filter("large", o -> o.amountCents() > 100_000).map("to-audit", AuditRow::of)
- *               .sink("audit", AUDIT_ROW, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()))
+ *               .sink("audit", AUDIT_ROW, KeyHashRouter.byRecordKey()))
  * }</pre>
  *
  * <p>Called once, at build time, on the lane thread. The {@link Chain} a branch's terminal returns is

@@ -10,7 +10,6 @@ import java.util.function.Predicate;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.RowEncoder;
 import dev.etl.sink.Router;
@@ -24,7 +23,7 @@ import dev.etl.sink.Router;
  * Chain chain = Chains.from(ctx, new OrderDeserializer())
  *         .filter("not-cancelled", o -> !o.cancelled())
  *         .map("to-row", OrderRow::of)
- *         .sink(OrderRow.ENCODER, KeyHashRouter.byKey(OrderRow::id), ChunkConfig.defaults());
+ *         .sink(OrderRow.ENCODER, KeyHashRouter.byKey(OrderRow::id));
  * }</pre>
  *
  * <p><b>Execution.</b> The built chain is a sequence of final stage objects, each holding a final
@@ -244,42 +243,92 @@ public final class ChainBuilder<T> {
     // ---- terminals ---------------------------------------------------------------------------
 
     /**
-     * Ends the chain in the pipeline's first sink ({@link ChainContext#sinkNames()}); see
-     * {@link #sink(String, RowEncoder, Router, ChunkConfig)}.
+     * Ends the chain in the pipeline's first sink ({@link ChainContext#sinkNames()}), written with
+     * that sink's own encoder; see {@link #sink(String, Router)}.
+     *
+     * @throws IllegalStateException when the pipeline has no sink, or the sink has no encoder of its own
+     */
+    public Chain sink(Router<? super T> router) {
+        return sink(firstSink(), router);
+    }
+
+    /**
+     * Ends the chain in sink {@code sinkName}, written with the sink's own encoder
+     * ({@link dev.etl.sink.SinkDefinition#encoder()}: for ClickHouse, the one its startup validation
+     * checked against the table), so what was validated is what is written. The encoder's row type must
+     * be what this chain delivers: a mismatch fails the first row as an {@link ErrorClass#ENCODE}
+     * failure naming both types. See {@link #sink(String, RowEncoder, Router)} for the rest.
+     *
+     * @throws IllegalArgumentException when there is no sink {@code sinkName}
+     * @throws IllegalStateException    when the sink has no encoder of its own (pass one)
+     */
+    public Chain sink(String sinkName, Router<? super T> router) {
+        Objects.requireNonNull(sinkName, "sinkName");
+        RowEncoder<?> own = assembly.context().sink(sinkName).encoder();
+        if (own == null) {
+            throw new IllegalStateException("sink '" + sinkName + "' has no encoder of its own: end the chain with "
+                    + ".sink(\"" + sinkName + "\", encoder, router)");
+        }
+        @SuppressWarnings("unchecked") // the sink's row type is checked per row (ClassCastException → ENCODE)
+        RowEncoder<? super T> encoder = (RowEncoder<? super T>) own;
+        return sinkStage(sinkName, encoder, router, true);
+    }
+
+    /**
+     * Ends the chain in the pipeline's first sink ({@link ChainContext#sinkNames()}) with
+     * {@code encoder}; see {@link #sink(String, RowEncoder, Router)}.
      *
      * @throws IllegalStateException when the pipeline has no sink
      */
-    public Chain sink(RowEncoder<? super T> encoder, Router<? super T> router, ChunkConfig chunks) {
-        List<String> sinks = assembly.context().sinkNames();
-        if (sinks.isEmpty()) {
-            throw new IllegalStateException("the pipeline defines no sink for this chain to write to");
-        }
-        return sink(sinks.get(0), encoder, router, chunks);
+    public Chain sink(RowEncoder<? super T> encoder, Router<? super T> router) {
+        return sink(firstSink(), encoder, router);
     }
 
     /**
      * Ends the chain in sink {@code sinkName} and builds it (or, on a {@link Branch}'s builder, ends
      * that branch). Per value, on the lane thread: {@code router} picks the shard, {@code encoder}
      * appends one row to the shard's open chunk, the chunk holds the record's ack (once per chunk),
-     * and the chunk is handed off at {@code chunks}' row or byte limit (and by the lane at the end of
-     * every batch). An encoder or router failure is an {@link ErrorClass#ENCODE} failure of stage
-     * {@code sink-<sinkName>} ({@code FAIL} unless configured); a failed row's partial bytes are cut
-     * back out of the chunk. A shard outside {@code [0, shardCount)} is a router bug and always fatal.
+     * and the chunk is handed off at the sink's chunk size ({@link dev.etl.sink.SinkDefinition#chunks()})
+     * and by the lane at the end of every batch. An encoder or router failure is an
+     * {@link ErrorClass#ENCODE} failure of stage {@code sink-<sinkName>} ({@code FAIL} unless
+     * configured); a failed row's partial bytes are cut back out of the chunk. A shard outside
+     * {@code [0, shardCount)} is a router bug and always fatal.
      *
-     * @throws IllegalArgumentException when there is no sink {@code sinkName}
+     * <p>For a sink that has an encoder of its own, {@code encoder} must be that encoder (or use
+     * {@link #sink(String, Router)}): the rows must be what the sink validated.
+     *
+     * @throws IllegalArgumentException when there is no sink {@code sinkName}, or it has another encoder
      */
-    public Chain sink(String sinkName, RowEncoder<? super T> encoder, Router<? super T> router, ChunkConfig chunks) {
+    public Chain sink(String sinkName, RowEncoder<? super T> encoder, Router<? super T> router) {
         Objects.requireNonNull(sinkName, "sinkName");
         Objects.requireNonNull(encoder, "encoder");
+        RowEncoder<?> own = assembly.context().sink(sinkName).encoder();
+        if (own != null && own != encoder) {
+            throw new IllegalArgumentException("sink '" + sinkName + "' has an encoder of its own (the one its "
+                    + "startup validation checked against the table), and this chain passes another: end the "
+                    + "chain with .sink(\"" + sinkName + "\", router) so one encoder is declared, in one place");
+        }
+        return sinkStage(sinkName, encoder, router, own != null);
+    }
+
+    private String firstSink() {
+        List<String> sinks = assembly.context().sinkNames();
+        if (sinks.isEmpty()) {
+            throw new IllegalStateException("the pipeline defines no sink for this chain to write to");
+        }
+        return sinks.get(0);
+    }
+
+    private Chain sinkStage(String sinkName, RowEncoder<? super T> encoder, Router<? super T> router,
+            boolean sinksEncoder) {
         Objects.requireNonNull(router, "router");
-        Objects.requireNonNull(chunks, "chunks");
         int n = assembly.nextOperator();
         String stage = assembly.sinkStageName(sinkName, n);
         LaneContext ctx = assembly.context();
         ChunkOutbox outbox = ctx.outbox(sinkName);
         claim();
-        return terminate(new SinkStage<T>(encoder, router, outbox, chunks, ctx.meta(),
-                StageErrorPolicy.resolve(ctx, stage, ErrorClass.ENCODE, ErrorPolicy.FAIL), sinkName));
+        return terminate(new SinkStage<T>(encoder, router, outbox, ctx.meta(),
+                StageErrorPolicy.resolve(ctx, stage, ErrorClass.ENCODE, ErrorPolicy.FAIL), sinkName, sinksEncoder));
     }
 
     /**

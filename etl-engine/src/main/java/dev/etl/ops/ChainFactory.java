@@ -9,7 +9,7 @@ package dev.etl.ops;
  * ChainFactory orders = ctx -> Chains.from(ctx, new OrderDeserializer())
  *         .filter("not-cancelled", o -> !o.cancelled())
  *         .map("to-row", OrderRow::of)
- *         .sink(ORDER_ENCODER, KeyHashRouter.byKey(OrderRow::id), ChunkConfig.defaults());
+ *         .sink(ORDER_ENCODER, KeyHashRouter.byKey(OrderRow::id));
  * }</pre>
  */
 @FunctionalInterface

@@ -14,7 +14,7 @@ import dev.etl.error.ErrorPolicy;
  * ChainFactory orders = ctx -> Chains.from(ctx, new OrderDeserializer())
  *         .filter("not-cancelled", o -> !o.cancelled())
  *         .map("to-row", OrderRow::of)
- *         .sink(OrderRow.ENCODER, KeyHashRouter.byKey(OrderRow::id), ChunkConfig.defaults());
+ *         .sink(OrderRow.ENCODER, KeyHashRouter.byKey(OrderRow::id));
  * }</pre>
  */
 public final class Chains {

@@ -6,7 +6,6 @@ import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.internal.sink.Chunk;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
@@ -21,18 +20,19 @@ final class SinkStage<T> implements Collector<T> {
     private final RowEncoder<? super T> encoder;
     private final Router<? super T> router;
     private final ChunkOutbox outbox;
-    private final ChunkConfig limits;
     private final int shardCount;
     private final MutableRecordMeta meta;
     private final StageErrorPolicy errors;
     private final String sinkName;
+    /** The encoder is the sink's own (the chain did not choose its row type): say so on a type mismatch. */
+    private final boolean sinksEncoder;
 
-    SinkStage(RowEncoder<? super T> encoder, Router<? super T> router, ChunkOutbox outbox, ChunkConfig limits,
-            MutableRecordMeta meta, StageErrorPolicy errors, String sinkName) {
+    SinkStage(RowEncoder<? super T> encoder, Router<? super T> router, ChunkOutbox outbox, MutableRecordMeta meta,
+            StageErrorPolicy errors, String sinkName, boolean sinksEncoder) {
         this.encoder = encoder;
         this.router = router;
         this.outbox = outbox;
-        this.limits = limits;
+        this.sinksEncoder = sinksEncoder;
         this.shardCount = outbox.shardCount();
         this.meta = meta;
         this.errors = errors;
@@ -67,6 +67,12 @@ final class SinkStage<T> implements Collector<T> {
         } catch (FatalPipelineException e) {
             rows.truncate(mark);
             throw e;
+        } catch (ClassCastException e) {
+            rows.truncate(mark);
+            errors.fail(new ClassCastException("sink '" + sinkName + "' " + (sinksEncoder ? "writes its rows with "
+                    + "its own encoder, which" : "encoder") + " cannot encode a " + value.getClass().getName()
+                    + " (the chain delivers that type to it): " + e.getMessage()));
+            return;
         } catch (Exception e) {
             rows.truncate(mark);
             errors.fail(e);
@@ -74,7 +80,7 @@ final class SinkStage<T> implements Collector<T> {
         }
         try {
             chunk.addRow(ack);
-            outbox.rowAdded(shard, limits);
+            outbox.rowAdded(shard);
         } catch (RuntimeException e) {
             // Engine bookkeeping, not user code: a bug. Wrapped so that stages only ever throw
             // FatalPipelineException and upstream stages never mistake it for their own failure.

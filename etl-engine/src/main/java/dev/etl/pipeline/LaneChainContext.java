@@ -23,6 +23,7 @@ import dev.etl.internal.sink.Chunk;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.RowBuffer;
+import dev.etl.sink.SinkDefinition;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /** The {@link ChainContext} a lane hands its chain. Confined to the lane thread. */
@@ -149,6 +150,16 @@ final class LaneChainContext implements LaneContext {
                     "pipeline '" + config.name() + "' has no sink named '" + sinkName + "'; its sinks are " + sinkNames);
         }
         return outbox;
+    }
+
+    @Override
+    public SinkDefinition sink(String sinkName) {
+        SinkDefinition definition = outbox(sinkName).definition();
+        if (definition == null) {
+            throw new IllegalStateException("sink '" + sinkName + "' has no definition in pipeline '" + config.name()
+                    + "'");
+        }
+        return definition;
     }
 
     @Override

@@ -20,7 +20,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * PipelineRuntime runtime = Pipeline.builder(PipelineConfig.builder("orders").lanes(2).build())
  *         .source(source)
  *         .sink(SinkDefinition.of("clickhouse", 2, shard -> writers[shard]))
- *         .chains(ctx -> Chains.from(ctx, deserializer).map(...).sink(encoder, router, ChunkConfig.defaults()))
+ *         .chains(ctx -> Chains.from(ctx, deserializer).map(...).sink(encoder, router))
  *         .meterRegistry(registry)
  *         .build();
  * runtime.start();

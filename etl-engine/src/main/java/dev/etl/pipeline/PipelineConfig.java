@@ -35,6 +35,36 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
         Duration drainTimeout, Duration stalledFailAfter, long maxInFlightBytes, double pauseAbove,
         double resumeBelow, Duration minPause, Duration pollTimeout, Map<String, ErrorPolicy> stagePolicies,
         Map<ErrorClass, ErrorPolicy> classPolicies, SkipBudget skipBudget) {
+    // The defaults: the one home of every engine setting's default value (the Spring properties are
+    // initialised from these constants, and the configuration reference reads them from there).
+
+    /** Default lane threads: 1. */
+    public static final int DEFAULT_LANES = 1;
+
+    /** Default io threads per sink: 0, one per shard. */
+    public static final int DEFAULT_IO_THREADS = 0;
+
+    /** Default commit interval: 5 s. */
+    public static final Duration DEFAULT_CHECKPOINT_INTERVAL = Duration.ofSeconds(5);
+
+    /** Default drain timeout at revoke and shutdown: 25 s (under Kubernetes' 30 s grace period). */
+    public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(25);
+
+    /** Default in-flight byte budget: 256 MiB. */
+    public static final long DEFAULT_MAX_IN_FLIGHT_BYTES = 256L << 20;
+
+    /** Default utilisation at which lanes pause: 0.9. */
+    public static final double DEFAULT_PAUSE_ABOVE = 0.9;
+
+    /** Default utilisation below which lanes resume: 0.5. */
+    public static final double DEFAULT_RESUME_BELOW = 0.5;
+
+    /** Default minimum pause: 50 ms. */
+    public static final Duration DEFAULT_MIN_PAUSE = Duration.ofMillis(50);
+
+    /** Default longest wait in one poll: 100 ms. */
+    public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(100);
+
     /**
      * Default {@code stalled-fail-after}: 10 minutes. Long enough to ride out what retries are for (a
      * replica or shard restart, a ZooKeeper failover: tens of seconds to a couple of minutes, retried
@@ -94,16 +124,16 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
     /** Builder with the documented defaults. */
     public static final class Builder {
         private final String name;
-        private int lanes = 1;
-        private int ioThreads = 0;
-        private Duration checkpointInterval = Duration.ofSeconds(5);
-        private Duration drainTimeout = Duration.ofSeconds(25);
+        private int lanes = DEFAULT_LANES;
+        private int ioThreads = DEFAULT_IO_THREADS;
+        private Duration checkpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
+        private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
         private Duration stalledFailAfter = DEFAULT_STALLED_FAIL_AFTER;
-        private long maxInFlightBytes = 256L << 20;
-        private double pauseAbove = 0.9;
-        private double resumeBelow = 0.5;
-        private Duration minPause = Duration.ofMillis(50);
-        private Duration pollTimeout = Duration.ofMillis(100);
+        private long maxInFlightBytes = DEFAULT_MAX_IN_FLIGHT_BYTES;
+        private double pauseAbove = DEFAULT_PAUSE_ABOVE;
+        private double resumeBelow = DEFAULT_RESUME_BELOW;
+        private Duration minPause = DEFAULT_MIN_PAUSE;
+        private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
         private Map<String, ErrorPolicy> stagePolicies = Map.of();
         private Map<ErrorClass, ErrorPolicy> classPolicies = Map.of();
         private SkipBudget skipBudget = SkipBudget.DEFAULT;

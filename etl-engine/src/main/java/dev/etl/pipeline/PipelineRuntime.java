@@ -165,11 +165,11 @@ public final class PipelineRuntime {
             Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
             for (SinkRuntime sink : sinks) {
                 if (sink != deadLetter) {
-                    outboxes.put(sink.name(), new ChunkOutbox(sink, ChunkConfig.DEFAULTS));
+                    outboxes.put(sink.name(), new ChunkOutbox(sink, sink.definition()));
                 }
             }
             LaneChainContext context = new LaneChainContext(config, i, registry, outboxes, errorMetrics,
-                    deadLetter == null ? null : new ChunkOutbox(deadLetter, ChunkConfig.DEFAULTS), skipWindow);
+                    deadLetter == null ? null : new ChunkOutbox(deadLetter, deadLetter.definition()), skipWindow);
             Lane lane = new Lane(this, i, context, new LaneMetrics(registry, config.name(), i));
             lanes.add(lane);
             laneThreads.add(new Thread(lane, "etl-lane-" + config.name() + "-" + i));

@@ -7,10 +7,12 @@ import java.time.Duration;
  * comes first, or {@code linger} after the first row arrived. Small inserts are expensive in
  * ClickHouse (every insert is a part on disk), so the defaults are large.
  *
- * @param maxInFlightPerShard sealed batches a shard may be writing at once
+ * <p>A shard writes one sealed batch at a time while the next one fills; a slow shard therefore pushes
+ * back on the lanes (through its bounded queue and the in-flight budget) instead of holding several
+ * batches in memory.
  */
-public record BatchConfig(int maxRows, long maxBytes, Duration linger, int maxInFlightPerShard) {
-    public static final BatchConfig DEFAULTS = new BatchConfig(100_000, 32L << 20, Duration.ofSeconds(1), 1);
+public record BatchConfig(int maxRows, long maxBytes, Duration linger) {
+    public static final BatchConfig DEFAULTS = new BatchConfig(100_000, 32L << 20, Duration.ofSeconds(1));
 
     public BatchConfig {
         if (maxRows <= 0) {
@@ -21,9 +23,6 @@ public record BatchConfig(int maxRows, long maxBytes, Duration linger, int maxIn
         }
         if (linger == null || linger.isNegative()) {
             throw new IllegalArgumentException("batch linger must be >= 0, got " + linger);
-        }
-        if (maxInFlightPerShard <= 0) {
-            throw new IllegalArgumentException("batch max-in-flight-per-shard must be > 0, got " + maxInFlightPerShard);
         }
     }
 }

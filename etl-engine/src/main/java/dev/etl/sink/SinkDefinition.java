@@ -6,12 +6,21 @@ import java.util.function.IntFunction;
 import dev.etl.error.ErrorPolicy;
 
 /**
- * Everything the engine needs to run one sink: its name, its shards and a writer per shard, and how
- * to batch and retry. A pipeline has one or more sinks; chains address them by name.
+ * Everything the engine needs to run one sink: its name, its shards and a writer per shard, the row
+ * encoder its rows are written with, and how to hand off, batch and retry. A pipeline has one or more
+ * sinks; chains address them by name.
+ *
+ * <p><b>One encoder declaration.</b> When a sink has an {@link #encoder()} (a ClickHouse sink's is the
+ * one its startup validation checked against the table), a chain ends in it with
+ * {@code .sink(router)} or {@code .sink(name, router)} and writes exactly what was validated; a chain
+ * that passes a different encoder for such a sink fails when it is built. Sinks without one (custom
+ * sinks) take the encoder from the chain.
  *
  * @param name             sink name, used in metrics ({@code sink} label) and errors
  * @param shardCount       number of shards
  * @param writers          creates the writer of a shard (called once per shard at start)
+ * @param encoder          the sink's row encoder, or null when chains bring their own
+ * @param chunks           when lanes hand a shard's open chunk off
  * @param batch            sealing thresholds
  * @param retry            transient-failure retries
  * @param queueCapacity    chunks each shard queue holds before lanes must pause (power of two)
@@ -19,12 +28,16 @@ import dev.etl.error.ErrorPolicy;
  *                         {@code SKIP} fails the batch's acks (its partitions stall, nothing is lost)
  *                         and keeps the pipeline running
  */
-public record SinkDefinition(String name, int shardCount, IntFunction<ShardWriter> writers, BatchConfig batch,
-        RetryConfig retry, int queueCapacity, ErrorPolicy permanentFailure) {
+public record SinkDefinition(String name, int shardCount, IntFunction<ShardWriter> writers, RowEncoder<?> encoder,
+        ChunkConfig chunks, BatchConfig batch, RetryConfig retry, int queueCapacity, ErrorPolicy permanentFailure) {
+
+    /** Default chunks each shard queue holds. */
+    public static final int DEFAULT_QUEUE_CAPACITY = 64;
 
     public SinkDefinition {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(writers, "writers");
+        Objects.requireNonNull(chunks, "chunks");
         Objects.requireNonNull(batch, "batch");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(permanentFailure, "permanentFailure");
@@ -41,25 +54,43 @@ public record SinkDefinition(String name, int shardCount, IntFunction<ShardWrite
         }
     }
 
-    /** A sink with default batching, retries, a 64-chunk queue per shard and FAIL on permanent errors. */
+    /**
+     * A sink without its own encoder, with default chunks, batching, retries, a
+     * {@value #DEFAULT_QUEUE_CAPACITY}-chunk queue per shard and FAIL on permanent errors.
+     */
     public static SinkDefinition of(String name, int shardCount, IntFunction<ShardWriter> writers) {
-        return new SinkDefinition(name, shardCount, writers, BatchConfig.DEFAULTS, RetryConfig.DEFAULTS, 64,
-                ErrorPolicy.FAIL);
+        return new SinkDefinition(name, shardCount, writers, null, ChunkConfig.DEFAULTS, BatchConfig.DEFAULTS,
+                RetryConfig.DEFAULTS, DEFAULT_QUEUE_CAPACITY, ErrorPolicy.FAIL);
+    }
+
+    /** The same sink writing its rows with {@code encoder} (what chains ending in it then use). */
+    public SinkDefinition withEncoder(RowEncoder<?> encoder) {
+        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
+                permanentFailure);
+    }
+
+    public SinkDefinition withChunks(ChunkConfig chunks) {
+        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
+                permanentFailure);
     }
 
     public SinkDefinition withBatch(BatchConfig batch) {
-        return new SinkDefinition(name, shardCount, writers, batch, retry, queueCapacity, permanentFailure);
+        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
+                permanentFailure);
     }
 
     public SinkDefinition withRetry(RetryConfig retry) {
-        return new SinkDefinition(name, shardCount, writers, batch, retry, queueCapacity, permanentFailure);
+        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
+                permanentFailure);
     }
 
     public SinkDefinition withQueueCapacity(int queueCapacity) {
-        return new SinkDefinition(name, shardCount, writers, batch, retry, queueCapacity, permanentFailure);
+        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
+                permanentFailure);
     }
 
     public SinkDefinition withPermanentFailure(ErrorPolicy permanentFailure) {
-        return new SinkDefinition(name, shardCount, writers, batch, retry, queueCapacity, permanentFailure);
+        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
+                permanentFailure);
     }
 }

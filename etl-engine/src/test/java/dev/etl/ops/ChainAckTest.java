@@ -30,8 +30,8 @@ class ChainAckTest {
 
     @BeforeEach
     void laneHoldsTheBatchAck() {
-        main = ctx.addSink("main", mainSink, ChunkConfig.defaults());
-        audit = ctx.addSink("audit", auditSink, ChunkConfig.defaults());
+        main = ctx.addSink("main", mainSink);
+        audit = ctx.addSink("audit", auditSink);
         ctx.meta().ack(ack);
     }
 
@@ -45,7 +45,7 @@ class ChainAckTest {
     void aBatchFilteredOutEntirelyIsAcknowledgedAsSuccessWhenTheLaneReleasesItsHold() {
         Chain chain = Chains.from(ctx, STRINGS)
                 .filter("none", s -> false)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.of("a", "b", "c"));
         assertThat(ack.refCount()).isEqualTo(1);
@@ -67,7 +67,7 @@ class ChainAckTest {
                     out.collect(s + 2);
                     out.collect(s + 3);
                 })
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.of("x"));
 
@@ -81,9 +81,9 @@ class ChainAckTest {
     @Test
     void fanOutToTwoSinksPostsTheAckOnceWithTheWorstStatus() {
         Chain chain = Chains.from(ctx, STRINGS).fanOut("both",
-                b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()),
+                b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
                 b -> b.map("to-audit", s -> "audit:" + s)
-                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()));
+                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         chain.onBatch(TestPartitionBatch.of("a", "b"));
         assertThat(ack.refCount()).as("lane hold + one chunk per output").isEqualTo(3);
@@ -106,9 +106,9 @@ class ChainAckTest {
     @Test
     void fanOutAcknowledgesSuccessOnlyWhenEveryOutputWrote() {
         Chain chain = Chains.from(ctx, STRINGS).fanOut(
-                b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()),
+                b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
                 b -> b.filter("some", s -> s.equals("b"))
-                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()));
+                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         chain.onBatch(TestPartitionBatch.of("a", "b"));
         main.flush();
@@ -127,11 +127,11 @@ class ChainAckTest {
         Chain chain = Chains.from(ctx, STRINGS).fanOut(
                 b -> b.peek(s -> order.add("first")).fanOut(
                         c -> c.peek(s -> order.add("first.1"))
-                                .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()),
+                                .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
                         c -> c.peek(s -> order.add("first.2"))
-                                .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults())),
+                                .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey())),
                 b -> b.peek(s -> order.add("second"))
-                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()));
+                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         chain.onBatch(TestPartitionBatch.of("v"));
 

@@ -58,12 +58,13 @@ class ChainAllocationTest {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         threads.setThreadAllocatedMemoryEnabled(true);
         TestChainContext ctx = new TestChainContext();
-        ChunkOutbox outbox = ctx.addSink("main", new RecordingChunkSink(1), ChunkConfig.defaults());
+        ChunkOutbox outbox = ctx.addSink("main", new RecordingChunkSink(1),
+                new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
         Holding holding = new Holding();
         Chain chain = Chains.from(ctx, Deserializer.payload())
                 .process("window", holding)
                 .sink((p, meta, out) -> out.writeStringBytes(p.array(), p.offset(), p.length()),
-                        KeyHashRouter.byRecordKey(), new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
+                        KeyHashRouter.byRecordKey());
         byte[][] keys = new byte[RECORDS][];
         byte[][] values = new byte[RECORDS][];
         for (int i = 0; i < RECORDS; i++) {
@@ -103,7 +104,8 @@ class ChainAllocationTest {
         threads.setThreadAllocatedMemoryEnabled(true);
 
         TestChainContext ctx = new TestChainContext();
-        ChunkOutbox outbox = ctx.addSink("main", new RecordingChunkSink(1), ChunkConfig.defaults());
+        ChunkOutbox outbox = ctx.addSink("main", new RecordingChunkSink(1),
+                new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
         Counter counter = new Counter();
         Chain chain = Chains.from(ctx, Deserializer.payload())
                 .filter("non-empty", p -> p.length() > 0)
@@ -115,7 +117,7 @@ class ChainAllocationTest {
                 .peek("look", p -> { })
                 .process("count", counter)
                 .sink((p, meta, out) -> out.writeStringBytes(p.array(), p.offset(), p.length()),
-                        KeyHashRouter.byRecordKey(), new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
+                        KeyHashRouter.byRecordKey());
         byte[][] keys = new byte[RECORDS][];
         byte[][] values = new byte[RECORDS][];
         for (int i = 0; i < RECORDS; i++) {

@@ -26,7 +26,7 @@ class ChainCompositionTest {
 
     @BeforeEach
     void laneHoldsAnAck() {
-        outbox = ctx.addSink("main", sink, ChunkConfig.defaults());
+        outbox = ctx.addSink("main", sink);
         ctx.meta().ack(new AckRef(0, 1, 1, new AckQueue()));
     }
 
@@ -50,7 +50,7 @@ class ChainCompositionTest {
                         out.collect(++seen + ":" + in);
                     }
                 })
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.open();
         chain.onBatch(TestPartitionBatch.of("a", "skip", "bb"));
@@ -67,7 +67,7 @@ class ChainCompositionTest {
         List<String> positions = new ArrayList<>();
         Chain chain = Chains.from(ctx, STRINGS)
                 .peek(s -> positions.add(ctx.meta().partition() + "@" + ctx.meta().offset() + " ts=" + ctx.meta().timestampMs()))
-                .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(40, "x", "y"));
 
@@ -83,7 +83,7 @@ class ChainCompositionTest {
                 .tryMap("parse", s -> s, dev.etl.error.ErrorPolicy.SKIP)
                 .flatMap((String s, Collector<? super String> out) -> out.collect(s))
                 .peek(s -> { })
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThat(ctx.policyQueries()).containsExactly(
                 "sink-main/ENCODE/FAIL",
@@ -127,7 +127,7 @@ class ChainCompositionTest {
     void buildersCannotBeExtendedAfterTheChainIsBuilt() {
         ChainBuilder<String> trimmed = Chains.from(ctx, STRINGS).map(String::trim);
         ChainBuilder<String> upper = trimmed.map(String::toUpperCase);
-        upper.sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+        upper.sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> upper.peek(s -> { })).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already built");
@@ -136,7 +136,7 @@ class ChainCompositionTest {
     @Test
     void sinkingToAnUnknownSinkNamesTheKnownOnes() {
         assertThatThrownBy(() -> Chains.from(ctx, STRINGS)
-                .sink("nope", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()))
+                .sink("nope", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("[main]");
     }
@@ -144,7 +144,7 @@ class ChainCompositionTest {
     @Test
     void aBranchMustReturnTheTerminalOfItsOwnBuilder() {
         Chain unrelated = Chains.from(new TestChainContextWithMain().ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> Chains.from(ctx, STRINGS).fanOut(b -> unrelated))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -155,7 +155,7 @@ class ChainCompositionTest {
     void aBranchTerminalIsNotARunnableChain() {
         Chain[] branchEnd = new Chain[1];
         Chains.from(ctx, STRINGS).fanOut(b -> branchEnd[0] =
-                b.sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()));
+                b.sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         assertThatThrownBy(() -> branchEnd[0].onBatch(TestPartitionBatch.of("x")))
                 .isInstanceOf(IllegalStateException.class)
@@ -167,7 +167,7 @@ class ChainCompositionTest {
         final TestChainContext ctx = new TestChainContext();
 
         TestChainContextWithMain() {
-            ctx.addSink("main", new RecordingChunkSink(1), ChunkConfig.defaults());
+            ctx.addSink("main", new RecordingChunkSink(1));
         }
     }
 }

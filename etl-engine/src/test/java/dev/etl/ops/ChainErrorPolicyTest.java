@@ -44,7 +44,7 @@ class ChainErrorPolicyTest {
 
     @BeforeEach
     void laneHoldsAnAck() {
-        outbox = ctx.addSink("main", new RecordingChunkSink(1), ChunkConfig.defaults());
+        outbox = ctx.addSink("main", new RecordingChunkSink(1));
         ctx.meta().ack(ack);
     }
 
@@ -52,7 +52,7 @@ class ChainErrorPolicyTest {
         return Chains.from(ctx, STRINGS)
                 .tryMap("parse", ChainErrorPolicyTest::parse, declared)
                 .map("double", i -> i * 2)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
     }
 
     @Test
@@ -123,7 +123,7 @@ class ChainErrorPolicyTest {
     void anExceptionFromAPlainMapFailsThePipelineByDefault() {
         Chain chain = Chains.from(ctx, STRINGS)
                 .map("length-of-second-char", s -> s.charAt(1))
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(5, "ab", "c")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -136,7 +136,7 @@ class ChainErrorPolicyTest {
         ctx.override("filter#1", ErrorPolicy.SKIP);
         Chain chain = Chains.from(ctx, STRINGS)
                 .filter(s -> s.charAt(1) == 'b')
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.of("ab", "c", "cb"));
 
@@ -153,7 +153,7 @@ class ChainErrorPolicyTest {
         };
         Chain chain = Chains.from(ctx, STRINGS)
                 .<String>flatMap("split", (s, out) -> out.collect(s))
-                .sink(failing, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(failing, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("a")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -177,7 +177,7 @@ class ChainErrorPolicyTest {
     @Test
     void anEncodeFailureCutsThePartialRowAndFailsByDefault() {
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(HALF_WRITING, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(HALF_WRITING, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(10, "ok", "bad", "never")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -192,7 +192,7 @@ class ChainErrorPolicyTest {
     void anEncodeFailureUnderSkipLeavesTheChunkWithExactlyTheGoodRows() {
         ctx.override("sink-main", ErrorPolicy.SKIP);
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(HALF_WRITING, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(HALF_WRITING, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(10, "ok", "bad", "yes"));
 
@@ -207,7 +207,7 @@ class ChainErrorPolicyTest {
     @Test
     void anEncodeFailureOfTheOnlyRowLeavesNoAckReference() {
         ctx.override("sink-main", ErrorPolicy.SKIP);
-        Chain chain = Chains.from(ctx, STRINGS).sink(HALF_WRITING, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+        Chain chain = Chains.from(ctx, STRINGS).sink(HALF_WRITING, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.of("bad"));
 
@@ -220,7 +220,7 @@ class ChainErrorPolicyTest {
     void aShardOutsideTheSinkIsAlwaysFatal() {
         ctx.override("sink-main", ErrorPolicy.SKIP);
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shardCount) -> shardCount, ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, (value, meta, shardCount) -> shardCount);
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("a")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -234,7 +234,7 @@ class ChainErrorPolicyTest {
     @Test
     void aBadPayloadFailsThePipelineByDefaultWithItsPosition() {
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(20, "a", "!b", "c")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -252,7 +252,7 @@ class ChainErrorPolicyTest {
     void aBadPayloadIsSkippedWhenConfiguredAndTheRestOfTheBatchFlows() {
         ctx.override("deserialize", ErrorPolicy.SKIP);
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(20, "a", "!b", "c"));
 
@@ -271,7 +271,7 @@ class ChainErrorPolicyTest {
             throw new ArrayIndexOutOfBoundsException("truncated");
         };
         Chain chain = Chains.from(ctx, throwing, ErrorPolicy.SKIP)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.of("a"));
 
@@ -292,7 +292,7 @@ class ChainErrorPolicyTest {
             out.collect(value.toUtf8String());
         };
         Chain chain = Chains.from(ctx, registryDown)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(40, "1", "!2")))
                 .isInstanceOf(FatalPipelineException.class)

@@ -19,7 +19,7 @@ class ChainLifecycleTest {
     private final List<String> events = new ArrayList<>();
 
     ChainLifecycleTest() {
-        ctx.addSink("main", new RecordingChunkSink(1), ChunkConfig.defaults());
+        ctx.addSink("main", new RecordingChunkSink(1));
     }
 
     /** Records its hooks; throws from the hooks named in {@code failIn}. */
@@ -65,9 +65,9 @@ class ChainLifecycleTest {
                 .process("a", new Hooked("a", failA))
                 .fanOut(
                         b -> b.process("b", new Hooked("b", failB))
-                                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()),
+                                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
                         b -> b.process(new Hooked("c", failC))
-                                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults()));
+                                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
     }
 
     @Test

@@ -100,7 +100,7 @@ class HeldAcksPropertyTest {
         RandomEmitter operator = new RandomEmitter(random.split());
         Chain chain = Chains.from(ctx, STRINGS)
                 .process("random", operator)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
         chain.open();
 
         Map<Integer, List<Integer>> recordsOfBatch = new HashMap<>();

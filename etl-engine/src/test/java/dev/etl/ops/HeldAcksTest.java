@@ -30,7 +30,7 @@ class HeldAcksTest {
     private final TestChainContext ctx = new TestChainContext();
     private final AckQueue acks = new AckQueue();
     private final RecordingChunkSink sink = new RecordingChunkSink(1);
-    private final ChunkOutbox outbox = ctx.addSink("main", sink, ChunkConfig.defaults());
+    private final ChunkOutbox outbox = ctx.addSink("main", sink);
     private long nextSeq;
     private long nextOffset;
 
@@ -108,7 +108,7 @@ class HeldAcksTest {
     private Chain chain(StatefulOperator<String, String> operator) {
         Chain chain = Chains.from(ctx, STRINGS)
                 .process("buffer", operator)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
         chain.open();
         return chain;
     }
@@ -340,7 +340,7 @@ class HeldAcksTest {
         Chain chain = Chains.from(ctx, STRINGS)
                 .process("first", new OneDeepBuffer())
                 .process("second", new OneDeepBuffer())
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
         chain.open();
         AckRef a = batch(chain, "a1");
         AckRef b = batch(chain, "b1");

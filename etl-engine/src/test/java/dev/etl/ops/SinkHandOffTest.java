@@ -23,15 +23,15 @@ class SinkHandOffTest {
 
     @BeforeEach
     void laneHoldsAnAck() {
-        // The outbox's own limits are loose: the sink stage's ChunkConfig decides.
-        outbox = ctx.addSink("main", sink, ChunkConfig.defaults());
+        outbox = ctx.addSink("main", sink);
         ctx.meta().ack(ack);
     }
 
     @Test
     void aChunkIsHandedOffWhenItReachesMaxRows() {
+        outbox = ctx.addSink("main", sink, new ChunkConfig(3, 1 << 20));
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0, new ChunkConfig(3, 1 << 20));
+                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
 
         chain.onBatch(TestPartitionBatch.of("1", "2", "3", "4", "5", "6", "7"));
 
@@ -44,8 +44,9 @@ class SinkHandOffTest {
 
     @Test
     void aChunkIsHandedOffWhenItReachesMaxBytes() {
+        outbox = ctx.addSink("main", sink, new ChunkConfig(1000, 6));
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0, new ChunkConfig(1000, 6));
+                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
 
         chain.onBatch(TestPartitionBatch.of("ab", "cd", "ef"));
 
@@ -55,9 +56,10 @@ class SinkHandOffTest {
 
     @Test
     void aRefusedChunkStaysPendingAndKeepsReceivingRows() {
+        outbox = ctx.addSink("main", sink, new ChunkConfig(2, 1 << 20));
         sink.refuse(true);
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0, new ChunkConfig(2, 1 << 20));
+                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
 
         chain.onBatch(TestPartitionBatch.of("1", "2", "3", "4", "5"));
 
@@ -74,7 +76,7 @@ class SinkHandOffTest {
     @Test
     void rowsGoToTheShardTheRouterPicks() {
         Router<Object> byParity = (value, meta, shards) -> Integer.parseInt(value.toString()) % shards;
-        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, byParity, ChunkConfig.defaults());
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, byParity);
 
         chain.onBatch(TestPartitionBatch.of("1", "2", "3", "4"));
 
@@ -86,7 +88,7 @@ class SinkHandOffTest {
     @Test
     void keyHashRouterRoutesOnTheRecordKeySetByTheHead() {
         Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
         byte[][] keys = {"k1".getBytes(), "k1".getBytes()};
         byte[][] values = {"a".getBytes(), "b".getBytes()};
 

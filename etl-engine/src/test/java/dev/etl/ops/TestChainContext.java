@@ -13,6 +13,8 @@ import dev.etl.error.ErrorPolicy;
 import dev.etl.error.RecordException;
 import dev.etl.record.RecordMeta;
 import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.RowEncoder;
+import dev.etl.sink.SinkDefinition;
 import dev.etl.internal.sink.ChunkOutbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -20,6 +22,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 /** A lane's {@link ChainContext} for tests: named sinks over fake chunk sinks, policy overrides, recorded skips. */
 final class TestChainContext implements LaneContext {
     private final MutableRecordMeta meta = new MutableRecordMeta();
+    private final java.util.Map<String, SinkDefinition> definitions = new java.util.HashMap<>();
     private final MeterRegistry registry = new SimpleMeterRegistry();
     private final Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
     private final Map<String, ErrorPolicy> overrides = new HashMap<>();
@@ -38,11 +41,29 @@ final class TestChainContext implements LaneContext {
         return topics.getOrDefault(partition, "default");
     }
 
-    /** Adds sink {@code name} backed by {@code sink}, with the outbox's own limits {@code config}. */
+    /** Adds sink {@code name} backed by {@code sink}, handing chunks off at the default chunk size. */
+    ChunkOutbox addSink(String name, RecordingChunkSink sink) {
+        return addSink(name, sink, ChunkConfig.DEFAULTS);
+    }
+
+    /** Adds sink {@code name} backed by {@code sink}, handing chunks off at {@code config}'s size. */
     ChunkOutbox addSink(String name, RecordingChunkSink sink, ChunkConfig config) {
+        return addSink(name, sink, config, null);
+    }
+
+    /** Adds sink {@code name} backed by {@code sink}, whose definition has {@code encoder} as its own. */
+    ChunkOutbox addSink(String name, RecordingChunkSink sink, ChunkConfig config, RowEncoder<?> encoder) {
         ChunkOutbox outbox = new ChunkOutbox(sink, config);
         outboxes.put(name, outbox);
+        definitions.put(name, SinkDefinition.of(name, sink.shardCount(), shard -> batch -> { })
+                .withChunks(config).withEncoder(encoder));
         return outbox;
+    }
+
+    @Override
+    public SinkDefinition sink(String sinkName) {
+        outbox(sinkName); // the same error as the outbox's for an unknown sink
+        return definitions.get(sinkName);
     }
 
     /** Configuration override: stage {@code stage} uses {@code policy} whatever the code declared. */

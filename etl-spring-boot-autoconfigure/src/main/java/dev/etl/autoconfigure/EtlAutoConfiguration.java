@@ -79,10 +79,9 @@ public final class EtlAutoConfiguration {
         else {
             requireNoDeadLetterPolicy(config, properties);
         }
-        if (properties.getMetrics().isEnabled()) {
-            // null (none, or several without a primary) lets the engine use a private registry
-            builder.meterRegistry(meterRegistries.getIfUnique());
-        }
+        // null (none, or several without a primary) lets the engine use a private registry; whether
+        // etl.* meters are recorded at all is Boot's switch, management.metrics.enable.etl
+        builder.meterRegistry(meterRegistries.getIfUnique());
         customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
         return builder.build();
     }
@@ -150,8 +149,8 @@ public final class EtlAutoConfiguration {
         if (found.isEmpty()) {
             throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no topology: there is no bean "
                     + "of type dev.etl.ops.ChainFactory.", "Define a ChainFactory @Bean that builds the operator chain, "
-                            + "e.g. ctx -> Chains.from(ctx, deserializer).map(...).sink(encoder, router, "
-                            + "ChunkConfig.defaults()). Topology is code; etl.* only tunes it.");
+                            + "e.g. ctx -> Chains.from(ctx, deserializer).map(...).sink(router) "
+                            + "(the sink's encoder is its RowBinaryEncoder bean). Topology is code; etl.* only tunes it.");
         }
         if (found.size() == 1 && found.get(0).topics().isEmpty()) {
             return found.get(0);

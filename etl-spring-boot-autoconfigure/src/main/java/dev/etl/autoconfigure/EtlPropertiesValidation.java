@@ -1,12 +1,7 @@
 package dev.etl.autoconfigure;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
-import org.springframework.util.StringUtils;
 import org.springframework.validation.Errors;
 
 /**
@@ -14,8 +9,6 @@ import org.springframework.validation.Errors;
  * {@code etl.*} form and the allowed values, so the startup failure reads as an instruction.
  */
 final class EtlPropertiesValidation {
-
-    private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     private final EtlProperties properties;
 
@@ -30,8 +23,6 @@ final class EtlPropertiesValidation {
         pipeline();
         checkpoint();
         backpressure();
-        kafka();
-        clickHouse();
         errors();
     }
 
@@ -44,12 +35,6 @@ final class EtlPropertiesValidation {
                         + "DEAD_LETTER: only record failures (deserialization, operator, encode) can be dead-lettered");
             }
         });
-        positive("errors.deadLetter.sendTimeout", "etl.errors.dead-letter.send-timeout",
-                errors.getDeadLetter().getSendTimeout());
-        String topic = errors.getDeadLetter().getTopic();
-        if (topic != null && topic.isBlank()) {
-            reject("errors.deadLetter.topic", "etl.errors.dead-letter.topic must not be blank");
-        }
     }
 
     private void pipeline() {
@@ -101,87 +86,6 @@ final class EtlPropertiesValidation {
         if (minPause == null || minPause.isNegative()) {
             reject("backpressure.minPause", "etl.backpressure.min-pause must be >= 0, got " + minPause);
         }
-    }
-
-    private void kafka() {
-        EtlProperties.Source.Kafka kafka = this.properties.getSource().getKafka();
-        boolean hasTopics = kafka.getTopics() != null && !kafka.getTopics().isEmpty();
-        boolean hasPattern = StringUtils.hasText(kafka.getPattern());
-        if (hasTopics && hasPattern) {
-            reject("source.kafka.pattern",
-                    "etl.source.kafka.topics and etl.source.kafka.pattern are exclusive: set one of them");
-        }
-        if (hasPattern) {
-            try {
-                Pattern.compile(kafka.getPattern());
-            }
-            catch (PatternSyntaxException ex) {
-                reject("source.kafka.pattern",
-                        "etl.source.kafka.pattern is not a valid regular expression: " + ex.getDescription());
-            }
-        }
-        String autoCommit = kafka.getProperties().get("enable.auto.commit");
-        if (autoCommit != null && !"false".equalsIgnoreCase(autoCommit.trim())) {
-            reject("source.kafka.properties",
-                    "etl.source.kafka.properties[enable.auto.commit] must be false (offsets are committed by the "
-                            + "pipeline only after rows are durable), got " + autoCommit);
-        }
-    }
-
-    private void clickHouse() {
-        EtlProperties.ClickHouse clickHouse = this.properties.getSink().getClickhouse();
-        if (!StringUtils.hasText(clickHouse.getName())) {
-            reject("sink.clickhouse.name", "etl.sink.clickhouse.name must not be blank");
-        }
-        List<EtlProperties.ClickHouse.Shard> shards = clickHouse.getShards();
-        for (int i = 0; i < shards.size(); i++) {
-            if (shards.get(i).getReplicas().isEmpty()) {
-                reject("sink.clickhouse.shards", "etl.sink.clickhouse.shards[" + i + "].replicas must list at "
-                        + "least one replica URL (http://host:port)");
-            }
-        }
-        int capacity = clickHouse.getQueueCapacity();
-        if (capacity < 2 || Integer.bitCount(capacity) != 1) {
-            reject("sink.clickhouse.queueCapacity",
-                    "etl.sink.clickhouse.queue-capacity must be a power of two >= 2 (e.g. 64), got " + capacity);
-        }
-        for (Map.Entry<String, String> setting : clickHouse.getSettings().entrySet()) {
-            String key = setting.getKey();
-            if (EtlProperties.OWNED_CLICKHOUSE_SETTINGS.contains(key)) {
-                reject("sink.clickhouse.settings", "etl.sink.clickhouse.settings." + key
-                        + " is set by the sink itself and cannot be overridden (owned settings: "
-                        + EtlProperties.OWNED_CLICKHOUSE_SETTINGS + ")");
-            }
-            else if (!SETTING_NAME.matcher(key).matches()) {
-                reject("sink.clickhouse.settings", "etl.sink.clickhouse.settings." + key
-                        + " is not a ClickHouse setting name ([A-Za-z_][A-Za-z0-9_]*)");
-            }
-        }
-        EtlProperties.ClickHouse.Batch batch = clickHouse.getBatch();
-        atLeastOne("sink.clickhouse.batch.maxRows", "etl.sink.clickhouse.batch.max-rows", batch.getMaxRows());
-        atLeastOne("sink.clickhouse.batch.maxInFlightPerShard",
-                "etl.sink.clickhouse.batch.max-in-flight-per-shard", batch.getMaxInFlightPerShard());
-        EtlProperties.ClickHouse.Retry retry = clickHouse.getRetry();
-        if (retry.getMaxAttempts() < 0) {
-            reject("sink.clickhouse.retry.maxAttempts",
-                    "etl.sink.clickhouse.retry.max-attempts must be >= 0 (0 = until the drain deadline), got "
-                            + retry.getMaxAttempts());
-        }
-        if (retry.getMultiplier() < 1) {
-            reject("sink.clickhouse.retry.multiplier",
-                    "etl.sink.clickhouse.retry.multiplier must be >= 1, got " + retry.getMultiplier());
-        }
-        if (retry.getJitter() < 0 || retry.getJitter() > 1) {
-            reject("sink.clickhouse.retry.jitter",
-                    "etl.sink.clickhouse.retry.jitter must be in [0, 1], got " + retry.getJitter());
-        }
-        if (retry.getInitialBackoff() != null && retry.getMaxBackoff() != null
-                && retry.getMaxBackoff().compareTo(retry.getInitialBackoff()) < 0) {
-            reject("sink.clickhouse.retry.maxBackoff", "etl.sink.clickhouse.retry.max-backoff must be >= "
-                    + "initial-backoff (" + retry.getInitialBackoff() + "), got " + retry.getMaxBackoff());
-        }
-        atLeastOne("sink.clickhouse.breaker.threshold", "etl.sink.clickhouse.breaker.threshold",
-                clickHouse.getBreaker().getThreshold());
     }
 
     private void atLeastOne(String field, String key, int value) {

@@ -24,13 +24,16 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.util.ClassUtils;
 
 import dev.etl.util.Suggestion;
 
 /**
  * Refuses {@code etl.*} names that bind to nothing. The valid names are derived from the structure of
- * {@link EtlProperties} (JavaBean properties, nested classes, lists, maps), so a property added there is
- * accepted without touching this class. Names are compared the way Boot's relaxed binding does
+ * {@link EtlProperties} and of each connector's properties class under its prefix (JavaBean properties,
+ * nested classes, lists, maps), so a property added there is accepted without touching this class; a
+ * name under the prefix of a connector that is not on the class path fails saying which artifact is
+ * missing. Names are compared the way Boot's relaxed binding does
  * (kebab-case, camelCase, underscores and case are equivalent; {@code ETL_PIPELINE_THREADS} is
  * {@code etl.pipeline.threads}). Maps with free keys ({@code properties}, {@code settings}, {@code tags},
  * {@code etl.errors.stages}) accept any key under them; enum-keyed maps ({@code etl.errors.types}) only
@@ -49,7 +52,54 @@ final class EtlPropertyNames {
 
     private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("etl");
 
-    private static final Node SCHEMA = Node.bean(EtlProperties.class, 0);
+    /**
+     * The properties classes of the connectors, each bound under its prefix by its auto-configuration,
+     * with the connector class it needs (absent: its names are reported as such, not as typos).
+     */
+    private static final List<Connector> CONNECTORS = List.of(
+            new Connector("source.kafka", "dev.etl.autoconfigure.kafka.EtlKafkaProperties", "dev.etl.kafka.KafkaSource",
+                    "etl-kafka"),
+            new Connector("errors.dead-letter", "dev.etl.autoconfigure.kafka.EtlDeadLetterProperties",
+                    "dev.etl.kafka.KafkaDeadLetterWriter", "etl-kafka"),
+            new Connector("avro", "dev.etl.autoconfigure.avro.EtlAvroProperties", "dev.etl.avro.AvroDeserializer",
+                    "etl-avro"),
+            new Connector("sink.clickhouse", "dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties",
+                    "dev.etl.clickhouse.ClickHouseSink", "etl-clickhouse"));
+
+    private static final Node SCHEMA = schema();
+
+    private record Connector(String path, String propertiesClass, String requiredClass, String artifact) {
+
+        boolean present() {
+            ClassLoader loader = EtlPropertyNames.class.getClassLoader();
+            return ClassUtils.isPresent(this.requiredClass, loader) && ClassUtils.isPresent(this.propertiesClass, loader);
+        }
+
+    }
+
+    /** {@link EtlProperties} with each present connector's properties grafted under its prefix. */
+    private static Node schema() {
+        Node root = Node.bean(EtlProperties.class, 0);
+        for (Connector connector : CONNECTORS) {
+            if (connector.present()) {
+                root.graft(connector.path().split("\\."),
+                        Node.bean(ClassUtils.resolveClassName(connector.propertiesClass(),
+                                EtlPropertyNames.class.getClassLoader()), 2));
+            }
+        }
+        return root;
+    }
+
+    /** The connector whose prefix {@code name} is under, when that connector is not on the class path. */
+    private static Connector missingConnector(ConfigurationPropertyName name) {
+        for (Connector connector : CONNECTORS) {
+            ConfigurationPropertyName prefix = ConfigurationPropertyName.of("etl." + connector.path());
+            if ((prefix.isAncestorOf(name) || prefix.equals(name)) && !connector.present()) {
+                return connector;
+            }
+        }
+        return null;
+    }
 
     private EtlPropertyNames() {
     }
@@ -76,6 +126,13 @@ final class EtlPropertyNames {
                 }
                 String display = name.toString();
                 if (failures.containsKey(display) || warnings.containsKey(display)) {
+                    return;
+                }
+                Connector missing = missingConnector(name);
+                if (missing != null) {
+                    failures.put(display, display + origin(source.getConfigurationProperty(name)) + ": configures "
+                            + "etl." + missing.path() + ", but " + missing.artifact() + " is not on the class path "
+                            + "(add the dev.etl:" + missing.artifact() + " dependency, or remove the setting)");
                     return;
                 }
                 String closest = closest(name);
@@ -240,6 +297,24 @@ final class EtlPropertyNames {
         private static boolean isBean(Class<?> type) {
             return !type.isEnum() && !type.isPrimitive() && !type.isInterface() && !type.isArray()
                     && type.getName().startsWith("dev.etl.");
+        }
+
+        /** Puts {@code node} at {@code path} below this bean node, creating intermediate bean nodes. */
+        void graft(String[] path, Node node) {
+            Node parent = this;
+            for (int i = 0; i < path.length - 1; i++) {
+                String uniform = uniform(path[i]);
+                Node child = parent.children.get(uniform);
+                if (child == null || child.kind != Kind.BEAN) {
+                    child = new Node(Kind.BEAN, new LinkedHashMap<>(), new LinkedHashMap<>(), null);
+                    parent.children.put(uniform, child);
+                    parent.display.put(uniform, path[i]);
+                }
+                parent = child;
+            }
+            String last = path[path.length - 1];
+            parent.children.put(uniform(last), node);
+            parent.display.put(uniform(last), last);
         }
 
         /** Whether the elements of {@code name} from {@code index} on bind to this node. */

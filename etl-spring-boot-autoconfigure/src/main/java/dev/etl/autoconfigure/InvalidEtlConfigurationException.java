@@ -12,7 +12,7 @@ public class InvalidEtlConfigurationException extends RuntimeException {
 
     private final String action;
 
-    InvalidEtlConfigurationException(String description, String action) {
+    public InvalidEtlConfigurationException(String description, String action) {
         super(description);
         this.action = action;
     }

@@ -10,7 +10,7 @@ public class PipelineAssemblyException extends RuntimeException {
 
     private final String action;
 
-    PipelineAssemblyException(String description, String action) {
+    public PipelineAssemblyException(String description, String action) {
         super(description);
         this.action = action;
     }

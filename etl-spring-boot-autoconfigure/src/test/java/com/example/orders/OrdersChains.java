@@ -30,7 +30,7 @@ public class OrdersChains {
         return (ctx) -> Chains.from(ctx, lines)
             .tryMap("parse", OrdersChains::parse, ErrorPolicy.FAIL)
             .filter("non-zero", (order) -> order.amount() != 0)
-            .sink(ROW, KeyHashRouter.byKey(Order::id), ChunkConfig.defaults());
+            .sink(ROW, KeyHashRouter.byKey(Order::id));
     }
 
     static Order parse(String line) {

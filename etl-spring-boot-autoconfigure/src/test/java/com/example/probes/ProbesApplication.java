@@ -46,7 +46,7 @@ public class ProbesApplication {
     @Bean
     ChainFactory passThrough() {
         return (ctx) -> Chains.from(ctx, Deserializer.bytes(), ErrorPolicy.DEAD_LETTER)
-            .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+            .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey());
     }
 
 }

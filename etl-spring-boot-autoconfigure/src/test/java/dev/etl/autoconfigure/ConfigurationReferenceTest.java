@@ -76,8 +76,10 @@ class ConfigurationReferenceTest {
             out.append("| property | default | description |\n|---|---|---|\n");
             for (JsonNode property : properties) {
                 JsonNode defaultValue = property.get("defaultValue");
+                String shown = (defaultValue == null || defaultValue.isNull()) ? engineDefault(property)
+                        : text(defaultValue);
                 out.append("| `").append(property.get("name").asString()).append("` | ")
-                    .append((defaultValue == null || defaultValue.isNull()) ? "" : "`" + text(defaultValue) + "`")
+                    .append((shown == null) ? "" : "`" + shown + "`")
                     .append(" | ")
                     .append(property.path("description").asString("").replace("|", "\\|").replace("\n", " "))
                     .append(" |\n");
@@ -92,6 +94,86 @@ class ConfigurationReferenceTest {
             return String.join(".", parts[0], parts[1], parts[2]);
         }
         return parts[0] + "." + parts[1];
+    }
+
+    /**
+     * The default of a property whose field is initialised from an engine or connector constant (the one
+     * home of that default, which the configuration processor cannot evaluate): read from a fresh instance
+     * of the class that declares the field, formatted as Boot formats metadata defaults. Null when the
+     * property has no default (null, an empty collection).
+     */
+    static String engineDefault(JsonNode property) {
+        String sourceType = property.path("sourceType").asString("");
+        String name = property.get("name").asString();
+        if (sourceType.isEmpty()) {
+            return null;
+        }
+        try {
+            Class<?> type = Class.forName(sourceType.replace('$', '.').equals(sourceType) ? binaryName(sourceType)
+                    : sourceType);
+            Object instance = type.getDeclaredConstructor().newInstance();
+            String element = name.substring(name.lastIndexOf('.') + 1);
+            Object value = org.springframework.beans.BeanUtils.getPropertyDescriptor(type, camel(element))
+                .getReadMethod()
+                .invoke(instance);
+            return format(value);
+        }
+        catch (ReflectiveOperationException | RuntimeException ex) {
+            return null;
+        }
+    }
+
+    /** {@code a.b.Outer.Inner} as the class loader names it ({@code a.b.Outer$Inner}). */
+    private static String binaryName(String sourceType) {
+        String[] parts = sourceType.split("\\.");
+        StringBuilder name = new StringBuilder(parts[0]);
+        boolean inClass = false;
+        for (int i = 1; i < parts.length; i++) {
+            inClass |= Character.isUpperCase(parts[i - 1].charAt(0));
+            name.append(inClass ? '$' : '.').append(parts[i]);
+        }
+        return name.toString();
+    }
+
+    private static String camel(String kebab) {
+        StringBuilder out = new StringBuilder();
+        boolean upper = false;
+        for (char c : kebab.toCharArray()) {
+            if (c == '-') {
+                upper = true;
+            }
+            else {
+                out.append(upper ? Character.toUpperCase(c) : c);
+                upper = false;
+            }
+        }
+        return out.toString();
+    }
+
+    private static String format(Object value) {
+        if (value == null || (value instanceof java.util.Collection<?> c && c.isEmpty())
+                || (value instanceof Map<?, ?> m && m.isEmpty())) {
+            return null;
+        }
+        if (value instanceof java.time.Duration d) {
+            long ms = d.toMillis();
+            if (ms % 1000 != 0) {
+                return ms + "ms";
+            }
+            long seconds = ms / 1000;
+            return (seconds >= 60 && seconds % 60 == 0) ? (seconds / 60) + "m" : seconds + "s";
+        }
+        if (value instanceof org.springframework.util.unit.DataSize size) {
+            long bytes = size.toBytes();
+            if (bytes % (1 << 20) == 0) {
+                return (bytes >> 20) + "MB";
+            }
+            return (bytes % 1024 == 0) ? (bytes >> 10) + "KB" : bytes + "B";
+        }
+        if (value instanceof Enum<?> e) {
+            return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
+        return String.valueOf(value);
     }
 
     private static String text(JsonNode value) {

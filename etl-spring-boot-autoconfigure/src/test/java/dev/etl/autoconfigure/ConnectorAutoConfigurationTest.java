@@ -1,5 +1,12 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
+import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
+import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
+import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
+import dev.etl.autoconfigure.clickhouse.ClickHouseSinkConfigCustomizer;
+import dev.etl.autoconfigure.kafka.KafkaDeadLetterAutoConfiguration;
+import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;

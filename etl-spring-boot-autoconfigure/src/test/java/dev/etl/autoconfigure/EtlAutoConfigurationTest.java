@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -24,6 +25,9 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.core.io.support.SpringFactoriesLoader.ArgumentResolver;
 
+import dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties;
+import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
+import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
@@ -46,6 +50,13 @@ class EtlAutoConfigurationTest {
 
     private final ApplicationContextRunner complete = this.runner
         .withUserConfiguration(TestPipelines.SourceAndSink.class, TestPipelines.Chain.class);
+
+    /** With the Kafka and ClickHouse auto-configurations, which bind and validate their own properties. */
+    private final ApplicationContextRunner connectors = this.complete
+        .withConfiguration(AutoConfigurations.of(KafkaSourceAutoConfiguration.class,
+                ClickHouseSinkAutoConfiguration.class))
+        .withPropertyValues("etl.sink.clickhouse.table=t", "etl.sink.clickhouse.shards[0].replicas[0]=http://127.0.0.1:9",
+                "etl.sink.clickhouse.validation=off");
 
     @Test
     void assemblesPipelineFromSourceSinkAndChainFactoryBeans() {
@@ -126,11 +137,11 @@ class EtlAutoConfigurationTest {
 
     @Test
     void refusesClickHouseSettingsTheSinkOwnsNamingTheKey() {
-        this.complete.withPropertyValues("etl.sink.clickhouse.settings.wait_end_of_query=0")
+        this.connectors.withPropertyValues("etl.sink.clickhouse.settings.wait_end_of_query=0")
             .run((context) -> assertThat(context).getFailure()
                 .rootCause()
                 .hasMessageContaining("etl.sink.clickhouse.settings.wait_end_of_query is set by the sink itself"));
-        this.complete.withPropertyValues("etl.sink.clickhouse.settings.insert_deduplication_token=x")
+        this.connectors.withPropertyValues("etl.sink.clickhouse.settings.insert_deduplication_token=x")
             .run((context) -> assertThat(context).getFailure()
                 .rootCause()
                 .hasMessageContaining("etl.sink.clickhouse.settings.insert_deduplication_token"));
@@ -139,13 +150,16 @@ class EtlAutoConfigurationTest {
     @Test
     void passesOtherClickHouseSettingsThrough() {
         this.complete.withPropertyValues("etl.sink.clickhouse.settings.insert_quorum=2")
-            .run((context) -> assertThat(context.getBean(EtlProperties.class).getSink().getClickhouse().getSettings())
-                .containsEntry("insert_quorum", "2"));
+            .run((context) -> assertThat(Binder.get(context.getEnvironment())
+                .bind("etl.sink.clickhouse", EtlClickHouseProperties.class)
+                .get()
+                .getSettings()).containsEntry("insert_quorum", "2"));
     }
 
     @Test
     void refusesAutoCommitInKafkaProperties() {
-        this.complete.withPropertyValues("etl.source.kafka.properties[enable.auto.commit]=true")
+        this.connectors.withPropertyValues("etl.source.kafka.topics=orders",
+                "etl.source.kafka.properties[enable.auto.commit]=true")
             .run((context) -> assertThat(context).getFailure()
                 .rootCause()
                 .hasMessageContaining("etl.source.kafka.properties[enable.auto.commit] must be false"));
@@ -153,7 +167,7 @@ class EtlAutoConfigurationTest {
 
     @Test
     void refusesTopicsAndPatternTogether() {
-        this.complete.withPropertyValues("etl.source.kafka.topics=orders", "etl.source.kafka.pattern=orders-.*")
+        this.connectors.withPropertyValues("etl.source.kafka.topics=orders", "etl.source.kafka.pattern=orders-.*")
             .run((context) -> assertThat(context).getFailure()
                 .rootCause()
                 .hasMessageContaining("etl.source.kafka.topics and etl.source.kafka.pattern are exclusive"));
@@ -161,7 +175,7 @@ class EtlAutoConfigurationTest {
 
     @Test
     void rejectsUnknownValidationModeNamingTheKeyAndTheAllowedValues() {
-        this.complete.withPropertyValues("etl.sink.clickhouse.validation=strict").run((context) -> {
+        this.connectors.withPropertyValues("etl.sink.clickhouse.validation=strict").run((context) -> {
             BindException bind = findCause(context.getStartupFailure(), BindException.class);
             assertThat(bind.getProperty().getName().toString()).isEqualTo("etl.sink.clickhouse.validation");
             FailureAnalysis analysis = analyze(context.getStartupFailure());
@@ -294,14 +308,18 @@ class EtlAutoConfigurationTest {
     }
 
     @Test
-    void keepsEngineMetersPrivateWhenMetricsAreDisabled() {
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        this.complete.withBean(SimpleMeterRegistry.class, () -> registry)
-            .withPropertyValues("etl.metrics.enabled=false")
-            .run((context) -> {
-                assertThat(context.getBean(PipelineRuntime.class).meterRegistry()).isNotSameAs(registry);
-                assertThat(registry.find("etl.pipeline.state").gauge()).isNull();
-            });
+    void bootsOwnMetricSwitchTurnsTheEngineMetersOff() {
+        ApplicationContextRunner withMetrics = this.complete.withConfiguration(AutoConfigurations.of(
+                org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration.class,
+                org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration.class,
+                org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration.class));
+        withMetrics.run((context) -> assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+            .find("etl.pipeline.state")
+            .gauge()).as("recorded by default").isNotNull());
+        withMetrics.withPropertyValues("management.metrics.enable.etl=false")
+            .run((context) -> assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+                .find("etl.pipeline.state")
+                .gauge()).as("management.metrics.enable.etl=false").isNull());
     }
 
     @Test

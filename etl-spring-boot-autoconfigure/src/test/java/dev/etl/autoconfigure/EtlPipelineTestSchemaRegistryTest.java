@@ -1,5 +1,7 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
+import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,8 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties;
+import dev.etl.autoconfigure.kafka.EtlKafkaProperties;
+import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -13,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -88,10 +92,14 @@ class EtlPropertyNamesTest {
                 EtlProperties properties = context.getBean(EtlProperties.class);
                 assertThat(properties.getPipeline().getIoThreads()).isEqualTo(2);
                 assertThat(properties.getCheckpoint().getStalledFailAfter()).isEqualTo(Duration.ofSeconds(7));
-                assertThat(properties.getSource().getKafka().getProperties()).containsEntry("max.poll.records", "5")
+                Binder binder = Binder.get(context.getEnvironment());
+                EtlKafkaProperties kafka = binder.bind("etl.source.kafka", EtlKafkaProperties.class).get();
+                EtlClickHouseProperties clickHouse = binder.bind("etl.sink.clickhouse", EtlClickHouseProperties.class)
+                    .get();
+                assertThat(kafka.getProperties()).containsEntry("max.poll.records", "5")
                     .containsEntry("fetch.min.bytes", "1");
-                assertThat(properties.getSink().getClickhouse().getSettings()).containsEntry("max_insert_threads", "2");
-                assertThat(properties.getSink().getClickhouse().getShards()).hasSize(1);
+                assertThat(clickHouse.getSettings()).containsEntry("max_insert_threads", "2");
+                assertThat(clickHouse.getShards()).hasSize(1);
                 assertThat(properties.getErrors().getTypes()).containsEntry(ErrorClass.SINK_PERMANENT, ErrorPolicy.SKIP)
                     .containsEntry(ErrorClass.SINK_TRANSIENT, ErrorPolicy.FAIL);
                 assertThat(properties.getErrors().getStages()).containsEntry("deserialize", ErrorPolicy.SKIP);
@@ -109,8 +117,14 @@ class EtlPropertyNamesTest {
             assertThat(context).hasNotFailed();
             EtlProperties properties = context.getBean(EtlProperties.class);
             assertThat(properties.getPipeline().getIoThreads()).isEqualTo(3);
-            assertThat(properties.getSource().getKafka().getTopics()).containsExactly("orders");
-            assertThat(properties.getSink().getClickhouse().getShards().get(0).getReplicas()).hasSize(1);
+            Binder binder = Binder.get(context.getEnvironment());
+            assertThat(binder.bind("etl.source.kafka", EtlKafkaProperties.class).get().getTopics())
+                .containsExactly("orders");
+            assertThat(binder.bind("etl.sink.clickhouse", EtlClickHouseProperties.class)
+                .get()
+                .getShards()
+                .get(0)
+                .getReplicas()).hasSize(1);
         });
         assertThat(output).contains("Ignoring an environment variable or system property that binds to no etl.* property: etl.service.port");
 
@@ -135,7 +149,7 @@ class EtlPropertyNamesTest {
     @Test
     void everyPropertyOfEtlPropertiesIsAValidName() {
         assertThat(EtlPropertyNames.validNames()).contains("etl.pipeline.threads", "etl.pipeline.io-threads",
-                "etl.sink.clickhouse.shards[].replicas", "etl.sink.clickhouse.batch.max-in-flight-per-shard",
+                "etl.sink.clickhouse.shards[].replicas", "etl.sink.clickhouse.chunk.max-rows",
                 "etl.errors.types.sink-permanent", "etl.errors.stages", "etl.source.kafka.properties",
                 "etl.errors.dead-letter.send-timeout");
     }

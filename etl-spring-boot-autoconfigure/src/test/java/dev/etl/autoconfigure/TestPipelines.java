@@ -33,7 +33,7 @@ final class TestPipelines {
     static ChainFactory strings() {
         Router<String> byPartition = (value, meta, shards) -> meta.partition() % shards;
         Deserializer<String> utf8 = (key, value, meta, out) -> out.collect(value.toUtf8String());
-        return (ctx) -> Chains.from(ctx, utf8).sink(TestEncoders.string(), byPartition, ChunkConfig.defaults());
+        return (ctx) -> Chains.from(ctx, utf8).sink(TestEncoders.string(), byPartition);
     }
 
     static byte[] utf8(String s) {

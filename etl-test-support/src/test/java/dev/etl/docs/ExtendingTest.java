@@ -120,7 +120,7 @@ class ExtendingTest {
                 .sink(files)
                 .chains(ctx -> Chains.from(ctx, utf8)
                         .process("number", new SequenceNumbering())
-                        .sink(TestEncoders.string(), KeyHashRouter.byRecordKey(), ChunkConfig.defaults()))
+                        .sink(TestEncoders.string(), KeyHashRouter.byRecordKey()))
                 .build();
         // end::wiring[]
         runtime.start();

@@ -49,7 +49,7 @@ class QuickstartTest {
         ChainFactory greetings = ctx -> Chains.from(ctx, utf8)
                 .filter("not-blank", s -> !s.isBlank())
                 .map("parse", s -> new Greeting(s.trim(), s.trim().length()))
-                .sink(new GreetingEncoder(), KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(new GreetingEncoder(), KeyHashRouter.byRecordKey());
 
         // 2. A source and a sink: in-memory test doubles here, Kafka and ClickHouse in production.
         MemorySource source = MemorySource.create();

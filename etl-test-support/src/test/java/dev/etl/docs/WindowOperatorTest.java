@@ -101,7 +101,7 @@ class WindowOperatorTest {
                 .chains(ctx -> Chains.from(ctx, utf8)
                         .process("count-per-10s", new TumblingWindowCount(Duration.ofSeconds(10)))
                         .map("to-text", w -> w.windowStartMs() + ":" + w.count())
-                        .sink(TestEncoders.string(), KeyHashRouter.byRecordKey(), ChunkConfig.defaults()))
+                        .sink(TestEncoders.string(), KeyHashRouter.byRecordKey()))
                 .build();
         runtime.start();
         handle.assign(0, 0);

@@ -11,9 +11,7 @@ import dev.etl.ops.FlatMapper;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;
 import dev.etl.sample.avro.OrderStatus;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
-import dev.etl.sink.RowEncoder;
 
 /**
  * The sample's topology: Avro orders → drop cancelled ones → one row per order line → the
@@ -25,12 +23,15 @@ public final class OrdersChain {
     }
 
     // tag::chain[]
-    /** Builds one lane's chain; {@code orders} builds the lane's own deserializer. */
-    public static Chain build(ChainContext ctx, AvroDeserializer.Builder<Order> orders, RowEncoder<OrderLineRow> rows) {
+    /**
+     * Builds one lane's chain; {@code orders} builds the lane's own deserializer. The rows are written
+     * with the sink's encoder: the {@code RowBinaryEncoder} bean its startup validation checked.
+     */
+    public static Chain build(ChainContext ctx, AvroDeserializer.Builder<Order> orders) {
         return Chains.from(ctx, orders.build())                       // one deserializer per lane
                 .filter("not-cancelled", order -> order.getStatus() != OrderStatus.CANCELLED)
                 .flatMap("order-lines", new LinesToRows())            // one row per order line
-                .sink(rows, KeyHashRouter.byKey(OrderLineRow::orderId), ChunkConfig.defaults());
+                .sink(KeyHashRouter.byKey(OrderLineRow::orderId));    // shard by order id
     }
 
     /** Fans an order out to its lines, reusing one row object (one instance per lane). */

@@ -19,7 +19,10 @@ import dev.etl.sample.avro.Order;
 @Configuration(proxyBeanMethods = false)
 public class OrdersPipelineConfiguration {
 
-    /** Columns of the orders table; as a bean, the sink checks them against system.columns at startup. */
+    /**
+     * The rows of the orders table: the ClickHouse sink checks its columns against system.columns at
+     * startup and writes every row with it (chains end in {@code .sink(router)}).
+     */
     @Bean
     RowBinaryEncoder<OrderLineRow> orderLineRows() {
         return OrderLineRow.ENCODER;
@@ -36,8 +39,8 @@ public class OrdersPipelineConfiguration {
 
     /** The topology: called once per lane, on the lane's thread. */
     @Bean
-    ChainFactory orders(AvroDeserializer.Builder<Order> orders, RowBinaryEncoder<OrderLineRow> rows) {
-        return ctx -> OrdersChain.build(ctx, orders, rows);
+    ChainFactory orders(AvroDeserializer.Builder<Order> orders) {
+        return ctx -> OrdersChain.build(ctx, orders);
     }
 }
 // end::configuration[]

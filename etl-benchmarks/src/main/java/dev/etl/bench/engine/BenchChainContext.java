@@ -54,6 +54,11 @@ final class BenchChainContext implements LaneContext {
     }
 
     @Override
+    public dev.etl.sink.SinkDefinition sink(String sinkName) {
+        return dev.etl.sink.SinkDefinition.of(sinkName, outbox.shardCount(), shard -> batch -> { });
+    }
+
+    @Override
     public String describePartition(int partition) {
         return "bench-" + partition;
     }

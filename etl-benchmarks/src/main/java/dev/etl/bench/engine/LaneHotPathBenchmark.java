@@ -90,7 +90,7 @@ public class LaneHotPathBenchmark {
                 })
                 .filter("not-cancelled", o -> o.status != BenchOrder.CANCELLED)
                 .map("normalise", o -> o)
-                .sink(encoder, KeyHashRouter.byKey(o -> o.id), ChunkConfig.DEFAULTS);
+                .sink(encoder, KeyHashRouter.byKey(o -> o.id));
         chain.open();
         checkpointer = new Checkpointer(System::nanoTime);
         checkpointer.assign(0);

@@ -39,6 +39,13 @@ public interface LaneContext extends ChainContext {
     ChunkOutbox outbox(String sinkName);
 
     /**
+     * The definition of sink {@code sinkName} (its encoder and chunk settings).
+     *
+     * @throws IllegalArgumentException naming the known sinks when there is no such sink
+     */
+    dev.etl.sink.SinkDefinition sink(String sinkName);
+
+    /**
      * The policy for a failure of class {@code errorClass} in stage {@code stage}: configuration may
      * override per stage or per class; otherwise {@code declared} (what the chain's code said).
      */

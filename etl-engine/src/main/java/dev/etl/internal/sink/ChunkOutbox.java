@@ -1,6 +1,7 @@
 package dev.etl.internal.sink;
 
 import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.SinkDefinition;
 
 /**
  * A lane's open chunks for one sink, one per shard, and the hand-off of full ones.
@@ -17,6 +18,8 @@ import dev.etl.sink.ChunkConfig;
 public final class ChunkOutbox {
     private final ChunkSink sink;
     private final ChunkConfig config;
+    /** The sink's definition, or null for an outbox over a bare {@link ChunkSink} (tests, benchmarks). */
+    private final SinkDefinition definition;
     private final Chunk[] open;
     private int pendingCount;
     private final boolean[] pending;
@@ -26,10 +29,25 @@ public final class ChunkOutbox {
      * unless a caller passes its own limits to {@link #rowAdded(int, ChunkConfig)}.
      */
     public ChunkOutbox(ChunkSink sink, ChunkConfig config) {
+        this(sink, config, null);
+    }
+
+    /** An outbox for the sink {@code definition} describes, handing chunks off at its chunk size. */
+    public ChunkOutbox(ChunkSink sink, SinkDefinition definition) {
+        this(sink, definition.chunks(), definition);
+    }
+
+    private ChunkOutbox(ChunkSink sink, ChunkConfig config, SinkDefinition definition) {
         this.sink = sink;
         this.config = config;
+        this.definition = definition;
         this.open = new Chunk[sink.shardCount()];
         this.pending = new boolean[open.length];
+    }
+
+    /** The definition of the sink, or null when this outbox was built over a bare {@link ChunkSink}. */
+    public SinkDefinition definition() {
+        return definition;
     }
 
     /** The sink this outbox hands chunks to. */

@@ -32,9 +32,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * A write blocks its thread, so shards sharing a thread share its write time. The fatal listener is
  * called on an io thread.
  *
- * <p>Writers are created (once per shard) by the constructor and closed by {@link #shutdown}.
- * {@link BatchConfig#maxInFlightPerShard()} is honoured as 1: each shard writes one sealed batch at a
- * time, while the next one fills.
+ * <p>Writers are created (once per shard) by the constructor and closed by {@link #shutdown}. Each
+ * shard writes one sealed batch at a time, while the next one fills.
  *
  * <p>Metrics (names in {@code docs/design/sink-metrics.md}) are registered by the constructor.
  */
@@ -56,6 +55,11 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     private volatile boolean closed;
     private Thread[] threads;
     private State state = State.NEW;
+
+    /** The definition this sink runs. */
+    public SinkDefinition definition() {
+        return definition;
+    }
 
     public SinkRuntime(String pipelineName, SinkDefinition definition, InFlightBudget budget, int ioThreads,
             MeterRegistry registry, Consumer<FatalPipelineException> fatalListener) {
@@ -83,10 +87,6 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         if (ioThreads < 0) {
             throw new IllegalArgumentException("sink '" + definition.name()
                     + "' io threads must be >= 0 (0 = one per shard), got " + ioThreads);
-        }
-        if (definition.batch().maxInFlightPerShard() > 1) {
-            LOG.warn("Sink '{}': max-in-flight-per-shard={} is not supported yet; each shard writes one batch at a "
-                    + "time", definition.name(), definition.batch().maxInFlightPerShard());
         }
         int shardCount = definition.shardCount();
         this.queues = new ShardQueue[shardCount];

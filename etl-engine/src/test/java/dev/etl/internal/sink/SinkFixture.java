@@ -1,6 +1,7 @@
 package dev.etl.internal.sink;
 
 import dev.etl.sink.BatchConfig;
+import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
 import java.time.Duration;
@@ -32,7 +33,7 @@ final class SinkFixture implements AutoCloseable {
 
     static SinkDefinition definition(int shards, RecordingShardWriter writer, int maxRows, long maxBytes,
             Duration linger) {
-        return new SinkDefinition("orders", shards, shard -> writer, new BatchConfig(maxRows, maxBytes, linger, 1),
+        return new SinkDefinition("orders", shards, shard -> writer, null, ChunkConfig.DEFAULTS, new BatchConfig(maxRows, maxBytes, linger),
                 new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 8, ErrorPolicy.FAIL);
     }
 

@@ -1,6 +1,7 @@
 package dev.etl.internal.sink;
 
 import dev.etl.sink.BatchConfig;
+import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SealedBatch;
@@ -90,8 +91,9 @@ class SinkRuntimeMemoryBoundTest {
     }
 
     private SinkDefinition definition(CountDownLatch release, AtomicLong rows) {
-        return new SinkDefinition("orders", SHARDS, shard -> new BlockingWriter(shard, release, rows),
-                new BatchConfig(10_000_000, MAX_BATCH_BYTES, Duration.ofMillis(2), 1),
+        return new SinkDefinition("orders", SHARDS, shard -> new BlockingWriter(shard, release, rows), null,
+                ChunkConfig.DEFAULTS,
+                new BatchConfig(10_000_000, MAX_BATCH_BYTES, Duration.ofMillis(2)),
                 new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 16, ErrorPolicy.FAIL);
     }
 

@@ -10,7 +10,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Configuration;
 
-import dev.etl.autoconfigure.SchemaRegistryAutoConfiguration;
+import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.avro.SchemaRegistryException;
 import dev.etl.test.infra.InfraEndpoints;

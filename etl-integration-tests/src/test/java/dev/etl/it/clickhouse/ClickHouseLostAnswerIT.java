@@ -69,7 +69,7 @@ class ClickHouseLostAnswerIT {
                     .shard(rig.infra.clickhouseShard(2).replicaUrls().toArray(String[]::new))
                     .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(2))
                     .breaker(3, Duration.ofSeconds(1))
-                    .batch(new BatchConfig(10_000, 32L << 20, Duration.ofMillis(100), 1))
+                    .batch(new BatchConfig(10_000, 32L << 20, Duration.ofMillis(100)))
                     .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
                     .build();
             SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-lost", config, FaultRig.ENCODER, registry);

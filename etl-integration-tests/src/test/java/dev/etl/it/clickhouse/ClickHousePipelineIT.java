@@ -56,7 +56,7 @@ class ClickHousePipelineIT {
                 + " (id UInt64, partition_hint Int32) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/"
                 + db.name() + "/ids', '{replica}') ORDER BY id");
         ClickHouseSinkConfig.Builder cfg = ClickHouseSinkConfig.builder().table(db.name(), "ids")
-                .batch(new BatchConfig(MAX_BATCH_ROWS, 32L << 20, Duration.ofMillis(200), 1));
+                .batch(new BatchConfig(MAX_BATCH_ROWS, 32L << 20, Duration.ofMillis(200)));
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             cfg.shard(shard.replicaUrls().toArray(String[]::new));
         }
@@ -69,7 +69,7 @@ class ClickHousePipelineIT {
                 .meterRegistry(registry)
                 .source(source)
                 .sink(ClickHouseSink.definition("clickhouse", "ch-it", cfg.build(), ENCODER, registry))
-                .chains(ctx -> Chains.from(ctx, Deserializer.bytes()).sink(ENCODER, ROUTER, ChunkConfig.defaults()))
+                .chains(ctx -> Chains.from(ctx, Deserializer.bytes()).sink(ENCODER, ROUTER))
                 .build();
 
         long[] expectedCount = new long[2];

@@ -53,7 +53,7 @@ class ClickHouseReplicaKillIT {
         SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-kill", rig.sinkConfig()
                 .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(10))
                 .breaker(2, Duration.ofSeconds(1))
-                .batch(new BatchConfig(10_000, 32L << 20, Duration.ofMillis(100), 1))
+                .batch(new BatchConfig(10_000, 32L << 20, Duration.ofMillis(100)))
                 .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
                 .build(), FaultRig.ENCODER, registry);
         PipelineRuntime runtime = rig.pipeline(PipelineConfig.builder("ch-kill").lanes(2).ioThreads(2)

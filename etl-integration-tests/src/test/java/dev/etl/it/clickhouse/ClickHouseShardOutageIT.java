@@ -62,7 +62,7 @@ class ClickHouseShardOutageIT {
         SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-outage", rig.sinkConfig().transport(transport)
                 .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofMillis(1500))
                 .breaker(1, Duration.ofSeconds(1))
-                .batch(new BatchConfig(5_000, 32L << 20, Duration.ofMillis(50), 1))
+                .batch(new BatchConfig(5_000, 32L << 20, Duration.ofMillis(50)))
                 .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
                 .build(), FaultRig.ENCODER, registry).withQueueCapacity(4);
         PipelineRuntime runtime = rig.pipeline(PipelineConfig.builder("ch-outage").lanes(2).ioThreads(2)

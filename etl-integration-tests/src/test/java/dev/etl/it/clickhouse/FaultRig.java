@@ -86,8 +86,8 @@ final class FaultRig {
     }
 
     PipelineRuntime pipeline(PipelineConfig config, SinkDefinition sink, MeterRegistry registry, ChunkConfig chunks) {
-        return Pipeline.builder(config).meterRegistry(registry).source(source).sink(sink)
-                .chains(ctx -> Chains.from(ctx, Deserializer.bytes()).sink(ENCODER, router, chunks))
+        return Pipeline.builder(config).meterRegistry(registry).source(source).sink(sink.withChunks(chunks))
+                .chains(ctx -> Chains.from(ctx, Deserializer.bytes()).sink(ENCODER, router))
                 .build();
     }
 

@@ -81,7 +81,7 @@ public final class BufferingChildPipeline {
         String group = args[2];
         String database = args[3];
         ClickHouseSinkConfig.Builder ch = ClickHouseSinkConfig.builder().table(database, "orders")
-                .batch(new BatchConfig(5_000, 8L << 20, Duration.ofMillis(100), 1));
+                .batch(new BatchConfig(5_000, 8L << 20, Duration.ofMillis(100)));
         for (String shard : args[4].split(";")) {
             ch.shard(shard.split(","));
         }
@@ -95,7 +95,7 @@ public final class BufferingChildPipeline {
                 .sink(ClickHouseSink.definition("clickhouse", "buffering", ch.build(), ENCODER, registry))
                 .chains(ctx -> Chains.from(ctx, ids)
                         .process("buffer", new Buffering())
-                        .sink(ENCODER, KeyHashRouter.byKey(id -> id), ChunkConfig.defaults()))
+                        .sink(ENCODER, KeyHashRouter.byKey(id -> id)))
                 .meterRegistry(registry).build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             runtime.shutdown();

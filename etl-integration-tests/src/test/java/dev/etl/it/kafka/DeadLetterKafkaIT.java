@@ -86,7 +86,7 @@ class DeadLetterKafkaIT {
                             }
                             return p;
                         }, ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.payload(), (value, meta, shards) -> 0, ChunkConfig.defaults()))
+                        .sink(TestEncoders.payload(), (value, meta, shards) -> 0))
                 .meterRegistry(registry).build();
         runtime.start();
         Map<TopicPartition, Long> end = endOffsets(topics.admin(), topic, partitions);

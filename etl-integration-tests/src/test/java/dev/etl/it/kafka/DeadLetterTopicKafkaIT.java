@@ -72,7 +72,7 @@ class DeadLetterTopicKafkaIT {
                             }
                             return p;
                         }, ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.payload(), (value, meta, shards) -> 0, ChunkConfig.defaults()))
+                        .sink(TestEncoders.payload(), (value, meta, shards) -> 0))
                 .meterRegistry(registry).build();
     }
 

@@ -58,7 +58,7 @@ public final class KafkaChildPipeline {
                 StandardOpenOption.APPEND);
         ShardWriter writer = batch -> append(channel, batch, writeDelayMs);
         SinkDefinition sink = SinkDefinition.of("file", 1, shard -> writer)
-                .withBatch(new BatchConfig(1_000, 1L << 20, Duration.ofMillis(20), 1));
+                .withBatch(new BatchConfig(1_000, 1L << 20, Duration.ofMillis(20)));
         PipelineRuntime runtime = KafkaItSupport.pipeline(KafkaItSupport.pipelineConfig("child", 2).build(), source,
                 sink, (v, m, s) -> 0, registry);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -60,7 +60,7 @@ final class KafkaItSupport {
             Router<Payload> router, MeterRegistry registry) {
         return Pipeline.builder(config).source(source).sink(sink)
                 .chains(ctx -> Chains.from(ctx, Deserializer.payload())
-                        .sink(TestEncoders.payload(), router, ChunkConfig.defaults()))
+                        .sink(TestEncoders.payload(), router))
                 .meterRegistry(registry).build();
     }
 

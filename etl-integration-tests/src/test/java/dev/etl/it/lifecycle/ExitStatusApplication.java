@@ -11,7 +11,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 import dev.etl.autoconfigure.EtlAutoConfiguration;
-import dev.etl.autoconfigure.SchemaRegistryAutoConfiguration;
+import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.deser.Deserializer;
@@ -158,7 +158,7 @@ public class ExitStatusApplication {
             SchemaRegistryClient registry = starterRegistry.getObject(); // the startup check throws here
             return (ctx) -> Chains.from(ctx, AvroDeserializer.generic(ORDER).confluent(registry).build())
                 .map("to-string", (order) -> order.get("id").toString())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0, ChunkConfig.defaults());
+                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
         }
         if (cause == Cause.SHARED_DESERIALIZER) {
             // The mistake the guide used to show: built once, outside the factory, shared by every lane.
@@ -166,7 +166,7 @@ public class ExitStatusApplication {
                 .build();
             return (ctx) -> Chains.from(ctx, shared)
                 .map("to-string", (order) -> order.get("id").toString())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0, ChunkConfig.defaults());
+                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
         }
         if (cause == Cause.REGISTRY_UNREACHABLE) {
             String url = "http://127.0.0.1:" + environment.getRequiredProperty("lifecycle-test.closed-port");
@@ -174,14 +174,14 @@ public class ExitStatusApplication {
                 .requestTimeout(Duration.ofMillis(200)).callTimeout(Duration.ofSeconds(1)).build();
             return (ctx) -> Chains.from(ctx, AvroDeserializer.generic(ORDER).confluent(registry).build())
                 .map("to-string", (order) -> order.get("id").toString())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0, ChunkConfig.defaults());
+                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
         }
         return (ctx) -> {
             if (cause == Cause.CHAIN_BUILD) {
                 throw new IllegalStateException("chain of lane " + ctx + " cannot be built: missing lookup table");
             }
             return Chains.from(ctx, strings())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0, ChunkConfig.defaults());
+                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
         };
     }
 

@@ -66,7 +66,7 @@ public class StarterApplication {
     ChainFactory orders(SchemaRegistryClient registry, RowBinaryEncoder<OrderRow> orderRows) {
         return (ctx) -> Chains.from(ctx, AvroDeserializer.generic(ORDER).confluent(registry).build())
             .map("to-row", OrderRow::of)
-            .sink(orderRows, KeyHashRouter.byKey(OrderRow::id), ChunkConfig.defaults());
+            .sink(orderRows, KeyHashRouter.byKey(OrderRow::id));
     }
 
     /**

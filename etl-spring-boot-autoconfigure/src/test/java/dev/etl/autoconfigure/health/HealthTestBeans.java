@@ -36,7 +36,7 @@ class HealthTestBeans {
     @Bean
     ChainFactory chainFactory() {
         return (ctx) -> Chains.from(ctx, Deserializer.bytes())
-            .sink(TestEncoders.bytes(), (value, meta, shards) -> 0, ChunkConfig.defaults());
+            .sink(TestEncoders.bytes(), (value, meta, shards) -> 0);
     }
 
     static boolean eventually(BooleanSupplier condition) throws InterruptedException {

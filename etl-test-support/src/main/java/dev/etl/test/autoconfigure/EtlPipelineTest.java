@@ -48,10 +48,11 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
  * applies as in the application.
  *
  * <p><b>Settings.</b> Fast timings unless {@link #properties()} says otherwise: commits every 50 ms,
- * 20 ms polls, a 5 s drain timeout, 10 ms minimum pause; and a failed pipeline neither closes the
- * context nor exits the JVM ({@code etl.pipeline.close-on-failure=false},
- * {@code etl.pipeline.exit-on-failure=false}), so a test can assert on the {@code FAILED} state;
- * the pipeline does not take over SIGTERM/SIGINT ({@code etl.pipeline.handle-signals=false}). The pipeline starts with the context and drains when the context closes.
+ * 20 ms polls, a 5 s drain timeout, 10 ms minimum pause. A failed pipeline neither closes the context
+ * nor exits the JVM, so a test can assert on the {@code FAILED} state, and the pipeline does not take
+ * over SIGTERM/SIGINT: {@link #closeOnFailure()}, {@link #exitOnFailure()} and
+ * {@link #handleSignals()} (mapped onto {@code etl.pipeline.*} ahead of every property source, as
+ * Boot's slices map theirs). The pipeline starts with the context and drains when the context closes.
  *
  * <pre>{@code
  * @EtlPipelineTest(properties = "etl.pipeline.threads=1")
@@ -110,6 +111,27 @@ public @interface EtlPipelineTest {
      * @return exclude filters to apply
      */
     Filter[] excludeFilters() default {};
+
+    /**
+     * Whether a failed pipeline closes the application context.
+     * @return whether a failure closes the context
+     */
+    @AliasFor(annotation = AutoConfigureEtlPipeline.class)
+    boolean closeOnFailure() default false;
+
+    /**
+     * Whether a failed pipeline exits the JVM with status 1.
+     * @return whether a failure exits the JVM
+     */
+    @AliasFor(annotation = AutoConfigureEtlPipeline.class)
+    boolean exitOnFailure() default false;
+
+    /**
+     * Whether the pipeline handles SIGTERM and SIGINT itself.
+     * @return whether the pipeline takes over the signals
+     */
+    @AliasFor(annotation = AutoConfigureEtlPipeline.class)
+    boolean handleSignals() default false;
 
     /**
      * Auto-configuration exclusions that should be applied for this test.

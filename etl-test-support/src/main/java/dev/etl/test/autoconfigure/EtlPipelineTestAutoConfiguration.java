@@ -3,6 +3,7 @@ package dev.etl.test.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -14,6 +15,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
 import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.sink.RowEncoder;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
 import dev.etl.test.avro.StubSchemaRegistry;
@@ -33,7 +35,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * {@code SchemaRegistryConnectionDetails} bean replaces the double.
  */
 @AutoConfiguration(beforeName = { "dev.etl.autoconfigure.EtlAutoConfiguration",
-        "dev.etl.autoconfigure.SchemaRegistryAutoConfiguration" })
+        "dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration" })
 public final class EtlPipelineTestAutoConfiguration {
 
     @Bean
@@ -59,10 +61,16 @@ public final class EtlPipelineTestAutoConfiguration {
         return CaptureSink.create(name, Math.max(1, shards));
     }
 
+    /**
+     * The capture sink as the pipeline's sink, written with the application's row encoder when it has
+     * exactly one {@code RowEncoder} bean (the one its ClickHouse sink would validate and write with), so
+     * chains that end in {@code .sink(router)} run unchanged.
+     */
     @Bean
     @ConditionalOnSingleCandidate(CaptureSink.class)
-    SinkDefinition etlCaptureSinkDefinition(CaptureSink sink) {
-        return sink.definition();
+    SinkDefinition etlCaptureSinkDefinition(CaptureSink sink, ObjectProvider<RowEncoder<?>> encoders) {
+        RowEncoder<?> encoder = encoders.getIfUnique();
+        return (encoder != null) ? sink.definition().withEncoder(encoder) : sink.definition();
     }
 
     @Bean
@@ -88,7 +96,7 @@ public final class EtlPipelineTestAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "dev.etl.avro.SchemaRegistryClient")
     @ConditionalOnMissingBean(type = { "dev.etl.avro.SchemaRegistryClient",
-            "dev.etl.autoconfigure.SchemaRegistryConnectionDetails" })
+            "dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails" })
     static class StubSchemaRegistryConfiguration {
 
         @Bean(destroyMethod = "close")

@@ -7,8 +7,10 @@ import java.util.List;
 import org.springframework.boot.test.autoconfigure.TestSliceTestContextBootstrapper;
 
 /**
- * Bootstraps {@link EtlPipelineTest @EtlPipelineTest}: the slice's fast defaults first, then the
- * annotation's {@code properties} (later entries win).
+ * Bootstraps {@link EtlPipelineTest @EtlPipelineTest}: the slice's fast timings first, then the
+ * annotation's {@code properties} (later entries win). The safety switches (a failure neither closes
+ * the context nor exits the JVM; signals are left to the test JVM) are not here but on
+ * {@link AutoConfigureEtlPipeline}'s attributes, so they hold for a {@code @SpringBootTest} too.
  */
 class EtlPipelineTestContextBootstrapper extends TestSliceTestContextBootstrapper<EtlPipelineTest> {
 
@@ -16,10 +18,7 @@ class EtlPipelineTestContextBootstrapper extends TestSliceTestContextBootstrappe
             "etl.checkpoint.interval=50ms",
             "etl.checkpoint.drain-timeout=5s",
             "etl.pipeline.poll-timeout=20ms",
-            "etl.backpressure.min-pause=10ms",
-            "etl.pipeline.close-on-failure=false",
-            "etl.pipeline.exit-on-failure=false",
-            "etl.pipeline.handle-signals=false");
+            "etl.backpressure.min-pause=10ms");
 
     @Override
     protected String[] getProperties(Class<?> testClass) {

@@ -2,6 +2,7 @@ package dev.etl.test.capture;
 
 import dev.etl.error.ErrorPolicy;
 import dev.etl.sink.BatchConfig;
+import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
 
@@ -20,7 +21,7 @@ import java.time.Duration;
  */
 public final class CaptureSink {
     /** Small batches and quick retries, so tests observe writes promptly. */
-    public static final BatchConfig TEST_BATCHING = new BatchConfig(10_000, 8L << 20, Duration.ofMillis(20), 1);
+    public static final BatchConfig TEST_BATCHING = new BatchConfig(10_000, 8L << 20, Duration.ofMillis(20));
     public static final RetryConfig TEST_RETRY =
             new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(50), 2.0, 0.0);
 
@@ -30,8 +31,8 @@ public final class CaptureSink {
     private CaptureSink(String name, int shards, BatchConfig batch, RetryConfig retry, int queueCapacity,
             ErrorPolicy permanentFailure) {
         this.script = new CaptureScript(shards);
-        this.definition = new SinkDefinition(name, shards, script::writer, batch, retry, queueCapacity,
-                permanentFailure);
+        this.definition = new SinkDefinition(name, shards, script::writer, null, ChunkConfig.DEFAULTS, batch, retry,
+                queueCapacity, permanentFailure);
     }
 
     /** A capture sink with test-friendly batching (20 ms linger) and fast, unbounded retries. */

@@ -83,7 +83,7 @@ class BufferingOperatorTest {
     private static ChainFactory buffered() {
         return ctx -> Chains.from(ctx, PipelineFixture.strings())
                 .process("one-deep", new OneDeepBuffer())
-                .sink(TestEncoders.string(), PipelineFixture.byPartition(), ChunkConfig.defaults());
+                .sink(TestEncoders.string(), PipelineFixture.byPartition());
     }
 
     private static List<String> rows(CaptureSink sink) {

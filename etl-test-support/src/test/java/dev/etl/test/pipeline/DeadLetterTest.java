@@ -81,7 +81,7 @@ class DeadLetterTest {
         CaptureSink dlq = CaptureSink.create("dead-letter", 1);
         runtime = build(fastConfig("dlq-deser").build(), dlq,
                 ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults()));
+                        .sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("a"));
@@ -117,7 +117,7 @@ class DeadLetterTest {
         dlq.script().block(0);
         runtime = build(fastConfig("dlq-blocked").build(), dlq,
                 ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults()));
+                        .sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("a"));
@@ -142,7 +142,7 @@ class DeadLetterTest {
         dlq.script().failNext(0, Integer.MAX_VALUE / 2);
         runtime = build(fastConfig("dlq-failing").build(), dlq,
                 ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults()));
+                        .sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0, 1);
         handle.push(0, null, utf8("a"));
@@ -171,7 +171,7 @@ class DeadLetterTest {
                     return Integer.parseInt(s);
                 }, ErrorPolicy.FAIL)
                 .map("to-string", String::valueOf)
-                .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults()));
+                .sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("1"));
@@ -206,7 +206,7 @@ class DeadLetterTest {
                 .classPolicies(Map.of(dev.etl.error.ErrorClass.ENCODE, ErrorPolicy.DEAD_LETTER)).build();
         runtime = build(config, dlq, ctx -> Chains.from(ctx, strings())
                 .map("upper", String::toUpperCase)
-                .sink(encoder, byPartition(), ChunkConfig.defaults()));
+                .sink(encoder, byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("a"));
@@ -237,7 +237,7 @@ class DeadLetterTest {
     void declaredDeadLetterPolicyWithoutADeadLetterSinkFailsThePipelineAtStart() throws Exception {
         runtime = build(fastConfig("no-dlq-declared").build(), null,
                 ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults()));
+                        .sink(TestEncoders.string(), byPartition()));
         runtime.start();
         RunReport report = runtime.awaitTermination(WAIT);
         assertThat(report).isNotNull();

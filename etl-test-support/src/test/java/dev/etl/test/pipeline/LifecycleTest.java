@@ -136,7 +136,7 @@ class LifecycleTest {
                 }
             }
             return s;
-        }).sink(TestEncoders.string(), PipelineFixture.byPartition(), ChunkConfig.defaults());
+        }).sink(TestEncoders.string(), PipelineFixture.byPartition());
         CaptureSink sink = CaptureSink.create("capture", 1);
         PipelineRuntime runtime = PipelineFixture.build(fastConfig("busy-lane").drainTimeout(Duration.ofMillis(200))
                 .build(), source, sink, chains, registry);

@@ -35,7 +35,7 @@ class MinimalPipelineTest {
                 .sink(sink.definition())
                 .chains(ctx -> Chains.from(ctx, Deserializer.bytes())
                         .filter("non-empty", payload -> payload.length > 0)
-                        .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey(), ChunkConfig.defaults()))
+                        .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey()))
                 .build();
         runtime.start();
 

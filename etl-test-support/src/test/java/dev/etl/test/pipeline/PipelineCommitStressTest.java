@@ -83,7 +83,7 @@ class PipelineCommitStressTest {
         runtime = build(fastConfig("stress").lanes(LANES).checkpointInterval(Duration.ofMillis(10))
                 .drainTimeout(Duration.ofMillis(random.nextInt(200) + 20)).build(), source, sink,
                 ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP)
-                        .sink(TestEncoders.string(), spread(), ChunkConfig.defaults()),
+                        .sink(TestEncoders.string(), spread()),
                 registry);
         runtime.start();
         int[] owner = new int[PARTITIONS];

@@ -48,7 +48,7 @@ class PipelineDeliveryTest {
         CaptureSink sink = CaptureSink.create("capture", 1);
         runtime = build(fastConfig("filter").build(), source, sink,
                 ctx -> Chains.from(ctx, strings()).filter("drop-all", s -> false)
-                        .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults()),
+                        .sink(TestEncoders.string(), byPartition()),
                 registry);
         runtime.start();
         handle.assign(0, 0);
@@ -64,7 +64,7 @@ class PipelineDeliveryTest {
         CaptureSink sink = CaptureSink.create("capture", 1);
         runtime = build(fastConfig("skip").build(), source, sink,
                 ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP)
-                        .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults()),
+                        .sink(TestEncoders.string(), byPartition()),
                 registry);
         runtime.start();
         handle.assign(0, 0);

@@ -51,7 +51,7 @@ final class PipelineFixture {
 
     static ChainFactory passThrough() {
         return ctx -> Chains.from(ctx, strings())
-                .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults());
+                .sink(TestEncoders.string(), byPartition());
     }
 
     static PipelineRuntime build(PipelineConfig config, MemorySource source, CaptureSink sink, ChainFactory chains,

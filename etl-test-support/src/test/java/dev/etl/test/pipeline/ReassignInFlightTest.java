@@ -59,7 +59,7 @@ class ReassignInFlightTest {
                 new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0), 64, ErrorPolicy.FAIL);
         sink.script().block(0).block(1);
         runtime = build(fastConfig("reassign").drainTimeout(Duration.ofMillis(200)).build(), source, sink,
-                ctx -> Chains.from(ctx, strings()).sink(TestEncoders.string(), byLetter(), ChunkConfig.defaults()),
+                ctx -> Chains.from(ctx, strings()).sink(TestEncoders.string(), byLetter()),
                 registry);
         runtime.start();
         handle.assign(0, 0);

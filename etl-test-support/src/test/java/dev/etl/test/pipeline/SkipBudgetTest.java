@@ -41,7 +41,7 @@ class SkipBudgetTest {
 
     private static ChainFactory skipping() {
         return ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP)
-                .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults());
+                .sink(TestEncoders.string(), byPartition());
     }
 
     @Test

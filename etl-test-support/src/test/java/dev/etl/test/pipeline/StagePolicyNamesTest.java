@@ -33,7 +33,7 @@ class StagePolicyNamesTest {
     private static final ChainFactory CHAIN = ctx -> Chains.from(ctx, strings())
             .filter("not-empty", s -> !s.isEmpty())
             .map("to-row", String::trim)
-            .sink(TestEncoders.string(), byPartition(), ChunkConfig.defaults());
+            .sink(TestEncoders.string(), byPartition());
 
     private final MemorySource source = MemorySource.create();
     private final CaptureSink sink = CaptureSink.create("capture", 1);

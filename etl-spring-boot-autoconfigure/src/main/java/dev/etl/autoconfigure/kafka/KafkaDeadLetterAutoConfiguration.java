@@ -1,12 +1,11 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.kafka;
 
+import dev.etl.autoconfigure.DeadLetterSinkDefinition;
+import dev.etl.autoconfigure.EtlAutoConfiguration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,10 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
-import org.springframework.boot.kafka.autoconfigure.SslBundleSslEngineFactory;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
-import org.springframework.util.StringUtils;
 
 import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.pipeline.PipelineConfig;
@@ -46,7 +42,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 @ConditionalOnClass({ KafkaDeadLetterWriter.class, KafkaProperties.class })
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "etl.errors.dead-letter.topic")
-@EnableConfigurationProperties({ EtlProperties.class, KafkaProperties.class })
+@EnableConfigurationProperties({ EtlDeadLetterProperties.class, KafkaProperties.class })
 public final class KafkaDeadLetterAutoConfiguration {
 
     /** Name of the dead-letter sink: the {@code sink} label of its {@code etl_sink_*} meters. */
@@ -54,13 +50,12 @@ public final class KafkaDeadLetterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DeadLetterSinkDefinition etlKafkaDeadLetterSink(EtlProperties properties, KafkaProperties kafkaProperties,
-            ObjectProvider<KafkaConnectionDetails> connectionDetails, PipelineConfig pipeline,
-            ObjectProvider<MeterRegistry> meterRegistries) {
-        EtlProperties.Errors.DeadLetter deadLetter = properties.getErrors().getDeadLetter();
+    DeadLetterSinkDefinition etlKafkaDeadLetterSink(EtlDeadLetterProperties deadLetter,
+            KafkaProperties kafkaProperties, ObjectProvider<KafkaConnectionDetails> connectionDetails,
+            PipelineConfig pipeline, ObjectProvider<MeterRegistry> meterRegistries) {
         Map<String, Object> producer = producerProperties(kafkaProperties, connectionDetails.getIfAvailable(),
                 deadLetter.getProperties());
-        MeterRegistry registry = properties.getMetrics().isEnabled() ? meterRegistries.getIfUnique() : null;
+        MeterRegistry registry = meterRegistries.getIfUnique();
         long maxRecordBytes = deadLetter.getMaxRecordSize().toBytes();
         KafkaDeadLetterWriter.Options options = new KafkaDeadLetterWriter.Options(
                 (int) Math.min(Integer.MAX_VALUE, maxRecordBytes), deadLetter.isCheckTopic(), registry, pipeline.name());
@@ -71,27 +66,11 @@ public final class KafkaDeadLetterAutoConfiguration {
     static Map<String, Object> producerProperties(KafkaProperties kafkaProperties,
             KafkaConnectionDetails connectionDetails, Map<String, String> overrides) {
         Map<String, Object> producer = new LinkedHashMap<>(kafkaProperties.buildProducerProperties());
-        if (connectionDetails != null) {
-            KafkaConnectionDetails.Configuration details = connectionDetails.getProducer();
-            producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", details.getBootstrapServers()));
-            if (StringUtils.hasLength(details.getSecurityProtocol())) {
-                producer.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, details.getSecurityProtocol());
-            }
-            SslBundle sslBundle = details.getSslBundle();
-            if (sslBundle != null) {
-                producer.put(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG, SslBundleSslEngineFactory.class);
-                producer.put(SslBundle.class.getName(), sslBundle);
-            }
-        }
-        else if (producer.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG) instanceof List<?> servers) {
-            producer.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    String.join(",", servers.stream().map(String::valueOf).toList()));
-        }
         // The original bytes are written; Boot's String defaults would be refused by the writer.
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        producer.putAll(overrides);
-        return producer;
+        return KafkaClientProperties.layered(producer,
+                (connectionDetails != null) ? connectionDetails.getProducer() : null, overrides);
     }
 
 }

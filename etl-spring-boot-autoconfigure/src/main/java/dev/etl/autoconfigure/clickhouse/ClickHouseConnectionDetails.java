@@ -1,4 +1,4 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.clickhouse;
 
 import java.net.URI;
 import java.util.List;

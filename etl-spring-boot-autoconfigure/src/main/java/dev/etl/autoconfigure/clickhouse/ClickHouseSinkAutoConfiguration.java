@@ -1,4 +1,4 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.clickhouse;
 
 import java.util.List;
 
@@ -11,6 +11,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
+import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.autoconfigure.PipelineAssemblyException;
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
@@ -18,6 +20,7 @@ import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.ValidationMode;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.sink.BatchConfig;
+import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,30 +28,31 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The ClickHouse sink, when {@code etl.sink.clickhouse.table} is set: a {@link SinkDefinition} named
- * {@code etl.sink.clickhouse.name} writing to the shard-local table on every shard. Startup schema
- * validation compares the table with the columns of the application's {@link RowBinaryEncoder} bean
- * (the one its chain uses); with {@code validation=off} no encoder bean is needed.
+ * {@code etl.sink.clickhouse.name} writing to the shard-local table on every shard.
+ *
+ * <p>The application's {@link RowBinaryEncoder} bean is the sink's one encoder declaration: startup
+ * validation compares its columns with the table, and the sink writes every row with it, so chains end
+ * in {@code .sink(router)}. With {@code validation=off} and no encoder bean, chains pass their encoder.
  */
 @AutoConfiguration(before = EtlAutoConfiguration.class)
 @ConditionalOnClass(ClickHouseSink.class)
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
 @ConditionalOnProperty("etl.sink.clickhouse.table")
-@EnableConfigurationProperties(EtlProperties.class)
+@EnableConfigurationProperties(EtlClickHouseProperties.class)
 public final class ClickHouseSinkAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(ClickHouseConnectionDetails.class)
-    PropertiesClickHouseConnectionDetails clickHouseConnectionDetails(EtlProperties properties) {
-        return new PropertiesClickHouseConnectionDetails(properties.getSink().getClickhouse());
+    PropertiesClickHouseConnectionDetails clickHouseConnectionDetails(EtlClickHouseProperties properties) {
+        return new PropertiesClickHouseConnectionDetails(properties);
     }
 
     @Bean
     @ConditionalOnMissingBean
-    ClickHouseSinkConfig etlClickHouseSinkConfig(EtlProperties properties, ClickHouseConnectionDetails connection,
-            ObjectProvider<ClickHouseSinkConfigCustomizer> customizers) {
-        EtlProperties.ClickHouse clickHouse = properties.getSink().getClickhouse();
-        EtlProperties.ClickHouse.Batch batch = clickHouse.getBatch();
-        EtlProperties.ClickHouse.Retry retry = clickHouse.getRetry();
+    ClickHouseSinkConfig etlClickHouseSinkConfig(EtlClickHouseProperties clickHouse,
+            ClickHouseConnectionDetails connection, ObjectProvider<ClickHouseSinkConfigCustomizer> customizers) {
+        EtlClickHouseProperties.Batch batch = clickHouse.getBatch();
+        ClickHouseRetryProperties retry = clickHouse.getRetry();
         ClickHouseSinkConfig.Builder builder = ClickHouseSinkConfig.builder()
             .table(clickHouse.getDatabase(), clickHouse.getTable())
             .shards(connection.getShards())
@@ -60,8 +64,7 @@ public final class ClickHouseSinkAutoConfiguration {
             .breaker(clickHouse.getBreaker().getThreshold(), clickHouse.getBreaker().getOpenTime())
             .validation(ValidationMode.valueOf(clickHouse.getValidation().name()))
             .requireDedup(clickHouse.isRequireDedup())
-            .batch(new BatchConfig(batch.getMaxRows(), batch.getMaxBytes().toBytes(), batch.getLinger(),
-                    batch.getMaxInFlightPerShard()))
+            .batch(new BatchConfig(batch.getMaxRows(), batch.getMaxBytes().toBytes(), batch.getLinger()))
             .retry(new RetryConfig(retry.getMaxAttempts(), retry.getInitialBackoff(), retry.getMaxBackoff(),
                     retry.getMultiplier(), retry.getJitter()));
         clickHouse.getSettings().forEach(builder::setting);
@@ -71,34 +74,36 @@ public final class ClickHouseSinkAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "etlClickHouseSink")
-    SinkDefinition etlClickHouseSink(ClickHouseSinkConfig config, EtlProperties properties,
+    SinkDefinition etlClickHouseSink(ClickHouseSinkConfig config, EtlClickHouseProperties clickHouse,
             PipelineConfig pipeline, ObjectProvider<RowBinaryEncoder<?>> encoders,
             ObjectProvider<MeterRegistry> meterRegistries) {
-        EtlProperties.ClickHouse clickHouse = properties.getSink().getClickhouse();
-        MeterRegistry registry = properties.getMetrics().isEnabled() ? meterRegistries.getIfUnique() : null;
-        return ClickHouseSink
-            .definition(clickHouse.getName(), pipeline.name(), config, columns(config, encoders),
-                    (registry != null) ? registry : new SimpleMeterRegistry(), ClickHouseSink.transport(config))
+        MeterRegistry registry = meterRegistries.getIfUnique();
+        RowBinaryEncoder<?> encoder = encoder(config, encoders);
+        List<ClickHouseColumn> columns = (encoder != null) ? encoder.columns() : List.of();
+        SinkDefinition definition = ClickHouseSink
+            .definition(clickHouse.getName(), pipeline.name(), config, columns,
+                    (registry != null) ? registry : new SimpleMeterRegistry())
+            .withChunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(),
+                    (int) clickHouse.getChunk().getMaxBytes().toBytes()))
             .withQueueCapacity(clickHouse.getQueueCapacity())
             .withPermanentFailure(clickHouse.getPermanentFailure());
+        return (encoder != null) ? definition.withEncoder(encoder) : definition;
     }
 
-    private static List<ClickHouseColumn> columns(ClickHouseSinkConfig config,
+    private static RowBinaryEncoder<?> encoder(ClickHouseSinkConfig config,
             ObjectProvider<RowBinaryEncoder<?>> encoders) {
         RowBinaryEncoder<?> encoder = encoders.getIfUnique();
-        if (encoder != null) {
-            return encoder.columns();
-        }
-        if (config.validation() == ValidationMode.OFF) {
-            return List.of();
+        if (encoder != null || config.validation() == ValidationMode.OFF) {
+            return encoder;
         }
         long found = encoders.stream().count();
         throw new PipelineAssemblyException("The ClickHouse sink for " + config.qualifiedTable() + " validates the "
-                + "table against the encoder's columns (etl.sink.clickhouse.validation=" + config.validation()
+                + "table against its encoder's columns (etl.sink.clickhouse.validation=" + config.validation()
                 + "), but there " + ((found == 0) ? "is no RowBinaryEncoder bean" : "are " + found
                         + " RowBinaryEncoder beans and none is @Primary") + ".",
-                "Declare the RowBinaryEncoder your chain uses as a @Bean (mark one @Primary if there are several), "
-                        + "or set etl.sink.clickhouse.validation=off.");
+                "Declare the sink's RowBinaryEncoder as a @Bean (the sink validates the table against it and writes "
+                        + "every row with it; mark one @Primary if there are several), or set "
+                        + "etl.sink.clickhouse.validation=off and pass the encoder in the chain.");
     }
 
 }

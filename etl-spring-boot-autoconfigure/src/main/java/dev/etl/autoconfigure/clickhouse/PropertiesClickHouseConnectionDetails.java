@@ -1,4 +1,4 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.clickhouse;
 
 import java.net.URI;
 import java.util.List;
@@ -6,9 +6,9 @@ import java.util.List;
 /** {@link ClickHouseConnectionDetails} from {@code etl.sink.clickhouse.*}. */
 class PropertiesClickHouseConnectionDetails implements ClickHouseConnectionDetails {
 
-    private final EtlProperties.ClickHouse properties;
+    private final EtlClickHouseProperties properties;
 
-    PropertiesClickHouseConnectionDetails(EtlProperties.ClickHouse properties) {
+    PropertiesClickHouseConnectionDetails(EtlClickHouseProperties properties) {
         this.properties = properties;
     }
 

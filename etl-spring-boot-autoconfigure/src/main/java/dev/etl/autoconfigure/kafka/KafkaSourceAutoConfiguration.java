@@ -1,13 +1,12 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.kafka;
 
+import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.common.config.SslConfigs;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -22,8 +21,6 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
-import org.springframework.boot.kafka.autoconfigure.SslBundleSslEngineFactory;
-import org.springframework.boot.ssl.SslBundle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
@@ -50,15 +47,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 @ConditionalOnClass({ KafkaSource.class, KafkaProperties.class })
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
 @Conditional(KafkaSourceAutoConfiguration.OnKafkaSubscription.class)
-@EnableConfigurationProperties({ EtlProperties.class, KafkaProperties.class })
+@EnableConfigurationProperties({ EtlKafkaProperties.class, KafkaProperties.class })
 public final class KafkaSourceAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    KafkaSourceConfig etlKafkaSourceConfig(EtlProperties properties, KafkaProperties kafkaProperties,
+    KafkaSourceConfig etlKafkaSourceConfig(EtlKafkaProperties kafka, KafkaProperties kafkaProperties,
             ObjectProvider<KafkaConnectionDetails> connectionDetails, PipelineConfig pipeline,
             ObjectProvider<MeterRegistry> meterRegistries) {
-        EtlProperties.Source.Kafka kafka = properties.getSource().getKafka();
         Map<String, Object> consumer = consumerProperties(kafkaProperties, connectionDetails.getIfAvailable(),
                 kafka.getProperties(), pipeline.name());
         KafkaSourceConfig.Builder builder = KafkaSourceConfig.builder().properties(consumer).pipeline(pipeline.name());
@@ -68,7 +64,7 @@ public final class KafkaSourceAutoConfiguration {
         else {
             builder.topics(kafka.getTopics());
         }
-        MeterRegistry registry = properties.getMetrics().isEnabled() ? meterRegistries.getIfUnique() : null;
+        MeterRegistry registry = meterRegistries.getIfUnique();
         if (registry != null) {
             builder.meterRegistry(registry);
         }
@@ -84,8 +80,8 @@ public final class KafkaSourceAutoConfiguration {
 
     static Map<String, Object> consumerProperties(KafkaProperties kafkaProperties,
             KafkaConnectionDetails connectionDetails, Map<String, String> overrides, String pipelineName) {
-        Map<String, Object> consumer = new LinkedHashMap<>(kafkaProperties.buildConsumerProperties());
-        Object autoCommit = consumer.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
+        Map<String, Object> boot = kafkaProperties.buildConsumerProperties();
+        Object autoCommit = boot.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
         if (autoCommit != null && !"false".equalsIgnoreCase(String.valueOf(autoCommit).trim())) {
             throw new InvalidEtlConfigurationException("spring.kafka.consumer.enable-auto-commit (or "
                     + "spring.kafka.consumer.properties[enable.auto.commit]) is " + autoCommit + ", but the pipeline "
@@ -93,28 +89,15 @@ public final class KafkaSourceAutoConfiguration {
                     + "records that were never written.", "Remove the setting (or set it to false): the pipeline's "
                             + "consumer always runs with enable.auto.commit=false.");
         }
-        if (connectionDetails != null) {
-            KafkaConnectionDetails.Configuration details = connectionDetails.getConsumer();
-            consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", details.getBootstrapServers()));
-            if (StringUtils.hasLength(details.getSecurityProtocol())) {
-                consumer.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, details.getSecurityProtocol());
-            }
-            SslBundle sslBundle = details.getSslBundle();
-            if (sslBundle != null) {
-                consumer.put(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG, SslBundleSslEngineFactory.class);
-                consumer.put(SslBundle.class.getName(), sslBundle);
-            }
-        }
-        else if (consumer.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG) instanceof List<?> servers) {
-            consumer.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, String.join(",", servers.stream().map(String::valueOf).toList()));
-        }
+        Map<String, Object> consumer = new LinkedHashMap<>(boot);
         consumer.putIfAbsent(ConsumerConfig.GROUP_ID_CONFIG, pipelineName);
         // The chain deserializes; Boot's String defaults would be refused by the source.
         consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
-        consumer.putAll(overrides);
-        consumer.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        return consumer;
+        Map<String, Object> layered = KafkaClientProperties.layered(consumer,
+                (connectionDetails != null) ? connectionDetails.getConsumer() : null, overrides);
+        layered.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        return layered;
     }
 
     /** Matches when topics or a pattern are configured. */

@@ -1,5 +1,6 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.avro;
 
+import dev.etl.autoconfigure.EtlAutoConfiguration;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -28,15 +29,15 @@ import dev.etl.avro.SchemaRegistryClient;
 @AutoConfiguration(before = EtlAutoConfiguration.class,
         afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass({ SchemaRegistryClient.class, Schema.class })
-@EnableConfigurationProperties(EtlProperties.class)
+@EnableConfigurationProperties(EtlAvroProperties.class)
 public final class SchemaRegistryAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SchemaRegistryConnectionDetails.class)
     @ConditionalOnProperty("etl.avro.registry.url")
-    PropertiesSchemaRegistryConnectionDetails schemaRegistryConnectionDetails(EtlProperties properties,
+    PropertiesSchemaRegistryConnectionDetails schemaRegistryConnectionDetails(EtlAvroProperties properties,
             ObjectProvider<SslBundles> sslBundles) {
-        return new PropertiesSchemaRegistryConnectionDetails(properties.getAvro().getRegistry(),
+        return new PropertiesSchemaRegistryConnectionDetails(properties.getRegistry(),
                 sslBundles.getIfAvailable());
     }
 
@@ -44,8 +45,8 @@ public final class SchemaRegistryAutoConfiguration {
     @ConditionalOnMissingBean
     @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(SchemaRegistryConnectionDetails.class)
     SchemaRegistryClient etlSchemaRegistryClient(SchemaRegistryConnectionDetails connection,
-            EtlProperties properties) {
-        EtlProperties.Avro.Registry registry = properties.getAvro().getRegistry();
+            EtlAvroProperties properties) {
+        EtlAvroProperties.Registry registry = properties.getRegistry();
         SchemaRegistryClient.Builder builder = SchemaRegistryClient.builder(connection.getUrl())
             .connectTimeout(registry.getConnectTimeout())
             .requestTimeout(registry.getRequestTimeout());
@@ -67,8 +68,8 @@ public final class SchemaRegistryAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "etlAvroReaderSchema")
     @ConditionalOnProperty("etl.avro.reader-schema")
-    Schema etlAvroReaderSchema(EtlProperties properties) throws IOException {
-        Resource resource = properties.getAvro().getReaderSchema();
+    Schema etlAvroReaderSchema(EtlAvroProperties properties) throws IOException {
+        Resource resource = properties.getReaderSchema();
         try (InputStream in = resource.getInputStream()) {
             return new Schema.Parser().parse(in);
         }

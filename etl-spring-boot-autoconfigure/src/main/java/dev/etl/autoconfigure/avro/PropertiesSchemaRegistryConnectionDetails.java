@@ -1,4 +1,4 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.avro;
 
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -6,11 +6,11 @@ import org.springframework.boot.ssl.SslBundles;
 /** {@link SchemaRegistryConnectionDetails} from {@code etl.avro.registry.*}. */
 class PropertiesSchemaRegistryConnectionDetails implements SchemaRegistryConnectionDetails {
 
-    private final EtlProperties.Avro.Registry properties;
+    private final EtlAvroProperties.Registry properties;
 
     private final SslBundles sslBundles;
 
-    PropertiesSchemaRegistryConnectionDetails(EtlProperties.Avro.Registry properties, SslBundles sslBundles) {
+    PropertiesSchemaRegistryConnectionDetails(EtlAvroProperties.Registry properties, SslBundles sslBundles) {
         this.properties = properties;
         this.sslBundles = sslBundles;
     }

@@ -1,4 +1,4 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.clickhouse;
 
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 

@@ -1,4 +1,4 @@
-package dev.etl.autoconfigure;
+package dev.etl.autoconfigure.avro;
 
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;

@@ -1,0 +1,97 @@
+package dev.etl.autoconfigure.clickhouse;
+
+import java.util.List;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+import org.springframework.util.StringUtils;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+
+/**
+ * The checks behind {@link EtlClickHouseProperties#validate}: each rejection names the property in its
+ * {@code etl.sink.clickhouse.*} form and what is allowed.
+ */
+final class ClickHousePropertiesValidation {
+
+    private static final String INVALID = "etl.invalid";
+
+    private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    private final EtlClickHouseProperties properties;
+
+    private final Errors errors;
+
+    ClickHousePropertiesValidation(EtlClickHouseProperties properties, Errors errors) {
+        this.properties = properties;
+        this.errors = errors;
+    }
+
+    void validate() {
+        EtlClickHouseProperties clickHouse = this.properties;
+        Errors errors = this.errors;
+        if (!StringUtils.hasText(clickHouse.getName())) {
+            errors.rejectValue("name", INVALID, "etl.sink.clickhouse.name must not be blank");
+        }
+        List<EtlClickHouseProperties.Shard> shards = clickHouse.getShards();
+        for (int i = 0; i < shards.size(); i++) {
+            if (shards.get(i).getReplicas().isEmpty()) {
+                errors.rejectValue("shards", INVALID, "etl.sink.clickhouse.shards[" + i + "].replicas must list at "
+                        + "least one replica URL (http://host:port)");
+            }
+        }
+        int capacity = clickHouse.getQueueCapacity();
+        if (capacity < 2 || Integer.bitCount(capacity) != 1) {
+            errors.rejectValue("queueCapacity", INVALID,
+                    "etl.sink.clickhouse.queue-capacity must be a power of two >= 2 (e.g. 64), got " + capacity);
+        }
+        for (String key : clickHouse.getSettings().keySet()) {
+            if (ClickHouseSinkConfig.OWNED_SETTINGS.contains(key)) {
+                errors.rejectValue("settings", INVALID, "etl.sink.clickhouse.settings." + key
+                        + " is set by the sink itself and cannot be overridden (owned settings: "
+                        + new TreeSet<>(ClickHouseSinkConfig.OWNED_SETTINGS) + ")");
+            }
+            else if (!SETTING_NAME.matcher(key).matches()) {
+                errors.rejectValue("settings", INVALID, "etl.sink.clickhouse.settings." + key
+                        + " is not a ClickHouse setting name ([A-Za-z_][A-Za-z0-9_]*)");
+            }
+        }
+        atLeastOne(errors, "chunk.maxRows", "etl.sink.clickhouse.chunk.max-rows", clickHouse.getChunk().getMaxRows());
+        DataSize chunkBytes = clickHouse.getChunk().getMaxBytes();
+        if (chunkBytes == null || chunkBytes.toBytes() < 1 || chunkBytes.toBytes() > Integer.MAX_VALUE) {
+            errors.rejectValue("chunk.maxBytes", INVALID,
+                    "etl.sink.clickhouse.chunk.max-bytes must be between 1B and 2GB, got " + chunkBytes);
+        }
+        atLeastOne(errors, "batch.maxRows", "etl.sink.clickhouse.batch.max-rows", clickHouse.getBatch().getMaxRows());
+        ClickHouseRetryProperties retry = clickHouse.getRetry();
+        if (retry.getMaxAttempts() < 0) {
+            errors.rejectValue("retry.maxAttempts", INVALID,
+                    "etl.sink.clickhouse.retry.max-attempts must be >= 0 (0 = until the drain deadline), got "
+                            + retry.getMaxAttempts());
+        }
+        if (retry.getMultiplier() < 1) {
+            errors.rejectValue("retry.multiplier", INVALID,
+                    "etl.sink.clickhouse.retry.multiplier must be >= 1, got " + retry.getMultiplier());
+        }
+        if (retry.getJitter() < 0 || retry.getJitter() > 1) {
+            errors.rejectValue("retry.jitter", INVALID,
+                    "etl.sink.clickhouse.retry.jitter must be in [0, 1], got " + retry.getJitter());
+        }
+        if (retry.getInitialBackoff() != null && retry.getMaxBackoff() != null
+                && retry.getMaxBackoff().compareTo(retry.getInitialBackoff()) < 0) {
+            errors.rejectValue("retry.maxBackoff", INVALID, "etl.sink.clickhouse.retry.max-backoff must be >= "
+                    + "initial-backoff (" + retry.getInitialBackoff() + "), got " + retry.getMaxBackoff());
+        }
+        atLeastOne(errors, "breaker.threshold", "etl.sink.clickhouse.breaker.threshold",
+                clickHouse.getBreaker().getThreshold());
+    }
+
+    private static void atLeastOne(Errors errors, String field, String key, int value) {
+        if (value < 1) {
+            errors.rejectValue(field, INVALID, key + " must be >= 1, got " + value);
+        }
+    }
+
+}

@@ -1,0 +1,385 @@
+package dev.etl.autoconfigure.clickhouse;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.sink.BatchConfig;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.SinkDefinition;
+
+/**
+ * Configuration of the ClickHouse sink ({@code etl.sink.clickhouse.*}): the shard-local table, shards
+ * and replicas, credentials, hand-off, batching, retries and breakers. Defaults are the engine's and
+ * the connector's ({@code BatchConfig.DEFAULTS}, {@code ClickHouseSinkConfig.DEFAULT_*}, ...). Validated
+ * when bound.
+ */
+@ConfigurationProperties("etl.sink.clickhouse")
+public class EtlClickHouseProperties implements Validator {
+
+    /**
+     * Sink name: chains address the sink by it, and it is the "sink" metric tag.
+     */
+    private String name = "clickhouse";
+
+    /**
+     * Database of the shard-local table.
+     */
+    private String database = "default";
+
+    /**
+     * Shard-local table (the same name on every shard; never a Distributed table).
+     */
+    private String table;
+
+    /**
+     * Shards in order (the router's shard index), each with the HTTP URLs of its replicas.
+     */
+    private List<Shard> shards = new ArrayList<>();
+
+    /**
+     * User name.
+     */
+    private String username;
+
+    /**
+     * Password.
+     */
+    private String password;
+
+    /**
+     * TCP connect timeout per request.
+     */
+    private Duration connectTimeout = ClickHouseSinkConfig.DEFAULT_CONNECT_TIMEOUT;
+
+    /**
+     * How long an insert may take until the server answers; exceeding it is a transient failure.
+     */
+    private Duration socketTimeout = ClickHouseSinkConfig.DEFAULT_SOCKET_TIMEOUT;
+
+    /**
+     * Whether insert bodies are sent compressed (LZ4 blocks with client-v2, gzip with http).
+     */
+    private boolean compression = false;
+
+    /**
+     * Client stack inserts go through: client-v2 (ClickHouse's Java client) or raw HTTP.
+     */
+    private Transport transport = Transport.valueOf(ClickHouseSinkConfig.DEFAULT_TRANSPORT.name());
+
+    /**
+     * Startup schema validation against "system.columns".
+     */
+    private ValidationMode validation = ValidationMode.valueOf(ClickHouseSinkConfig.DEFAULT_VALIDATION.name());
+
+    /**
+     * Whether startup fails, instead of warning, when the table does not deduplicate retried
+     * inserts.
+     */
+    private boolean requireDedup = false;
+
+    /**
+     * Chunks each shard queue holds before lanes pause (a power of two).
+     */
+    private int queueCapacity = SinkDefinition.DEFAULT_QUEUE_CAPACITY;
+
+    /**
+     * What a permanent write failure does: FAIL stops the pipeline; SKIP fails the batch's acks
+     * (its partitions stall, nothing is lost) and keeps running.
+     */
+    private ErrorPolicy permanentFailure = ErrorPolicy.FAIL;
+
+    /**
+     * Additional server settings sent with every insert. Settings the sink owns
+     * (wait_end_of_query, insert_deduplicate, insert_deduplication_token, async_insert,
+     * send_progress_in_http_headers) are refused.
+     */
+    private Map<String, String> settings = new LinkedHashMap<>();
+
+    private final Chunk chunk = new Chunk();
+
+    private final Batch batch = new Batch();
+
+    @NestedConfigurationProperty
+    private final ClickHouseRetryProperties retry = new ClickHouseRetryProperties();
+
+    @NestedConfigurationProperty
+    private final ClickHouseBreakerProperties breaker = new ClickHouseBreakerProperties();
+
+    public String getName() {
+        return this.name;
+    }
+
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    public String getDatabase() {
+        return this.database;
+    }
+
+    public void setDatabase(String database) {
+        this.database = database;
+    }
+
+    public String getTable() {
+        return this.table;
+    }
+
+    public void setTable(String table) {
+        this.table = table;
+    }
+
+    public List<Shard> getShards() {
+        return this.shards;
+    }
+
+    public void setShards(List<Shard> shards) {
+        this.shards = shards;
+    }
+
+    public String getUsername() {
+        return this.username;
+    }
+
+    public void setUsername(String username) {
+        this.username = username;
+    }
+
+    public String getPassword() {
+        return this.password;
+    }
+
+    public void setPassword(String password) {
+        this.password = password;
+    }
+
+    public Duration getConnectTimeout() {
+        return this.connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+        this.connectTimeout = connectTimeout;
+    }
+
+    public Duration getSocketTimeout() {
+        return this.socketTimeout;
+    }
+
+    public void setSocketTimeout(Duration socketTimeout) {
+        this.socketTimeout = socketTimeout;
+    }
+
+    public boolean isCompression() {
+        return this.compression;
+    }
+
+    public void setCompression(boolean compression) {
+        this.compression = compression;
+    }
+
+    public Transport getTransport() {
+        return this.transport;
+    }
+
+    public void setTransport(Transport transport) {
+        this.transport = transport;
+    }
+
+    public ValidationMode getValidation() {
+        return this.validation;
+    }
+
+    public void setValidation(ValidationMode validation) {
+        this.validation = validation;
+    }
+
+    public boolean isRequireDedup() {
+        return this.requireDedup;
+    }
+
+    public void setRequireDedup(boolean requireDedup) {
+        this.requireDedup = requireDedup;
+    }
+
+    public int getQueueCapacity() {
+        return this.queueCapacity;
+    }
+
+    public void setQueueCapacity(int queueCapacity) {
+        this.queueCapacity = queueCapacity;
+    }
+
+    public ErrorPolicy getPermanentFailure() {
+        return this.permanentFailure;
+    }
+
+    public void setPermanentFailure(ErrorPolicy permanentFailure) {
+        this.permanentFailure = permanentFailure;
+    }
+
+    public Map<String, String> getSettings() {
+        return this.settings;
+    }
+
+    public void setSettings(Map<String, String> settings) {
+        this.settings = settings;
+    }
+
+    public Chunk getChunk() {
+        return this.chunk;
+    }
+
+    public Batch getBatch() {
+        return this.batch;
+    }
+
+    public ClickHouseRetryProperties getRetry() {
+        return this.retry;
+    }
+
+    public ClickHouseBreakerProperties getBreaker() {
+        return this.breaker;
+    }
+
+    /** Insert transports. */
+    public enum Transport {
+
+        /** ClickHouse's client-v2, one client per replica. */
+        CLIENT_V2,
+
+        /** A raw HTTP POST per insert. */
+        HTTP
+
+    }
+
+    /** Startup schema validation modes. */
+    public enum ValidationMode {
+
+        /** No comparison. */
+        OFF,
+
+        /** Column names and their order. */
+        NAMES,
+
+        /** Column names, order and types. */
+        FULL
+
+    }
+
+    /** One shard. */
+    public static class Shard {
+
+        /**
+         * HTTP base URLs of the shard's replicas, e.g. "http://ch-1a:8123"; tried in order,
+         * rotating on failure.
+         */
+        private List<URI> replicas = new ArrayList<>();
+
+        public List<URI> getReplicas() {
+            return this.replicas;
+        }
+
+        public void setReplicas(List<URI> replicas) {
+            this.replicas = replicas;
+        }
+
+    }
+
+    /** When a lane hands its open chunk of a shard to the shard's worker (besides the end of every poll). */
+    public static class Chunk {
+
+        /**
+         * Rows at which a lane hands a shard's open chunk off.
+         */
+        private int maxRows = ChunkConfig.DEFAULTS.maxRows();
+
+        /**
+         * Encoded size at which a lane hands a shard's open chunk off.
+         */
+        private DataSize maxBytes = DataSize.ofBytes(ChunkConfig.DEFAULTS.maxBytes());
+
+        public int getMaxRows() {
+            return this.maxRows;
+        }
+
+        public void setMaxRows(int maxRows) {
+            this.maxRows = maxRows;
+        }
+
+        public DataSize getMaxBytes() {
+            return this.maxBytes;
+        }
+
+        public void setMaxBytes(DataSize maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+    }
+
+    /** When a shard worker seals a batch. */
+    public static class Batch {
+
+        /**
+         * Rows at which a batch is sealed.
+         */
+        private int maxRows = BatchConfig.DEFAULTS.maxRows();
+
+        /**
+         * Encoded size at which a batch is sealed.
+         */
+        private DataSize maxBytes = DataSize.ofBytes(BatchConfig.DEFAULTS.maxBytes());
+
+        /**
+         * Time after a batch's first row at which it is sealed, full or not.
+         */
+        private Duration linger = BatchConfig.DEFAULTS.linger();
+
+        public int getMaxRows() {
+            return this.maxRows;
+        }
+
+        public void setMaxRows(int maxRows) {
+            this.maxRows = maxRows;
+        }
+
+        public DataSize getMaxBytes() {
+            return this.maxBytes;
+        }
+
+        public void setMaxBytes(DataSize maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        public Duration getLinger() {
+            return this.linger;
+        }
+
+        public void setLinger(Duration linger) {
+            this.linger = linger;
+        }
+
+    }
+
+    @Override
+    public boolean supports(Class<?> clazz) {
+        return EtlClickHouseProperties.class.isAssignableFrom(clazz);
+    }
+
+    @Override
+    public void validate(Object target, Errors errors) {
+        new ClickHousePropertiesValidation((EtlClickHouseProperties) target, errors).validate();
+    }
+
+}
