@@ -42,6 +42,7 @@ public final class DistributedPlacementCheck {
     /** How many mismatching keys a report lists. */
     public static final int MAX_REPORTED_MISMATCHES = 10;
     static final int KEYS_PER_QUERY = 500;
+    static final int MAX_SQL_CHARS = 100_000;
     private static final Logger log = LoggerFactory.getLogger(DistributedPlacementCheck.class);
 
     private final ClickHouseTransport transport;
@@ -96,7 +97,7 @@ public final class DistributedPlacementCheck {
         }
         int[] index = {0};
         ToIntFunction<Object> pipelineShard = k -> shards.get(index[0]++);
-        return compare(table, column, router.toString(), shardCount, keys, pipelineShard, new ArrayList<>());
+        return compare(table, column, describe(router), shardCount, keys, pipelineShard, new ArrayList<>());
     }
 
     /**
@@ -176,8 +177,9 @@ public final class DistributedPlacementCheck {
         int checked = 0;
         String unsignedCast = table.shardingExpression() == null || keys.isEmpty() ? null
                 : unsignedCast(table, column, columnType, keyType, keys.get(0), problems);
-        for (int from = 0; unsignedCast != null && from < keys.size(); from += KEYS_PER_QUERY) {
-            List<?> batch = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_QUERY));
+        for (int from = 0, to; unsignedCast != null && from < keys.size(); from = to) {
+            to = batchEnd(keys, from, columnType, keyType);
+            List<?> batch = keys.subList(from, to);
             String sql = bound(column, columnType, keyType, batch, unsignedCast + "(" + expression + ") % "
                     + weights.total());
             long[] slots = new long[batch.size()];
@@ -240,6 +242,21 @@ public final class DistributedPlacementCheck {
         return cast;
     }
 
+    /**
+     * One past the last key of the batch starting at {@code from}: at most {@link #KEYS_PER_QUERY} keys
+     * and about {@link #MAX_SQL_CHARS} characters of literals (the server's {@code max_query_size} is
+     * 256 KiB by default).
+     */
+    private static int batchEnd(List<?> keys, int from, String columnType, KeyType keyType) {
+        int chars = 0;
+        int to = from;
+        while (to < keys.size() && to - from < KEYS_PER_QUERY && chars < MAX_SQL_CHARS) {
+            chars += literal(keys.get(to), columnType, keyType).length() + 2;
+            to++;
+        }
+        return to;
+    }
+
     /** {@code SELECT idx, <select> FROM} the keys bound to {@code column}, in order. */
     static String bound(String column, String columnType, KeyType keyType, List<?> keys, String select) {
         StringBuilder sb = new StringBuilder(64 + keys.size() * 32);
@@ -287,6 +304,13 @@ public final class DistributedPlacementCheck {
         }
         throw new IllegalArgumentException("a String key column needs CharSequence or byte[] keys, got "
                 + describe(key));
+    }
+
+    /** The router's own description, or its class's simple name when it has only Object's. */
+    static String describe(Router<?> router) {
+        String text = router.toString();
+        boolean objectDefault = text.equals(router.getClass().getName() + "@" + Integer.toHexString(router.hashCode()));
+        return objectDefault ? router.getClass().getSimpleName() : text;
     }
 
     private static String describe(Object key) {
