@@ -6,7 +6,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +13,6 @@ import org.slf4j.LoggerFactory;
 import dev.etl.clickhouse.ClickHouseRequestException;
 import dev.etl.clickhouse.ClickHouseTransport;
 import dev.etl.record.KeyHash;
-import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
 import dev.etl.sink.Router;
 
@@ -55,21 +53,36 @@ public final class DistributedPlacementCheck {
     }
 
     /**
-     * Compares {@code placement} with {@code table} on {@code sampleSize} generated keys of the key
-     * column's type ({@link KeySample}, seeded by {@code seed}).
+     * Compares {@code placement} with {@code table} on {@code sampleSize} keys generated over the key
+     * column's type as the table declares it, seeded by {@code seed}: the type's edges, small ids and
+     * random values; for Strings the empty string and ASCII to 4-byte UTF-8 of every length class
+     * CityHash distinguishes. Also reports a pipeline expression of another function or column than
+     * the table's, and a String key where the column is an integer (or the reverse).
      */
     public PlacementReport check(DistributedTable table, DistributedPlacement placement, int sampleSize, long seed)
             throws ClickHouseRequestException {
         ShardingKey key = placement.key();
-        List<?> keys = key.type().isInteger() ? KeySample.integers(key.type(), sampleSize, seed)
-                : KeySample.strings(sampleSize, seed);
-        ToIntFunction<Object> shardOf = k -> k instanceof Long l ? placement.shardOf(l) : placement.shardOf((String) k);
         List<String> problems = new ArrayList<>();
         ShardingKey serverKey = supportedKeyOrNull(table);
-        if (serverKey != null && !serverKey.equals(key)) {
+        if (serverKey != null && (serverKey.function() != key.function() || !serverKey.column().equals(key.column()))) {
             problems.add("the pipeline computes " + key + " but the table's key is " + serverKey);
         }
-        return compare(table, key.column(), placement.toString(), placement.shardCount(), keys, shardOf, problems);
+        // keys over the column's real domain: a pipeline that declares a narrower type shows up
+        KeyType columnType = KeyType.of(columnType(table, key.column()));
+        List<?> keys;
+        if (columnType.isInteger() != key.type().isInteger()) {
+            problems.add("the pipeline hashes " + key.column() + " as " + key.type() + " but the column is "
+                    + columnType);
+            keys = List.of();
+        } else {
+            keys = columnType.isInteger() ? KeySample.integers(columnType, sampleSize, seed)
+                    : KeySample.strings(sampleSize, seed);
+        }
+        int[] shards = new int[keys.size()];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = keys.get(i) instanceof Long l ? placement.shardOf(l) : placement.shardOf((String) keys.get(i));
+        }
+        return compare(table, key.column(), placement.toString(), placement.shardCount(), keys, shards, problems);
     }
 
     /**
@@ -88,16 +101,14 @@ public final class DistributedPlacementCheck {
         String column = keyColumn != null ? keyColumn : table.shardingKey().column();
         SampleMeta meta = new SampleMeta();
         List<Object> keys = new ArrayList<>(sample.size());
-        List<Integer> shards = new ArrayList<>(sample.size());
+        int[] shards = new int[sample.size()];
         for (T value : sample) {
             Object key = keyOf.apply(value);
-            keys.add(key);
             meta.use(key);
-            shards.add(router.shard(value, meta, shardCount));
+            shards[keys.size()] = router.shard(value, meta, shardCount);
+            keys.add(key);
         }
-        int[] index = {0};
-        ToIntFunction<Object> pipelineShard = k -> shards.get(index[0]++);
-        return compare(table, column, describe(router), shardCount, keys, pipelineShard, new ArrayList<>());
+        return compare(table, column, describe(router), shardCount, keys, shards, new ArrayList<>());
     }
 
     /**
@@ -158,13 +169,10 @@ public final class DistributedPlacementCheck {
         return problems;
     }
 
+    /** {@code pipelineShard[i]}: the pipeline's shard for {@code keys.get(i)}. */
     private PlacementReport compare(DistributedTable table, String column, String pipeline, int pipelineShards,
-            List<?> keys, ToIntFunction<Object> pipelineShard, List<String> problems) throws ClickHouseRequestException {
-        String columnType = table.columnTypes().get(column);
-        if (columnType == null) {
-            throw new IllegalArgumentException("Distributed table " + table.qualifiedName() + " has no column '" + column
-                    + "' (columns: " + table.columnTypes().keySet() + ")");
-        }
+            List<?> keys, int[] pipelineShard, List<String> problems) throws ClickHouseRequestException {
+        String columnType = columnType(table, column);
         KeyType keyType = KeyType.of(columnType);
         String expression = table.shardingExpression() == null ? "(none)" : table.shardingExpression();
         ShardWeights weights = ShardWeights.read(transport, replica, table.cluster());
@@ -190,7 +198,7 @@ public final class DistributedPlacementCheck {
                 }
             }
             for (int i = 0; i < batch.size(); i++) {
-                int mine = pipelineShard.applyAsInt(batch.get(i));
+                int mine = pipelineShard[from + i];
                 int theirs = weights.shardOfSlot(slots[i]);
                 checked++;
                 if (mine != theirs) {
@@ -208,6 +216,15 @@ public final class DistributedPlacementCheck {
         }
         return new PlacementReport(table.qualifiedName(), table.cluster(), expression, column, columnType, pipeline,
                 toList(weights), pipelineShards, checked, mismatched, mismatches, problems);
+    }
+
+    private static String columnType(DistributedTable table, String column) {
+        String type = table.columnTypes().get(column);
+        if (type == null) {
+            throw new IllegalArgumentException("Distributed table " + table.qualifiedName() + " has no column '" + column
+                    + "' (columns: " + table.columnTypes().keySet() + ")");
+        }
+        return type;
     }
 
     /**
@@ -331,50 +348,5 @@ public final class DistributedPlacementCheck {
             list.add(w);
         }
         return list;
-    }
-
-    /** The metadata routers see during a check: the sample key as the record key. */
-    private static final class SampleMeta implements RecordMeta {
-        private final Payload key = new Payload();
-        private int keyHash;
-
-        void use(Object sampleKey) {
-            if (sampleKey instanceof byte[] || sampleKey instanceof CharSequence) {
-                key.wrap(bytes(sampleKey));
-            } else {
-                key.clear();
-            }
-            keyHash = KeyHash.of(key);
-        }
-
-        @Override
-        public int partition() {
-            return 0;
-        }
-
-        @Override
-        public long offset() {
-            return -1;
-        }
-
-        @Override
-        public long timestampMs() {
-            return -1;
-        }
-
-        @Override
-        public int keyHash() {
-            return keyHash;
-        }
-
-        @Override
-        public Payload sourceKey() {
-            return key;
-        }
-
-        @Override
-        public Payload sourceValue() {
-            return null;
-        }
     }
 }

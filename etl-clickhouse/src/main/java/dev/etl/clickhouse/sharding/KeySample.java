@@ -10,7 +10,7 @@ import java.util.SplittableRandom;
  * UTF-8 (2-, 3- and 4-byte sequences) at every length class CityHash distinguishes (0-16, 17-32,
  * 33-64, 65-128 and longer). The same seed gives the same keys.
  */
-public final class KeySample {
+final class KeySample {
     private static final String[] ALPHABETS = {
         "abcdefghijklmnopqrstuvwxyz0123456789-_ ",
         "абвгдеёжзийклмнопрстуфхцчшщъыьэюя",
@@ -24,7 +24,7 @@ public final class KeySample {
     }
 
     /** {@code count} integer keys valid for {@code type} (as the values the encoder writes). */
-    public static List<Long> integers(KeyType type, int count, long seed) {
+    static List<Long> integers(KeyType type, int count, long seed) {
         if (!type.isInteger()) {
             throw new IllegalArgumentException(type + " is not an integer type");
         }
@@ -50,7 +50,7 @@ public final class KeySample {
     }
 
     /** {@code count} String keys, starting with the empty string. */
-    public static List<String> strings(int count, long seed) {
+    static List<String> strings(int count, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         List<String> keys = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {

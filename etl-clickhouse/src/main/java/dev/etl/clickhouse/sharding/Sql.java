@@ -28,7 +28,7 @@ final class Sql {
         return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`";
     }
 
-    /** Undoes TabSeparated escaping ({@code \\t}, {@code \\n}, {@code \\\\}, {@code \\'}, …). */
+    /** Undoes TabSeparated escaping (backslash sequences for tab, newline, backslash, quote, …). */
     static String unescapeTsv(String s) {
         if (s.indexOf('\\') < 0) {
             return s;
