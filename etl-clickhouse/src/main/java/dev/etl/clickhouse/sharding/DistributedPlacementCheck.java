@@ -58,6 +58,12 @@ public final class DistributedPlacementCheck {
      * random values; for Strings the empty string and ASCII to 4-byte UTF-8 of every length class
      * CityHash distinguishes. Also reports a pipeline expression of another function or column than
      * the table's, and a String key where the column is an integer (or the reverse).
+     *
+     * @throws IllegalArgumentException   when the table has no such key column, or its type is not a
+     *                                    {@link KeyType} (Enum columns need {@link #check(DistributedTable,
+     *                                    String, Router, int, List, Function) a sample} of valid codes)
+     * @throws ClickHouseRequestException when a query fails other than by the server refusing the
+     *                                    expression (which is reported as a problem)
      */
     public PlacementReport check(DistributedTable table, DistributedPlacement placement, int sampleSize, long seed)
             throws ClickHouseRequestException {
@@ -95,6 +101,10 @@ public final class DistributedPlacementCheck {
      *
      * @param keyColumn the column the sample keys are for; null to take it from the table's sharding
      *                  expression (which must then be a {@link ShardingKey} form)
+     * @throws IllegalArgumentException   when the table has no such key column, its type is not a
+     *                                    {@link KeyType}, or a key is not of the column's kind
+     * @throws ClickHouseRequestException when a query fails other than by the server refusing the
+     *                                    expression (which is reported as a problem)
      */
     public <T> PlacementReport check(DistributedTable table, String keyColumn, Router<? super T> router, int shardCount,
             List<? extends T> sample, Function<? super T, ?> keyOf) throws ClickHouseRequestException {
