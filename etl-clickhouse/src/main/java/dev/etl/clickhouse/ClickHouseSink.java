@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
+import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.sink.SinkDefinition;
 
 /**
@@ -27,7 +28,10 @@ import dev.etl.sink.SinkDefinition;
  * <p>When the engine starts the sink it calls the writer factory once per shard; that call validates
  * the shard's replicas ({@link ClickHouseSchemaValidator}: version, capabilities, engine, columns) and
  * fails startup with a {@link ClickHouseSchemaException} on a mismatch. Capabilities are read there,
- * once, and fixed for the writer's life.
+ * once, and fixed for the writer's life. With a {@link ClickHouseSinkConfig#placementCheck()}, the first
+ * writer creation of the definition first runs it ({@link PlacementCheck#run}): under
+ * {@code FAIL}, a router that does not place keys like the Distributed table fails startup with a
+ * {@link dev.etl.clickhouse.sharding.ShardPlacementException}.
  *
  * <p>Inserts go through client-v2 by default ({@link ClickHouseClientV2Transport}) or raw HTTP
  * ({@link ClickHouseHttpTransport}), per {@link ClickHouseSinkConfig#transport()}; reads always use raw HTTP.
@@ -87,9 +91,11 @@ public final class ClickHouseSink {
         List<ClickHouseColumn> expected = List.copyOf(columns);
         ClickHouseSchemaValidator validator = new ClickHouseSchemaValidator(config, transport);
         OpenWriters open = new OpenWriters(owned ? transport : null);
+        PlacementGate placement = new PlacementGate(config, transport);
         return SinkDefinition.of(sinkName, config.shards().size(), shard -> {
             open.acquire();
             try {
+                placement.runOnce();
                 ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
                 return new ClickHouseShardWriter(config, shard, sinkName, pipelineName, capabilities, transport,
                         registry, System::nanoTime, open::release);
@@ -98,6 +104,27 @@ public final class ClickHouseSink {
                 throw e;
             }
         }).withBatch(config.batch()).withRetry(config.retry());
+    }
+
+    /** Runs the configured placement check once per definition, before the first writer's validation. */
+    private static final class PlacementGate {
+        private final ClickHouseSinkConfig config;
+        private final ClickHouseTransport transport;
+        private boolean done;
+
+        PlacementGate(ClickHouseSinkConfig config, ClickHouseTransport transport) {
+            this.config = config;
+            this.transport = transport;
+        }
+
+        synchronized void runOnce() {
+            PlacementCheck check = config.placementCheck();
+            if (done || check == null) {
+                return;
+            }
+            check.run(transport, config); // throws under FAIL; a failed check runs again on the next start
+            done = true;
+        }
     }
 
     /** Counts the writers being created or open; closes the owned transport when none is left. */

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
+import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.RetryConfig;
 
@@ -39,12 +40,14 @@ import dev.etl.sink.RetryConfig;
  *                          are refused (see {@link #OWNED_SETTINGS})
  * @param batch             sealing thresholds for the engine's shard workers
  * @param retry             transient-failure retries for the engine's shard workers
+ * @param placementCheck    the startup check that the pipeline's router places keys where the
+ *                          Distributed table fronting this table does, or null for none (the default)
  */
 public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
         String password, Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
         int breakerThreshold,
         Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
-        BatchConfig batch, RetryConfig retry) {
+        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck) {
 
     /**
      * How inserts reach the replicas. Both send the same statement, settings and RowBinary bytes and
@@ -163,7 +166,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
                 + ", requireDedup=" + requireDedup + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
-                + "]";
+                + ", placementCheck=" + placementCheck + "]";
     }
 
     /**
@@ -187,6 +190,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private final Map<String, String> settings = new LinkedHashMap<>();
         private BatchConfig batch = BatchConfig.DEFAULTS;
         private RetryConfig retry = RetryConfig.DEFAULTS;
+        private PlacementCheck placementCheck;
 
         private Builder() {
         }
@@ -278,9 +282,19 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             return this;
         }
 
+        /**
+         * Checks at startup, before the first shard's validation, that the pipeline's router places keys
+         * where a Distributed table fronting the sink's table would ({@link PlacementCheck}); null for none.
+         */
+        public Builder placementCheck(PlacementCheck placementCheck) {
+            this.placementCheck = placementCheck;
+            return this;
+        }
+
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
-                    compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry);
+                    compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry,
+                    placementCheck);
         }
     }
 }

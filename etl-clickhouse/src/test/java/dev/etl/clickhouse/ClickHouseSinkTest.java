@@ -1,10 +1,19 @@
 package dev.etl.clickhouse;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import dev.etl.clickhouse.sharding.DistributedPlacement;
+import dev.etl.clickhouse.sharding.KeyType;
+import dev.etl.clickhouse.sharding.PlacementCheck;
+import dev.etl.clickhouse.sharding.PlacementCheckMode;
+import dev.etl.clickhouse.sharding.ShardPlacementException;
+import dev.etl.clickhouse.sharding.ShardWeights;
+import dev.etl.clickhouse.sharding.ShardingKey;
 import dev.etl.sink.ShardWriter;
 import dev.etl.sink.SinkDefinition;
 
@@ -66,5 +75,61 @@ class ClickHouseSinkTest {
         SinkDefinition sink = ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t);
         sink.writers().apply(0).close();
         assertThat(t.closes).hasValue(0);
+    }
+
+    private static final DistributedPlacement PLACEMENT =
+            new DistributedPlacement(ShardingKey.cityHash64("id", KeyType.UINT64), ShardWeights.uniform(2));
+
+    private static ClickHouseSinkConfig checked(PlacementCheckMode mode) {
+        return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123")
+                .shard("http://127.0.0.1:18125").placementCheck(PlacementCheck.of("db", "dist", PLACEMENT, mode))
+                .build();
+    }
+
+    /** Records the statements that mention the Distributed table. */
+    private static List<String> recordDistributedQueries(FakeTransport t) {
+        List<String> seen = new ArrayList<>();
+        Function<String, String> answers = t.queries;
+        t.queries = sql -> {
+            if (sql.contains("'dist'")) {
+                seen.add(sql);
+            }
+            return answers.apply(sql);
+        };
+        return seen;
+    }
+
+    @Test
+    void underFailAPlacementThatCannotBeCheckedFailsTheFirstWriterBeforeValidation() {
+        FakeTransport t = server("id\tUInt64\t\n"); // "dist" is answered as a ReplicatedMergeTree: not Distributed
+        SinkDefinition sink = ClickHouseSink.definition("s", "p", checked(PlacementCheckMode.FAIL), COLUMNS,
+                new SimpleMeterRegistry(), t, true);
+        assertThatThrownBy(() -> sink.writers().apply(0)).isInstanceOf(ShardPlacementException.class)
+                .hasMessageContaining("placement could not be checked")
+                .hasMessageContaining("db.dist on http://127.0.0.1:18123 is ReplicatedMergeTree, not Distributed");
+        assertThat(t.closes).hasValue(1);
+    }
+
+    @Test
+    void underWarnTheSinkStartsAndTheCheckRunsOncePerDefinition() {
+        FakeTransport t = server("id\tUInt64\t\n");
+        List<String> seen = recordDistributedQueries(t);
+        SinkDefinition sink = ClickHouseSink.definition("s", "p", checked(PlacementCheckMode.WARN), COLUMNS,
+                new SimpleMeterRegistry(), t);
+        sink.writers().apply(0).close();
+        sink.writers().apply(1).close();
+        assertThat(seen).hasSize(1);
+    }
+
+    @Test
+    void underOffNothingIsAsked() {
+        FakeTransport t = server("id\tUInt64\t\n");
+        List<String> seen = recordDistributedQueries(t);
+        SinkDefinition sink = ClickHouseSink.definition("s", "p", checked(PlacementCheckMode.OFF), COLUMNS,
+                new SimpleMeterRegistry(), t);
+        sink.writers().apply(0).close();
+        assertThat(seen).isEmpty();
+        assertThat(checked(PlacementCheckMode.OFF).toString()).contains("placementCheck=PlacementCheck[database=db");
+        assertThat(config().placementCheck()).isNull();
     }
 }
