@@ -50,7 +50,8 @@ public final class EtlAutoConfiguration {
      */
     @Bean
     static BeanFactoryPostProcessor etlPropertyNamesCheck(Environment environment) {
-        return (beanFactory) -> EtlPropertyNames.check(environment);
+        return (beanFactory) -> EtlPropertyNames.check(environment, (beanFactory.getBeanClassLoader() != null)
+                ? beanFactory.getBeanClassLoader() : EtlPropertyNames.class.getClassLoader());
     }
 
     @Bean

@@ -66,35 +66,34 @@ final class EtlPropertyNames {
             new Connector("sink.clickhouse", "dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties",
                     "dev.etl.clickhouse.ClickHouseSink", "etl-clickhouse"));
 
-    private static final Node SCHEMA = schema();
-
     private record Connector(String path, String propertiesClass, String requiredClass, String artifact) {
 
-        boolean present() {
-            ClassLoader loader = EtlPropertyNames.class.getClassLoader();
+        boolean present(ClassLoader loader) {
             return ClassUtils.isPresent(this.requiredClass, loader) && ClassUtils.isPresent(this.propertiesClass, loader);
         }
 
     }
 
-    /** {@link EtlProperties} with each present connector's properties grafted under its prefix. */
-    private static Node schema() {
+    /**
+     * {@link EtlProperties} with each connector's properties grafted under its prefix, for the
+     * connectors {@code loader} (the application's) can load.
+     */
+    private static Node schema(ClassLoader loader) {
         Node root = Node.bean(EtlProperties.class, 0);
         for (Connector connector : CONNECTORS) {
-            if (connector.present()) {
+            if (connector.present(loader)) {
                 root.graft(connector.path().split("\\."),
-                        Node.bean(ClassUtils.resolveClassName(connector.propertiesClass(),
-                                EtlPropertyNames.class.getClassLoader()), 2));
+                        Node.bean(ClassUtils.resolveClassName(connector.propertiesClass(), loader), 2));
             }
         }
         return root;
     }
 
     /** The connector whose prefix {@code name} is under, when that connector is not on the class path. */
-    private static Connector missingConnector(ConfigurationPropertyName name) {
+    private static Connector missingConnector(ConfigurationPropertyName name, ClassLoader loader) {
         for (Connector connector : CONNECTORS) {
             ConfigurationPropertyName prefix = ConfigurationPropertyName.of("etl." + connector.path());
-            if ((prefix.isAncestorOf(name) || prefix.equals(name)) && !connector.present()) {
+            if ((prefix.isAncestorOf(name) || prefix.equals(name)) && !connector.present(loader)) {
                 return connector;
             }
         }
@@ -111,6 +110,12 @@ final class EtlPropertyNames {
      *         closest valid name
      */
     static void check(Environment environment) {
+        check(environment, EtlPropertyNames.class.getClassLoader());
+    }
+
+    /** As {@link #check(Environment)}, with the connectors the application's {@code loader} can load. */
+    static void check(Environment environment, ClassLoader loader) {
+        Node schema = schema(loader);
         Map<String, String> failures = new TreeMap<>();
         Map<String, String> warnings = new TreeMap<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
@@ -121,21 +126,21 @@ final class EtlPropertyNames {
             boolean shared = environmentVariables || (source.getUnderlyingSource() instanceof PropertySource<?> ps
                     && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(ps.getName()));
             iterable.stream().filter(ROOT::isAncestorOf).forEach((name) -> {
-                if (SCHEMA.accepts(name, 1)) {
+                if (schema.accepts(name, 1)) {
                     return;
                 }
                 String display = name.toString();
                 if (failures.containsKey(display) || warnings.containsKey(display)) {
                     return;
                 }
-                Connector missing = missingConnector(name);
+                Connector missing = missingConnector(name, loader);
                 if (missing != null) {
                     failures.put(display, display + origin(source.getConfigurationProperty(name)) + ": configures "
                             + "etl." + missing.path() + ", but " + missing.artifact() + " is not on the class path "
                             + "(add the dev.etl:" + missing.artifact() + " dependency, or remove the setting)");
                     return;
                 }
-                String closest = closest(name);
+                String closest = closest(name, schema);
                 String where = display + origin(source.getConfigurationProperty(name));
                 if (!shared || Suggestion.distance(display, closest) <= SHARED_TYPO_DISTANCE) {
                     failures.put(display, where + ": did you mean " + closest + "?" + (environmentVariables
@@ -162,19 +167,23 @@ final class EtlPropertyNames {
 
     /** Every valid name, in kebab-case; maps and lists by their own name. */
     static List<String> validNames() {
+        return validNames(schema(EtlPropertyNames.class.getClassLoader()));
+    }
+
+    private static List<String> validNames(Node schema) {
         List<String> names = new ArrayList<>();
-        SCHEMA.collect("etl", names);
+        schema.collect("etl", names);
         return names;
     }
 
-    private static String closest(ConfigurationPropertyName name) {
+    private static String closest(ConfigurationPropertyName name, Node schema) {
         // list indexes as in validNames(); a longer unknown name is compared by as many elements as the
         // candidate has (a map's or a list's name, or a leaf with a stray suffix)
         String unknown = name.toString().replaceAll("\\[\\d+\\]", "[]");
         String[] elements = unknown.split("\\.");
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
-        for (String candidate : validNames()) {
+        for (String candidate : validNames(schema)) {
             int length = candidate.split("\\.").length;
             String compared = (length < elements.length)
                     ? String.join(".", java.util.Arrays.copyOf(elements, length)) : unknown;

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -49,6 +50,34 @@ class ConnectorAutoConfigurationTest {
                 EtlAutoConfiguration.class))
         .withPropertyValues("etl.pipeline.exit-on-failure=false")
         .withUserConfiguration(TestPipelines.Chain.class, NotStarted.class);
+
+    // Module boundaries: an application with only the connectors it uses
+
+    @Test
+    void kafkaToACustomSinkRunsWithoutTheClickHouseAndAvroModules() {
+        this.runner.withClassLoader(new FilteredClassLoader(dev.etl.clickhouse.ClickHouseSink.class,
+                dev.etl.avro.AvroDeserializer.class, dev.etl.avro.SchemaRegistryClient.class))
+            .withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:19092")
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasSingleBean(KafkaSource.class);
+                assertThat(context).doesNotHaveBean(ClickHouseSinkAutoConfiguration.class)
+                    .doesNotHaveBean(SchemaRegistryAutoConfiguration.class);
+                assertThat(context.getBean(PipelineRuntime.class)).isNotNull();
+            });
+    }
+
+    @Test
+    void aSettingOfAConnectorThatIsNotOnTheClassPathFailsNamingTheMissingArtifact() {
+        this.runner.withClassLoader(new FilteredClassLoader(dev.etl.clickhouse.ClickHouseSink.class))
+            .withUserConfiguration(CaptureSinkOnly.class)
+            .withPropertyValues("etl.source.kafka.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:19092",
+                    "etl.sink.clickhouse.table=orders")
+            .run((context) -> assertThat(context).getFailure()
+                .isInstanceOf(InvalidEtlConfigurationException.class)
+                .hasMessageContaining("etl.sink.clickhouse.table")
+                .hasMessageContaining("etl-clickhouse is not on the class path"));
+    }
 
     // Kafka
 
