@@ -56,8 +56,10 @@ final class ChainHead<T> implements Chain {
         Deserializer<T> deserializer = this.deserializer;
         Collector<? super T> first = this.first;
         int partition = batch.partition();
+        LaneContext context = this.context;
         while (batch.next()) {
             long offset = batch.offset();
+            context.beforeRecord(partition, offset); // may end a deterministic block before this record
             Payload key = batch.key();
             meta.set(partition, offset, batch.timestampMs(), KeyHash.of(key));
             Payload value = batch.value();

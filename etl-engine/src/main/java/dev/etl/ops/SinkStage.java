@@ -5,6 +5,7 @@ import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.internal.sink.BlockChains;
 import dev.etl.internal.sink.Chunk;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.RowBuffer;
@@ -20,6 +21,8 @@ final class SinkStage<T> implements Collector<T> {
     private final RowEncoder<? super T> encoder;
     private final Router<? super T> router;
     private final ChunkOutbox outbox;
+    /** The sink's deterministic blocks, or null when it writes merged batches. */
+    private final BlockChains blocks;
     private final int shardCount;
     private final MutableRecordMeta meta;
     private final StageErrorPolicy errors;
@@ -32,6 +35,7 @@ final class SinkStage<T> implements Collector<T> {
         this.encoder = encoder;
         this.router = router;
         this.outbox = outbox;
+        this.blocks = outbox.blocks();
         this.sinksEncoder = sinksEncoder;
         this.shardCount = outbox.shardCount();
         this.meta = meta;
@@ -59,7 +63,13 @@ final class SinkStage<T> implements Collector<T> {
             throw badShard(shard);
         }
         ChunkOutbox outbox = this.outbox;
-        Chunk chunk = outbox.chunk(shard);
+        // A row of the current record goes into its partition's open deterministic block; a row emitted
+        // for held acks of several batches (a stateful operator's group ack) or outside any record has
+        // no single offset range, and goes into an ordinary, merged chunk.
+        BlockChains blocks = this.blocks;
+        int partition = meta.partition();
+        boolean inBlock = blocks != null && partition >= 0 && !ack.isGroup();
+        Chunk chunk = inBlock ? blocks.chunk(shard, partition) : outbox.chunk(shard);
         RowBuffer rows = chunk.rows();
         int mark = rows.length();
         try {
@@ -80,7 +90,11 @@ final class SinkStage<T> implements Collector<T> {
         }
         try {
             chunk.addRow(ack);
-            outbox.rowAdded(shard);
+            if (inBlock) {
+                blocks.rowAdded(shard, partition, rows.length() - mark);
+            } else {
+                outbox.rowAdded(shard);
+            }
         } catch (RuntimeException e) {
             // Engine bookkeeping, not user code: a bug. Wrapped so that stages only ever throw
             // FatalPipelineException and upstream stages never mistake it for their own failure.

@@ -8,7 +8,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import org.agrona.collections.IntHashSet;
-import org.agrona.collections.Long2LongHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +21,6 @@ import dev.etl.internal.metrics.LaneMetrics;
 import dev.etl.ops.Chain;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.source.BatchHandler;
-import dev.etl.source.CommitOffsets;
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
@@ -55,8 +53,6 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     static final int HOLD_OUTSTANDING_BATCHES = PipelineConfig.MAX_OUTSTANDING_BATCHES_PER_PARTITION;
     private static final int RELEASE_OUTSTANDING_BATCHES = HOLD_OUTSTANDING_BATCHES / 2;
 
-    /** Reused to collect committable watermarks (commits happen per interval, revoke and shutdown). */
-    private final Long2LongHashMap committableScratch = new Long2LongHashMap(-1);
     private final PipelineRuntime runtime;
     private final int index;
     private final PipelineConfig config;
@@ -65,10 +61,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     private final Checkpointer checkpointer = new Checkpointer(System::nanoTime);
     private final AckQueue ackQueue = new AckQueue();
     private final Consumer<AckRef> ackHandler = checkpointer::ack;
-    private final SourceLane.CommitCallback asyncCommitCallback = this::onAsyncCommit;
     private final PauseController pauseController;
     private final LaneMetrics metrics;
-    private final long checkpointIntervalNs;
+    /** The lane's deterministic blocks, or null when none of its sinks writes them. */
+    private final LaneBlocks blocks;
+    private final LaneCommits commits;
     private final long stalledFailAfterNs;
     private final long pollTimeoutMs;
 
@@ -76,7 +73,6 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     private Chain chain;
     /** Open and not yet closed: its stateful operators may be flushed. */
     private boolean chainFlushable;
-    private long nextCommitNs;
     private long reportedStaleAcks;
     private volatile long watermarkAgeNs;
     private volatile boolean paused;
@@ -95,7 +91,11 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         this.metrics = metrics;
         this.pauseController = new PauseController(runtime.budget(), config.pauseAbove(), config.resumeBelow(),
                 config.minPause().toNanos());
-        this.checkpointIntervalNs = config.checkpointInterval().toNanos();
+        // A lane may hold at most its half share of the in-flight budget in open blocks before it seals them.
+        this.blocks = LaneBlocks.of(outboxes, Math.max(1, config.maxInFlightBytes() / (2L * config.lanes())),
+                runtime.meterRegistry(), config.name(), index);
+        context.blocks(blocks);
+        this.commits = new LaneCommits(runtime, index, checkpointer, blocks, metrics);
         this.stalledFailAfterNs = config.stalledFailAfter().toNanos();
         this.pollTimeoutMs = Math.max(1, config.pollTimeout().toMillis());
     }
@@ -106,20 +106,24 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         try {
             sourceLane = runtime.source().openLane(index, this);
             context.partitionNames(sourceLane::describe, sourceLane::topic);
+            if (blocks != null) {
+                blocks.partitionNames(sourceLane::describe);
+            }
             chain = runtime.chainFactory().create(context);
             context.requireConfiguredStagesExist();
             chain.open();
             chainOpen = true;
             chainFlushable = true;
             runtime.laneOpened();
-            nextCommitNs = System.nanoTime() + checkpointIntervalNs;
+            commits.open(sourceLane, System.nanoTime());
             pollLoop();
             if (runtime.state() == PipelineState.DRAINING) {
                 // Buffering operators emit what they hold before the final hand-off, so the drain
                 // can write it and the commit can cover it.
                 chain.flush();
+                sealBlocksForDrain(null);
                 drain(checkpointer.partitions(), runtime.drainDeadlineNs(), "shutdown");
-                commitSync("shutdown");
+                commits.commitSync("shutdown");
             }
         } catch (FatalPipelineException e) {
             runtime.fail(e);
@@ -135,7 +139,10 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         while (runtime.state() == PipelineState.RUNNING) {
             long nowNs = System.nanoTime();
             drainAcks();
-            commitIfDue(nowNs);
+            if (blocks != null) {
+                blocks.tick(nowNs);
+            }
+            commits.commitIfDue(nowNs);
             failIfStalled();
             resumeHeldPartitions();
             reportStaleAcks();
@@ -168,6 +175,12 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         try {
             chain.onBatch(batch);
             pushed = true;
+            if (blocks != null) {
+                blocks.afterBatch(partition, batch.lastOffset() + 1);
+                if (blocks.tooManyPending(partition)) {
+                    hold(partition);
+                }
+            }
         } finally {
             // The lane's own hold: success unless the chain threw (then the batch fails, and the
             // pipeline with it). Rows already in chunks, and operators holding it, keep it alive.
@@ -181,80 +194,14 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         ackQueue.drain(ackHandler);
     }
 
-    private void commitIfDue(long nowNs) {
-        if (nowNs - nextCommitNs < 0) {
-            return;
-        }
-        nextCommitNs = nowNs + checkpointIntervalNs;
-        if (runtime.state() == PipelineState.FAILED) {
-            return; // nothing is committed once FAILED (the state may have changed since the loop checked)
-        }
-        CommitOffsets offsets = committable();
-        if (offsets != null) {
-            sourceLane.commit(offsets, false, asyncCommitCallback);
-        }
-    }
-
-    /** What the checkpointer can commit now, or null when nothing advanced. */
-    private CommitOffsets committable() {
-        committableScratch.clear();
-        if (checkpointer.collectCommittable(committableScratch) == 0) {
-            return null;
-        }
-        CommitOffsets.Builder offsets = CommitOffsets.builder(committableScratch.size());
-        Long2LongHashMap.EntryIterator it = committableScratch.entrySet().iterator();
-        while (it.hasNext()) {
-            it.next();
-            offsets.add((int) it.getLongKey(), it.getLongValue(), null);
-        }
-        return offsets.build();
-    }
-
-    private void onAsyncCommit(CommitOffsets offsets, Exception error) {
-        if (error == null) {
-            markCommitted(offsets);
-            metrics.commitsAsyncOk.increment();
-        } else {
-            metrics.commitsAsyncFailed.increment();
-            if (error.getClass().getSimpleName().equals("RebalanceInProgressException")) {
-                // Expected during a cooperative rebalance; the revoke commits synchronously anyway.
-                log.debug("pipeline={} lane={} asynchronous commit deferred by a rebalance in progress",
-                        config.name(), index);
-            } else {
-                log.warn("pipeline={} lane={} asynchronous commit of {} failed (will retry at the next interval): {}",
-                        config.name(), index, offsets, error.toString());
-            }
-        }
-    }
-
-    private void markCommitted(CommitOffsets offsets) {
-        for (int i = 0; i < offsets.size(); i++) {
-            int partition = offsets.partition(i);
-            checkpointer.markCommitted(partition, offsets.offset(i));
-            runtime.committed(partition, offsets.offset(i));
-        }
-    }
-
-    private void commitSync(String reason) {
-        if (runtime.state() == PipelineState.FAILED) {
-            // The pipeline failed (possibly during this drain): nothing is committed after FAILED.
-            log.info("pipeline={} lane={} not committing at {}: the pipeline has failed; uncommitted offsets replay",
-                    config.name(), index, reason);
-            return;
-        }
-        CommitOffsets offsets = committable();
-        if (offsets == null) {
-            return;
-        }
-        try {
-            sourceLane.commit(offsets, true, null);
-            markCommitted(offsets);
-            metrics.commitsSyncOk.increment();
-            log.debug("pipeline={} lane={} committed {} at {}", config.name(), index, offsets, reason);
-        } catch (RuntimeException e) {
-            metrics.commitsSyncFailed.increment();
-            log.warn("pipeline={} lane={} synchronous commit at {} failed; those offsets replay: {}", config.name(),
-                    index, reason, e.toString());
+    /**
+     * Before a drain (revoke, shutdown) with deterministic blocks: seals the open blocks and records
+     * their ends synchronously, so the drain can write them and the final commit can cover them.
+     */
+    private void sealBlocksForDrain(int[] partitions) {
+        if (blocks != null) {
+            blocks.sealAll(partitions);
+            commits.commitSync("boundaries before the drain");
         }
     }
 
@@ -304,7 +251,8 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         while (it.hasNext()) {
             int partition = it.nextValue();
             if (!checkpointer.isFailedAtHead(partition)
-                    && checkpointer.outstanding(partition) <= RELEASE_OUTSTANDING_BATCHES) {
+                    && checkpointer.outstanding(partition) <= RELEASE_OUTSTANDING_BATCHES
+                    && (blocks == null || blocks.mayResume(partition))) {
                 it.remove();
                 sourceLane.resumePartition(partition);
                 changed = true;
@@ -404,6 +352,10 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         forgetHeld(partitions, true);
         for (int partition : partitions) {
             checkpointer.assign(partition);
+            if (blocks != null) {
+                // Where the previous owner's blocks ended: a replay seals at exactly those offsets.
+                blocks.assigned(partition, checkpointer.epoch(partition), sourceLane.committed(partition));
+            }
             metrics.partitionHeld(sourceLane.describe(partition)); // registered while owned, at 0 until a hold
         }
         metrics.rebalanceAssigned.increment(partitions.length);
@@ -419,11 +371,15 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
                 // covers it; what they still hold keeps its batches uncommitted (they replay).
                 chain.flush();
             }
+            sealBlocksForDrain(partitions);
             drain(partitions, System.nanoTime() + config.drainTimeout().toNanos(), "revoke");
-            commitSync("revoke");
+            commits.commitSync("revoke");
         }
         for (int partition : partitions) {
             checkpointer.remove(partition);
+            if (blocks != null) {
+                blocks.removed(partition);
+            }
         }
         forgetHeld(partitions, false);
         log.info("pipeline={} lane={} revoked {}", config.name(), index, names(partitions));
@@ -434,6 +390,9 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         metrics.rebalanceLost.increment(partitions.length);
         for (int partition : partitions) {
             checkpointer.remove(partition);
+            if (blocks != null) {
+                blocks.removed(partition);
+            }
         }
         forgetHeld(partitions, false);
         log.warn("pipeline={} lane={} lost {} without a chance to commit; in-flight data replays on the new owner",

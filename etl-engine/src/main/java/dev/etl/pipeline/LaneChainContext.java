@@ -50,6 +50,8 @@ final class LaneChainContext implements LaneContext {
     /** The pipeline-wide window every lane of the pipeline shares. */
     private final PipelineSkipWindow pipelineWindow;
     private final ChunkOutbox deadLetter;
+    /** The lane's deterministic blocks, or null. */
+    private LaneBlocks blocks;
     private IntFunction<String> partitionNames = p -> "partition-" + p;
     private IntFunction<String> topics = p -> "default";
     /** Stages whose error policy the chain asked for while it was built (build time only). */
@@ -150,6 +152,19 @@ final class LaneChainContext implements LaneContext {
                     "pipeline '" + config.name() + "' has no sink named '" + sinkName + "'; its sinks are " + sinkNames);
         }
         return outbox;
+    }
+
+    /** Called once by the lane before its chain is built. */
+    void blocks(LaneBlocks blocks) {
+        this.blocks = blocks;
+    }
+
+    @Override
+    public void beforeRecord(int partition, long offset) {
+        LaneBlocks blocks = this.blocks;
+        if (blocks != null) {
+            blocks.beforeRecord(partition, offset);
+        }
     }
 
     @Override

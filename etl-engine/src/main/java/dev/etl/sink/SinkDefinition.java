@@ -27,9 +27,17 @@ import dev.etl.error.ErrorPolicy;
  * @param permanentFailure what a permanent write failure does: {@code FAIL} stops the pipeline;
  *                         {@code SKIP} fails the batch's acks (its partitions stall, nothing is lost)
  *                         and keeps the pipeline running
+ * @param deterministicBlocks whether rows are written in deterministic blocks: per source partition
+ *                         and offset range, one insert each, sealed at boundaries recorded in the
+ *                         commit metadata before the insert, with a token named after the range, so a
+ *                         replay after a crash rebuilds the same inserts and a deduplicating server
+ *                         drops them (see docs/concepts/delivery.md). Batches then follow
+ *                         {@link #batch()}'s limits per partition and shard. False: rows of all
+ *                         partitions are merged into batches by size and linger
  */
 public record SinkDefinition(String name, int shardCount, IntFunction<ShardWriter> writers, RowEncoder<?> encoder,
-        ChunkConfig chunks, BatchConfig batch, RetryConfig retry, int queueCapacity, ErrorPolicy permanentFailure) {
+        ChunkConfig chunks, BatchConfig batch, RetryConfig retry, int queueCapacity, ErrorPolicy permanentFailure,
+        boolean deterministicBlocks) {
 
     /** Default chunks each shard queue holds. */
     public static final int DEFAULT_QUEUE_CAPACITY = 64;
@@ -56,41 +64,48 @@ public record SinkDefinition(String name, int shardCount, IntFunction<ShardWrite
 
     /**
      * A sink without its own encoder, with default chunks, batching, retries, a
-     * {@value #DEFAULT_QUEUE_CAPACITY}-chunk queue per shard and FAIL on permanent errors.
+     * {@value #DEFAULT_QUEUE_CAPACITY}-chunk queue per shard, FAIL on permanent errors, and batches
+     * merged across partitions (no deterministic blocks).
      */
     public static SinkDefinition of(String name, int shardCount, IntFunction<ShardWriter> writers) {
         return new SinkDefinition(name, shardCount, writers, null, ChunkConfig.DEFAULTS, BatchConfig.DEFAULTS,
-                RetryConfig.DEFAULTS, DEFAULT_QUEUE_CAPACITY, ErrorPolicy.FAIL);
+                RetryConfig.DEFAULTS, DEFAULT_QUEUE_CAPACITY, ErrorPolicy.FAIL, false);
+    }
+
+    /** The same sink writing in deterministic blocks, or not (see {@link #deterministicBlocks()}). */
+    public SinkDefinition withDeterministicBlocks(boolean deterministicBlocks) {
+        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
+                permanentFailure, deterministicBlocks);
     }
 
     /** The same sink writing its rows with {@code encoder} (what chains ending in it then use). */
     public SinkDefinition withEncoder(RowEncoder<?> encoder) {
         return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure);
+                permanentFailure, deterministicBlocks);
     }
 
     public SinkDefinition withChunks(ChunkConfig chunks) {
         return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure);
+                permanentFailure, deterministicBlocks);
     }
 
     public SinkDefinition withBatch(BatchConfig batch) {
         return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure);
+                permanentFailure, deterministicBlocks);
     }
 
     public SinkDefinition withRetry(RetryConfig retry) {
         return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure);
+                permanentFailure, deterministicBlocks);
     }
 
     public SinkDefinition withQueueCapacity(int queueCapacity) {
         return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure);
+                permanentFailure, deterministicBlocks);
     }
 
     public SinkDefinition withPermanentFailure(ErrorPolicy permanentFailure) {
         return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure);
+                permanentFailure, deterministicBlocks);
     }
 }

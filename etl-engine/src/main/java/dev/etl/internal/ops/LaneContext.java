@@ -32,6 +32,14 @@ public interface LaneContext extends ChainContext {
     MutableRecordMeta meta();
 
     /**
+     * The record at {@code offset} of {@code partition} is about to enter the chain (called by the chain
+     * head once per record, before the record's metadata is set): the lane may end a deterministic block
+     * here. Hot path: no allocation.
+     */
+    default void beforeRecord(int partition, long offset) {
+    }
+
+    /**
      * The lane side of sink {@code sinkName}.
      *
      * @throws IllegalArgumentException naming the known sinks when there is no such sink

@@ -19,6 +19,8 @@ final class BatchAccumulator {
     private int rowCount;
     private int chunkCount;
     private long firstChunkNs;
+    /** The token of the one deterministic block this batch holds, or null (ordinary chunks). */
+    private String blockToken;
     /** Tests only: run in the middle of every merge (bytes copied, acks not yet moved); null in production. */
     Runnable midMergeFault;
 
@@ -98,6 +100,17 @@ final class BatchAccumulator {
     void reset() {
         rowCount = 0;
         chunkCount = 0;
+        blockToken = null;
+    }
+
+    /** Marks this (non-empty) batch as exactly one deterministic block with {@code token}. */
+    void block(String token) {
+        this.blockToken = token;
+    }
+
+    /** The token of the deterministic block this batch holds, or null. */
+    String blockToken() {
+        return blockToken;
     }
 
     /** Fails every held ack and empties the batch (abandonment). */

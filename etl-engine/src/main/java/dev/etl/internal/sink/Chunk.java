@@ -22,8 +22,21 @@ public final class Chunk {
     private int rowCount;
     private AckRef[] acks = new AckRef[8];
     private int ackCount;
-    /** Budget bytes the hand-off took for this chunk (its buffer capacity); 0 when not handed off. */
+    /**
+     * Budget bytes the hand-off took for this chunk (its buffer capacity; for the head of a block chain,
+     * the capacity of the whole chain); 0 when not handed off.
+     */
     int budgetBytes;
+    /**
+     * The next chunk of the same deterministic block and shard, or null. A block's rows for one shard
+     * are a chain of chunks, handed off as one queue entry (its head) and written as one insert alone.
+     */
+    Chunk next;
+    /**
+     * On the head of a block chain: the block's deduplication token (a function of sink, partition,
+     * offset range and shard, never of the bytes); null for an ordinary chunk.
+     */
+    String blockToken;
 
     public Chunk(int shard, int initialBytes) {
         this.shard = shard;
@@ -125,6 +138,51 @@ public final class Chunk {
         }
         rows.reset();
         rowCount = 0;
+        next = null;
+        blockToken = null;
+    }
+
+    /** Whether this chunk heads a deterministic block (written alone, with its own token). */
+    public boolean isBlock() {
+        return blockToken != null;
+    }
+
+    /** Chunks in the chain this chunk heads (1 for an ordinary chunk). */
+    int chainLength() {
+        int n = 0;
+        for (Chunk c = this; c != null; c = c.next) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Buffer capacity of the chain this chunk heads. */
+    int chainCapacity() {
+        long total = 0;
+        for (Chunk c = this; c != null; c = c.next) {
+            total += c.rows.capacity();
+        }
+        return (int) Math.min(Integer.MAX_VALUE, total);
+    }
+
+    /** Rows of the chain this chunk heads. */
+    int chainRows() {
+        int total = 0;
+        for (Chunk c = this; c != null; c = c.next) {
+            total += c.rowCount;
+        }
+        return total;
+    }
+
+    /** Fails the acks of every chunk of the chain this chunk heads (teardown of a block). */
+    void failChainAcks() {
+        for (Chunk c = this; c != null; ) {
+            Chunk following = c.next;
+            c.releaseAll(false);
+            c.rows.reset();
+            c.rowCount = 0;
+            c = following;
+        }
     }
 
     @Override

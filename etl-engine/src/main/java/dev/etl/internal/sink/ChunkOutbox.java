@@ -20,6 +20,8 @@ public final class ChunkOutbox {
     private final ChunkConfig config;
     /** The sink's definition, or null for an outbox over a bare {@link ChunkSink} (tests, benchmarks). */
     private final SinkDefinition definition;
+    /** The sink's deterministic blocks, or null when it writes merged batches. */
+    private final BlockChains blocks;
     private final Chunk[] open;
     private int pendingCount;
     private final boolean[] pending;
@@ -41,8 +43,14 @@ public final class ChunkOutbox {
         this.sink = sink;
         this.config = config;
         this.definition = definition;
+        this.blocks = definition != null && definition.deterministicBlocks() ? new BlockChains(sink, definition) : null;
         this.open = new Chunk[sink.shardCount()];
         this.pending = new boolean[open.length];
+    }
+
+    /** The sink's deterministic blocks, or null when it writes merged batches. */
+    public BlockChains blocks() {
+        return blocks;
     }
 
     /** The definition of the sink, or null when this outbox was built over a bare {@link ChunkSink}. */
@@ -85,7 +93,7 @@ public final class ChunkOutbox {
         }
     }
 
-    /** Offers every non-empty open chunk; returns true when nothing is left pending. */
+    /** Offers every non-empty open chunk (and every released block); returns true when nothing is left pending. */
     public boolean flush() {
         Chunk[] chunks = open;
         for (int shard = 0; shard < chunks.length; shard++) {
@@ -94,7 +102,8 @@ public final class ChunkOutbox {
                 offer(shard, chunk);
             }
         }
-        return pendingCount == 0;
+        boolean blocksDone = blocks == null || blocks.flush();
+        return pendingCount == 0 && blocksDone;
     }
 
     private void offer(int shard, Chunk chunk) {
@@ -110,14 +119,14 @@ public final class ChunkOutbox {
         }
     }
 
-    /** Whether a chunk was refused and is waiting for room. */
+    /** Whether a chunk (or a released block) was refused and is waiting for room. */
     public boolean hasPending() {
-        return pendingCount > 0;
+        return pendingCount > 0 || (blocks != null && blocks.hasPending());
     }
 
     /** Bytes held in open chunks (pending or not). */
     public long heldBytes() {
-        long bytes = 0;
+        long bytes = blocks == null ? 0 : blocks.heldBytes();
         for (Chunk chunk : open) {
             if (chunk != null) {
                 bytes += chunk.byteCount();
@@ -144,6 +153,9 @@ public final class ChunkOutbox {
             pending[shard] = false;
         }
         pendingCount = 0;
+        if (blocks != null) {
+            givenUp += blocks.failAll();
+        }
         return givenUp;
     }
 }

@@ -39,6 +39,23 @@ final class DedupToken {
         prefix[name.length + 4] = (byte) shard;
     }
 
+    /**
+     * The token of a deterministic block: the first 128 bits of SHA-256 over sink, shard, partition name
+     * and offset range (not the bytes: a server that knows tokens then drops a replayed block even if a
+     * non-deterministic operator rebuilt it with other bytes). Thread-safe (a digest per call; once per
+     * block).
+     */
+    static String ofBlock(String sinkName, int shard, String partitionName, long start, long end) {
+        try {
+            MessageDigest digest = MessageDigest.getInstance("SHA-256");
+            digest.update(("block\0" + sinkName + "\0" + shard + "\0" + partitionName + "\0" + start + "\0" + end)
+                    .getBytes(StandardCharsets.UTF_8));
+            return "b" + HEX.formatHex(digest.digest(), 0, TOKEN_BYTES);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
+    }
+
     /** The token of {@code bytes[0, length)}. */
     String of(byte[] bytes, int length) {
         sha256.update(prefix);

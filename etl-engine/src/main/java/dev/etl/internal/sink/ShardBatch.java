@@ -45,18 +45,23 @@ final class ShardBatch implements SealedBatch {
         return rows.capacity();
     }
 
-    /** Takes over the accumulator's content (which is left empty) and computes the token. */
+    /**
+     * Takes over the accumulator's content (which is left empty) and computes the token: the block's
+     * own when the accumulator holds one deterministic block, else a hash of sink, shard and bytes.
+     */
     void sealFrom(BatchAccumulator open, long sequence) {
         if (sealed) {
             throw new IllegalStateException("shard " + shard + " batch " + this.sequence + " is still sealed");
         }
         this.rowCount = open.rowCount();
         this.chunkCount = open.chunkCount();
+        String blockToken = open.blockToken();
         this.rows = open.swapRows(rows);
         this.acks = open.swapAcks(acks);
         open.reset();
         this.sequence = sequence;
-        this.dedupToken = tokens.of(rows.array(), rows.length());
+        // A deterministic block's token names its range (what a replay rebuilds), not its bytes.
+        this.dedupToken = blockToken != null ? blockToken : tokens.of(rows.array(), rows.length());
         this.attempt = 0;
         this.sealed = true;
     }

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * chunks handed off and not yet resolved (queued, merged into a batch, or being written).
  *
  * <p>The count is what {@link SinkRuntime#isIdle()} and shutdown drains look at. A lane
- * {@link #beginHandOff() counts a chunk in} before it offers it, and a worker counts chunks out only
+ * {@link #beginHandOff(int) counts a chunk in} before it offers it, and a worker counts chunks out only
  * after their acks and budget were released, so a zero count means every handed-off chunk is settled.
  * Counting in before the offer also lets shutdown close the door without a lock: a lane counts in,
  * then checks the closed flag; shutdown sets the flag, then waits for the count (both sequentially
@@ -24,14 +24,17 @@ final class ShardQueue {
         this.queue = new BoundedQueue<>(capacity);
     }
 
-    /** Counts in a chunk about to be offered. Must be followed by {@link #offer} or {@link #cancelHandOff}. */
-    void beginHandOff() {
-        unsettledChunks.incrementAndGet();
+    /**
+     * Counts in {@code chunks} chunks about to be offered as one entry (a block chain, or 1). Must be
+     * followed by {@link #offer} or {@link #cancelHandOff}.
+     */
+    void beginHandOff(int chunks) {
+        unsettledChunks.addAndGet(chunks);
     }
 
-    /** Undoes {@link #beginHandOff()} for a chunk that was refused. */
-    void cancelHandOff() {
-        unsettledChunks.decrementAndGet();
+    /** Undoes {@link #beginHandOff(int)} for an entry that was refused. */
+    void cancelHandOff(int chunks) {
+        unsettledChunks.addAndGet(-chunks);
     }
 
     /** Enqueues a counted-in chunk; false when the queue is full. Never blocks. */
@@ -61,7 +64,7 @@ final class ShardQueue {
 
     /** Buffer capacity of the chunks waiting in the queue (memory accounting; a weakly consistent snapshot). */
     long queuedCapacity() {
-        return queue.sumOf(chunk -> chunk.rows().capacity());
+        return queue.sumOf(Chunk::chainCapacity);
     }
 
     /** Chunks waiting in the queue (a snapshot). */

@@ -170,6 +170,19 @@ final class ShardWorker {
         Chunk chunk;
         // Stops at a full open batch: with a sealed batch still unwritten, that is the backpressure.
         while (!nextChunkOverflows && !open.isFull(maxRows, maxBytes) && (chunk = queue.peek()) != null) {
+            if (chunk.isBlock()) {
+                // A deterministic block is an insert of its own: what is open is sealed first, and
+                // nothing joins the block (its bytes must be what a replay rebuilds).
+                if (!open.isEmpty()) {
+                    nextChunkOverflows = true;
+                    break;
+                }
+                queue.poll();
+                mergeBlock(chunk, nowNs);
+                nextChunkOverflows = true; // seal it now, alone
+                merged++;
+                break;
+            }
             if (open.wouldOverflow(chunk, maxRows, maxBytes)) {
                 nextChunkOverflows = true;
                 break;
@@ -193,6 +206,42 @@ final class ShardWorker {
             merged++;
         }
         return merged;
+    }
+
+    /**
+     * Merges the whole chain of a deterministic block into the (empty) open batch, chunk by chunk, and
+     * marks the batch as that block. The chain's budget (its buffers' capacity) is exchanged for its
+     * content, as for an ordinary chunk.
+     */
+    private void mergeBlock(Chunk head, long nowNs) {
+        String token = head.blockToken;
+        int budgetBytes = head.budgetBytes;
+        head.budgetBytes = 0;
+        int content = 0;
+        int chunks = 0;
+        for (Chunk c = head; c != null; c = c.next) {
+            content += c.byteCount();
+            chunks++;
+        }
+        ownedBytes += content;
+        ownedChunks += chunks;
+        if (budgetBytes - content > 0) {
+            budget.release(budgetBytes - content);
+        }
+        merging = head;
+        Chunk c = head;
+        while (c != null) {
+            Chunk following = c.next;
+            if (!c.isEmpty()) {
+                open.merge(c, nowNs);
+            }
+            merging = following;
+            pool.recycle(c);
+            c = following;
+        }
+        merging = null;
+        open.block(token);
+        metrics.blockSealed();
     }
 
     private void seal() {
@@ -314,7 +363,8 @@ final class ShardWorker {
         merging = null;
         if (chunk != null) {
             try {
-                chunk.failAcks(); // its acks not yet moved to the open batch; the chunk itself is dropped
+                // its acks (and those of the rest of a block chain) not yet moved to the open batch
+                chunk.failChainAcks();
             } catch (Throwable t) {
                 cleanup = t;
             }
@@ -360,16 +410,26 @@ final class ShardWorker {
         while ((chunk = queue.poll()) != null) {
             int bytes = chunk.budgetBytes;
             chunk.budgetBytes = 0;
-            chunk.failAcks();
+            int chunks = chunk.chainLength();
+            chunk.failChainAcks();
             budget.release(bytes);
-            pool.recycle(chunk);
-            queue.settled(1);
+            recycleChain(chunk);
+            queue.settled(chunks);
             work++;
         }
         if (draining && queue.unsettledChunks() == 0) {
             finished = true;
         }
         return work;
+    }
+
+    private void recycleChain(Chunk head) {
+        Chunk c = head;
+        while (c != null) {
+            Chunk following = c.next;
+            pool.recycle(c);
+            c = following;
+        }
     }
 
     /** Tests only, before the io thread starts: {@code fault} runs in the middle of every merge. */
@@ -437,13 +497,16 @@ final class ShardWorker {
             }
             int chunkBytes = chunk.budgetBytes;
             chunk.budgetBytes = 0;
-            rows += chunk.rowCount();
-            bytes += chunk.byteCount();
-            chunk.failAcks();
+            int inChain = chunk.chainLength();
+            rows += chunk.chainRows();
+            for (Chunk c = chunk; c != null; c = c.next) {
+                bytes += c.byteCount();
+            }
+            chunk.failChainAcks();
             budget.release(chunkBytes);
-            pool.recycle(chunk);
-            queue.settled(1);
-            queued++;
+            recycleChain(chunk);
+            queue.settled(inChain);
+            queued += inChain;
         }
         if (queued > 0) {
             chunks += queued;

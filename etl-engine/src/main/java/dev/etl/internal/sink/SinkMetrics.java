@@ -30,6 +30,7 @@ final class SinkMetrics {
     private final Counter retries;
     private final Counter abandonedBatches;
     private final Counter ioFailures;
+    private final Counter blocks;
     private final Counter transientErrors;
     private final Counter permanentErrors;
 
@@ -57,6 +58,10 @@ final class SinkMetrics {
         this.ioFailures = Counter.builder("etl.sink.io.failures")
                 .description("Unexpected throwables on the shard's io thread (a bug or a JVM error); each fails "
                         + "what the shard holds and the pipeline")
+                .tags(tags).register(registry);
+        this.blocks = Counter.builder("etl.sink.blocks")
+                .description("Deterministic blocks sealed: one partition's offset range, written as an insert of "
+                        + "its own with a token named after the range (a replay rebuilds the same block)")
                 .tags(tags).register(registry);
         Gauge.builder("etl.sink.queue.chunks", queue, ShardQueue::size)
                 .description("Chunks waiting in the shard queue").tags(tags).register(registry);
@@ -97,6 +102,10 @@ final class SinkMetrics {
     void attemptFailed(boolean transientFailure, long durationNs) {
         writeFailed.record(durationNs, TimeUnit.NANOSECONDS);
         (transientFailure ? transientErrors : permanentErrors).increment();
+    }
+
+    void blockSealed() {
+        blocks.increment();
     }
 
     void retryScheduled() {

@@ -164,24 +164,26 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         int shard = chunk.shard();
         checkShard(shard);
         ShardQueue queue = queues[shard];
+        // A block chain is one queue entry but counts as all its chunks until they are settled.
+        int chunks = chunk.next == null ? 1 : chunk.chainLength();
         // Count in before reading the closed flag: see ShardQueue for why this needs no lock.
-        queue.beginHandOff();
+        queue.beginHandOff(chunks);
         if (closed) {
-            queue.cancelHandOff();
+            queue.cancelHandOff(chunks);
             return false;
         }
-        // The buffer's capacity, not just its content: a queued chunk holds all of it. Once merged, the
+        // The buffers' capacity, not just their content: a queued chunk holds all of it. Once merged, the
         // worker returns the difference (the content is then in the batch buffer, the buffer in the pool).
-        int bytes = chunk.rows().capacity();
+        int bytes = chunk.next == null ? chunk.rows().capacity() : chunk.chainCapacity();
         if (!budget.tryAcquire(bytes)) {
-            queue.cancelHandOff();
+            queue.cancelHandOff(chunks);
             return false;
         }
         chunk.budgetBytes = bytes;
         if (!queue.offer(chunk)) {
             chunk.budgetBytes = 0;
             budget.release(bytes);
-            queue.cancelHandOff();
+            queue.cancelHandOff(chunks);
             return false;
         }
         return true;

@@ -34,7 +34,7 @@ final class SinkFixture implements AutoCloseable {
     static SinkDefinition definition(int shards, RecordingShardWriter writer, int maxRows, long maxBytes,
             Duration linger) {
         return new SinkDefinition("orders", shards, shard -> writer, null, ChunkConfig.DEFAULTS, new BatchConfig(maxRows, maxBytes, linger),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 8, ErrorPolicy.FAIL);
+                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 8, ErrorPolicy.FAIL, false);
     }
 
     SinkDefinition definition(int shards, int maxRows, Duration linger) {

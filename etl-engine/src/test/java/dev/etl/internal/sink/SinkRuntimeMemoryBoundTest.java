@@ -94,7 +94,7 @@ class SinkRuntimeMemoryBoundTest {
         return new SinkDefinition("orders", SHARDS, shard -> new BlockingWriter(shard, release, rows), null,
                 ChunkConfig.DEFAULTS,
                 new BatchConfig(10_000_000, MAX_BATCH_BYTES, Duration.ofMillis(2)),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 16, ErrorPolicy.FAIL);
+                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 16, ErrorPolicy.FAIL, false);
     }
 
     private static long usedHeapAfterGc(MemoryMXBean memory) throws InterruptedException {

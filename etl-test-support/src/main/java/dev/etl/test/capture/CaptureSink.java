@@ -32,7 +32,7 @@ public final class CaptureSink {
             ErrorPolicy permanentFailure) {
         this.script = new CaptureScript(shards);
         this.definition = new SinkDefinition(name, shards, script::writer, null, ChunkConfig.DEFAULTS, batch, retry,
-                queueCapacity, permanentFailure);
+                queueCapacity, permanentFailure, false);
     }
 
     /** A capture sink with test-friendly batching (20 ms linger) and fast, unbounded retries. */

@@ -1,0 +1,349 @@
+package dev.etl.internal.sink;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Iterator;
+
+import org.agrona.collections.Int2ObjectHashMap;
+
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.SinkDefinition;
+
+/**
+ * The lane side of a sink's deterministic blocks: per partition and shard, the chain of chunks that
+ * holds the open block's rows; the sealed blocks waiting until their end is recorded in the commit
+ * metadata; and the recorded ones waiting to be handed off. A block's chain for one shard is handed
+ * off as one queue entry and written as one insert, alone, with a token named after its range, so a
+ * replay that seals at the same boundaries rebuilds the same insert.
+ *
+ * <p>Rows are appended to the tail chunk of the (partition, shard) chain; a tail that reaches the
+ * sink's chunk size gets a successor, so chunks stay pool-sized however large the block. When a
+ * partition's rows for one shard reach the sink's batch {@code max-rows} or {@code max-bytes}, the
+ * {@link DueListener} is told once, and the lane seals the block at the next record boundary.
+ *
+ * <p>Confined to the lane thread. Allocation: a chunk per chunk-size of rows (from the pool) and a small
+ * record per sealed block; nothing per row.
+ */
+public final class BlockChains {
+
+    /** Told when a partition's open block reached a size limit. */
+    @FunctionalInterface
+    public interface DueListener {
+        void sealDue(int partition);
+    }
+
+    private static final DueListener NO_LISTENER = partition -> { };
+
+    private final ChunkSink sink;
+    private final String sinkName;
+    private final int shards;
+    private final int chunkMaxRows;
+    private final int chunkMaxBytes;
+    private final int blockMaxRows;
+    private final long blockMaxBytes;
+    private final Int2ObjectHashMap<Open> open = new Int2ObjectHashMap<>();
+    private final ArrayDeque<Sealed> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Sealed> releasable = new ArrayDeque<>();
+    private DueListener dueListener = NO_LISTENER;
+    private int lastPartition = -1;
+    private Open last;
+    private long heldBytes;
+    private int pendingHandOffs;
+
+    BlockChains(ChunkSink sink, SinkDefinition definition) {
+        this.sink = sink;
+        this.sinkName = definition.name();
+        this.shards = sink.shardCount();
+        ChunkConfig chunks = definition.chunks();
+        this.chunkMaxRows = chunks.maxRows();
+        this.chunkMaxBytes = chunks.maxBytes();
+        this.blockMaxRows = definition.batch().maxRows();
+        this.blockMaxBytes = definition.batch().maxBytes();
+    }
+
+    public void dueListener(DueListener listener) {
+        this.dueListener = listener == null ? NO_LISTENER : listener;
+    }
+
+    /** The chunk to encode the next row of {@code partition} for {@code shard} into. */
+    public Chunk chunk(int shard, int partition) {
+        Open o = lastPartition == partition ? last : open(partition);
+        Chunk tail = o.tail[shard];
+        if (tail == null) {
+            tail = sink.newChunk(shard);
+            o.head[shard] = tail;
+            o.tail[shard] = tail;
+        }
+        return tail;
+    }
+
+    private Open open(int partition) {
+        Open o = open.get(partition);
+        if (o == null) {
+            o = new Open(shards);
+            open.put(partition, o);
+        }
+        lastPartition = partition;
+        last = o;
+        return o;
+    }
+
+    /**
+     * A row of {@code rowBytes} was added to {@code chunk(shard, partition)}: counts it, starts a new
+     * chunk when the tail is full, and tells the listener once when the block reached a size limit.
+     */
+    public void rowAdded(int shard, int partition, int rowBytes) {
+        Open o = lastPartition == partition ? last : open(partition);
+        int rows = ++o.rows[shard];
+        long bytes = o.bytes[shard] += rowBytes;
+        heldBytes += rowBytes;
+        Chunk tail = o.tail[shard];
+        if (tail.rowCount() >= chunkMaxRows || tail.byteCount() >= chunkMaxBytes) {
+            Chunk next = sink.newChunk(shard);
+            tail.next = next;
+            o.tail[shard] = next;
+        }
+        if (!o.due && (rows >= blockMaxRows || bytes >= blockMaxBytes)) {
+            o.due = true;
+            dueListener.sealDue(partition);
+        }
+    }
+
+    /**
+     * Seals {@code partition}'s open block as {@code [start, end)}: its chains (for the shards it has
+     * rows for) wait until {@link #release} says the end is recorded.
+     */
+    public void seal(int partition, long start, long end, String partitionName) {
+        Open o = open.get(partition);
+        if (o == null || !o.hasRows()) {
+            if (o != null) {
+                o.reset();
+            }
+            return;
+        }
+        Chunk[] heads = new Chunk[shards];
+        long bytes = 0;
+        for (int shard = 0; shard < shards; shard++) {
+            Chunk head = o.head[shard];
+            if (head != null && o.rows[shard] > 0) {
+                head.blockToken = DedupToken.ofBlock(sinkName, shard, partitionName, start, end);
+                heads[shard] = head;
+                bytes += o.bytes[shard];
+            } else if (head != null) {
+                recycleEmpty(head);
+            }
+        }
+        o.reset();
+        waiting.addLast(new Sealed(partition, start, end, heads, bytes));
+    }
+
+    /** The ends of {@code partition}'s sealed blocks up to {@code end} are recorded: they may be written. */
+    public void release(int partition, long end) {
+        Iterator<Sealed> it = waiting.iterator();
+        while (it.hasNext()) {
+            Sealed s = it.next();
+            if (s.partition == partition && s.end <= end) {
+                it.remove();
+                releasable.addLast(s);
+            }
+        }
+    }
+
+    /** Offers every released block chain; true when none is left pending. */
+    public boolean flush() {
+        int refused = 0;
+        Iterator<Sealed> it = releasable.iterator();
+        while (it.hasNext()) {
+            Sealed s = it.next();
+            for (int shard = 0; shard < shards; shard++) {
+                Chunk head = s.heads[shard];
+                if (head == null) {
+                    continue;
+                }
+                if (sink.tryHandOff(head)) {
+                    s.heads[shard] = null;
+                    s.remaining--;
+                } else {
+                    refused++;
+                }
+            }
+            if (s.remaining == 0) {
+                heldBytes -= s.bytes;
+                it.remove();
+            }
+        }
+        pendingHandOffs = refused;
+        return refused == 0;
+    }
+
+    /** Whether a released block was refused and waits for room. */
+    public boolean hasPending() {
+        return pendingHandOffs > 0;
+    }
+
+    /** Whether sealed blocks wait for their end to be recorded. */
+    public boolean hasWaiting() {
+        return !waiting.isEmpty();
+    }
+
+    /** Content bytes held by this lane in open, sealed and released blocks. */
+    public long heldBytes() {
+        return heldBytes;
+    }
+
+    /** Content bytes of {@code partition}'s open block (all shards). */
+    public long openBytes(int partition) {
+        Open o = open.get(partition);
+        return o == null ? 0 : Arrays.stream(o.bytes).sum();
+    }
+
+    /**
+     * Fails the acks of everything held for {@code partition} (open, sealed, released): it left the
+     * lane before those blocks could be written. Returns how many block chains were given up.
+     */
+    public int fail(int partition) {
+        int givenUp = 0;
+        Open o = open.remove(partition);
+        if (o != null) {
+            givenUp += o.failAll();
+            heldBytes -= Arrays.stream(o.bytes).sum();
+            o.reset();
+        }
+        if (lastPartition == partition) {
+            lastPartition = -1;
+            last = null;
+        }
+        givenUp += failQueued(waiting, partition);
+        givenUp += failQueued(releasable, partition);
+        return givenUp;
+    }
+
+    /**
+     * Fails the acks of {@code partition}'s open block only (it cannot be sealed where it stands); the
+     * partition keeps its sealed blocks. Returns how many chains were given up.
+     */
+    public int failOpen(int partition) {
+        Open o = open.get(partition);
+        if (o == null) {
+            return 0;
+        }
+        int givenUp = o.failAll();
+        heldBytes -= Arrays.stream(o.bytes).sum();
+        o.reset();
+        return givenUp;
+    }
+
+    /** Fails everything held (teardown). Returns how many block chains were given up. */
+    public int failAll() {
+        int givenUp = 0;
+        for (Open o : open.values()) {
+            givenUp += o.failAll();
+            o.reset();
+        }
+        open.clear();
+        lastPartition = -1;
+        last = null;
+        givenUp += failQueued(waiting, -1);
+        givenUp += failQueued(releasable, -1);
+        heldBytes = 0;
+        pendingHandOffs = 0;
+        return givenUp;
+    }
+
+    private int failQueued(ArrayDeque<Sealed> queue, int partition) {
+        int givenUp = 0;
+        Iterator<Sealed> it = queue.iterator();
+        while (it.hasNext()) {
+            Sealed s = it.next();
+            if (partition >= 0 && s.partition != partition) {
+                continue;
+            }
+            for (int shard = 0; shard < shards; shard++) {
+                Chunk head = s.heads[shard];
+                if (head != null) {
+                    head.failChainAcks();
+                    s.heads[shard] = null;
+                    givenUp++;
+                }
+            }
+            heldBytes -= s.bytes;
+            it.remove();
+        }
+        return givenUp;
+    }
+
+    private static void recycleEmpty(Chunk head) {
+        // A chain with no rows holds no acks: its chunks are simply dropped (the pool is the sink's).
+        head.next = null;
+    }
+
+    private static final class Open {
+        final Chunk[] head;
+        final Chunk[] tail;
+        final int[] rows;
+        final long[] bytes;
+        boolean due;
+
+        Open(int shards) {
+            head = new Chunk[shards];
+            tail = new Chunk[shards];
+            rows = new int[shards];
+            bytes = new long[shards];
+        }
+
+        boolean hasRows() {
+            for (int r : rows) {
+                if (r > 0) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        int failAll() {
+            int n = 0;
+            for (Chunk h : head) {
+                if (h != null) {
+                    h.failChainAcks();
+                    n++;
+                }
+            }
+            return n;
+        }
+
+        void reset() {
+            Arrays.fill(head, null);
+            Arrays.fill(tail, null);
+            Arrays.fill(rows, 0);
+            Arrays.fill(bytes, 0);
+            due = false;
+        }
+    }
+
+    private static final class Sealed {
+        final int partition;
+        final long start;
+        final long end;
+        final Chunk[] heads;
+        final long bytes;
+        int remaining;
+
+        Sealed(int partition, long start, long end, Chunk[] heads, long bytes) {
+            this.partition = partition;
+            this.start = start;
+            this.end = end;
+            this.heads = heads;
+            this.bytes = bytes;
+            for (Chunk h : heads) {
+                if (h != null) {
+                    remaining++;
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "block " + partition + "[" + start + ", " + end + ")";
+        }
+    }
+}

@@ -1,0 +1,335 @@
+package dev.etl.pipeline;
+
+import java.util.function.IntFunction;
+
+import org.agrona.collections.Int2ObjectHashMap;
+
+import dev.etl.internal.checkpoint.Checkpointer;
+import dev.etl.internal.sink.BlockChains;
+import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.CommittedPosition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * One lane's deterministic blocks: decides where each partition's blocks end, makes those ends durable
+ * in the commit metadata before any block may be written, and seals a replayed partition at exactly the
+ * ends a previous owner recorded — so that a replay after a crash, a restart or a rebalance rebuilds the
+ * same inserts, which a deduplicating table drops.
+ *
+ * <p>A block is sealed (at a record boundary) when one of its sinks' rows for a shard reach that sink's
+ * batch {@code max-rows} or {@code max-bytes}, when its first record is older than the shortest batch
+ * {@code linger}, when the lane holds more than its share of the in-flight budget in open blocks, and
+ * before every drain (revoke, shutdown). A replayed partition is sealed where the metadata says, whatever
+ * the sizes. Sealing moves the block's chains aside ({@link BlockChains#seal}); only when a commit whose
+ * metadata lists the block's end has succeeded are they released to the sinks. The committed offset is
+ * always a block boundary at or below the checkpointer's watermark, so a replay starts at a block's start.
+ *
+ * <p>Confined to the lane thread. Per record: a field compare or two ({@link #beforeRecord}); the rest
+ * runs per batch, per loop iteration or per block.
+ */
+final class LaneBlocks implements BlockChains.DueListener {
+    /** Boundary commits are at most this frequent: seals of the same moment share one commit. */
+    static final long BOUNDARY_COMMIT_SPACING_NS = 20_000_000L;
+
+    private final BlockChains[] sinks;
+    private final long lingerNs;
+    private final long heldLimitBytes;
+    private final Int2ObjectHashMap<PartitionBlocks> partitions = new Int2ObjectHashMap<>();
+    private final Counter replayedBlocks;
+    private final Counter sealedBlocks;
+    private IntFunction<String> names = p -> "partition-" + p;
+    private int lastPartition = -1;
+    private PartitionBlocks last;
+    /** A seal is due somewhere (size or pressure): checked at the next record or loop iteration. */
+    private boolean anyDue;
+    /** The lane's clock as of its last batch or loop iteration (no clock read per record). */
+    private long nowNs;
+
+    private LaneBlocks(BlockChains[] sinks, long lingerNs, long heldLimitBytes, MeterRegistry registry,
+            String pipeline, int lane) {
+        this.sinks = sinks;
+        this.lingerNs = lingerNs;
+        this.heldLimitBytes = heldLimitBytes;
+        this.replayedBlocks = Counter.builder("etl.checkpoint.replayed.blocks")
+                .description("Blocks sealed at a boundary a previous owner recorded: a replay rebuilding the "
+                        + "block it wrote (or may have written) before a crash, restart or rebalance")
+                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
+        this.sealedBlocks = Counter.builder("etl.checkpoint.sealed.blocks")
+                .description("Deterministic blocks sealed (one partition's offset range, all sinks and shards)")
+                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
+        for (BlockChains sink : sinks) {
+            sink.dueListener(this);
+        }
+    }
+
+    /**
+     * The blocks of a lane whose outboxes include deterministic ones, or null when none does (the lane
+     * then commits plain watermarks).
+     *
+     * @param heldLimitBytes open-block bytes the lane may hold before it seals them all early
+     */
+    static LaneBlocks of(ChunkOutbox[] outboxes, long heldLimitBytes, MeterRegistry registry, String pipeline,
+            int lane) {
+        int n = 0;
+        long linger = Long.MAX_VALUE;
+        for (ChunkOutbox outbox : outboxes) {
+            if (outbox.blocks() != null) {
+                n++;
+                linger = Math.min(linger, outbox.definition().batch().linger().toNanos());
+            }
+        }
+        if (n == 0) {
+            return null;
+        }
+        BlockChains[] sinks = new BlockChains[n];
+        int i = 0;
+        for (ChunkOutbox outbox : outboxes) {
+            if (outbox.blocks() != null) {
+                sinks[i++] = outbox.blocks();
+            }
+        }
+        return new LaneBlocks(sinks, linger, heldLimitBytes, registry, pipeline, lane);
+    }
+
+    void partitionNames(IntFunction<String> names) {
+        this.names = names;
+    }
+
+    void clock(long nowNs) {
+        this.nowNs = nowNs;
+    }
+
+    /** A new assignment of {@code partition}, starting at its committed position. */
+    void assigned(int partition, int epoch, CommittedPosition committed) {
+        PartitionBlocks blocks = new PartitionBlocks(partition, epoch, committed.offset(), committed.metadata());
+        partitions.put(partition, blocks);
+        if (lastPartition == partition) {
+            last = blocks;
+        }
+    }
+
+    /** {@code partition} left the lane: whatever it still holds is failed (it replays on its next owner). */
+    int removed(int partition) {
+        partitions.remove(partition);
+        if (lastPartition == partition) {
+            lastPartition = -1;
+            last = null;
+        }
+        int givenUp = 0;
+        for (BlockChains sink : sinks) {
+            givenUp += sink.fail(partition);
+        }
+        return givenUp;
+    }
+
+    private PartitionBlocks blocks(int partition) {
+        if (partition == lastPartition) {
+            return last;
+        }
+        PartitionBlocks blocks = partitions.get(partition);
+        lastPartition = partition;
+        last = blocks;
+        return blocks;
+    }
+
+    /**
+     * The record at {@code offset} of {@code partition} is about to enter the chain: seals the open block
+     * first when a recorded boundary is reached or a seal is due. Hot path.
+     */
+    void beforeRecord(int partition, long offset) {
+        PartitionBlocks b = blocks(partition);
+        if (b == null) {
+            return;
+        }
+        if (offset < b.blockStart) {
+            b.restartAt(offset);
+        } else if (b.startIfUnknown(offset)) {
+            // first record of a partition without a committed offset: blocks start here
+        }
+        while (offset >= b.nextReplayBoundary()) {
+            seal(b, b.nextReplayBoundary(), true);
+        }
+        // While recorded boundaries remain, only they may end a block: a free seal in between would
+        // build a block the previous owner never wrote.
+        if (b.due && offset > b.blockStart && b.replayRemaining() == 0) {
+            seal(b, offset, false);
+        }
+        if (b.openedNs < 0) {
+            b.openedNs = nowNs;
+        }
+        b.position = offset + 1;
+    }
+
+    /** The batch of {@code partition} ended; the next record cannot be below {@code nextOffset}. */
+    void afterBatch(int partition, long nextOffset) {
+        PartitionBlocks b = blocks(partition);
+        if (b != null && nextOffset > b.position && b.blockStart >= 0) {
+            b.position = nextOffset;
+        }
+    }
+
+    @Override
+    public void sealDue(int partition) {
+        PartitionBlocks b = partitions.get(partition);
+        if (b != null) {
+            b.due = true;
+            anyDue = true;
+        }
+    }
+
+    private boolean pressure() {
+        long held = 0;
+        for (BlockChains sink : sinks) {
+            held += sink.heldBytes();
+        }
+        return held > heldLimitBytes;
+    }
+
+    /**
+     * Loop iteration: seals open blocks whose first record is older than the linger, those due by size,
+     * and, when the lane holds more than its share of open-block bytes, all of them. Between batches,
+     * so every partition is at a record boundary (its position).
+     */
+    void tick(long nowNs) {
+        this.nowNs = nowNs;
+        boolean pressure = pressure();
+        boolean due = anyDue;
+        anyDue = false;
+        for (PartitionBlocks b : partitions.values()) {
+            if (b.blockStart < 0 || b.position <= b.blockStart || b.replayRemaining() > 0) {
+                continue;
+            }
+            if (pressure || (due && b.due) || (b.openedNs >= 0 && nowNs - b.openedNs >= lingerNs)) {
+                seal(b, b.position, false);
+            }
+        }
+    }
+
+    /** Seals every open block of {@code partitions} (all assigned when null) at its position: before a drain. */
+    void sealAll(int[] partitionIds) {
+        if (partitionIds == null) {
+            for (PartitionBlocks b : partitions.values()) {
+                sealOpen(b);
+            }
+            return;
+        }
+        for (int partition : partitionIds) {
+            PartitionBlocks b = partitions.get(partition);
+            if (b != null) {
+                sealOpen(b);
+            }
+        }
+    }
+
+    /**
+     * Seals the open block at its position; a block that a previous owner's recorded boundary ends
+     * further on cannot be sealed early (that would build a block it never wrote): its rows are failed
+     * instead, so they replay, in the same block, on the partition's next owner or run.
+     */
+    private void sealOpen(PartitionBlocks b) {
+        if (b.blockStart < 0 || b.position <= b.blockStart) {
+            return;
+        }
+        if (b.replayRemaining() > 0) {
+            for (BlockChains sink : sinks) {
+                sink.failOpen(b.partition);
+            }
+            return;
+        }
+        seal(b, b.position, false);
+    }
+
+    private void seal(PartitionBlocks b, long end, boolean recorded) {
+        long start = b.blockStart;
+        b.seal(end, recorded);
+        String name = names.apply(b.partition);
+        for (BlockChains sink : sinks) {
+            sink.seal(b.partition, start, end, name);
+            if (recorded) {
+                sink.release(b.partition, end);
+            }
+        }
+        sealedBlocks.increment();
+        if (recorded) {
+            replayedBlocks.increment();
+        }
+    }
+
+    /** Whether some sealed block end is not yet recorded (a boundary commit is needed before it is written). */
+    boolean hasUnrecorded() {
+        for (PartitionBlocks b : partitions.values()) {
+            if (b.unrecorded() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code partition} has as many sealed, uncommitted blocks as the metadata may list. */
+    boolean tooManyPending(int partition) {
+        PartitionBlocks b = partitions.get(partition);
+        return b != null && b.sealedCount() + b.replayRemaining() >= BlockBoundaries.MAX_BOUNDARIES;
+    }
+
+    /** Whether a partition paused for {@link #tooManyPending} may resume (down to half). */
+    boolean mayResume(int partition) {
+        PartitionBlocks b = partitions.get(partition);
+        return b == null || b.sealedCount() + b.replayRemaining() <= BlockBoundaries.MAX_BOUNDARIES / 2;
+    }
+
+    /**
+     * What to commit now: for every partition whose committable boundary or metadata changed, the highest
+     * block boundary at or below the checkpointer's watermark, with the sealed ends above it (and the
+     * replay boundaries not yet reached) as metadata. Null when nothing changed.
+     */
+    BlockCommit commit(Checkpointer checkpointer) {
+        int n = partitions.size();
+        CommitOffsets.Builder offsets = CommitOffsets.builder(n);
+        long[] recordedThrough = new long[n];
+        int[] epochs = new int[n];
+        int i = 0;
+        for (PartitionBlocks b : partitions.values()) {
+            if (b.commitPoint < 0) {
+                continue; // not a record yet and no committed offset: nothing to say
+            }
+            long offset = b.commitOffsetFor(checkpointer.watermark(b.partition));
+            String metadata = b.metadataFor(offset);
+            if (offset == b.commitPoint && java.util.Objects.equals(metadata, b.committedMetadata)) {
+                continue;
+            }
+            offsets.add(b.partition, offset, metadata);
+            recordedThrough[i] = b.highestSealed();
+            epochs[i] = b.epoch;
+            i++;
+        }
+        if (i == 0) {
+            return null;
+        }
+        return new BlockCommit(offsets.build(), recordedThrough, epochs);
+    }
+
+    /**
+     * {@code commit} is durable: the block ends it listed are recorded (their chains are released to the
+     * sinks) and the boundaries at or below each committed offset are forgotten.
+     */
+    void committed(BlockCommit commit) {
+        CommitOffsets offsets = commit.offsets();
+        for (int i = 0; i < offsets.size(); i++) {
+            PartitionBlocks b = partitions.get(offsets.partition(i));
+            if (b == null || b.epoch != commit.epochs()[i]) {
+                continue; // revoked, lost or re-assigned meanwhile
+            }
+            b.committed(offsets.offset(i), offsets.metadata(i), commit.recordedThrough()[i]);
+            long recorded = b.recordedUpTo();
+            for (BlockChains sink : sinks) {
+                sink.release(b.partition, recorded);
+            }
+        }
+    }
+
+    /** A commit, with what it records per entry (the highest sealed end listed, and the epoch it was built in). */
+    record BlockCommit(CommitOffsets offsets, long[] recordedThrough, int[] epochs) {
+    }
+}
