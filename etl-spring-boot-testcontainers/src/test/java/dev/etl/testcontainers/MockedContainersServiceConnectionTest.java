@@ -14,21 +14,14 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.kafka.KafkaContainer;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
-import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
 import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
-import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
-import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.kafka.KafkaSourceConfig;
-import dev.etl.pipeline.PipelineConfig;
 
 /**
  * The whole {@code @ServiceConnection} path without Docker: Boot's test-context customizer reads the
@@ -36,7 +29,7 @@ import dev.etl.pipeline.PipelineConfig;
  * factories from {@code spring.factories}, matches them, registers the details beans, and the etl
  * connectors' auto-configurations build their configurations from those beans.
  */
-@SpringBootTest(classes = MockedContainersServiceConnectionTest.Connectors.class,
+@SpringBootTest(classes = EtlConnectors.class,
         properties = { "etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.validation=off",
                 "etl.avro.registry.check-on-startup=false", "etl.source.kafka.topics=orders" })
 class MockedContainersServiceConnectionTest {
@@ -114,19 +107,6 @@ class MockedContainersServiceConnectionTest {
         given(container.getBootstrapServers()).willReturn(bootstrapServers);
         given(container.isRunning()).willReturn(true);
         return container;
-    }
-
-    /** The etl connectors, and the pipeline's name they need; no pipeline runs. */
-    @Configuration(proxyBeanMethods = false)
-    @ImportAutoConfiguration({ ClickHouseSinkAutoConfiguration.class, SchemaRegistryAutoConfiguration.class,
-            KafkaSourceAutoConfiguration.class })
-    static class Connectors {
-
-        @Bean
-        PipelineConfig pipelineConfig() {
-            return PipelineConfig.builder("orders").build();
-        }
-
     }
 
 }
