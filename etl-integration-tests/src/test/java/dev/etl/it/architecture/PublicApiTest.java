@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  *       test says it on the class path, where Spring Boot applications run);</li>
  *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
  *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
- *       connector (Kafka's, Avro's, ClickHouse's; Spring's in the Spring modules).</li>
+ *       connector (Kafka's, Avro's, ClickHouse's; Spring's in the Spring modules; Testcontainers' in
+ *       etl-spring-boot-testcontainers).</li>
  * </ul>
  */
 class PublicApiTest {
@@ -44,6 +45,7 @@ class PublicApiTest {
             "dev.etl.clickhouse", List.of("com.clickhouse."),
             "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro."),
             "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
+            "dev.etl.testcontainers", List.of("org.springframework.", "org.testcontainers."),
             // Not published: the repository's own helpers for tests against its local servers.
             "dev.etl.test.infra", List.of("org.junit.", "org.apache.kafka."));
 
@@ -61,7 +63,7 @@ class PublicApiTest {
     @Test
     void everyModuleIsOnTheClassPath() {
         for (String pkg : List.of("dev.etl.pipeline", "dev.etl.internal.sink", "dev.etl.kafka", "dev.etl.avro",
-                "dev.etl.clickhouse", "dev.etl.autoconfigure", "dev.etl.test.memory")) {
+                "dev.etl.clickhouse", "dev.etl.autoconfigure", "dev.etl.test.memory", "dev.etl.testcontainers")) {
             assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
                 .as("classes of %s imported", pkg)
                 .isTrue();

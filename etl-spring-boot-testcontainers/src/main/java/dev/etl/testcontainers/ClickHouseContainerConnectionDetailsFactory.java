@@ -1,0 +1,75 @@
+package dev.etl.testcontainers;
+
+import java.net.URI;
+import java.util.List;
+
+import org.testcontainers.clickhouse.ClickHouseContainer;
+
+import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
+import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
+import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
+
+import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
+
+/**
+ * {@link ClickHouseConnectionDetails} from a {@link ServiceConnection @ServiceConnection}-annotated
+ * Testcontainers {@link ClickHouseContainer} ({@code org.testcontainers.clickhouse}), whatever its image
+ * name: one shard with one replica, the container's HTTP interface
+ * ({@code http://host:mappedPort(8123)}), and the container's user name and password.
+ *
+ * <p>The container's database name is not part of the details: the sink writes to
+ * {@code etl.sink.clickhouse.database}. The details read the container when they are asked, so the
+ * container is started (by Boot, once) before the sink's configuration is built.
+ */
+public final class ClickHouseContainerConnectionDetailsFactory
+        extends ContainerConnectionDetailsFactory<ClickHouseContainer, ClickHouseConnectionDetails> {
+
+    /** The port of ClickHouse's HTTP interface inside the container. */
+    static final int HTTP_PORT = 8123;
+
+    /** Called by Spring's factories loader. */
+    public ClickHouseContainerConnectionDetailsFactory() {
+        super(ANY_CONNECTION_NAME);
+    }
+
+    @Override
+    protected ClickHouseConnectionDetails getContainerConnectionDetails(
+            ContainerConnectionSource<ClickHouseContainer> source) {
+        return new ClickHouseContainerConnectionDetails(source);
+    }
+
+    /**
+     * The container as a cluster: one shard with one replica, its HTTP interface.
+     * @param container a started container
+     * @return the shards
+     */
+    static List<List<URI>> shards(ClickHouseContainer container) {
+        return List.of(List.of(ContainerUri.of("http", container.getHost(), container.getMappedPort(HTTP_PORT), "")));
+    }
+
+    /** {@link ClickHouseConnectionDetails} read from the source's container. */
+    private static final class ClickHouseContainerConnectionDetails extends ContainerConnectionDetails<ClickHouseContainer>
+            implements ClickHouseConnectionDetails {
+
+        private ClickHouseContainerConnectionDetails(ContainerConnectionSource<ClickHouseContainer> source) {
+            super(source);
+        }
+
+        @Override
+        public List<List<URI>> getShards() {
+            return shards(getContainer());
+        }
+
+        @Override
+        public String getUsername() {
+            return getContainer().getUsername();
+        }
+
+        @Override
+        public String getPassword() {
+            return getContainer().getPassword();
+        }
+
+    }
+
+}
