@@ -103,7 +103,7 @@ public final class ClickHouseSink {
                 open.release();
                 throw e;
             }
-        }).withBatch(config.batch()).withRetry(config.retry());
+        }).withBatch(config.batch()).withRetry(config.retry()).withDeterministicBlocks(config.deterministicBlocks());
     }
 
     /** Runs the configured placement check once per definition, before the first writer's validation. */

@@ -42,12 +42,20 @@ import dev.etl.sink.RetryConfig;
  * @param retry             transient-failure retries for the engine's shard workers
  * @param placementCheck    the startup check that the pipeline's router places keys where the
  *                          Distributed table fronting this table does, or null for none (the default)
+ * @param deterministicBlocks whether rows are inserted in deterministic blocks (one per source partition,
+ *                          offset range and shard, ended at boundaries recorded in the commit metadata
+ *                          before the insert), so a replay after a crash rebuilds the same inserts and a
+ *                          Replicated*MergeTree table (or a server with {@code insert_deduplication_token})
+ *                          drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default
  */
 public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
         String password, Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
         int breakerThreshold,
         Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
-        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck) {
+        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks) {
+
+    /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
+    public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
 
     /**
      * How inserts reach the replicas. Both send the same statement, settings and RowBinary bytes and
@@ -165,7 +173,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", transport=" + transport
                 + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
-                + ", requireDedup=" + requireDedup + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
+                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
                 + ", placementCheck=" + placementCheck + "]";
     }
 
@@ -187,6 +195,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private Duration breakerOpenTime = DEFAULT_BREAKER_OPEN_TIME;
         private ValidationMode validation = DEFAULT_VALIDATION;
         private boolean requireDedup;
+        private boolean deterministicBlocks = DEFAULT_DETERMINISTIC_BLOCKS;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private BatchConfig batch = BatchConfig.DEFAULTS;
         private RetryConfig retry = RetryConfig.DEFAULTS;
@@ -286,6 +295,12 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
          * Checks at startup, before the first shard's validation, that the pipeline's router places keys
          * where a Distributed table fronting the sink's table would ({@link PlacementCheck}); null for none.
          */
+        /** See {@link ClickHouseSinkConfig#deterministicBlocks()}; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default. */
+        public Builder deterministicBlocks(boolean deterministicBlocks) {
+            this.deterministicBlocks = deterministicBlocks;
+            return this;
+        }
+
         public Builder placementCheck(PlacementCheck placementCheck) {
             this.placementCheck = placementCheck;
             return this;
@@ -294,7 +309,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
                     compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry,
-                    placementCheck);
+                    placementCheck, deterministicBlocks);
         }
     }
 }

@@ -1,10 +1,10 @@
 package dev.etl.pipeline;
 
 import java.util.function.IntFunction;
+import java.util.function.IntToLongFunction;
 
 import org.agrona.collections.Int2ObjectHashMap;
 
-import dev.etl.internal.checkpoint.Checkpointer;
 import dev.etl.internal.sink.BlockChains;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.source.CommitOffsets;
@@ -165,8 +165,22 @@ final class LaneBlocks implements BlockChains.DueListener {
     /** The batch of {@code partition} ended; the next record cannot be below {@code nextOffset}. */
     void afterBatch(int partition, long nextOffset) {
         PartitionBlocks b = blocks(partition);
-        if (b != null && nextOffset > b.position && b.blockStart >= 0) {
-            b.position = nextOffset;
+        if (b != null && b.blockStart >= 0) {
+            if (nextOffset > b.position) {
+                b.position = nextOffset;
+            }
+            sealReachedReplayBoundaries(b);
+        }
+    }
+
+    /**
+     * Every record below a recorded boundary has been processed (the position is past it): seals there
+     * now, rather than waiting for a record at or above it that may be long in coming (the last block a
+     * previous owner recorded usually ends where the partition's data ended).
+     */
+    private void sealReachedReplayBoundaries(PartitionBlocks b) {
+        while (b.position >= b.nextReplayBoundary() && b.nextReplayBoundary() > b.blockStart) {
+            seal(b, b.nextReplayBoundary(), true);
         }
     }
 
@@ -198,6 +212,9 @@ final class LaneBlocks implements BlockChains.DueListener {
         boolean due = anyDue;
         anyDue = false;
         for (PartitionBlocks b : partitions.values()) {
+            if (b.blockStart >= 0 && b.replayRemaining() > 0) {
+                sealReachedReplayBoundaries(b);
+            }
             if (b.blockStart < 0 || b.position <= b.blockStart || b.replayRemaining() > 0) {
                 continue;
             }
@@ -267,6 +284,21 @@ final class LaneBlocks implements BlockChains.DueListener {
         return false;
     }
 
+    /**
+     * Whether some partition's committed offset can move to a later block boundary (its blocks up to
+     * there are written): committing it soon keeps the replay after a crash short, so the blocks a
+     * replay rebuilds are recent ones (well inside the table's deduplication window).
+     */
+    boolean canAdvance(IntToLongFunction watermarks) {
+        for (PartitionBlocks b : partitions.values()) {
+            if (b.commitPoint >= 0 && b.sealedCount() > 0
+                    && b.commitOffsetFor(watermarks.applyAsLong(b.partition)) > b.commitPoint) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Whether {@code partition} has as many sealed, uncommitted blocks as the metadata may list. */
     boolean tooManyPending(int partition) {
         PartitionBlocks b = partitions.get(partition);
@@ -281,10 +313,10 @@ final class LaneBlocks implements BlockChains.DueListener {
 
     /**
      * What to commit now: for every partition whose committable boundary or metadata changed, the highest
-     * block boundary at or below the checkpointer's watermark, with the sealed ends above it (and the
+     * block boundary at or below its watermark (the checkpointer's), with the sealed ends above it (and the
      * replay boundaries not yet reached) as metadata. Null when nothing changed.
      */
-    BlockCommit commit(Checkpointer checkpointer) {
+    BlockCommit commit(IntToLongFunction watermarks) {
         int n = partitions.size();
         CommitOffsets.Builder offsets = CommitOffsets.builder(n);
         long[] recordedThrough = new long[n];
@@ -294,12 +326,13 @@ final class LaneBlocks implements BlockChains.DueListener {
             if (b.commitPoint < 0) {
                 continue; // not a record yet and no committed offset: nothing to say
             }
-            long offset = b.commitOffsetFor(checkpointer.watermark(b.partition));
+            long offset = b.commitOffsetFor(watermarks.applyAsLong(b.partition));
             String metadata = b.metadataFor(offset);
             if (offset == b.commitPoint && java.util.Objects.equals(metadata, b.committedMetadata)) {
                 continue;
             }
             offsets.add(b.partition, offset, metadata);
+
             recordedThrough[i] = b.highestSealed();
             epochs[i] = b.epoch;
             i++;

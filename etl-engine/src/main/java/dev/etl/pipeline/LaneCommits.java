@@ -13,7 +13,9 @@ import dev.etl.source.SourceLane;
  * How one lane commits: what is committable (the checkpointer's watermarks, or with deterministic
  * blocks the highest block boundary at or below them plus the boundary metadata), when (every
  * checkpoint interval; with blocks also as soon as a sealed block's end must be recorded before it may be
- * written; synchronously at revoke and shutdown), and what a commit's success changes. Nothing is
+ * written, or written blocks let the committed offset move to a later boundary, at most every
+ * {@link LaneBlocks#BOUNDARY_COMMIT_SPACING_NS}; synchronously at revoke and shutdown), and what a
+ * commit's success changes. Nothing is
  * committed once the pipeline has failed. At most one asynchronous commit is in flight.
  *
  * <p>Confined to the lane thread (callbacks of asynchronous commits arrive there too, from inside a
@@ -32,6 +34,7 @@ final class LaneCommits {
     /** Reused to collect committable watermarks (commits happen per interval, revoke and shutdown). */
     private final Long2LongHashMap committableScratch = new Long2LongHashMap(-1);
     private final SourceLane.CommitCallback asyncCallback = this::onAsyncCommit;
+    private final java.util.function.IntToLongFunction watermarks;
     private SourceLane sourceLane;
     private long nextCommitNs;
     private long lastBoundaryCommitNs;
@@ -47,6 +50,7 @@ final class LaneCommits {
         this.blocks = blocks;
         this.metrics = metrics;
         this.checkpointIntervalNs = config.checkpointInterval().toNanos();
+        this.watermarks = checkpointer::watermark;
     }
 
     void open(SourceLane sourceLane, long nowNs) {
@@ -61,7 +65,7 @@ final class LaneCommits {
     void commitIfDue(long nowNs) {
         boolean interval = nowNs - nextCommitNs >= 0;
         boolean boundaries = blocks != null && nowNs - lastBoundaryCommitNs >= LaneBlocks.BOUNDARY_COMMIT_SPACING_NS
-                && blocks.hasUnrecorded();
+                && (blocks.hasUnrecorded() || blocks.canAdvance(watermarks));
         if (!interval && !boundaries) {
             return;
         }
@@ -89,7 +93,7 @@ final class LaneCommits {
     /** What can be committed now, or null when nothing changed. */
     private Prepared prepare() {
         if (blocks != null) {
-            LaneBlocks.BlockCommit commit = blocks.commit(checkpointer);
+            LaneBlocks.BlockCommit commit = blocks.commit(watermarks);
             return commit == null ? null : new Prepared(commit.offsets(), commit);
         }
         committableScratch.clear();

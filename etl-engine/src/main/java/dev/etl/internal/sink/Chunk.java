@@ -142,6 +142,16 @@ public final class Chunk {
         blockToken = null;
     }
 
+    /** The next chunk of this block chain, or null. */
+    public Chunk next() {
+        return next;
+    }
+
+    /** The block's token when this chunk heads a deterministic block, else null. */
+    public String blockToken() {
+        return blockToken;
+    }
+
     /** Whether this chunk heads a deterministic block (written alone, with its own token). */
     public boolean isBlock() {
         return blockToken != null;

@@ -64,6 +64,7 @@ public final class ClickHouseSinkAutoConfiguration {
             .breaker(clickHouse.getBreaker().getThreshold(), clickHouse.getBreaker().getOpenTime())
             .validation(ValidationMode.valueOf(clickHouse.getValidation().name()))
             .requireDedup(clickHouse.isRequireDedup())
+            .deterministicBlocks(clickHouse.isDeterministicBlocks())
             .batch(new BatchConfig(batch.getMaxRows(), batch.getMaxBytes().toBytes(), batch.getLinger()))
             .retry(new RetryConfig(retry.getMaxAttempts(), retry.getInitialBackoff(), retry.getMaxBackoff(),
                     retry.getMultiplier(), retry.getJitter()));

@@ -90,6 +90,14 @@ public class EtlClickHouseProperties implements Validator {
     private boolean requireDedup = false;
 
     /**
+     * Whether rows are inserted in deterministic blocks: one insert per source partition, offset range
+     * and shard, ended at boundaries recorded in the Kafka commit metadata before the insert, so a replay
+     * after a crash, restart or rebalance rebuilds the same inserts and a Replicated*MergeTree table (or
+     * a server that knows insert_deduplication_token) drops them instead of duplicating rows.
+     */
+    private boolean deterministicBlocks = ClickHouseSinkConfig.DEFAULT_DETERMINISTIC_BLOCKS;
+
+    /**
      * Chunks each shard queue holds before lanes pause (a power of two).
      */
     private int queueCapacity = SinkDefinition.DEFAULT_QUEUE_CAPACITY;
@@ -211,6 +219,14 @@ public class EtlClickHouseProperties implements Validator {
 
     public void setRequireDedup(boolean requireDedup) {
         this.requireDedup = requireDedup;
+    }
+
+    public boolean isDeterministicBlocks() {
+        return this.deterministicBlocks;
+    }
+
+    public void setDeterministicBlocks(boolean deterministicBlocks) {
+        this.deterministicBlocks = deterministicBlocks;
     }
 
     public int getQueueCapacity() {
