@@ -105,6 +105,9 @@ public final class ClickHouseSchemaValidator {
                     + " is Distributed; point the sink at the shard-local table (an insert into a Distributed table"
                     + " returns before the rows are durable on the shards)", null);
         }
+        if (config.deterministicBlocks()) {
+            checkReplayWindow(uri, replica, shard, engine, engineFull, caps);
+        }
         String dedupProblem = dedupProblem(engine, engineFull, caps);
         if (dedupProblem != null) {
             String message = "table " + table + " on shard " + shard + " replica " + replica + " (ClickHouse "
@@ -170,6 +173,58 @@ public final class ClickHouseSchemaValidator {
                         + (closest == null ? "" : "; did you mean '" + closest + "'?"), null);
             }
         }
+    }
+
+    /**
+     * With deterministic blocks, a replay is dropped only if each replayed block is still among the last
+     * {@code replicated_deduplication_window} blocks inserted into this shard's table when it is inserted
+     * again. Warns, with the numbers, when the window is small for a crash replay (every partition writing
+     * to the shard seals a block per {@code linger}; the window must cover the restart and the replay), and
+     * when the table cannot deduplicate at all.
+     */
+    private void checkReplayWindow(URI uri, String replica, int shard, String engine, String engineFull,
+            ClickHouseCapabilities caps) throws ClickHouseRequestException {
+        String table = config.qualifiedTable();
+        if (!engine.startsWith("Replicated")) {
+            if (!caps.dedupToken() || dedupProblem(engine, engineFull, caps) != null) {
+                log.warn("ClickHouse shard {} replica {}: table {} ({}) cannot drop replayed blocks: deterministic "
+                        + "blocks make a replay after a crash rebuild the same inserts, but only a Replicated*MergeTree "
+                        + "table (or, on servers with insert_deduplication_token, a MergeTree with "
+                        + "non_replicated_deduplication_window > 0) drops them; replays will duplicate rows", shard,
+                        replica, table, engine);
+            }
+            return;
+        }
+        long window = settingOf(engineFull, "replicated_deduplication_window");
+        if (window < 0) {
+            String body = transport.query(uri, "SELECT value FROM system.merge_tree_settings WHERE name = "
+                    + "'replicated_deduplication_window' FORMAT TabSeparated").strip();
+            window = body.isEmpty() ? 100 : Long.parseLong(body);
+        }
+        long lingerMs = Math.max(1, config.batch().linger().toMillis());
+        if (window < RECOMMENDED_REPLAY_WINDOW) {
+            log.warn("ClickHouse shard {} replica {}: table {} keeps the hashes of its last {} inserted blocks "
+                    + "(replicated_deduplication_window). A replayed block is dropped only while fewer blocks than that "
+                    + "were inserted into the shard's table after its first write: with P partitions sealing a block "
+                    + "per shard every {} ms that is {} × {} ms / P of restart and replay (P = 8: {} s). For crash "
+                    + "replays without duplicates create the table with SETTINGS replicated_deduplication_window = {} "
+                    + "or more ({} s at P = 8)", shard, replica, table, window, lingerMs, window, lingerMs,
+                    window * lingerMs / 8 / 1000, RECOMMENDED_REPLAY_WINDOW,
+                    RECOMMENDED_REPLAY_WINDOW * lingerMs / 8 / 1000);
+        } else {
+            log.info("ClickHouse shard {} replica {}: table {} deduplicates replayed blocks over its last {} blocks "
+                    + "(about {} s of replay at 8 partitions and a {} ms linger)", shard, replica, table, window,
+                    window * lingerMs / 8 / 1000, lingerMs);
+        }
+    }
+
+    /** The replay window the startup check recommends (the server default is 100). */
+    static final long RECOMMENDED_REPLAY_WINDOW = 1_000;
+
+    /** A numeric MergeTree setting from a table's {@code engine_full}, or -1 when it does not set it. */
+    static long settingOf(String engineFull, String name) {
+        Matcher m = Pattern.compile("\\b" + name + "\\s*=\\s*(\\d+)").matcher(engineFull);
+        return m.find() ? Long.parseLong(m.group(1)) : -1;
     }
 
     /** Why the engine does not dedup inserts, or null when it does. */

@@ -143,6 +143,43 @@ class ClickHouseSchemaValidatorTest {
     }
 
     @Test
+    void theReplayWindowIsReadFromTheTableSettingsOrTheServerDefault() {
+        assertThat(ClickHouseSchemaValidator.settingOf("ReplicatedMergeTree('/t', 'r') ORDER BY id SETTINGS "
+                + "replicated_deduplication_window = 1000, index_granularity = 8192", "replicated_deduplication_window"))
+            .isEqualTo(1000);
+        assertThat(ClickHouseSchemaValidator.settingOf("MergeTree ORDER BY id SETTINGS "
+                + "non_replicated_deduplication_window = 5", "replicated_deduplication_window")).isEqualTo(-1);
+        assertThat(ClickHouseSchemaValidator.settingOf("ReplicatedMergeTree('/t', 'r') ORDER BY id",
+                "replicated_deduplication_window")).isEqualTo(-1);
+    }
+
+    @Test
+    void aSmallReplayWindowIsWarnedAboutWithTheNumbers() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+            .getLogger(ClickHouseSchemaValidator.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logs.start();
+        logger.addAppender(logs);
+        try {
+            FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
+            java.util.function.Function<String, String> base = t.queries;
+            t.queries = sql -> sql.contains("merge_tree_settings WHERE name = 'replicated_deduplication_window'") ? "100\n"
+                    : base.apply(sql);
+            new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
+            assertThat(logs.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .anySatisfy(m -> assertThat(m).contains("keeps the hashes of its last 100 inserted blocks")
+                    .contains("replicated_deduplication_window = 1000"));
+            logs.list.clear();
+            new ClickHouseSchemaValidator(config().deterministicBlocks(false).build(), t).validateShard(0, EXPECTED);
+            assertThat(logs.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .noneSatisfy(m -> assertThat(m).contains("inserted blocks"));
+        } finally {
+            logger.detachAppender(logs);
+        }
+    }
+
+    @Test
     void unreachableReplicaIsSkippedButAShardWithNoneFails() {
         FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
         t.down("http://127.0.0.1:18123");
