@@ -38,8 +38,8 @@
 #                        '--etl.checkpoint.interval=500ms --etl.sink.clickhouse.batch.linger=500ms'
 #   RESTART_HTTP_PORT    the sample's HTTP port (default: a free port from 18600 up)
 #   SAMPLE_JAR           default sample-service/target/sample-service.jar (built when missing with
-#                        ./mvnw -q -pl sample-service -am package -DskipTests $RESTART_MVN_ARGS;
-#                        for the -aot variants build it with -Paot)
+#                        ./mvnw -q -pl sample-service -am package -DskipTests $RESTART_MVN_ARGS, with
+#                        -Paot when a variant needs AOT; a jar built with -Paot serves every variant)
 #   RESTART_MVN_ARGS     extra Maven arguments (e.g. -o)
 #   RESTART_KEEP_INFRA=1 leave the servers this script started running
 #   ETL_INFRA_DIR, ETL_*_PORT, ...  as for scripts/infra.sh (the endpoints are read from the file it writes)
@@ -118,16 +118,19 @@ start_infra
 read_endpoints
 
 # ------------------------------------------------------------------ jar, helper ----
+step "sample jar $JAR"
 if [[ ! -f "$JAR" ]]; then
-  step "building sample-service (./mvnw -q -pl sample-service -am package -DskipTests)" "$LOG_DIR/build.log"
+  PROFILE=""
+  [[ " ${VARIANTS[*]} " == *-aot* ]] && PROFILE="-Paot"
+  step "building sample-service (./mvnw -q -pl sample-service -am package -DskipTests $PROFILE)" "$LOG_DIR/build.log"
   # shellcheck disable=SC2086 # RESTART_MVN_ARGS is a list of arguments
-  (cd "$REPO_ROOT" && ./mvnw -q -B -pl sample-service -am package -DskipTests ${RESTART_MVN_ARGS:-}) \
+  (cd "$REPO_ROOT" && ./mvnw -q -B -pl sample-service -am package -DskipTests $PROFILE ${RESTART_MVN_ARGS:-}) \
     >"$LOG_DIR/build.log" 2>&1 || fail "the build failed: see $LOG_DIR/build.log"
 fi
 [[ -f "$JAR" ]] || fail "no $JAR"
 if [[ " ${VARIANTS[*]} " == *-aot* ]]; then # the jar must hold the AOT initializers
   jar tf "$JAR" | grep -c '^BOOT-INF/classes/dev/etl/sample/SampleApplication__ApplicationContextInitializer.class$' >/dev/null \
-    || fail "$JAR has no AOT classes: build it with ./mvnw -q -pl sample-service -am package -DskipTests -Paot"
+    || fail "$JAR has no AOT classes: build it with ./mvnw -q -pl sample-service -am clean package -DskipTests -Paot"
 fi
 step "extracting $(basename "$JAR"), compiling scripts/lib/RestartBenchTool.java" "$LOG_DIR/extract.log"
 java -Djarmode=tools -jar "$JAR" extract --destination "$LOG_DIR/app" >"$LOG_DIR/extract.log" 2>&1 \
@@ -152,7 +155,7 @@ step "feeding $FEED_RATE orders/s into topic $TOPIC (8 partitions)" "$LOG_DIR/fe
 "${TOOL[@]}" feed --bootstrap "$KAFKA" --registry "$REGISTRY" --topic "$TOPIC" --rate "$FEED_RATE" >"$LOG_DIR/feed.log" 2>&1 &
 FEED_PID=$!
 t=$(now_ms)
-until grep -q '^feeding' "$LOG_DIR/feed.log"; do
+until grep -q '^feeding' "$LOG_DIR/feed.log" 2>/dev/null; do
   kill -0 "$FEED_PID" 2>/dev/null || fail "the feeder exited (see $LOG_DIR/feed.log)"
   (($(now_ms) - t < 60000)) || fail "the feeder did not start within 60 s"
   sleep 0.2
