@@ -63,13 +63,14 @@ class ReplayWithoutDuplicatesIT {
                 + "/orders', '{replica}') ORDER BY id SETTINGS replicated_deduplication_window = 1000");
         long duplicatedBefore = duplicatedBlocks(infra);
 
-        // Ids arrive while the pipeline is killed and restarted: 6,000 a second for 10 s.
+        // Ids arrive while the pipeline is killed and restarted: 1,500 a second for 40 s, longer than the kills
+        // take, so every run has records to poll.
         AtomicReference<Throwable> producerFailure = new AtomicReference<>();
         Thread producer = new Thread(() -> {
             try {
                 for (int from = 0; from < N; from += 600) {
                     produce(topics.bootstrapServers(), topic, PARTITIONS, from, Math.min(N, from + 600));
-                    Thread.sleep(100);
+                    Thread.sleep(400);
                 }
             } catch (Throwable t) {
                 producerFailure.set(t);
@@ -83,7 +84,7 @@ class ReplayWithoutDuplicatesIT {
             Process a = start(infra, db, topics, topic, group, logA);
             try {
                 await(Duration.ofSeconds(60), "run " + run + " to poll (log " + logA + ")",
-                        () -> alive(a, logA) && recordsIn(logA) > 0);
+                        () -> alive(a, logA) && (recordsIn(logA) > 0 || caughtUp(producer, topics, topic, group)));
                 if (kill == 2) {
                     // During a revoke: a second instance joins, the group rebalances (cooperative: the first
                     // revokes what moves), and the first dies in the middle of it.
@@ -96,7 +97,7 @@ class ReplayWithoutDuplicatesIT {
                         log.info("kill {}: run {} during the rebalance", kill + 1, run - 1);
                         kill(a);
                         await(Duration.ofSeconds(60), "run " + run + " to poll", () -> alive(b, logB)
-                                && recordsIn(logB) > 0);
+                                && (recordsIn(logB) > 0 || caughtUp(producer, topics, topic, group)));
                         Thread.sleep(500 + random.nextInt(1_500));
                     } finally {
                         log.info("kill {}: run {}", kill + 1, run);
@@ -119,6 +120,9 @@ class ReplayWithoutDuplicatesIT {
         Path last = dir.resolve("run-" + (++run) + ".log");
         Process drain = start(infra, db, topics, topic, group, last);
         try {
+            // Started first: its shutdown hook (which drains and prints DRAINED) is in place before the SIGTERM.
+            await(Duration.ofSeconds(60), "the last run to start (log " + last + ")", () -> alive(drain, last)
+                    && Files.readString(last).contains("STARTED"));
             await(Duration.ofSeconds(120), "the last run to commit everything (log " + last + ")", () -> {
                 assertThat(drain.isAlive()).as("last run alive; log:\n%s", tail(last)).isTrue();
                 return committed(topics.admin(), group).equals(end);
@@ -150,9 +154,23 @@ class ReplayWithoutDuplicatesIT {
             total += shardCount;
         }
         long duplicated = duplicatedBlocks(infra) - duplicatedBefore;
+        long replayed = 0;
+        for (int r = 1; r <= run; r++) {
+            replayed += replayedIn(dir.resolve("run-" + r + ".log"));
+        }
+        log.info("replay without duplicates: the runs replayed {} blocks at recorded boundaries", replayed);
+        assertThat(replayed).as("blocks replayed over the runs (kills that left written blocks behind the commit)")
+                .isPositive();
         log.info("replay without duplicates: {} ids in ClickHouse of {} after {} kills; {} replayed blocks dropped by "
                 + "the servers (DuplicatedInsertedBlocks); seed {}", total, N, KILLS, duplicated, seed);
         assertThat(total).as("every id once over both shards (no loss)").isEqualTo(N);
+    }
+
+    /** Nothing left to poll: the producer is done and the group has committed every record. */
+    private static boolean caughtUp(Thread producer, KafkaTestTopics topics, String topic, String group)
+            throws Exception {
+        return !producer.isAlive()
+                && committed(topics.admin(), group).equals(endOffsets(topics.admin(), topic, PARTITIONS));
     }
 
     private static boolean alive(Process process, Path log) throws IOException {
@@ -187,6 +205,25 @@ class ReplayWithoutDuplicatesIT {
                 System.getProperty("java.class.path"), DedupChildPipeline.class.getName(), topics.bootstrapServers(),
                 topic, group, db.name(), shards));
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** The replayed-blocks count of a child's last {@code IN <n> replayed <m>} progress line. */
+    private static long replayedIn(Path log) throws IOException {
+        if (!Files.exists(log)) {
+            return 0;
+        }
+        double replayed = 0;
+        for (String line : Files.readAllLines(log)) {
+            String[] parts = line.split(" ");
+            if (parts.length == 4 && parts[0].equals("IN") && parts[2].equals("replayed")) {
+                try {
+                    replayed = Double.parseDouble(parts[3]);
+                } catch (NumberFormatException torn) {
+                    // a line being written
+                }
+            }
+        }
+        return (long) replayed;
     }
 
     /** The last {@code IN <n>} progress line of a child's log. */
