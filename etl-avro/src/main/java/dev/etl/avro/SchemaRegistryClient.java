@@ -5,8 +5,6 @@ import java.io.InputStream;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,16 +16,12 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.avro.Schema;
-import org.apache.avro.SchemaParseException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,27 +50,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class SchemaRegistryClient {
     private static final Logger log = LoggerFactory.getLogger(SchemaRegistryClient.class);
-    private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
 
     private final String baseUrl;
     private final String user;
-    private final String authorization;
-    private final HttpClient http;
-    private final Duration requestTimeout;
-    private final Duration callTimeout;
-    private final int maxAttempts;
-    private final Duration backoffInitial;
-    private final Duration backoffMax;
+    /** The calls: retries, timeouts, the cooldown after an outage. */
+    private final RegistryHttp http;
     private final long notFoundTtlNs;
-    private final long unavailableCooldownNs;
-    private final ObjectMapper json = new ObjectMapper();
 
     private final ConcurrentHashMap<Integer, Schema> byId = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Integer, Long> notFoundUntilNs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<SubjectSchema, RegisteredSchema> bySubjectSchema = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<SubjectSchema, Integer> registeredIds = new ConcurrentHashMap<>();
-    private volatile long unavailableUntilNs;
-    private volatile String lastUnavailability = "";
 
     private record SubjectSchema(String subject, Schema schema) {
     }
@@ -84,23 +68,18 @@ public final class SchemaRegistryClient {
     private SchemaRegistryClient(Builder b) {
         this.baseUrl = b.baseUrl;
         this.user = b.user;
-        this.authorization = b.user == null ? null
+        String authorization = b.user == null ? null
                 : "Basic " + Base64.getEncoder()
                         .encodeToString((b.user + ":" + b.password).getBytes(StandardCharsets.UTF_8));
-        HttpClient.Builder http = HttpClient.newBuilder()
+        HttpClient.Builder client = HttpClient.newBuilder()
                 .connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NORMAL);
         if (b.sslContext != null) {
-            http.sslContext(b.sslContext);
+            client.sslContext(b.sslContext);
         }
-        this.http = http.build();
-        this.requestTimeout = b.requestTimeout;
-        this.callTimeout = b.callTimeout;
-        this.maxAttempts = b.maxAttempts;
-        this.backoffInitial = b.backoffInitial;
-        this.backoffMax = b.backoffMax;
+        this.http = new RegistryHttp(b.baseUrl, authorization, client.build(), b.requestTimeout, b.callTimeout,
+                b.maxAttempts, b.backoffInitial, b.backoffMax, b.unavailableCooldown);
         this.notFoundTtlNs = b.notFoundTtl.toNanos();
-        this.unavailableCooldownNs = b.unavailableCooldown.toNanos();
     }
 
     /**
@@ -133,13 +112,10 @@ public final class SchemaRegistryClient {
             }
             notFoundUntilNs.remove(id, notFoundUntil);
         }
-        if (System.nanoTime() - unavailableUntilNs < 0) {
-            throw new SchemaRegistryException("schema registry " + baseUrl + " is unavailable (cooling down after: "
-                    + lastUnavailability + ")", -1, -1, null);
-        }
+        http.refuseWhileCoolingDown();
         try {
-            JsonNode answer = call("GET", "/schemas/ids/" + id, null, "schema id " + id);
-            Schema schema = parseAvro(answer, "schema id " + id);
+            JsonNode answer = http.call("GET", "/schemas/ids/" + id, null, "schema id " + id);
+            Schema schema = RegistryJson.avroSchema(answer, "schema id " + id);
             Schema raced = byId.putIfAbsent(id, schema);
             return raced != null ? raced : schema;
         } catch (SchemaRegistryException e) {
@@ -160,9 +136,9 @@ public final class SchemaRegistryClient {
         if (cached != null) {
             return cached;
         }
-        JsonNode answer = call("POST", "/subjects/" + encode(subject) + "/versions", schemaBody(schema),
-                "register under subject " + subject);
-        int id = requiredInt(answer, "id", "register under subject " + subject);
+        JsonNode answer = http.call("POST", "/subjects/" + encode(subject) + "/versions",
+                RegistryJson.schemaBody(schema), "register under subject " + subject);
+        int id = RegistryJson.requiredInt(answer, "id", "register under subject " + subject);
         byId.putIfAbsent(id, schema);
         registeredIds.put(key, id);
         return id;
@@ -181,7 +157,7 @@ public final class SchemaRegistryClient {
             return cached;
         }
         String what = "lookup under subject " + subject;
-        JsonNode answer = call("POST", "/subjects/" + encode(subject), schemaBody(schema), what);
+        JsonNode answer = http.call("POST", "/subjects/" + encode(subject), RegistryJson.schemaBody(schema), what);
         RegisteredSchema registered = registered(answer, subject, what);
         bySubjectSchema.put(key, registered);
         return registered;
@@ -190,8 +166,8 @@ public final class SchemaRegistryClient {
     /** The latest version registered under {@code subject}; never cached (it changes). */
     public RegisteredSchema latest(String subject) {
         String what = "latest version of subject " + subject;
-        return registered(call("GET", "/subjects/" + encode(subject) + "/versions/latest", null, what), subject,
-                what);
+        return registered(http.call("GET", "/subjects/" + encode(subject) + "/versions/latest", null, what),
+                subject, what);
     }
 
     /**
@@ -202,12 +178,13 @@ public final class SchemaRegistryClient {
      */
     public List<RegisteredSchema> warm(String subject) {
         String what = "versions of subject " + subject;
-        JsonNode versions = call("GET", "/subjects/" + encode(subject) + "/versions", null, what);
+        JsonNode versions = http.call("GET", "/subjects/" + encode(subject) + "/versions", null, what);
         List<RegisteredSchema> out = new ArrayList<>();
         for (JsonNode version : versions) {
             String whatVersion = "version " + version.asInt() + " of subject " + subject;
             RegisteredSchema registered = registered(
-                    call("GET", "/subjects/" + encode(subject) + "/versions/" + version.asInt(), null, whatVersion),
+                    http.call("GET", "/subjects/" + encode(subject) + "/versions/" + version.asInt(), null,
+                            whatVersion),
                     subject, whatVersion);
             byId.putIfAbsent(registered.id(), registered.schema());
             out.add(registered);
@@ -232,12 +209,12 @@ public final class SchemaRegistryClient {
      * @throws SchemaRegistryException naming the URL (without user info) and what was wrong
      */
     public void checkApi() {
-        String url = redact(baseUrl);
+        String url = RegistryHttp.redact(baseUrl);
         String hint = "; the URL must be the base of the Confluent-compatible API, e.g. http://registry:8081 "
                 + "(Confluent) or http://registry:8080/apis/ccompat/v7 (Apicurio)";
         JsonNode answer;
         try {
-            answer = call("GET", "/subjects", null, "API check");
+            answer = http.call("GET", "/subjects", null, "API check");
         } catch (SchemaRegistryException e) {
             if (e.getCause() instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
                 // The application is stopping (e.g. SIGTERM during startup): not a registry problem.
@@ -252,31 +229,16 @@ public final class SchemaRegistryClient {
                             ? "it refused our credentials (HTTP " + e.httpStatus() + ")"
                             : e.invalidAnswer() ? "GET /subjects did not answer JSON" : "it could not be asked";
             throw new SchemaRegistryException("schema registry " + url
-                    + " does not answer the Confluent Schema Registry API: " + what + " (" + redactAll(e.getMessage())
-                    + ")" + hint, e.httpStatus(), e.errorCode(), e.getCause());
+                    + " does not answer the Confluent Schema Registry API: " + what + " ("
+                    + http.redactBaseUrlIn(e.getMessage()) + ")" + hint, e.httpStatus(), e.errorCode(), e.getCause());
         }
         if (!answer.isArray()) {
             throw new SchemaRegistryException("schema registry " + url
                     + " does not answer the Confluent Schema Registry API: GET /subjects answered "
-                    + truncate(answer.toString()) + " instead of a JSON array of subjects" + hint, 200, -1, null);
+                    + RegistryHttp.truncate(answer.toString()) + " instead of a JSON array of subjects" + hint,
+                    200, -1, null);
         }
         log.info("schema registry {} answers the Confluent Schema Registry API ({} subjects)", url, answer.size());
-    }
-
-    /** {@code url} without user info ({@code https://user:secret@host} → {@code https://host}). */
-    static String redact(String url) {
-        int scheme = url.indexOf("://");
-        int at = url.indexOf('@');
-        int slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
-        if (scheme < 0 || at < 0 || (slash >= 0 && at > slash)) {
-            return url;
-        }
-        return url.substring(0, scheme + 3) + url.substring(at + 1);
-    }
-
-    private String redactAll(String message) {
-        String redacted = redact(baseUrl);
-        return message == null || redacted.equals(baseUrl) ? message : message.replace(baseUrl, redacted);
     }
 
     /** Base URL of the registry API, without a trailing slash. */
@@ -286,148 +248,18 @@ public final class SchemaRegistryClient {
 
     @Override
     public String toString() {
-        return "SchemaRegistryClient[" + redact(baseUrl) + (user == null ? "" : ", user=" + user) + "]";
+        return "SchemaRegistryClient[" + RegistryHttp.redact(baseUrl) + (user == null ? "" : ", user=" + user) + "]";
     }
 
+    /** The registration in {@code answer}, its schema cached by id. */
     private RegisteredSchema registered(JsonNode answer, String subject, String what) {
-        int id = requiredInt(answer, "id", what);
-        int version = requiredInt(answer, "version", what);
-        Schema schema = parseAvro(answer, what);
-        byId.putIfAbsent(id, schema);
-        return new RegisteredSchema(answer.path("subject").asText(subject), id, version, schema);
-    }
-
-    private Schema parseAvro(JsonNode answer, String what) {
-        String type = answer.path("schemaType").asText("AVRO");
-        if (!"AVRO".equals(type)) {
-            throw new SchemaRegistryException(what + " is a " + type + " schema, not Avro", 200, -1, null);
-        }
-        JsonNode text = answer.get("schema");
-        if (text == null || !text.isTextual()) {
-            throw new SchemaRegistryException(what + ": answer has no schema text", 200, -1, null);
-        }
-        try {
-            return new Schema.Parser().parse(text.asText());
-        } catch (SchemaParseException e) {
-            throw new SchemaRegistryException(what + ": registry served an unparseable Avro schema: " + e.getMessage(),
-                    200, -1, e);
-        }
-    }
-
-    private static int requiredInt(JsonNode answer, String field, String what) {
-        JsonNode value = answer.get(field);
-        if (value == null || !value.canConvertToInt()) {
-            throw new SchemaRegistryException(what + ": answer has no '" + field + "': " + answer, 200, -1, null);
-        }
-        return value.asInt();
-    }
-
-    private String schemaBody(Schema schema) {
-        ObjectNode body = json.createObjectNode();
-        body.put("schema", schema.toString());
-        return body.toString();
+        RegisteredSchema registered = RegistryJson.registered(answer, subject, what);
+        byId.putIfAbsent(registered.id(), registered.schema());
+        return registered;
     }
 
     private static String encode(String subject) {
         return URLEncoder.encode(subject, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    /** One logical call: retries within {@code callTimeout}; 2xx → body, 4xx → thrown at once. */
-    private JsonNode call(String method, String path, String body, String what) {
-        long deadline = System.nanoTime() + callTimeout.toNanos();
-        Duration backoff = backoffInitial;
-        String lastFailure = "no attempt";
-        Throwable lastCause = null;
-        int lastStatus = -1;
-        int lastCode = -1;
-        for (int attempt = 1; attempt <= maxAttempts; attempt++) {
-            long remainingNs = deadline - System.nanoTime();
-            if (remainingNs <= 0) {
-                break;
-            }
-            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
-                    .timeout(Duration.ofNanos(Math.min(requestTimeout.toNanos(), remainingNs)))
-                    .header("Accept", CONTENT_TYPE);
-            if (authorization != null) {
-                request.header("Authorization", authorization);
-            }
-            if (body != null) {
-                request.header("Content-Type", CONTENT_TYPE).method(method, HttpRequest.BodyPublishers.ofString(body));
-            } else {
-                request.method(method, HttpRequest.BodyPublishers.noBody());
-            }
-            try {
-                HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-                int status = response.statusCode();
-                JsonNode answer = parse(response.body());
-                if (status >= 200 && status < 300) {
-                    if (answer == null) {
-                        throw new SchemaRegistryException(what + ": unparseable answer from " + baseUrl, status, -1,
-                                null);
-                    }
-                    return answer;
-                }
-                int code = answer == null ? -1 : answer.path("error_code").asInt(-1);
-                String message = answer == null ? truncate(response.body()) : answer.path("message").asText("");
-                if (status != 429 && status < 500) {
-                    throw new SchemaRegistryException(what + ": " + baseUrl + " answered " + status
-                            + (code >= 0 ? " (error " + code + ")" : "") + ": " + message, status, code, null);
-                }
-                lastStatus = status;
-                lastCode = code;
-                lastCause = null;
-                lastFailure = "answered " + status + ": " + message;
-            } catch (IOException e) {
-                lastStatus = -1;
-                lastCode = -1;
-                lastCause = e;
-                lastFailure = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SchemaRegistryException(what + ": interrupted", -1, -1, e);
-            }
-            if (attempt < maxAttempts && !sleep(backoff, deadline)) {
-                Thread.currentThread().interrupt();
-                throw new SchemaRegistryException(what + ": interrupted", -1, -1, null);
-            }
-            backoff = backoff.multipliedBy(2).compareTo(backoffMax) > 0 ? backoffMax : backoff.multipliedBy(2);
-        }
-        String reason = what + ": " + baseUrl + " unavailable after retries within " + callTimeout.toMillis()
-                + " ms; last: " + lastFailure;
-        lastUnavailability = lastFailure;
-        unavailableUntilNs = System.nanoTime() + unavailableCooldownNs;
-        log.warn("{}", reason);
-        throw new SchemaRegistryException(reason, lastStatus, lastCode, lastCause);
-    }
-
-    /** Sleeps {@code backoff} with ±25% jitter, never past the deadline; false when interrupted. */
-    private static boolean sleep(Duration backoff, long deadline) {
-        long jittered = (long) (backoff.toNanos() * (0.75 + ThreadLocalRandom.current().nextDouble() * 0.5));
-        long sleepNs = Math.min(jittered, deadline - System.nanoTime());
-        if (sleepNs <= 0) {
-            return true;
-        }
-        try {
-            Thread.sleep(sleepNs / 1_000_000, (int) (sleepNs % 1_000_000));
-            return true;
-        } catch (InterruptedException e) {
-            return false;
-        }
-    }
-
-    private JsonNode parse(String body) {
-        if (body == null || body.isEmpty()) {
-            return null;
-        }
-        try {
-            return json.readTree(body);
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    private static String truncate(String body) {
-        return body == null ? "" : body.length() > 200 ? body.substring(0, 200) + "…" : body;
     }
 
     /**

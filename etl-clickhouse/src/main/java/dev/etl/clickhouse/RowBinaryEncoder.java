@@ -53,12 +53,6 @@ import dev.etl.sink.RowEncoder;
  * @param <T> the value type
  */
 public final class RowBinaryEncoder<T> implements RowEncoder<T> {
-    /** Writes one column of a row. */
-    @FunctionalInterface
-    interface ColumnWriter<T> {
-        void write(T row, RowBuffer out);
-    }
-
     private final ClickHouseColumn[] columns;
     private final ColumnWriter<? super T>[] writers;
     private final List<ClickHouseColumn> columnList;
@@ -124,30 +118,25 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         }
 
         public Builder<T> uint8(String name, ToIntFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "UInt8", (row, out) -> RowBinary.uint8(accessor.applyAsInt(row), out));
+            return add(name, "UInt8", RowBinaryColumns.uint8(accessor));
         }
 
         public Builder<T> uint16(String name, ToIntFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "UInt16", (row, out) -> RowBinary.uint16(accessor.applyAsInt(row), out));
+            return add(name, "UInt16", RowBinaryColumns.uint16(accessor));
         }
 
         public Builder<T> uint32(String name, ToLongFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "UInt32", (row, out) -> RowBinary.uint32(accessor.applyAsLong(row), out));
+            return add(name, "UInt32", RowBinaryColumns.uint32(accessor));
         }
 
         /** UInt64 from a long that must be non-negative (negative values are an error). */
         public Builder<T> uint64(String name, ToLongFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "UInt64", (row, out) -> RowBinary.uint64(accessor.applyAsLong(row), out));
+            return add(name, "UInt64", RowBinaryColumns.uint64(accessor));
         }
 
         /** UInt64 from the raw bits of a long ({@code -1L} is 2^64-1), for ids beyond 2^63. */
         public Builder<T> uint64Bits(String name, ToLongFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "UInt64", (row, out) -> out.writeLongLE(accessor.applyAsLong(row)));
+            return add(name, "UInt64", RowBinaryColumns.uint64Bits(accessor));
         }
 
         /** UInt128 from a BigInteger (allocates). */
@@ -161,23 +150,19 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         }
 
         public Builder<T> int8(String name, ToIntFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Int8", (row, out) -> RowBinary.int8(accessor.applyAsInt(row), out));
+            return add(name, "Int8", RowBinaryColumns.int8(accessor));
         }
 
         public Builder<T> int16(String name, ToIntFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Int16", (row, out) -> RowBinary.int16(accessor.applyAsInt(row), out));
+            return add(name, "Int16", RowBinaryColumns.int16(accessor));
         }
 
         public Builder<T> int32(String name, ToIntFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Int32", (row, out) -> out.writeIntLE(accessor.applyAsInt(row)));
+            return add(name, "Int32", RowBinaryColumns.int32(accessor));
         }
 
         public Builder<T> int64(String name, ToLongFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Int64", (row, out) -> out.writeLongLE(accessor.applyAsLong(row)));
+            return add(name, "Int64", RowBinaryColumns.int64(accessor));
         }
 
         /** Int128 from a BigInteger (allocates). */
@@ -192,56 +177,36 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
 
         /** Float32; the double is narrowed to float. */
         public Builder<T> float32(String name, ToDoubleFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Float32", (row, out) -> out.writeFloatLE((float) accessor.applyAsDouble(row)));
+            return add(name, "Float32", RowBinaryColumns.float32(accessor));
         }
 
         public Builder<T> float64(String name, ToDoubleFunction<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Float64", (row, out) -> out.writeDoubleLE(accessor.applyAsDouble(row)));
+            return add(name, "Float64", RowBinaryColumns.float64(accessor));
         }
 
         /** Bool (UInt8 0/1 on the wire). */
         public Builder<T> bool(String name, Predicate<? super T> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Bool", (row, out) -> out.writeByte(accessor.test(row) ? 1 : 0));
+            return add(name, "Bool", RowBinaryColumns.bool(accessor));
         }
 
         /** String from chars, UTF-8 encoded in place; null is an error (see {@link #nullableString}). */
         public Builder<T> string(String name, Function<? super T, ? extends CharSequence> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "String",
-                    (row, out) -> out.writeString(RowBinary.nonNull(accessor.apply(row), "String")));
+            return add(name, "String", RowBinaryColumns.string(accessor));
         }
 
         /** String from raw bytes. */
         public Builder<T> stringBytes(String name, Function<? super T, byte[]> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "String", (row, out) -> {
-                byte[] b = RowBinary.nonNull(accessor.apply(row), "String");
-                out.writeStringBytes(b, 0, b.length);
-            });
+            return add(name, "String", RowBinaryColumns.stringBytes(accessor));
         }
 
         /** Nullable(String). */
         public Builder<T> nullableString(String name, Function<? super T, ? extends CharSequence> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "Nullable(String)", (row, out) -> {
-                CharSequence s = accessor.apply(row);
-                if (s == null) {
-                    out.writeByte(1);
-                } else {
-                    out.writeByte(0);
-                    out.writeString(s);
-                }
-            });
+            return add(name, "Nullable(String)", RowBinaryColumns.nullableString(accessor));
         }
 
         /** LowCardinality(String): on the RowBinary wire a plain String. */
         public Builder<T> lowCardinalityString(String name, Function<? super T, ? extends CharSequence> accessor) {
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, "LowCardinality(String)",
-                    (row, out) -> out.writeString(RowBinary.nonNull(accessor.apply(row), "String")));
+            return add(name, "LowCardinality(String)", RowBinaryColumns.lowCardinalityString(accessor));
         }
 
         /** FixedString(n): the bytes zero-padded to n; more than n bytes is an error. */
@@ -251,27 +216,23 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
 
         /** Date from days since 1970-01-01 (UInt16: 1970-01-01 to 2149-06-06). */
         public Builder<T> date(String name, ToIntFunction<? super T> epochDay) {
-            Objects.requireNonNull(epochDay, "epochDay");
-            return add(name, "Date", (row, out) -> RowBinary.date(epochDay.applyAsInt(row), out));
+            return add(name, "Date", RowBinaryColumns.date(epochDay));
         }
 
         /** Date32 from days since 1970-01-01 (Int32; 1900-01-01 to 2299-12-31). */
         public Builder<T> date32(String name, ToIntFunction<? super T> epochDay) {
-            Objects.requireNonNull(epochDay, "epochDay");
-            return add(name, "Date32", (row, out) -> RowBinary.date32(epochDay.applyAsInt(row), out));
+            return add(name, "Date32", RowBinaryColumns.date32(epochDay));
         }
 
         /** DateTime from seconds since the epoch (UInt32). */
         public Builder<T> dateTime(String name, ToLongFunction<? super T> epochSecond) {
-            Objects.requireNonNull(epochSecond, "epochSecond");
-            return add(name, "DateTime", (row, out) -> RowBinary.dateTime(epochSecond.applyAsLong(row), out));
+            return add(name, "DateTime", RowBinaryColumns.dateTime(epochSecond));
         }
 
         /** DateTime64(p) from ticks of 10^-p seconds since the epoch (e.g. epoch millis for p = 3). */
         public Builder<T> dateTime64(String name, int precision, ToLongFunction<? super T> ticks) {
             RowBinary.checkPrecision(precision, 9, "DateTime64");
-            Objects.requireNonNull(ticks, "ticks");
-            return add(name, "DateTime64(" + precision + ")", (row, out) -> out.writeLongLE(ticks.applyAsLong(row)));
+            return add(name, "DateTime64(" + precision + ")", RowBinaryColumns.dateTime64(ticks));
         }
 
         /** DateTime64(p) from an Instant (no allocation; sub-tick nanoseconds truncated). */
@@ -309,22 +270,7 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
             RowBinary.checkScale(precision, scale);
             Objects.requireNonNull(unscaled, "unscaled");
             String type = RowBinary.decimalName(precision, scale);
-            return add(name, type, (row, out) -> {
-                long v = unscaled.applyAsLong(row);
-                if (width == 4) {
-                    RowBinary.checkUnscaled(v, precision, type);
-                    out.writeIntLE((int) v);
-                } else {
-                    if (width == 8) {
-                        RowBinary.checkUnscaled(v, precision, type);
-                    }
-                    out.writeLongLE(v);
-                    long pad = v >> 63;
-                    for (int i = 8; i < width; i += 8) {
-                        out.writeLongLE(pad);
-                    }
-                }
-            });
+            return add(name, type, RowBinaryColumns.decimalLong(precision, type, unscaled, width));
         }
 
         /**
@@ -339,30 +285,19 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         public Builder<T> enum8(String name, Map<String, Integer> values, ToIntFunction<? super T> code) {
             Objects.requireNonNull(code, "code");
             String type = RowBinary.enumName("Enum8", values, Byte.MIN_VALUE, Byte.MAX_VALUE);
-            boolean[] known = RowBinary.enumCodes(values, Byte.MIN_VALUE, Byte.MAX_VALUE);
-            return add(name, type, (row, out) -> {
-                int v = code.applyAsInt(row);
-                RowBinary.checkEnumCode(known, Byte.MIN_VALUE, v, type);
-                out.writeByte(v);
-            });
+            return add(name, type, RowBinaryColumns.enum8(type, values, code));
         }
 
         /** Enum16 from the numeric code; {@code values} in declaration order. */
         public Builder<T> enum16(String name, Map<String, Integer> values, ToIntFunction<? super T> code) {
             Objects.requireNonNull(code, "code");
             String type = RowBinary.enumName("Enum16", values, Short.MIN_VALUE, Short.MAX_VALUE);
-            boolean[] known = RowBinary.enumCodes(values, Short.MIN_VALUE, Short.MAX_VALUE);
-            return add(name, type, (row, out) -> {
-                int v = code.applyAsInt(row);
-                RowBinary.checkEnumCode(known, Short.MIN_VALUE, v, type);
-                out.writeShortLE(v);
-            });
+            return add(name, type, RowBinaryColumns.enum16(type, values, code));
         }
 
         /** IPv4 from the address as an int in numeric order ({@code 0x7F000001} is 127.0.0.1). */
         public Builder<T> ipv4(String name, ToIntFunction<? super T> address) {
-            Objects.requireNonNull(address, "address");
-            return add(name, "IPv4", (row, out) -> out.writeIntLE(address.applyAsInt(row)));
+            return add(name, "IPv4", RowBinaryColumns.ipv4(address));
         }
 
         /** IPv6 from 16 bytes in network order. */
@@ -389,9 +324,8 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
 
         /** A column of any {@link ClickHouseType} (nested, tuple, low-cardinality, …). */
         public <V> Builder<T> column(String name, ClickHouseType<V> type, Function<? super T, ? extends V> accessor) {
-            Objects.requireNonNull(type, "type");
-            Objects.requireNonNull(accessor, "accessor");
-            return add(name, type.name(), (row, out) -> type.write(accessor.apply(row), out));
+            ColumnWriter<T> writer = RowBinaryColumns.of(type, accessor);
+            return add(name, type.name(), writer);
         }
 
         public RowBinaryEncoder<T> build() {

@@ -2,7 +2,6 @@ package dev.etl.ops;
 
 import dev.etl.internal.ops.LaneContext;
 import dev.etl.record.Collector;
-import java.util.List;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -10,7 +9,6 @@ import java.util.function.Predicate;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
-import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.RowEncoder;
 import dev.etl.sink.Router;
 
@@ -81,6 +79,11 @@ public final class ChainBuilder<T> {
 
     static <T> ChainBuilder<T> root(ChainAssembly<T> assembly) {
         return new ChainBuilder<>(assembly, null, null, false);
+    }
+
+    /** The sub-builder a {@code fanOut} branch is built on: its terminal ends the branch, not the chain. */
+    static <T> ChainBuilder<T> branchRoot(ChainAssembly<?> assembly) {
+        return new ChainBuilder<>(assembly, null, null, true);
     }
 
     // ---- map ---------------------------------------------------------------------------------
@@ -249,7 +252,7 @@ public final class ChainBuilder<T> {
      * @throws IllegalStateException when the pipeline has no sink, or the sink has no encoder of its own
      */
     public Chain sink(Router<? super T> router) {
-        return sink(firstSink(), router);
+        return sink(SinkTerminal.firstSink(assembly.context()), router);
     }
 
     /**
@@ -263,14 +266,7 @@ public final class ChainBuilder<T> {
      * @throws IllegalStateException    when the sink has no encoder of its own (pass one)
      */
     public Chain sink(String sinkName, Router<? super T> router) {
-        Objects.requireNonNull(sinkName, "sinkName");
-        RowEncoder<?> own = assembly.context().sink(sinkName).encoder();
-        if (own == null) {
-            throw new IllegalStateException("sink '" + sinkName + "' has no encoder of its own: end the chain with "
-                    + ".sink(\"" + sinkName + "\", encoder, router)");
-        }
-        @SuppressWarnings("unchecked") // the sink's row type is checked per row (ClassCastException → ENCODE)
-        RowEncoder<? super T> encoder = (RowEncoder<? super T>) own;
+        RowEncoder<? super T> encoder = SinkTerminal.sinksOwnEncoder(assembly.context(), sinkName);
         return sinkStage(sinkName, encoder, router, true);
     }
 
@@ -281,7 +277,7 @@ public final class ChainBuilder<T> {
      * @throws IllegalStateException when the pipeline has no sink
      */
     public Chain sink(RowEncoder<? super T> encoder, Router<? super T> router) {
-        return sink(firstSink(), encoder, router);
+        return sink(SinkTerminal.firstSink(assembly.context()), encoder, router);
     }
 
     /**
@@ -300,35 +296,15 @@ public final class ChainBuilder<T> {
      * @throws IllegalArgumentException when there is no sink {@code sinkName}, or it has another encoder
      */
     public Chain sink(String sinkName, RowEncoder<? super T> encoder, Router<? super T> router) {
-        Objects.requireNonNull(sinkName, "sinkName");
-        Objects.requireNonNull(encoder, "encoder");
-        RowEncoder<?> own = assembly.context().sink(sinkName).encoder();
-        if (own != null && own != encoder) {
-            throw new IllegalArgumentException("sink '" + sinkName + "' has an encoder of its own (the one its "
-                    + "startup validation checked against the table), and this chain passes another: end the "
-                    + "chain with .sink(\"" + sinkName + "\", router) so one encoder is declared, in one place");
-        }
-        return sinkStage(sinkName, encoder, router, own != null);
-    }
-
-    private String firstSink() {
-        List<String> sinks = assembly.context().sinkNames();
-        if (sinks.isEmpty()) {
-            throw new IllegalStateException("the pipeline defines no sink for this chain to write to");
-        }
-        return sinks.get(0);
+        boolean sinksEncoder = SinkTerminal.acceptsEncoder(assembly.context(), sinkName, encoder);
+        return sinkStage(sinkName, encoder, router, sinksEncoder);
     }
 
     private Chain sinkStage(String sinkName, RowEncoder<? super T> encoder, Router<? super T> router,
             boolean sinksEncoder) {
-        Objects.requireNonNull(router, "router");
-        int n = assembly.nextOperator();
-        String stage = assembly.sinkStageName(sinkName, n);
-        LaneContext ctx = assembly.context();
-        ChunkOutbox outbox = ctx.outbox(sinkName);
+        SinkTerminal<T> terminal = new SinkTerminal<>(assembly, sinkName, encoder, router, sinksEncoder);
         claim();
-        return terminate(new SinkStage<T>(encoder, router, outbox, ctx.meta(),
-                StageErrorPolicy.resolve(ctx, stage, ErrorClass.ENCODE, ErrorPolicy.FAIL), sinkName, sinksEncoder));
+        return terminate(terminal.stage());
     }
 
     /**
@@ -361,23 +337,7 @@ public final class ChainBuilder<T> {
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "fanOut", n);
         claim();
-        @SuppressWarnings("unchecked")
-        Collector<? super T>[] outputs = (Collector<? super T>[]) new Collector<?>[branches.length];
-        for (int i = 0; i < branches.length; i++) {
-            ChainBuilder<T> branch = new ChainBuilder<>(assembly, null, null, true);
-            Chain end = Objects.requireNonNull(branches[i], "branch").build(branch);
-            if (!(end instanceof BranchEnd) || ((BranchEnd) end).root() != branch) {
-                throw new IllegalArgumentException("branch " + i + " of fanOut '" + stage
-                        + "' must return the terminal (sink or fanOut) of the builder it was given");
-            }
-            outputs[i] = castFirst(((BranchEnd) end).first());
-        }
-        return terminate(new FanOutStage<T>(outputs));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> Collector<? super T> castFirst(Collector<?> first) {
-        return (Collector<? super T>) first;
+        return terminate(FanOutTerminal.stage(assembly, stage, branches));
     }
 
     // ---- assembly ----------------------------------------------------------------------------

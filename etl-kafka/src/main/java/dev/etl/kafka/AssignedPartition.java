@@ -6,7 +6,7 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Everything a lane keeps about one partition it owns, in one object, so that giving a partition up
- * is one {@code remove} (see {@link KafkaSourceLane}). Confined to the lane thread.
+ * is one {@code remove} ({@link OwnedPartitions#release}). Confined to the lane thread.
  */
 final class AssignedPartition {
     final int id;

@@ -1,10 +1,7 @@
 package dev.etl.kafka;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,17 +13,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.Config;
-import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.config.ConfigResource;
-import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
@@ -34,15 +24,11 @@ import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.RecordBatchTooLargeException;
 import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
-import org.apache.kafka.common.header.internals.RecordHeader;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import dev.etl.util.RateLimitedLog;
 import dev.etl.error.SinkWriteException;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.DeadLetterRecord;
@@ -96,7 +82,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  */
 public final class KafkaDeadLetterWriter implements ShardWriter {
     private static final Logger log = LoggerFactory.getLogger(KafkaDeadLetterWriter.class);
-    private static final String CLIENT = "dead-letter producer";
     /** Default bound on one {@link #write}'s wait for the broker's acknowledgements. */
     public static final Duration DEFAULT_SEND_TIMEOUT = Duration.ofSeconds(30);
     /** Default upper bound on one dead-letter record's size: Kafka's default {@code max.request.size}, 1 MiB. */
@@ -109,12 +94,6 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
     public static final String HEADER_ORIGINAL_VALUE_BYTES = "etl.original.value.bytes";
     /** Header on a record whose key was truncated: the key's size before truncation, in bytes. */
     public static final String HEADER_ORIGINAL_KEY_BYTES = "etl.original.key.bytes";
-    /** Upper bound on a record's framing in a batch (record batch header, varints), with margin. */
-    private static final int RECORD_OVERHEAD = 256;
-    /** Per header: varint lengths, with margin. */
-    private static final int HEADER_OVERHEAD = 10;
-    /** Room kept for the truncation headers themselves. */
-    private static final int TRUNCATION_HEADERS_RESERVE = 128;
     /** Longest the startup check waits for the broker. */
     private static final Duration MAX_CHECK_TIMEOUT = Duration.ofSeconds(15);
 
@@ -130,8 +109,9 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
     public record Options(int maxRecordBytes, boolean checkTopic, MeterRegistry meterRegistry, String pipeline) {
         public Options {
             if (maxRecordBytes < MIN_MAX_RECORD_BYTES) {
-                throw new KafkaConfigException(CLIENT, "max-record-bytes", "must be at least "
-                        + MIN_MAX_RECORD_BYTES + " bytes (room for the context headers), got " + maxRecordBytes);
+                throw new KafkaConfigException(DeadLetterProducerSettings.CLIENT, "max-record-bytes",
+                        "must be at least " + MIN_MAX_RECORD_BYTES + " bytes (room for the context headers), got "
+                                + maxRecordBytes);
             }
             Objects.requireNonNull(pipeline, "pipeline");
         }
@@ -146,10 +126,9 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
     private final String topic;
     private final Duration sendTimeout;
     private final Function<Map<String, Object>, Producer<byte[], byte[]>> producers;
-    private final int maxRecordBytes;
-    private final Counter truncated;
+    /** The size limit and the cut of records above it. */
+    private final DeadLetterTruncation truncation;
     private final Counter writeFailures;
-    private final RateLimitedLog truncationLog = new RateLimitedLog(10_000_000_000L, System::nanoTime);
     private volatile boolean failing;
     private Producer<byte[], byte[]> producer;
 
@@ -181,41 +160,19 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
 
     KafkaDeadLetterWriter(Map<String, ?> producerProperties, String topic, Duration sendTimeout, Options options,
             OptionalInt topicMaxMessageBytes, Function<Map<String, Object>, Producer<byte[], byte[]>> producers) {
-        this.sendTimeout = requireTimeout(sendTimeout);
+        this.sendTimeout = DeadLetterProducerSettings.requireTimeout(sendTimeout);
         this.properties = producerProperties(producerProperties, sendTimeout);
-        this.topic = requireTopic(topic);
+        this.topic = DeadLetterProducerSettings.requireTopic(topic);
         this.producers = Objects.requireNonNull(producers, "producers");
-        this.maxRecordBytes = sizeLimit(options.maxRecordBytes(), properties, topicMaxMessageBytes);
+        int maxRecordBytes = DeadLetterTruncation.sizeLimit(options.maxRecordBytes(), properties, topicMaxMessageBytes);
         MeterRegistry registry = options.meterRegistry() != null ? options.meterRegistry() : new SimpleMeterRegistry();
-        this.truncated = Counter.builder("etl.dead.letter.truncated")
+        Counter truncated = Counter.builder("etl.dead.letter.truncated")
                 .description("Dead-letter records cut to the size limit (header etl.truncated)")
                 .tag("pipeline", options.pipeline()).tag("topic", this.topic).register(registry);
+        this.truncation = new DeadLetterTruncation(this.topic, maxRecordBytes, truncated);
         this.writeFailures = Counter.builder("etl.dead.letter.write.failures")
                 .description("Failed dead-letter write attempts (readiness is not UP while the last one failed)")
                 .tag("pipeline", options.pipeline()).tag("topic", this.topic).register(registry);
-    }
-
-    /** The smallest of the configured limit, max.request.size, buffer.memory and the topic's limit. */
-    static int sizeLimit(int configured, Map<String, Object> producer, OptionalInt topicMaxMessageBytes) {
-        long limit = configured;
-        limit = Math.min(limit, longSetting(producer, ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Long.MAX_VALUE));
-        limit = Math.min(limit, longSetting(producer, ProducerConfig.BUFFER_MEMORY_CONFIG, Long.MAX_VALUE));
-        if (topicMaxMessageBytes.isPresent()) {
-            limit = Math.min(limit, topicMaxMessageBytes.getAsInt());
-        }
-        return (int) Math.max(limit, MIN_MAX_RECORD_BYTES);
-    }
-
-    private static long longSetting(Map<String, Object> props, String key, long absent) {
-        Object value = props.get(key);
-        if (value == null) {
-            return absent;
-        }
-        try {
-            return Long.parseLong(String.valueOf(value).trim());
-        } catch (NumberFormatException e) {
-            throw new KafkaConfigException(CLIENT, key, "must be a number of bytes, got '" + value + "'");
-        }
     }
 
     /**
@@ -239,8 +196,9 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      */
     public static SinkDefinition sink(String name, Map<String, ?> producerProperties, String topic,
             Duration sendTimeout, Options options) {
-        Map<String, Object> checked = producerProperties(producerProperties, requireTimeout(sendTimeout));
-        String checkedTopic = requireTopic(topic);
+        Map<String, Object> checked = producerProperties(producerProperties,
+                DeadLetterProducerSettings.requireTimeout(sendTimeout));
+        String checkedTopic = DeadLetterProducerSettings.requireTopic(topic);
         Objects.requireNonNull(options, "options");
         return SinkDefinition.of(name, 1, shard -> {
             OptionalInt topicLimit = options.checkTopic()
@@ -259,47 +217,7 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      * @throws KafkaConfigException when the broker answers that the topic does not exist
      */
     public static OptionalInt checkTopic(Map<String, ?> producerProperties, String topic, Duration timeout) {
-        Map<String, Object> adminProps = new LinkedHashMap<>(producerProperties);
-        Object clientId = adminProps.get(ProducerConfig.CLIENT_ID_CONFIG);
-        adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG, (clientId == null ? "etl" : clientId) + "-dead-letter-check");
-        adminProps.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
-        adminProps.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
-        for (String producerOnly : List.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ProducerConfig.ACKS_CONFIG,
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.MAX_BLOCK_MS_CONFIG)) {
-            adminProps.remove(producerOnly);
-        }
-        Object servers = adminProps.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
-        try (Admin admin = Admin.create(adminProps)) {
-            admin.describeTopics(List.of(topic)).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            Config config = admin.describeConfigs(List.of(resource)).all()
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(resource);
-            ConfigEntry entry = config == null ? null : config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
-            if (entry != null && entry.value() != null) {
-                return OptionalInt.of(Integer.parseInt(entry.value().trim()));
-            }
-            return OptionalInt.empty();
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                throw new KafkaConfigException(CLIENT, "topic", "the dead-letter topic '" + topic + "' does not "
-                        + "exist on " + servers + ". Create it before starting (the producer never creates it; "
-                        + "size its partitions and retention as in docs/connectors/kafka.md#dead-letter-topic), "
-                        + "or fix the topic name");
-            }
-            log.warn("dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway", topic,
-                    servers, String.valueOf(e.getCause()));
-        } catch (TimeoutException e) {
-            log.warn("dead-letter topic '{}': the brokers {} did not answer within {}; could not check that it "
-                    + "exists, starting anyway", topic, servers, timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while checking the dead-letter topic '" + topic + "'", e);
-        } catch (KafkaException | NumberFormatException e) {
-            log.warn("dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway", topic,
-                    servers, e.toString());
-        }
-        return OptionalInt.empty();
+        return DeadLetterTopicCheck.run(producerProperties, topic, timeout);
     }
 
     /**
@@ -309,60 +227,7 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      * defaults to the send timeout; everything else passes through.
      */
     public static Map<String, Object> producerProperties(Map<String, ?> given, Duration sendTimeout) {
-        Map<String, Object> props = new LinkedHashMap<>(Objects.requireNonNull(given, "producerProperties"));
-        KafkaSettingNames.check(props, ProducerConfig.configNames(), CLIENT);
-        Object servers = props.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
-        if (servers == null || String.valueOf(servers).isBlank()) {
-            throw new KafkaConfigException(CLIENT, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "it is required");
-        }
-        Object acks = props.get(ProducerConfig.ACKS_CONFIG);
-        if (acks != null && !"all".equals(String.valueOf(acks).trim()) && !"-1".equals(String.valueOf(acks).trim())) {
-            throw new KafkaConfigException(CLIENT, ProducerConfig.ACKS_CONFIG, "must be 'all': a dead-lettered "
-                    + "record's source offset is committed once the write returns, got " + acks);
-        }
-        Object idempotence = props.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
-        if (idempotence != null && !"true".equalsIgnoreCase(String.valueOf(idempotence).trim())) {
-            throw new KafkaConfigException(CLIENT, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                    "must be true (retries within the producer must not duplicate or reorder), got " + idempotence);
-        }
-        if (props.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
-            throw new KafkaConfigException(CLIENT, ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-                    "the dead-letter writer does not use transactions");
-        }
-        requireByteArraySerializer(props, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
-        requireByteArraySerializer(props, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(requireTimeout(sendTimeout).toMillis()));
-        return props;
-    }
-
-    private static void requireByteArraySerializer(Map<String, Object> props, String key) {
-        Object value = props.get(key);
-        if (value == null) {
-            return;
-        }
-        String name = value instanceof Class<?> c ? c.getName() : String.valueOf(value).trim();
-        if (!ByteArraySerializer.class.getName().equals(name)) {
-            throw new KafkaConfigException(CLIENT, key, "must be " + ByteArraySerializer.class.getName()
-                    + " (the original bytes are written as they were polled), got " + value);
-        }
-    }
-
-    private static String requireTopic(String topic) {
-        if (topic == null || topic.isBlank()) {
-            throw new KafkaConfigException(CLIENT, "topic", "the dead-letter topic must not be blank");
-        }
-        return topic;
-    }
-
-    private static Duration requireTimeout(Duration timeout) {
-        if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-            throw new IllegalArgumentException("dead-letter send timeout must be > 0, got " + timeout);
-        }
-        return timeout;
+        return DeadLetterProducerSettings.effective(given, sendTimeout);
     }
 
     /** The effective producer properties (diagnostics and tests). */
@@ -377,7 +242,7 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
 
     /** The size limit in bytes a record is truncated to (diagnostics and tests). */
     public int maxRecordBytes() {
-        return maxRecordBytes;
+        return truncation.maxRecordBytes();
     }
 
     /** False from a failed write until the next successful one: readiness is not UP meanwhile. */
@@ -411,7 +276,7 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         List<Future<RecordMetadata>> sends = new ArrayList<>(records.size());
         try {
             for (DeadLetterRecord record : records) {
-                sends.add(producer.send(toProducerRecord(record)));
+                sends.add(producer.send(truncation.toProducerRecord(record)));
             }
             producer.flush();
             long deadlineNs = System.nanoTime() + sendTimeout.toNanos();
@@ -428,53 +293,6 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         } catch (RuntimeException e) {
             throw classify(batch, e);
         }
-    }
-
-    /** The record to send: headers as UTF-8, key and value cut to the size limit when too large. */
-    ProducerRecord<byte[], byte[]> toProducerRecord(DeadLetterRecord record) {
-        RecordHeaders headers = new RecordHeaders();
-        long headerBytes = 0;
-        for (Map.Entry<String, String> header : record.headers().entrySet()) {
-            byte[] value = header.getValue().getBytes(StandardCharsets.UTF_8);
-            headers.add(new RecordHeader(header.getKey(), value));
-            headerBytes += header.getKey().length() * 3L + value.length + HEADER_OVERHEAD;
-        }
-        byte[] key = record.key();
-        byte[] value = record.value();
-        int keyLength = key == null ? 0 : key.length;
-        int valueLength = value == null ? 0 : value.length;
-        long fixed = RECORD_OVERHEAD + headerBytes;
-        if (fixed + keyLength + valueLength <= maxRecordBytes) {
-            return new ProducerRecord<>(topic, null, null, key, value, headers);
-        }
-        long room = maxRecordBytes - fixed - TRUNCATION_HEADERS_RESERVE;
-        boolean keyCut = keyLength > Math.max(0, room);
-        if (keyCut) {
-            key = Arrays.copyOf(key, (int) Math.max(0, room));
-        }
-        long valueRoom = Math.max(0, room - (key == null ? 0 : key.length));
-        if (value != null && value.length > valueRoom) {
-            value = Arrays.copyOf(value, (int) valueRoom);
-        }
-        headers.add(new RecordHeader(HEADER_TRUNCATED,
-                (keyCut ? "key,value" : "value").getBytes(StandardCharsets.UTF_8)));
-        headers.add(new RecordHeader(HEADER_ORIGINAL_VALUE_BYTES,
-                Integer.toString(valueLength).getBytes(StandardCharsets.UTF_8)));
-        if (keyCut) {
-            headers.add(new RecordHeader(HEADER_ORIGINAL_KEY_BYTES,
-                    Integer.toString(keyLength).getBytes(StandardCharsets.UTF_8)));
-        }
-        truncated.increment();
-        long suppressed = truncationLog.permit();
-        if (suppressed >= 0) {
-            log.warn("dead-letter topic '{}': the record of {}-{}@{} takes about {} bytes, over the limit of {}: "
-                    + "truncated (header {}; {} similar suppressed)", topic,
-                    record.header(DeadLetterEncoder.HEADER_SOURCE_TOPIC),
-                    record.header(DeadLetterEncoder.HEADER_SOURCE_PARTITION),
-                    record.header(DeadLetterEncoder.HEADER_SOURCE_OFFSET), fixed + keyLength + valueLength,
-                    maxRecordBytes, HEADER_TRUNCATED, suppressed);
-        }
-        return new ProducerRecord<>(topic, null, null, key, value, headers);
     }
 
     private Producer<byte[], byte[]> producer() throws SinkWriteException {

@@ -233,10 +233,10 @@ class KafkaDeadLetterWriterTest {
 
     @Test
     void theLimitIsTheSmallestOfTheConfiguredOneMaxRequestSizeBufferMemoryAndTheTopicsLimit() {
-        assertThat(KafkaDeadLetterWriter.sizeLimit(1 << 20, Map.of(), OptionalInt.empty())).isEqualTo(1 << 20);
-        assertThat(KafkaDeadLetterWriter.sizeLimit(1 << 20, Map.of("max.request.size", "500000"), OptionalInt.empty()))
+        assertThat(DeadLetterTruncation.sizeLimit(1 << 20, Map.of(), OptionalInt.empty())).isEqualTo(1 << 20);
+        assertThat(DeadLetterTruncation.sizeLimit(1 << 20, Map.of("max.request.size", "500000"), OptionalInt.empty()))
                 .isEqualTo(500_000);
-        assertThat(KafkaDeadLetterWriter.sizeLimit(1 << 20, Map.of("buffer.memory", 400_000), OptionalInt.of(300_000)))
+        assertThat(DeadLetterTruncation.sizeLimit(1 << 20, Map.of("buffer.memory", 400_000), OptionalInt.of(300_000)))
                 .isEqualTo(300_000);
         assertThatThrownBy(() -> new KafkaDeadLetterWriter.Options(1000, true, null, "p"))
                 .isInstanceOf(KafkaConfigException.class).hasMessageContaining("max-record-bytes");

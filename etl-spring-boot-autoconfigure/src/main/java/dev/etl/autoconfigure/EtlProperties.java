@@ -5,16 +5,15 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Validator;
 
-import dev.etl.error.ErrorClass;
-import dev.etl.error.ErrorPolicy;
 import dev.etl.pipeline.PipelineConfig;
 
 /**
  * Configuration of the pipeline ({@code etl.*}): threads, checkpointing, backpressure, error policies
- * and metric tags. Each connector has a properties class of its own ({@code etl.source.kafka},
+ * ({@link EtlErrorsProperties}) and metric tags. Each connector has a properties class of its own ({@code etl.source.kafka},
  * {@code etl.errors.dead-letter}, {@code etl.avro}, {@code etl.sink.clickhouse}), bound by its
  * auto-configuration. Topology is never configured here: it is code, in {@code ChainFactory} beans.
  * Defaults are the engine's ({@link PipelineConfig}'s {@code DEFAULT_*} constants).
@@ -31,7 +30,8 @@ public class EtlProperties implements Validator {
 
     private final Backpressure backpressure = new Backpressure();
 
-    private final Errors errors = new Errors();
+    @NestedConfigurationProperty
+    private final EtlErrorsProperties errors = new EtlErrorsProperties();
 
     private final Metrics metrics = new Metrics();
 
@@ -47,7 +47,7 @@ public class EtlProperties implements Validator {
         return this.backpressure;
     }
 
-    public Errors getErrors() {
+    public EtlErrorsProperties getErrors() {
         return this.errors;
     }
 
@@ -282,109 +282,6 @@ public class EtlProperties implements Validator {
 
         public void setMinPause(Duration minPause) {
             this.minPause = minPause;
-        }
-
-    }
-
-    /**
-     * Record-level error policies (SKIP, FAIL or DEAD_LETTER). Stage overrides win over error-type
-     * overrides.
-     */
-    public static class Errors {
-
-        private final SkipBudget skipBudget = new SkipBudget();
-
-        /**
-         * Error policy by stage name (the name given to an operator in the chain, e.g. "to-row").
-         */
-        private Map<String, ErrorPolicy> stages = new LinkedHashMap<>();
-
-        /**
-         * Error policy by error type: deserialization, operator, encode, sink-transient,
-         * sink-permanent, source.
-         */
-        private Map<ErrorClass, ErrorPolicy> types = new LinkedHashMap<>();
-
-        public Map<String, ErrorPolicy> getStages() {
-            return this.stages;
-        }
-
-        public void setStages(Map<String, ErrorPolicy> stages) {
-            this.stages = stages;
-        }
-
-        public Map<ErrorClass, ErrorPolicy> getTypes() {
-            return this.types;
-        }
-
-        public void setTypes(Map<ErrorClass, ErrorPolicy> types) {
-            this.types = types;
-        }
-
-        public SkipBudget getSkipBudget() {
-            return this.skipBudget;
-        }
-
-        /**
-         * Skip budget: fails the pipeline when, within one window, a lane skips or dead-letters more
-         * than max-ratio of the records it received, per error type, so SKIP cannot silently drop
-         * everything (e.g. after a wrong registry path).
-         */
-        public static class SkipBudget {
-
-            /**
-             * Whether a lane that skips or dead-letters more than its budget fails the pipeline.
-             */
-            private boolean enabled = dev.etl.error.SkipBudget.DEFAULT.enabled();
-
-            /**
-             * Share of the records a lane received in the window, in [0, 1), that may be skipped or
-             * dead-lettered per error type; more fails the pipeline.
-             */
-            private double maxRatio = dev.etl.error.SkipBudget.DEFAULT.maxRatio();
-
-            /**
-             * Length of the (tumbling) window the ratio is counted over.
-             */
-            private Duration window = dev.etl.error.SkipBudget.DEFAULT.window();
-
-            /**
-             * Records a lane must have received in the window before the budget applies.
-             */
-            private long minRecords = dev.etl.error.SkipBudget.DEFAULT.minRecords();
-
-            public boolean isEnabled() {
-                return this.enabled;
-            }
-
-            public void setEnabled(boolean enabled) {
-                this.enabled = enabled;
-            }
-
-            public double getMaxRatio() {
-                return this.maxRatio;
-            }
-
-            public void setMaxRatio(double maxRatio) {
-                this.maxRatio = maxRatio;
-            }
-
-            public Duration getWindow() {
-                return this.window;
-            }
-
-            public void setWindow(Duration window) {
-                this.window = window;
-            }
-
-            public long getMinRecords() {
-                return this.minRecords;
-            }
-
-            public void setMinRecords(long minRecords) {
-                this.minRecords = minRecords;
-            }
-
         }
 
     }

@@ -27,7 +27,7 @@ final class EtlPropertiesValidation {
     }
 
     private void errors() {
-        EtlProperties.Errors errors = this.properties.getErrors();
+        EtlErrorsProperties errors = this.properties.getErrors();
         errors.getTypes().forEach((type, policy) -> {
             if (policy == dev.etl.error.ErrorPolicy.DEAD_LETTER && type != dev.etl.error.ErrorClass.DESERIALIZATION
                     && type != dev.etl.error.ErrorClass.OPERATOR && type != dev.etl.error.ErrorClass.ENCODE) {

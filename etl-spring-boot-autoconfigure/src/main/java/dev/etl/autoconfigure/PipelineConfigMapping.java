@@ -42,7 +42,7 @@ final class PipelineConfigMapping {
             .skipBudget(skipBudget(properties.getErrors().getSkipBudget()));
     }
 
-    static SkipBudget skipBudget(EtlProperties.Errors.SkipBudget budget) {
+    static SkipBudget skipBudget(EtlErrorsProperties.SkipBudget budget) {
         try {
             return new SkipBudget(budget.isEnabled(), budget.getMaxRatio(), budget.getWindow(), budget.getMinRecords());
         } catch (IllegalArgumentException e) {
