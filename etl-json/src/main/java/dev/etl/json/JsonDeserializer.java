@@ -20,6 +20,7 @@ import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.MappingIterator;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
@@ -208,33 +209,49 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
     private void array(byte[] data, int from, int to, RecordMeta meta, Collector<? super T> out) {
         ElementFailures failures = this.failures;
         failures.clear();
-        ObjectReader element = this.element;
         int emitted = 0;
         try (JsonParser parser = element.createParser(data, from, to - from)) {
             requireArrayStart(parser, data, from, to, meta);
+            // Positioned inside the array: the iterator binds element by element with one context per
+            // message (not one per element, as readValue would), and after an element that did not bind
+            // it skips that element's remaining tokens (resync) before the next.
+            parser.clearCurrentToken();
+            MappingIterator<T> values = element.readValues(parser);
             boolean complete = false;
+            boolean previousFailed = false;
             for (int index = 0; ; index++) {
                 T decoded;
+                boolean isNull = false;
                 try {
-                    if (parser.nextToken() == JsonToken.END_ARRAY) {
+                    if (!values.hasNextValue()) {
                         complete = true;
                         break;
                     }
-                    decoded = element.readValue(parser);
+                    isNull = parser.currentToken() == JsonToken.VALUE_NULL;
+                    decoded = values.nextValue();
                 } catch (RuntimeException e) {
-                    failures.add("element " + index, e, data, from, to, from);
-                    if (ElementFailures.isMalformedInput(e) || !skipRestOfElement(parser, index, data, from, to)) {
+                    if (isNull) {
+                        // Said as for a single document or a line, not as Jackson's bean deserializer does.
+                        failures.addNull("element " + index, data, from, to, nullAt(parser, from, to));
+                        previousFailed = false;
+                        continue;
+                    }
+                    // hasNextValue throws while skipping the rest of the element that failed before.
+                    boolean inPrevious = previousFailed && values.parser().streamReadContext().getNestingDepth() > 1;
+                    failures.add("element " + (inPrevious ? index - 1 : index), e, data, from, to, from);
+                    if (ElementFailures.isMalformedInput(e)) {
                         failures.restNotRead();
                         break;
                     }
+                    previousFailed = true;
                     continue;
                 }
+                previousFailed = false;
                 if (decoded != null) {
                     out.collect(decoded);
                     emitted++;
                 } else {
-                    long at = from + parser.currentTokenLocation().getByteOffset();
-                    failures.addNull("element " + index, data, from, to, (int) Math.min(to, at));
+                    failures.addNull("element " + index, data, from, to, nullAt(parser, from, to));
                 }
             }
             if (complete) {
@@ -242,6 +259,10 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
             }
         }
         finish("JSON array", emitted, meta);
+    }
+
+    private static int nullAt(JsonParser parser, int from, int to) {
+        return (int) Math.min(to, from + Math.max(0, parser.currentTokenLocation().getByteOffset()));
     }
 
     private void requireArrayStart(JsonParser parser, byte[] data, int from, int to, RecordMeta meta) {
@@ -259,22 +280,6 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
             throw ElementFailures.failure(first == null ? "empty message: no JSON array"
                     : "not a JSON array: it starts with " + first + " at byte " + (at - from) + " near '"
                     + InputExcerpt.around(data, from, to, at) + "'", null, meta.offset());
-        }
-    }
-
-    /** After an element that did not bind: moves the parser to the element's last token. */
-    private boolean skipRestOfElement(JsonParser parser, int index, byte[] data, int from, int to) {
-        try {
-            // Depth 1 is inside the top-level array: the element's last token, or the element if scalar.
-            while (parser.streamReadContext().getNestingDepth() > 1) {
-                if (parser.nextToken() == null) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (RuntimeException e) {
-            failures.add("element " + index, e, data, from, to, from);
-            return false;
         }
     }
 
