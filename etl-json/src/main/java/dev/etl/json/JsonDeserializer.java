@@ -8,19 +8,15 @@ import java.util.Map;
 import java.util.Objects;
 
 import dev.etl.deser.Deserializer;
-import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.MappingIterator;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
@@ -87,17 +83,11 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
     }
 
     private final JsonFraming framing;
-    /** One whole document per parse (single and NDJSON): trailing tokens fail. */
-    private final ObjectReader document;
-    /** One element of an open array: the parser goes on after it. */
-    private final ObjectReader element;
-    private final String target;
-    private final ElementFailures failures;
+    private final FramedReader<T> reader;
     /** The thread of the first call; set once (CAS), then read plainly on every call. */
     @SuppressWarnings("unused") // accessed through OWNER as well
     private Thread owner;
     private long tombstones;
-    private long failedDocuments;
 
     private JsonDeserializer(Builder<T> builder) {
         ObjectMapper mapper = builder.mapper != null ? builder.mapper : JsonMapper.shared();
@@ -106,10 +96,7 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
             reader = feature.getValue() ? reader.with(feature.getKey()) : reader.without(feature.getKey());
         }
         this.framing = builder.framing;
-        this.document = reader.with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-        this.element = reader.without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
-        this.target = builder.targetName;
-        this.failures = new ElementFailures(target);
+        this.reader = new FramedReader<>(reader, builder.targetName);
     }
 
     /** Instances of {@code type}, bound by the mapper's databind (records, beans, creators, modules). */
@@ -146,190 +133,11 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
         int from = value.offset();
         int to = from + value.length();
         switch (framing) {
-            case SINGLE -> single(data, from, to, meta, out);
-            case NDJSON -> lines(data, from, to, meta, out);
-            case ARRAY -> array(data, from, to, meta, out);
+            case SINGLE -> reader.single(data, from, to, meta.offset(), out);
+            case NDJSON -> reader.lines(data, from, to, meta.offset(), out);
+            case ARRAY -> reader.array(data, from, to, meta.offset(), out);
             default -> throw new AssertionError(framing);
         }
-    }
-
-    private void single(byte[] data, int from, int to, RecordMeta meta, Collector<? super T> out) {
-        T decoded;
-        try {
-            decoded = document.readValue(data, from, to - from);
-        } catch (RuntimeException e) {
-            failedDocuments++;
-            throw ElementFailures.failure(isBlank(data, from, to) ? "empty message: no JSON document"
-                    : ElementFailures.reason(target, e, data, from, to, from), e, meta.offset());
-        }
-        if (decoded == null) {
-            failedDocuments++;
-            throw ElementFailures.failure(
-                    ElementFailures.nullReason(target, data, from, to, skipWhitespace(data, from, to)), null,
-                    meta.offset());
-        }
-        out.collect(decoded);
-    }
-
-    private void lines(byte[] data, int from, int to, RecordMeta meta, Collector<? super T> out) {
-        ElementFailures failures = this.failures;
-        failures.clear();
-        ObjectReader document = this.document;
-        int emitted = 0;
-        int line = 0;
-        for (int lineStart = from; lineStart < to; ) {
-            int lineEnd = lineStart;
-            while (lineEnd < to && data[lineEnd] != '\n') {
-                lineEnd++;
-            }
-            line++;
-            int start = skipWhitespace(data, lineStart, lineEnd);
-            if (start < lineEnd) {
-                int end = trimWhitespace(data, start, lineEnd);
-                T decoded;
-                try {
-                    decoded = document.readValue(data, start, end - start);
-                } catch (RuntimeException e) {
-                    decoded = null;
-                    failures.add("line " + line, e, data, lineStart, end, start);
-                    start = -1;
-                }
-                if (decoded != null) {
-                    out.collect(decoded);
-                    emitted++;
-                } else if (start >= 0) {
-                    failures.addNull("line " + line, data, lineStart, end, start);
-                }
-            }
-            lineStart = lineEnd + 1;
-        }
-        finish("NDJSON message", emitted, meta);
-    }
-
-    private void array(byte[] data, int from, int to, RecordMeta meta, Collector<? super T> out) {
-        ElementFailures failures = this.failures;
-        failures.clear();
-        int emitted = 0;
-        try (JsonParser parser = element.createParser(data, from, to - from)) {
-            requireArrayStart(parser, data, from, to, meta);
-            // Positioned inside the array: the iterator binds element by element with one context per
-            // message (not one per element, as readValue would), and after an element that did not bind
-            // it skips that element's remaining tokens (resync) before the next.
-            parser.clearCurrentToken();
-            MappingIterator<T> values = element.readValues(parser);
-            boolean complete = false;
-            boolean previousFailed = false;
-            for (int index = 0; ; index++) {
-                T decoded;
-                boolean isNull = false;
-                try {
-                    if (!values.hasNextValue()) {
-                        complete = true;
-                        break;
-                    }
-                    isNull = parser.currentToken() == JsonToken.VALUE_NULL;
-                    decoded = values.nextValue();
-                } catch (RuntimeException e) {
-                    if (isNull) {
-                        // Said as for a single document or a line, not as Jackson's bean deserializer does.
-                        failures.addNull("element " + index, data, from, to, nullAt(parser, from, to));
-                        previousFailed = false;
-                        continue;
-                    }
-                    // hasNextValue throws while skipping the rest of the element that failed before.
-                    boolean inPrevious = previousFailed && values.parser().streamReadContext().getNestingDepth() > 1;
-                    failures.add("element " + (inPrevious ? index - 1 : index), e, data, from, to, from);
-                    if (ElementFailures.isMalformedInput(e)) {
-                        failures.restNotRead();
-                        break;
-                    }
-                    previousFailed = true;
-                    continue;
-                }
-                previousFailed = false;
-                if (decoded != null) {
-                    out.collect(decoded);
-                    emitted++;
-                } else {
-                    failures.addNull("element " + index, data, from, to, nullAt(parser, from, to));
-                }
-            }
-            if (complete) {
-                requireNothingAfterArray(parser, data, from, to);
-            }
-        }
-        finish("JSON array", emitted, meta);
-    }
-
-    private static int nullAt(JsonParser parser, int from, int to) {
-        return (int) Math.min(to, from + Math.max(0, parser.currentTokenLocation().getByteOffset()));
-    }
-
-    private void requireArrayStart(JsonParser parser, byte[] data, int from, int to, RecordMeta meta) {
-        JsonToken first;
-        try {
-            first = parser.nextToken();
-        } catch (RuntimeException e) {
-            failedDocuments++;
-            throw ElementFailures.failure("not a JSON array: " + ElementFailures.reason(target, e, data, from, to, from),
-                    e, meta.offset());
-        }
-        if (first != JsonToken.START_ARRAY) {
-            failedDocuments++;
-            int at = skipWhitespace(data, from, to);
-            throw ElementFailures.failure(first == null ? "empty message: no JSON array"
-                    : "not a JSON array: it starts with " + first + " at byte " + (at - from) + " near '"
-                    + InputExcerpt.around(data, from, to, at) + "'", null, meta.offset());
-        }
-    }
-
-    private void requireNothingAfterArray(JsonParser parser, byte[] data, int from, int to) {
-        try {
-            JsonToken trailing = parser.nextToken();
-            if (trailing != null) {
-                long at = from + parser.currentTokenLocation().getByteOffset();
-                failures.addReason("after the array", "content after the array: " + trailing
-                        + ElementFailures.position(data, from, to, at), null);
-            }
-        } catch (RuntimeException e) {
-            failures.add("after the array", e, data, from, to, from);
-        }
-    }
-
-    private void finish(String what, int emitted, RecordMeta meta) {
-        ElementFailures failures = this.failures;
-        if (!failures.isEmpty()) {
-            failedDocuments += failures.count();
-            DeserializationException e = failures.toException(what, emitted, meta.offset());
-            failures.clear();
-            throw e;
-        }
-    }
-
-    private static boolean isBlank(byte[] data, int from, int to) {
-        return skipWhitespace(data, from, to) == to;
-    }
-
-    /** The first index in {@code [from, to)} that is not JSON whitespace (space, tab, CR, LF), or {@code to}. */
-    private static int skipWhitespace(byte[] data, int from, int to) {
-        int i = from;
-        while (i < to && isWhitespace(data[i])) {
-            i++;
-        }
-        return i;
-    }
-
-    /** {@code to} moved back over trailing JSON whitespace, not before {@code from}. */
-    private static int trimWhitespace(byte[] data, int from, int to) {
-        int i = to;
-        while (i > from && isWhitespace(data[i - 1])) {
-            i--;
-        }
-        return i;
-    }
-
-    private static boolean isWhitespace(byte b) {
-        return b == ' ' || b == '\t' || b == '\r' || b == '\n';
     }
 
     /**
@@ -359,7 +167,7 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
      * failures once to the stage's policy, so this may exceed the skips the stage counted.
      */
     public long failedDocuments() {
-        return failedDocuments;
+        return reader.failedDocuments();
     }
 
     /** How messages are framed. */
@@ -369,7 +177,7 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
 
     @Override
     public String toString() {
-        return "JsonDeserializer[" + framing.name().toLowerCase(java.util.Locale.ROOT) + " -> " + target + "]";
+        return "JsonDeserializer[" + framing.name().toLowerCase(java.util.Locale.ROOT) + " -> " + reader.target() + "]";
     }
 
     /**
