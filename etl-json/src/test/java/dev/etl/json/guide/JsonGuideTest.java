@@ -1,4 +1,4 @@
-package dev.etl.json;
+package dev.etl.json.guide;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,6 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.etl.error.ErrorPolicy;
+import dev.etl.json.JsonDeserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
 import dev.etl.pipeline.Pipeline;
