@@ -46,7 +46,7 @@ import tools.jackson.databind.json.JsonMapper;
  * thread's first call and fails the pipeline with a {@link FatalPipelineException}. Values are emitted
  * in input order, each one new (downstream may keep them).
  *
- * <p><b>Errors</b> are {@link DeserializationException}s naming the source offset (the chain head
+ * <p><b>Errors</b> are {@link dev.etl.error.DeserializationException}s naming the source offset (the chain head
  * adds the partition and applies the {@code deserialize} stage's policy), what failed (malformed JSON,
  * or well-formed JSON that does not bind to the target, with Jackson's message and path), the byte
  * position and an excerpt of at most 64 characters around it with control characters escaped (see
