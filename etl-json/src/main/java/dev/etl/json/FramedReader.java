@@ -63,31 +63,31 @@ final class FramedReader<T> {
         ObjectReader document = this.document;
         int emitted = 0;
         int line = 0;
-        for (int lineStart = from; lineStart < to; ) {
-            int lineEnd = lineStart;
+        int lineEnd;
+        for (int lineStart = from; lineStart < to; lineStart = lineEnd + 1) {
+            lineEnd = lineStart;
             while (lineEnd < to && data[lineEnd] != '\n') {
                 lineEnd++;
             }
             line++;
             int start = skipWhitespace(data, lineStart, lineEnd);
-            if (start < lineEnd) {
-                int end = trimWhitespace(data, start, lineEnd);
-                T decoded;
-                try {
-                    decoded = document.readValue(data, start, end - start);
-                } catch (RuntimeException e) {
-                    decoded = null;
-                    failures.add("line " + line, e, data, lineStart, end, start);
-                    start = -1;
-                }
-                if (decoded != null) {
-                    out.collect(decoded);
-                    emitted++;
-                } else if (start >= 0) {
-                    failures.addNull("line " + line, data, lineStart, end, start);
-                }
+            if (start == lineEnd) {
+                continue; // blank
             }
-            lineStart = lineEnd + 1;
+            int end = trimWhitespace(data, start, lineEnd);
+            T decoded;
+            try {
+                decoded = document.readValue(data, start, end - start);
+            } catch (RuntimeException e) {
+                failures.add("line " + line, e, data, lineStart, end, start);
+                continue;
+            }
+            if (decoded == null) {
+                failures.addNull("line " + line, data, lineStart, end, start);
+                continue;
+            }
+            out.collect(decoded);
+            emitted++;
         }
         finish("NDJSON message", emitted, offset);
     }

@@ -46,11 +46,11 @@ import tools.jackson.databind.json.JsonMapper;
  * thread's first call and fails the pipeline with a {@link FatalPipelineException}. Values are emitted
  * in input order, each one new (downstream may keep them).
  *
- * <p><b>Errors</b> are {@link dev.etl.error.DeserializationException}s naming the source offset (the chain head
- * adds the partition and applies the {@code deserialize} stage's policy), what failed (malformed JSON,
- * or well-formed JSON that does not bind to the target, with Jackson's message and path), the byte
- * position and an excerpt of at most 64 characters around it with control characters escaped (see
- * {@code docs/connectors/json.md}). Per framing:
+ * <p><b>Errors</b> are {@link dev.etl.error.DeserializationException}s naming the source offset
+ * (the chain head adds the partition and applies the {@code deserialize} stage's policy), what failed
+ * (malformed JSON, or well-formed JSON that does not bind to the target, with Jackson's message and
+ * path), the byte position and an excerpt of at most 64 characters around it with control characters
+ * escaped (see {@code docs/connectors/json.md}). Per framing:
  * <ul>
  * <li>{@link JsonFraming#SINGLE}: the message fails; nothing is emitted.</li>
  * <li>{@link JsonFraming#NDJSON}, {@link JsonFraming#ARRAY}: a document that fails does not stop the
