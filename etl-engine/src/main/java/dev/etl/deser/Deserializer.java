@@ -14,7 +14,14 @@ import dev.etl.record.RecordMeta;
  * only during their {@code accept} call.
  *
  * <p>Failures: throw {@link dev.etl.error.DeserializationException} (or any exception); the chain
- * head adds the topic/partition/offset and applies the deserialization stage's policy.
+ * head adds the topic/partition/offset and applies the deserialization stage's policy, once per call:
+ * the unit is the source record. Values already passed to {@code out} before the throw are downstream
+ * and stay there (they hold the batch's ack like any value). So a deserializer that reads several
+ * values from one payload (NDJSON, a JSON array) may emit the good ones, then throw once for the bad
+ * ones: under {@code SKIP} the good ones are delivered and the record counts one skip, under
+ * {@code DEAD_LETTER} they are delivered and the original record is dead-lettered once, under
+ * {@code FAIL} the pipeline fails and nothing from the record on commits. Do not catch exceptions
+ * thrown by {@code out.collect}: they belong to the downstream stages.
  *
  * @param <T> the produced value type
  */

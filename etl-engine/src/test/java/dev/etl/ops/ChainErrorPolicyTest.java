@@ -162,6 +162,53 @@ class ChainErrorPolicyTest {
         assertThat(ctx.skipped()).isEmpty();
     }
 
+    // ---- a deserializer that emits several values per payload -------------------------------
+
+    /**
+     * Emits every comma-separated part, except those starting with '!', then fails the payload once
+     * for them: what a multi-document deserializer (NDJSON, a JSON array) does with a partly bad message.
+     */
+    private static final Deserializer<String> PARTS = (key, value, meta, out) -> {
+        StringBuilder bad = new StringBuilder();
+        for (String part : value.toUtf8String().split(",")) {
+            if (part.startsWith("!")) {
+                bad.append(part);
+            } else {
+                out.collect(part);
+            }
+        }
+        if (bad.length() > 0) {
+            throw DeserializationException.of(-1, "bad parts " + bad, null);
+        }
+    };
+
+    @Test
+    void valuesEmittedBeforeTheDeserializerThrewStayDeliveredUnderSkipAndThePayloadCountsOneSkip() {
+        Chain chain = Chains.from(ctx, PARTS, ErrorPolicy.SKIP)
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+
+        chain.onBatch(TestPartitionBatch.from(10, "a,!b,c,!d", "e"));
+
+        assertThat(RowBinaryStrings.decode(outbox.chunk(0))).containsExactly("a", "c", "e");
+        assertThat(ctx.skipped()).singleElement().satisfies(failure -> {
+            assertThat(failure.stage()).isEqualTo("deserialize");
+            assertThat(failure.offset()).isEqualTo(10);
+            assertThat(failure).hasMessageContaining("bad parts !b!d");
+        });
+    }
+
+    @Test
+    void valuesEmittedBeforeTheDeserializerThrewUnderFailAreInTheChunkButThePipelineFails() {
+        Chain chain = Chains.from(ctx, PARTS)
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+
+        assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(10, "a,!b,c", "e")))
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("stage 'deserialize' failed at orders-0@10: bad parts !b");
+        // The chunk holds the batch's ack, which a failed pipeline never releases as succeeded: nothing commits.
+        assertThat(RowBinaryStrings.decode(outbox.chunk(0))).containsExactly("a", "c");
+    }
+
     // ---- encode -----------------------------------------------------------------------------
 
     /** Writes half a row for "bad" values before failing. */

@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
  *       test says it on the class path, where Spring Boot applications run);</li>
  *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
  *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
- *       connector (Kafka's, Avro's, ClickHouse's; Spring's in the Spring modules; Testcontainers' in
- *       etl-spring-boot-testcontainers).</li>
+ *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's; Spring's in the Spring modules;
+ *       Testcontainers' in etl-spring-boot-testcontainers).</li>
  * </ul>
  */
 class PublicApiTest {
@@ -42,6 +42,7 @@ class PublicApiTest {
     private static final Map<String, List<String>> ALLOWED_THIRD_PARTY = Map.of(
             "dev.etl.kafka", List.of("org.apache.kafka."),
             "dev.etl.avro", List.of("org.apache.avro."),
+            "dev.etl.json", List.of("tools.jackson."),
             "dev.etl.clickhouse", List.of("com.clickhouse."),
             "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro."),
             "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
@@ -52,7 +53,8 @@ class PublicApiTest {
     private static final List<String> ENGINE_API = List.of("dev.etl.deser", "dev.etl.error", "dev.etl.ops",
             "dev.etl.pipeline", "dev.etl.record", "dev.etl.sink", "dev.etl.source", "dev.etl.util");
 
-    private static final List<String> CONNECTORS = List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.clickhouse");
+    private static final List<String> CONNECTORS = List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.json",
+            "dev.etl.clickhouse");
 
     @BeforeAll
     static void importClasses() {
@@ -63,7 +65,8 @@ class PublicApiTest {
     @Test
     void everyModuleIsOnTheClassPath() {
         for (String pkg : List.of("dev.etl.pipeline", "dev.etl.internal.sink", "dev.etl.kafka", "dev.etl.avro",
-                "dev.etl.clickhouse", "dev.etl.autoconfigure", "dev.etl.test.memory", "dev.etl.testcontainers")) {
+                "dev.etl.json", "dev.etl.clickhouse", "dev.etl.autoconfigure", "dev.etl.test.memory",
+                "dev.etl.testcontainers")) {
             assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
                 .as("classes of %s imported", pkg)
                 .isTrue();
