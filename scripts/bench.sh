@@ -28,6 +28,9 @@
 #   BENCH_HEAP                -Xmx of both pipelines (default 1g)
 #   BENCH_ETL_ARGS            extra command-line arguments of the etl sample-service (space-separated),
 #                             e.g. '--etl.source.kafka.properties[max.poll.records]=500'
+#   BENCH_COMPARE_MERGED=1    each round also runs the etl sample with deterministic blocks off
+#                             (--etl.sink.clickhouse.deterministic-blocks=false, "etl-merged": rows of
+#                             all partitions share batches) and the table gets the ratio etl / etl-merged
 #   BENCH_SKIP_BUILD=1        use the jars that are there
 #   BENCH_MVN_ARGS            extra Maven arguments for the build (e.g. -o)
 #   BENCH_KEEP_INFRA=1        leave the servers this script started running
@@ -188,10 +191,10 @@ RESULTS="$LOG_DIR/results.tsv" # round pipeline total_ms first_ms rows_at_first 
 : >"$RESULTS"
 FAILURES=()
 
-# run <round> <baseline|etl>: one timed run into its own database and consumer group.
+# run <round> <baseline|etl|etl-merged>: one timed run into its own database and consumer group.
 run() {
   local round="$1" side="$2"
-  local db="bench_${RUN_ID}_${side}_${round}" group="bench-$RUN_ID-$side-$round"
+  local db="bench_${RUN_ID}_${side//-/_}_${round}" group="bench-$RUN_ID-$side-$round"
   local log="$LOG_DIR/$side-$round.log" http_port="" start_ms first_ms="" rows_at_first=0 last_ms="" rows now p
 
   step "round $round: $side (database $db, group $group)" "$log"
@@ -218,7 +221,8 @@ run() {
     # shellcheck disable=SC2086 # BENCH_ETL_ARGS is a list of arguments
     KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="$group" \
       CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$http_port" \
-      ETL_THREADS="$THREADS" java -Xmx"$HEAP" -jar "$SERVICE_JAR" ${BENCH_ETL_ARGS:-} >"$log" 2>&1 &
+      ETL_THREADS="$THREADS" java -Xmx"$HEAP" -jar "$SERVICE_JAR" ${BENCH_ETL_ARGS:-} \
+      $([[ "$side" == etl-merged ]] && echo --etl.sink.clickhouse.deterministic-blocks=false) >"$log" 2>&1 &
   fi
   PIPELINE_PID=$!
 
@@ -243,10 +247,14 @@ run() {
   info "all $EXPECTED_LINES rows after $((last_ms / 1000)).$(((last_ms % 1000) / 100))s" \
     "(first rows seen after $((first_ms / 1000)).$(((first_ms % 1000) / 100))s: $rows_at_first)"
 
-  if [[ "$side" == etl ]]; then
-    # The engine's own view of the run, for finding its bottleneck afterwards.
-    curl -sf --max-time 5 "http://127.0.0.1:$http_port/actuator/prometheus" >"$LOG_DIR/etl-$round.prometheus.txt" \
+  local inserts="n/a"
+  if [[ "$side" != baseline ]]; then
+    # The engine's own view of the run, for finding its bottleneck afterwards; and its inserts (parts
+    # created: each successful insert is one part per replica before merges).
+    curl -sf --max-time 5 "http://127.0.0.1:$http_port/actuator/prometheus" >"$LOG_DIR/$side-$round.prometheus.txt" \
       2>/dev/null || true
+    inserts="$(awk '/^etl_clickhouse_inserts_total\{/ && /outcome="success"/ && !/sink="dead-letter"/ {s += $NF} END {printf "%.0f", s}' \
+      "$LOG_DIR/$side-$round.prometheus.txt" 2>/dev/null)" || inserts="n/a"
   fi
   stop_pipeline
   case "$PIPELINE_EXIT" in
@@ -288,8 +296,8 @@ run() {
     FAILURES+=("$side round $round: FINAL holds $found_orders orders / $found_lines rows, expected $EXPECTED_ORDERS / $EXPECTED_LINES")
     info "FINAL: $found_orders orders, $found_lines rows: WRONG (expected $EXPECTED_ORDERS / $EXPECTED_LINES)"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$last_ms" "$first_ms" "$rows_at_first" \
-    "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" >>"$RESULTS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$last_ms" "$first_ms" "$rows_at_first" \
+    "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" "$inserts" >>"$RESULTS"
 
   if [[ "${BENCH_KEEP_DATA:-0}" != 1 ]]; then
     if ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1; then
@@ -303,6 +311,9 @@ run() {
 for round in $(seq 1 "$REPEATS"); do
   run "$round" baseline
   run "$round" etl
+  if [[ "${BENCH_COMPARE_MERGED:-0}" == 1 ]]; then
+    run "$round" etl-merged
+  fi
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 cleanup_data
@@ -336,14 +347,16 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
     } else {
       steady = "n/a | n/a | n/a"
     }
-    rows[NR] = sprintf("| %s | %s | %.1f | %s | %s | %s | %s |", $1, side, total_s, fmt(to), fmt(tr), steady, ok)
+    rows[NR] = sprintf("| %s | %s | %.1f | %s | %s | %s | %s | %s |", $1, side, total_s, fmt(to), fmt(tr), steady, $11, ok)
+    if ($11 != "n/a" && $11 != "") { ni[side]++; IN[side, ni[side]] = $11 }
   }
   END {
-    print "| round | pipeline | total s | orders/s | rows/s | steady s | steady orders/s | steady rows/s | exact rows after FINAL |"
-    print "|---|---|---:|---:|---:|---:|---:|---:|---|"
+    print "| round | pipeline | total s | orders/s | rows/s | steady s | steady orders/s | steady rows/s | inserts | exact rows after FINAL |"
+    print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= NR; i++) print rows[i]
-    for (s = 0; s < 2; s++) {
-      side = s ? "etl" : "baseline"
+    split("baseline etl etl-merged", sides, " ")
+    for (s = 1; s <= 3; s++) {
+      side = sides[s]
       if (!n[side]) continue
       for (i = 1; i <= n[side]; i++) { a[i] = TO[side, i]; b[i] = TR[side, i] }
       for (i = 1; i <= ns[side]; i++) { c[i] = SO[side, i]; d[i] = SR[side, i] }
@@ -353,14 +366,24 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
         mso[side] = median(c, ns[side]); msr[side] = median(d, ns[side])
         steady = fmt(mso[side]) " | " fmt(msr[side])
       }
-      printf "| median | %s | | %s | %s | | %s | |\n", side, fmt(mo[side]), fmt(mr[side]), steady
+      ins = ""
+      if (ni[side]) { for (i = 1; i <= ni[side]; i++) e[i] = IN[side, i]; mi[side] = median(e, ni[side]); ins = fmt(mi[side]) }
+      printf "| median | %s | | %s | %s | | %s | %s | |\n", side, fmt(mo[side]), fmt(mr[side]), steady, ins
     }
     if (n["etl"] && n["baseline"]) {
       steady = "n/a | n/a"
       if (ns["etl"] && ns["baseline"])
         steady = sprintf("**%.2f×** | **%.2f×**", mso["etl"] / mso["baseline"], msr["etl"] / msr["baseline"])
-      printf "| **ratio** | **etl / baseline** | | **%.2f×** | **%.2f×** | | %s | |\n",
+      printf "| **ratio** | **etl / baseline** | | **%.2f×** | **%.2f×** | | %s | | |\n",
         mo["etl"] / mo["baseline"], mr["etl"] / mr["baseline"], steady
+    }
+    if (n["etl"] && n["etl-merged"]) {
+      steady = "n/a | n/a"
+      if (ns["etl"] && ns["etl-merged"])
+        steady = sprintf("**%.2f×** | **%.2f×**", mso["etl"] / mso["etl-merged"], msr["etl"] / msr["etl-merged"])
+      ins = (ni["etl"] && ni["etl-merged"] && mi["etl-merged"] > 0) ? sprintf("**%.2f×**", mi["etl"] / mi["etl-merged"]) : ""
+      printf "| **ratio** | **etl / etl-merged** | | **%.2f×** | **%.2f×** | | %s | %s | |\n",
+        mo["etl"] / mo["etl-merged"], mr["etl"] / mr["etl-merged"], steady, ins
     }
   }' "$RESULTS" | tee "$LOG_DIR/results.md"
 echo

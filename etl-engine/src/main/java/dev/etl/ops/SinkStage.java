@@ -63,12 +63,13 @@ final class SinkStage<T> implements Collector<T> {
             throw badShard(shard);
         }
         ChunkOutbox outbox = this.outbox;
-        // A row of the current record goes into its partition's open deterministic block; a row emitted
-        // for held acks of several batches (a stateful operator's group ack) or outside any record has
-        // no single offset range, and goes into an ordinary, merged chunk.
+        // A row under the current batch's own ack goes into its partition's open deterministic block; a
+        // row emitted under held acks (an older batch's, or a group's covering several: a stateful
+        // operator's kept data, emitted later or from flush at a drain) belongs to no offset range of
+        // the current position, and goes into an ordinary, merged chunk.
         BlockChains blocks = this.blocks;
         int partition = meta.partition();
-        boolean inBlock = blocks != null && partition >= 0 && !ack.isGroup();
+        boolean inBlock = blocks != null && ack == meta.batchAck();
         Chunk chunk = inBlock ? blocks.chunk(shard, partition) : outbox.chunk(shard);
         RowBuffer rows = chunk.rows();
         int mark = rows.length();

@@ -166,6 +166,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         }
         AckRef ack = new AckRef(partition, checkpointer.epoch(partition), seq, ackQueue);
         context.meta().ack(ack);
+        context.meta().batchAck(ack);
         int size = batch.size();
         runtime.recordsIn(size);
         context.recordsIn(size);
@@ -187,6 +188,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             ack.release(pushed);
             // Between batches there is no current record: a stray emission must not reuse this ack.
             context.meta().ack(null);
+            context.meta().batchAck(null);
         }
     }
 

@@ -47,18 +47,13 @@ final class LaneBlocks implements BlockChains.DueListener {
     /** The lane's clock as of its last batch or loop iteration (no clock read per record). */
     private long nowNs;
 
-    private LaneBlocks(BlockChains[] sinks, long lingerNs, long heldLimitBytes, MeterRegistry registry,
-            String pipeline, int lane) {
+    private LaneBlocks(BlockChains[] sinks, long lingerNs, long heldLimitBytes, Counter sealedBlocks,
+            Counter replayedBlocks) {
         this.sinks = sinks;
         this.lingerNs = lingerNs;
         this.heldLimitBytes = heldLimitBytes;
-        this.replayedBlocks = Counter.builder("etl.checkpoint.replayed.blocks")
-                .description("Blocks sealed at a boundary a previous owner recorded: a replay rebuilding the "
-                        + "block it wrote (or may have written) before a crash, restart or rebalance")
-                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
-        this.sealedBlocks = Counter.builder("etl.checkpoint.sealed.blocks")
-                .description("Deterministic blocks sealed (one partition's offset range, all sinks and shards)")
-                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
+        this.replayedBlocks = replayedBlocks;
+        this.sealedBlocks = sealedBlocks;
         for (BlockChains sink : sinks) {
             sink.dueListener(this);
         }
@@ -72,6 +67,14 @@ final class LaneBlocks implements BlockChains.DueListener {
      */
     static LaneBlocks of(ChunkOutbox[] outboxes, long heldLimitBytes, MeterRegistry registry, String pipeline,
             int lane) {
+        // Registered (at 0) whether or not a sink writes deterministic blocks: the dashboard's series exist.
+        Counter replayed = Counter.builder("etl.checkpoint.replayed.blocks")
+                .description("Blocks sealed at a boundary a previous owner recorded: a replay rebuilding the "
+                        + "block it wrote (or may have written) before a crash, restart or rebalance")
+                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
+        Counter sealed = Counter.builder("etl.checkpoint.sealed.blocks")
+                .description("Deterministic blocks sealed (one partition's offset range, all sinks and shards)")
+                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
         int n = 0;
         long linger = Long.MAX_VALUE;
         for (ChunkOutbox outbox : outboxes) {
@@ -90,7 +93,7 @@ final class LaneBlocks implements BlockChains.DueListener {
                 sinks[i++] = outbox.blocks();
             }
         }
-        return new LaneBlocks(sinks, linger, heldLimitBytes, registry, pipeline, lane);
+        return new LaneBlocks(sinks, linger, heldLimitBytes, sealed, replayed);
     }
 
     void partitionNames(IntFunction<String> names) {

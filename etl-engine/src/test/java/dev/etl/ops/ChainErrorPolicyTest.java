@@ -15,7 +15,6 @@ import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.error.RecordException;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowEncoder;
@@ -185,7 +184,7 @@ class ChainErrorPolicyTest {
     @Test
     void valuesEmittedBeforeTheDeserializerThrewStayDeliveredUnderSkipAndThePayloadCountsOneSkip() {
         Chain chain = Chains.from(ctx, PARTS, ErrorPolicy.SKIP)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(10, "a,!b,c,!d", "e"));
 
@@ -200,7 +199,7 @@ class ChainErrorPolicyTest {
     @Test
     void valuesEmittedBeforeTheDeserializerThrewUnderFailAreInTheChunkButThePipelineFails() {
         Chain chain = Chains.from(ctx, PARTS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(10, "a,!b,c", "e")))
                 .isInstanceOf(FatalPipelineException.class)

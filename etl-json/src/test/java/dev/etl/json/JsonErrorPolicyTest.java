@@ -18,7 +18,6 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.DeadLetterRecord;
 import dev.etl.test.capture.CaptureSink;
@@ -64,7 +63,7 @@ class JsonErrorPolicyTest {
                 .meterRegistry(registry)
                 .chains(ctx -> Chains.from(ctx, json.build(), policy)
                         .map("to-id", (Order o) -> Long.toString(o.id()))
-                        .sink(TestEncoders.string(), (value, meta, shards) -> 0, ChunkConfig.defaults()))
+                        .sink(TestEncoders.string(), (value, meta, shards) -> 0))
                 .build();
         runtime.start();
         handle.assign(0, 0);

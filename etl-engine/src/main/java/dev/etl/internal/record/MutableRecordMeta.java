@@ -14,6 +14,7 @@ public final class MutableRecordMeta implements RecordMeta {
     private long timestampMs = -1;
     private int keyHash;
     private AckRef ack;
+    private AckRef batchAck;
     private Payload key;
     private Payload value;
 
@@ -40,6 +41,23 @@ public final class MutableRecordMeta implements RecordMeta {
      */
     public void ack(AckRef ack) {
         this.ack = ack;
+    }
+
+    /**
+     * Called by the lane with {@link #ack(AckRef)} at the start of each (poll batch, partition), and
+     * cleared after it; unlike {@link #ack()} never swapped by an emission scope.
+     */
+    public void batchAck(AckRef ack) {
+        this.batchAck = ack;
+    }
+
+    /**
+     * The ack of the (poll batch, partition) being pushed through the chain, or null between batches
+     * and during {@code flush}. A row whose {@link #ack()} is this one belongs to the current batch; a
+     * row emitted under an older batch's or a group's ack (a stateful operator's held data) does not.
+     */
+    public AckRef batchAck() {
+        return batchAck;
     }
 
     @Override

@@ -126,6 +126,7 @@ public final class BlockChains {
         for (int shard = 0; shard < shards; shard++) {
             Chunk head = o.head[shard];
             if (head != null && o.rows[shard] > 0) {
+                dropEmptyTail(head);
                 head.blockToken = DedupToken.ofBlock(sinkName, shard, partitionName, start, end);
                 heads[shard] = head;
                 bytes += o.bytes[shard];
@@ -270,6 +271,22 @@ public final class BlockChains {
             it.remove();
         }
         return givenUp;
+    }
+
+    /**
+     * A full tail gets its successor at once (rowAdded), so a block sealed right after ends in an empty
+     * chunk: cut it off, so every chunk of a handed-off chain holds rows (and is counted out when written).
+     */
+    private static void dropEmptyTail(Chunk head) {
+        Chunk previous = null;
+        Chunk c = head;
+        while (c.next != null) {
+            previous = c;
+            c = c.next;
+        }
+        if (previous != null && c.isEmpty()) {
+            previous.next = null;
+        }
     }
 
     private static void recycleEmpty(Chunk head) {

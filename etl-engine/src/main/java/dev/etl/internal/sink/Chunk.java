@@ -27,6 +27,8 @@ public final class Chunk {
      * the capacity of the whole chain); 0 when not handed off.
      */
     int budgetBytes;
+    /** Chunks this entry counted in its shard queue while queued (its chain's length; set by the queue). */
+    int queuedChunks;
     /**
      * The next chunk of the same deterministic block and shard, or null. A block's rows for one shard
      * are a chain of chunks, handed off as one queue entry (its head) and written as one insert alone.

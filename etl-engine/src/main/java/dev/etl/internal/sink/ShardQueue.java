@@ -1,5 +1,6 @@
 package dev.etl.internal.sink;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,9 +20,13 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ShardQueue {
     private final BoundedQueue<Chunk> queue;
     private final AtomicLong unsettledChunks = new AtomicLong();
+    /** Chunks in the queue's entries (a block chain counts all its chunks). */
+    private final AtomicInteger queuedChunks = new AtomicInteger();
+    private final int capacity;
 
     ShardQueue(int capacity) {
         this.queue = new BoundedQueue<>(capacity);
+        this.capacity = capacity;
     }
 
     /**
@@ -37,9 +42,28 @@ final class ShardQueue {
         unsettledChunks.addAndGet(-chunks);
     }
 
-    /** Enqueues a counted-in chunk; false when the queue is full. Never blocks. */
-    boolean offer(Chunk chunk) {
-        return queue.offer(chunk);
+    /**
+     * Enqueues a counted-in entry of {@code chunks} chunks (a block chain, or 1); false when the queue's
+     * capacity, counted in chunks, has no room for them. An entry larger than the whole capacity is taken
+     * when the queue is empty, so a large block cannot wait forever. Never blocks.
+     */
+    boolean offer(Chunk chunk, int chunks) {
+        while (true) {
+            int queued = queuedChunks.get();
+            if (queued > 0 && queued + chunks > capacity) {
+                return false;
+            }
+            if (queuedChunks.compareAndSet(queued, queued + chunks)) {
+                break;
+            }
+        }
+        chunk.queuedChunks = chunks;
+        // Entries never outnumber the chunks reserved above, so the entry queue has room.
+        if (!queue.offer(chunk)) {
+            queuedChunks.addAndGet(-chunks);
+            return false;
+        }
+        return true;
     }
 
     /** The next chunk without removing it, or null. Consumer only. */
@@ -49,7 +73,11 @@ final class ShardQueue {
 
     /** Removes the next chunk, or null. Consumer only. */
     Chunk poll() {
-        return queue.poll();
+        Chunk chunk = queue.poll();
+        if (chunk != null) {
+            queuedChunks.addAndGet(-chunk.queuedChunks);
+        }
+        return chunk;
     }
 
     /** Counts out {@code chunks} chunks whose acks and budget have been released. */
@@ -67,8 +95,8 @@ final class ShardQueue {
         return queue.sumOf(Chunk::chainCapacity);
     }
 
-    /** Chunks waiting in the queue (a snapshot). */
+    /** Chunks waiting in the queue, a block chain counting all of its chunks (a snapshot). */
     int size() {
-        return queue.size();
+        return queuedChunks.get();
     }
 }

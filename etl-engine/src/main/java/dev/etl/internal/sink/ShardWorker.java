@@ -219,12 +219,22 @@ final class ShardWorker {
         head.budgetBytes = 0;
         int content = 0;
         int chunks = 0;
+        int empty = 0;
         for (Chunk c = head; c != null; c = c.next) {
             content += c.byteCount();
-            chunks++;
+            if (c.isEmpty()) {
+                empty++;
+            } else {
+                chunks++;
+            }
         }
         ownedBytes += content;
+        // Only chunks with rows join the batch (and are counted out when it settles): an empty one (the
+        // lanes cut them off; defensive) is counted out here.
         ownedChunks += chunks;
+        if (empty > 0) {
+            queue.settled(empty);
+        }
         if (budgetBytes - content > 0) {
             budget.release(budgetBytes - content);
         }

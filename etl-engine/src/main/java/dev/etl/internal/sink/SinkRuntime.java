@@ -180,7 +180,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             return false;
         }
         chunk.budgetBytes = bytes;
-        if (!queue.offer(chunk)) {
+        if (!queue.offer(chunk, chunks)) {
             chunk.budgetBytes = 0;
             budget.release(bytes);
             queue.cancelHandOff(chunks);

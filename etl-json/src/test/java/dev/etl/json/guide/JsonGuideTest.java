@@ -16,7 +16,6 @@ import dev.etl.ops.Chains;
 import dev.etl.pipeline.Pipeline;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowEncoder;
 import dev.etl.test.capture.CaptureSink;
@@ -47,7 +46,7 @@ class JsonGuideTest {
         return ctx -> Chains.from(ctx, json.build(), ErrorPolicy.SKIP)   // a bad line: skipped, the others delivered
                 .filter("has-qty", order -> order.qty() > 0)
                 .map("to-row", order -> order.id() + ":" + order.sku())
-                .sink(STRING_COLUMN, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(STRING_COLUMN, KeyHashRouter.byRecordKey());
     }
     // end::ndjson[]
 
@@ -58,7 +57,7 @@ class JsonGuideTest {
         return ctx -> Chains.from(ctx, events.build())
                 .filter("not-heartbeat", event -> !event.path("type").asString().equals("heartbeat"))
                 .map("to-json", JsonNode::toString)
-                .sink(STRING_COLUMN, KeyHashRouter.byRecordKey(), ChunkConfig.defaults());
+                .sink(STRING_COLUMN, KeyHashRouter.byRecordKey());
     }
     // end::tree[]
 

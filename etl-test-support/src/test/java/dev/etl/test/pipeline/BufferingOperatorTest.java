@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
@@ -19,6 +21,8 @@ import dev.etl.record.Collector;
 import dev.etl.ops.HeldAcks;
 import dev.etl.ops.OperatorContext;
 import dev.etl.ops.StatefulOperator;
+import dev.etl.pipeline.Pipeline;
+import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
@@ -91,17 +95,29 @@ class BufferingOperatorTest {
                 .collect(Collectors.toList());
     }
 
-    @Test
-    void theHeldValuesOffsetIsNotCommittedWhileItWaitsAndTheShutdownDrainWritesAndCommitsIt() throws Exception {
+    /** The pipeline over the capture sink, writing in deterministic blocks or not. */
+    private PipelineRuntime pipeline(PipelineConfig config, CaptureSink sink, boolean deterministicBlocks) {
+        return Pipeline.builder(config).source(source).sink(sink.definition().withDeterministicBlocks(deterministicBlocks))
+                .chains(buffered()).meterRegistry(registry).build();
+    }
+
+    @ParameterizedTest(name = "deterministic blocks: {0}")
+    @ValueSource(booleans = { false, true })
+    void theHeldValuesOffsetIsNotCommittedWhileItWaitsAndTheShutdownDrainWritesAndCommitsIt(boolean blocks)
+            throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
-        runtime = build(fastConfig("held").build(), source, sink, buffered(), registry);
+        runtime = pipeline(fastConfig("held").build(), sink, blocks);
         runtime.start();
         handle.assign(0, 0);
         for (int i = 0; i < 100; i++) {
             handle.push(0, null, utf8("v" + i));
         }
         assertThat(sink.script().awaitRows(99, WAIT)).isTrue();
-        assertThat(handle.awaitCommitted(0, 90, WAIT)).isTrue();
+        if (!blocks) {
+            // With deterministic blocks the committed offset is a block boundary: the start of the block
+            // holding v99 (possibly 0, when all 100 records arrived within one linger).
+            assertThat(handle.awaitCommitted(0, 90, WAIT)).isTrue();
+        }
         Thread.sleep(300); // several commit intervals (50 ms)
         assertThat(handle.lastCommitted(0)).as("v99 exists only in the operator").isLessThan(100);
 
@@ -114,11 +130,11 @@ class BufferingOperatorTest {
         assertThat(handle.lastCommitted(0)).isEqualTo(100);
     }
 
-    @Test
-    void aRevokeFlushesTheOperatorBeforeItsDrainAndCommit() throws Exception {
+    @ParameterizedTest(name = "deterministic blocks: {0}")
+    @ValueSource(booleans = { false, true })
+    void aRevokeFlushesTheOperatorBeforeItsDrainAndCommit(boolean blocks) throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
-        runtime = build(fastConfig("revoke").checkpointInterval(Duration.ofHours(1)).build(), source, sink,
-                buffered(), registry);
+        runtime = pipeline(fastConfig("revoke").checkpointInterval(Duration.ofHours(1)).build(), sink, blocks);
         runtime.start();
         handle.assign(0, 0);
         for (int i = 0; i < 100; i++) {
