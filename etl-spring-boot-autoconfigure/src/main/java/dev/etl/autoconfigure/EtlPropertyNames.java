@@ -63,6 +63,8 @@ final class EtlPropertyNames {
                     "dev.etl.kafka.KafkaDeadLetterWriter", "etl-kafka"),
             new Connector("avro", "dev.etl.autoconfigure.avro.EtlAvroProperties", "dev.etl.avro.AvroDeserializer",
                     "etl-avro"),
+            new Connector("json", "dev.etl.autoconfigure.json.EtlJsonProperties", "dev.etl.json.JsonDeserializer",
+                    "etl-json"),
             new Connector("sink.clickhouse", "dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties",
                     "dev.etl.clickhouse.ClickHouseSink", "etl-clickhouse"));
 

@@ -44,7 +44,7 @@ class PublicApiTest {
             "dev.etl.avro", List.of("org.apache.avro."),
             "dev.etl.json", List.of("tools.jackson."),
             "dev.etl.clickhouse", List.of("com.clickhouse."),
-            "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro."),
+            "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson."),
             "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
             "dev.etl.testcontainers", List.of("org.springframework.", "org.testcontainers."),
             // Not published: the repository's own helpers for tests against its local servers.
