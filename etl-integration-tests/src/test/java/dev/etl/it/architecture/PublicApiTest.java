@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * (the class path of this module has them all). What it enforces is what docs/DESIGN.md lists:
  * <ul>
  *   <li>dependencies flow one way: engine ← connectors ← auto-configuration; connectors never see each
- *       other, the engine sees none of them;</li>
+ *       other, the engine sees none of them; the Avro → RowBinary bridge ({@code dev.etl.transcode},
+ *       etl-avro-clickhouse) sees the engine, the Avro and the ClickHouse connector only;</li>
  *   <li>{@code dev.etl.internal.*} is the engine's own: no class outside the engine uses it (the
  *       engine's and the Avro connector's module descriptors say the same to the module path; this
  *       test says it on the class path, where Spring Boot applications run);</li>
@@ -44,6 +45,8 @@ class PublicApiTest {
             "dev.etl.avro", List.of("org.apache.avro."),
             "dev.etl.json", List.of("tools.jackson."),
             "dev.etl.clickhouse", List.of("com.clickhouse."),
+            // The Avro → RowBinary bridge (etl-avro-clickhouse): Avro's types; ClickHouse's are etl's own.
+            "dev.etl.transcode", List.of("org.apache.avro."),
             "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson."),
             "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
             "dev.etl.testcontainers", List.of("org.springframework.", "org.testcontainers."),
@@ -52,6 +55,9 @@ class PublicApiTest {
 
     private static final List<String> ENGINE_API = List.of("dev.etl.deser", "dev.etl.error", "dev.etl.ops",
             "dev.etl.pipeline", "dev.etl.record", "dev.etl.sink", "dev.etl.source", "dev.etl.util");
+
+    /** The package of etl-avro-clickhouse, which bridges two connectors (so is none of them). */
+    private static final String BRIDGE = "dev.etl.transcode";
 
     private static final List<String> CONNECTORS = List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.json",
             "dev.etl.clickhouse");
@@ -65,7 +71,7 @@ class PublicApiTest {
     @Test
     void everyModuleIsOnTheClassPath() {
         for (String pkg : List.of("dev.etl.pipeline", "dev.etl.internal.sink", "dev.etl.kafka", "dev.etl.avro",
-                "dev.etl.json", "dev.etl.clickhouse", "dev.etl.autoconfigure", "dev.etl.test.memory",
+                "dev.etl.json", "dev.etl.clickhouse", "dev.etl.transcode", "dev.etl.autoconfigure", "dev.etl.test.memory",
                 "dev.etl.testcontainers")) {
             assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
                 .as("classes of %s imported", pkg)
@@ -111,6 +117,26 @@ class PublicApiTest {
             }
         }
         assertThat(violations).as("connector → another module").isEmpty();
+    }
+
+    @Test
+    void theAvroClickHouseBridgeDependsOnTheEngineAndThoseTwoConnectorsOnly() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            if (!c.getPackageName().startsWith(BRIDGE)) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                String target = d.getTargetClass().getPackageName();
+                String connector = connectorOf(target);
+                boolean allowed = isEngine(target) || target.startsWith(BRIDGE) || "dev.etl.avro".equals(connector)
+                        || "dev.etl.clickhouse".equals(connector);
+                if (target.startsWith("dev.etl.") && !allowed || target.startsWith("org.springframework")) {
+                    violations.add(d.getDescription());
+                }
+            }
+        }
+        assertThat(violations).as("etl-avro-clickhouse → a module other than engine, Avro, ClickHouse").isEmpty();
     }
 
     @Test

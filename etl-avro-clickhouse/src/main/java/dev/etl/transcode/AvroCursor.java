@@ -1,0 +1,246 @@
+package dev.etl.transcode;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+import dev.etl.sink.RowBuffer;
+
+/**
+ * A cursor over one Avro binary body in a {@code byte[]}, with the copy operations transcoding
+ * needs: a length-prefixed Avro string or bytes goes to RowBinary as a LEB128 length and the same
+ * bytes, straight from array to array.
+ *
+ * <p>Every read is bounds-checked against the body's end (a payload may be a view into a larger
+ * array); malformed input throws {@link MalformedBody} naming the byte position. The position may be
+ * moved back to a {@link #mark() marked} place, which is how columns are written in table order while
+ * the body is read once in writer order. One instance per transcoder (so per lane), re-wrapped per
+ * record; it also owns the lane's scratch space (field marks, decimal digits), so compiled plans
+ * stay immutable and shareable.
+ */
+final class AvroCursor {
+    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+
+    private byte[] buf = new byte[0];
+    private int start;
+    private int pos;
+    private int limit;
+    /** Positions of fields read ahead of their column (see {@link RowPlan}); grown at compile time only. */
+    int[] marks = new int[8];
+    /** Scratch for wide decimals: the magnitude of one value, big-endian. */
+    final byte[] digits = new byte[32];
+
+    void wrap(byte[] array, int offset, int length) {
+        this.buf = array;
+        this.start = offset;
+        this.pos = offset;
+        this.limit = offset + length;
+    }
+
+    void ensureMarks(int count) {
+        if (marks.length < count) {
+            marks = new int[Math.max(count, marks.length * 2)];
+        }
+    }
+
+    int remaining() {
+        return limit - pos;
+    }
+
+    /** The absolute position, for {@link #reset}. */
+    int mark() {
+        return pos;
+    }
+
+    void reset(int mark) {
+        pos = mark;
+    }
+
+    /** Position relative to the start of the body (for messages). */
+    int position() {
+        return pos - start;
+    }
+
+    int length() {
+        return limit - start;
+    }
+
+    boolean readBoolean() {
+        if (pos >= limit) {
+            throw eof(1);
+        }
+        byte b = buf[pos++];
+        if ((b & 0xfe) != 0) {
+            throw new MalformedBody("invalid boolean byte " + b + " at byte " + (position() - 1));
+        }
+        return b != 0;
+    }
+
+    int readInt() {
+        byte[] b = buf;
+        int p = pos;
+        if (limit - p < 5) {
+            return (int) readVarintChecked(5);
+        }
+        // The longest int varint fits: no bounds check per byte.
+        int v = b[p++];
+        int value = v & 0x7f;
+        if (v < 0) {
+            v = b[p++];
+            value |= (v & 0x7f) << 7;
+            if (v < 0) {
+                v = b[p++];
+                value |= (v & 0x7f) << 14;
+                if (v < 0) {
+                    v = b[p++];
+                    value |= (v & 0x7f) << 21;
+                    if (v < 0) {
+                        v = b[p++];
+                        if ((v & 0xf0) != 0) {
+                            throw malformed(p - 5);
+                        }
+                        value |= v << 28;
+                    }
+                }
+            }
+        }
+        pos = p;
+        return (value >>> 1) ^ -(value & 1);
+    }
+
+    long readLong() {
+        byte[] b = buf;
+        int p = pos;
+        if (limit - p < 10) {
+            return readVarintChecked(10);
+        }
+        int v = b[p++];
+        if (v >= 0) {
+            // One byte: most lengths, counts, indexes and small numbers.
+            pos = p;
+            return (v >>> 1) ^ -(v & 1);
+        }
+        long value = v & 0x7f;
+        int shift = 7;
+        do {
+            v = b[p++];
+            value |= (long) (v & 0x7f) << shift;
+            shift += 7;
+        } while (v < 0 && shift < 63);
+        if (v < 0) {
+            v = b[p++];
+            if ((v & 0xfe) != 0) {
+                throw malformed(pos);
+            }
+            value |= (long) v << 63;
+        }
+        pos = p;
+        return (value >>> 1) ^ -(value & 1);
+    }
+
+    private long readVarintChecked(int maxBytes) {
+        int first = pos;
+        long value = 0;
+        int shift = 0;
+        for (int i = 0; i < maxBytes; i++) {
+            if (pos >= limit) {
+                throw eof(1);
+            }
+            int v = buf[pos++];
+            value |= (long) (v & 0x7f) << shift;
+            if (v >= 0) {
+                if (i == maxBytes - 1 && (v & (maxBytes == 5 ? 0xf0 : 0xfe)) != 0) {
+                    throw malformed(first);
+                }
+                return (value >>> 1) ^ -(value & 1);
+            }
+            shift += 7;
+        }
+        throw malformed(first);
+    }
+
+    float readFloat() {
+        if (limit - pos < 4) {
+            throw eof(4);
+        }
+        int bits = (int) INT_LE.get(buf, pos);
+        pos += 4;
+        return Float.intBitsToFloat(bits);
+    }
+
+    double readDouble() {
+        if (limit - pos < 8) {
+            throw eof(8);
+        }
+        long bits = (long) LONG_LE.get(buf, pos);
+        pos += 8;
+        return Double.longBitsToDouble(bits);
+    }
+
+    /** Reads a length prefix and checks that many bytes follow. */
+    int readLength() {
+        int at = position();
+        long length = readLong();
+        if (length < 0) {
+            throw new MalformedBody("negative length " + length + " at byte " + at);
+        }
+        if (length > limit - pos) {
+            throw new MalformedBody("length " + length + " at byte " + at + " exceeds the " + (limit - pos)
+                    + " bytes left in the body");
+        }
+        return (int) length;
+    }
+
+    /** Avro string or bytes → ClickHouse String: the same bytes behind a LEB128 length. */
+    void copyString(RowBuffer out) {
+        int length = readLength();
+        out.writeVarUInt(length);
+        out.writeBytes(buf, pos, length);
+        pos += length;
+    }
+
+    /** Copies {@code length} raw bytes (a fixed). */
+    void copy(int length, RowBuffer out) {
+        require(length);
+        out.writeBytes(buf, pos, length);
+        pos += length;
+    }
+
+    /** Checks that {@code bytes} more bytes are in the body. */
+    void require(int bytes) {
+        if (limit - pos < bytes) {
+            throw eof(bytes);
+        }
+    }
+
+    /** The byte at {@code index} bytes ahead of the position (after {@link #require}). */
+    int peek(int index) {
+        return buf[pos + index];
+    }
+
+    /** A big-endian long at {@code index} bytes ahead of the position (after {@link #require}). */
+    long peekLongBE(int index) {
+        return (long) LONG_BE.get(buf, pos + index);
+    }
+
+    void skip(int bytes) {
+        require(bytes);
+        pos += bytes;
+    }
+
+    void skipLengthPrefixed() {
+        int length = readLength();
+        pos += length;
+    }
+
+    private MalformedBody eof(int wanted) {
+        return new MalformedBody("unexpected end of body: needed " + wanted + " more byte(s) at byte " + position()
+                + " of " + length());
+    }
+
+    private MalformedBody malformed(int at) {
+        return new MalformedBody("malformed varint at byte " + (at - start));
+    }
+}

@@ -1,0 +1,167 @@
+package dev.etl.transcode;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+import dev.etl.clickhouse.ClickHouseColumn;
+import org.apache.avro.Schema;
+
+/**
+ * Which Avro field goes into which ClickHouse column: one entry per column, in the table's column
+ * order (RowBinary is positional; {@link dev.etl.clickhouse.ClickHouseSink} validates
+ * {@link #columns()} against {@code system.columns} at startup), each naming the column, its
+ * ClickHouse type and the field path in the <em>reader</em> schema ({@code customer.name} for a
+ * field of a nested record).
+ *
+ * <pre>{@code
+ * AvroRowMapping orders = AvroRowMapping.builder(Order.getClassSchema())
+ *         .column("id", "UInt64", "id")
+ *         .column("customer", "String", "customer.name")
+ *         .column("amount", "Decimal(18, 2)", "amount")          // bytes, logicalType decimal(18, 2)
+ *         .column("ts", "DateTime64(3)", "created_at")           // long, logicalType timestamp-millis
+ *         .column("coupon", "Nullable(String)", "coupon")        // ["null", "string"]
+ *         .column("status", "Enum8('NEW' = 1, 'PAID' = 2)", "status")
+ *         .column("tags", "Array(String)", "tags")
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>What converts to what</b> (the reader schema's type and logical type decide what a value
+ * means; the writer's is only how it is read, after Avro's promotions):
+ * <ul>
+ * <li>{@code int}, {@code long}: any Int8…Int64 or UInt8…UInt64 column (range-checked per value), Float32, Float64;
+ *     {@code int} with {@code date}: Date, Date32; {@code long} with {@code timestamp-millis},
+ *     {@code -micros}, {@code -nanos} (or {@code local-timestamp-*}): DateTime (seconds, floor),
+ *     DateTime64(p) (scaled to p digits; rounding down, overflow is an error);</li>
+ * <li>{@code float}: Float32, Float64; {@code double}: Float64; {@code boolean}: Bool, UInt8;</li>
+ * <li>{@code string}, {@code bytes}: String, FixedString(n) (zero-padded; longer is an error);
+ *     {@code string} with {@code uuid}: UUID (the canonical 36-character form);
+ *     {@code bytes}/{@code fixed} with {@code decimal(p, s)}: Decimal(P, s) (same scale; a value
+ *     with more than P digits is an error); {@code fixed}: FixedString(n ≥ size), String;
+ *     {@code fixed(16)} with {@code uuid}: UUID;</li>
+ * <li>{@code enum}: Enum8/Enum16 by symbol name (every reader symbol must be a value of the column),
+ *     String;</li>
+ * <li>a union with {@code null}: Nullable(T) (null writes NULL); any other value into Nullable(T)
+ *     writes it as not null; {@code array<E>}: Array(T) with E converted as above;
+ *     {@code LowCardinality(T)} is written as T.</li>
+ * </ul>
+ * Maps, records as values and unions other than with {@code null} (or of types that all convert to
+ * the column) are not transcoded: map the record's fields instead, or use the object path
+ * ({@code AvroDeserializer} and a {@code RowBinaryEncoder}).
+ *
+ * <p><b>Schema evolution.</b> A writer schema is resolved against the reader schema by Avro's
+ * rules: fields by name or reader alias, promotions (int → long/float/double, long → float/double,
+ * float → double, string ↔ bytes), enum symbols by name with the reader's default, union branches.
+ * A mapped field the writer lacks is written as the reader field's default, encoded once at compile
+ * time. Fields no column reads are skipped, whatever their type.
+ *
+ * <p>Immutable and thread-safe; share one instance between lanes.
+ */
+public final class AvroRowMapping {
+    private final Schema reader;
+    private final List<Mapped> mapped;
+    private final List<ClickHouseColumn> columns;
+
+    /** One column: its declared name and type, parsed type, and reader field path. */
+    record Mapped(ClickHouseColumn column, ColumnType type, String path) {
+    }
+
+    private AvroRowMapping(Schema reader, List<Mapped> mapped) {
+        this.reader = reader;
+        this.mapped = List.copyOf(mapped);
+        this.columns = this.mapped.stream().map(Mapped::column).toList();
+    }
+
+    /** Starts a mapping whose field paths name fields of {@code readerSchema} (a record). */
+    public static Builder builder(Schema readerSchema) {
+        Objects.requireNonNull(readerSchema, "readerSchema");
+        if (readerSchema.getType() != Schema.Type.RECORD) {
+            throw new IllegalArgumentException("the reader schema must be a record, not " + readerSchema.getType());
+        }
+        return new Builder(readerSchema);
+    }
+
+    /** The reader schema the field paths refer to. */
+    public Schema readerSchema() {
+        return reader;
+    }
+
+    /** The columns in wire order, with their ClickHouse types as declared (for the sink's validation). */
+    public List<ClickHouseColumn> columns() {
+        return columns;
+    }
+
+    List<Mapped> mapped() {
+        return mapped;
+    }
+
+    /**
+     * Compiles the plan for one writer schema.
+     *
+     * @throws AvroMappingException when a mapped field cannot be read from {@code writer} or written
+     *         to its column
+     */
+    RowPlan compile(Schema writer) {
+        return new PlanCompiler(this, writer).compile();
+    }
+
+    @Override
+    public String toString() {
+        return "AvroRowMapping[" + reader.getFullName() + " -> " + columns + "]";
+    }
+
+    /** Declares columns in wire order. Not thread-safe. */
+    public static final class Builder {
+        private final Schema reader;
+        private final List<Mapped> mapped = new ArrayList<>();
+        private final Set<String> names = new HashSet<>();
+
+        private Builder(Schema reader) {
+            this.reader = reader;
+        }
+
+        /**
+         * Adds column {@code column} of ClickHouse type {@code type} (as the server spells it, e.g.
+         * {@code Nullable(Decimal(18, 2))}), written from the reader field at {@code fieldPath}
+         * (dot-separated through nested records).
+         */
+        public Builder column(String column, String type, String fieldPath) {
+            Objects.requireNonNull(column, "column");
+            Objects.requireNonNull(type, "type");
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            if (!names.add(column)) {
+                throw new IllegalArgumentException("column '" + column + "' declared twice");
+            }
+            ColumnType parsed;
+            try {
+                parsed = ColumnType.parse(type);
+            } catch (IllegalArgumentException e) {
+                throw new AvroMappingException(fieldPath, column, "-", type, e.getMessage());
+            }
+            mapped.add(new Mapped(new ClickHouseColumn(column, type), parsed, fieldPath));
+            return this;
+        }
+
+        /** Adds a column written from the reader field of the same name. */
+        public Builder column(String column, String type) {
+            return column(column, type, column);
+        }
+
+        /**
+         * Builds the mapping and compiles it against the reader schema as writer, so every mapping
+         * error shows here rather than at the first record.
+         *
+         * @throws AvroMappingException naming the field, the column and both types
+         */
+        public AvroRowMapping build() {
+            if (mapped.isEmpty()) {
+                throw new IllegalStateException("a mapping needs at least one column");
+            }
+            AvroRowMapping mapping = new AvroRowMapping(reader, mapped);
+            mapping.compile(reader);
+            return mapping;
+        }
+    }
+}

@@ -1,0 +1,607 @@
+package dev.etl.transcode;
+
+import dev.etl.sink.RowBuffer;
+
+/**
+ * One compiled value conversion: reads one Avro value of a writer type (as the reader schema sees
+ * it, after promotion) and writes it as one ClickHouse value of a column type. Built by
+ * {@link ConversionCompiler}; immutable, so a plan may be shared by every lane.
+ *
+ * <p>One final class with an opcode rather than a class per conversion: the row loop calls
+ * {@link #write} from one call site for every column, which a class hierarchy would make megamorphic;
+ * here it stays one monomorphic call and a {@code switch}. Nested values (union branches, array
+ * elements) recurse into the same method.
+ */
+final class Conversion {
+    // What is read (writer type → reader type). Integral readers fill a long, floating ones a double.
+    static final int READ_INT = 1;
+    static final int READ_LONG = 2;
+    static final int READ_INT_AS_FLOAT = 3;
+    static final int READ_INT_AS_DOUBLE = 4;
+    static final int READ_LONG_AS_FLOAT = 5;
+    static final int READ_LONG_AS_DOUBLE = 6;
+    static final int READ_FLOAT = 7;
+    static final int READ_DOUBLE = 8;
+
+    // Whole-value opcodes.
+    static final int OP_NUMBER = 1;
+    static final int OP_BOOL = 2;
+    static final int OP_STRING = 3;
+    static final int OP_BYTES_TO_FIXED_STRING = 4;
+    static final int OP_FIXED_TO_FIXED_STRING = 5;
+    static final int OP_FIXED_TO_STRING = 6;
+    static final int OP_ENUM_CODE = 7;
+    static final int OP_ENUM_STRING = 8;
+    static final int OP_DECIMAL_BYTES = 9;
+    static final int OP_DECIMAL_FIXED = 10;
+    static final int OP_UUID_STRING = 11;
+    static final int OP_UUID_FIXED = 12;
+    static final int OP_NULL = 13;
+    static final int OP_NULL_REJECTED = 14;
+    static final int OP_NOT_NULL = 15;
+    static final int OP_UNION = 16;
+    static final int OP_ARRAY = 17;
+
+    // How a number is written.
+    static final int WRITE_INT = 1;
+    static final int WRITE_TIME = 2;
+    static final int WRITE_FLOAT32_OF_LONG = 3;
+    static final int WRITE_FLOAT64_OF_LONG = 4;
+    static final int WRITE_FLOAT32 = 5;
+    static final int WRITE_FLOAT64 = 6;
+
+    final int op;
+    private final int read;
+    private final int write;
+    /** Bytes written (integers, times, enum codes, decimals); FixedString's n. */
+    private final int width;
+    /** A fixed's size in the writer schema. */
+    private final int size;
+    private final long min;
+    private final long max;
+    /** Time conversions: multiply by {@code multiplier} when above 1, else floor-divide by {@code divisor}. */
+    private final long multiplier;
+    private final long divisor;
+    /** Enum codes per writer symbol index. */
+    private final int[] codes;
+    /** Enum strings per writer symbol index, already as RowBinary (length + UTF-8). */
+    private final byte[][] strings;
+    /** Decimal: 10^precision as a big-endian magnitude, for precisions beyond a long. */
+    private final byte[] limitMagnitude;
+    /** Decimal: precision (digits). */
+    private final int precision;
+    /** Union branches by writer index; the element of an array; the value under a Nullable. */
+    private final Conversion[] children;
+    /** The ClickHouse type written, for messages. */
+    final String columnType;
+
+    private Conversion(Builder b) {
+        this.op = b.op;
+        this.read = b.read;
+        this.write = b.write;
+        this.width = b.width;
+        this.size = b.size;
+        this.min = b.min;
+        this.max = b.max;
+        this.multiplier = b.multiplier;
+        this.divisor = b.divisor;
+        this.codes = b.codes;
+        this.strings = b.strings;
+        this.limitMagnitude = b.limitMagnitude;
+        this.precision = b.precision;
+        this.children = b.children;
+        this.columnType = b.columnType;
+    }
+
+    static Builder builder(int op, String columnType) {
+        return new Builder(op, columnType);
+    }
+
+    void write(AvroCursor in, RowBuffer out) {
+        switch (op) {
+        case OP_NUMBER:
+            number(in, out);
+            return;
+        case OP_BOOL:
+            out.writeByte(in.readBoolean() ? 1 : 0);
+            return;
+        case OP_STRING:
+            in.copyString(out);
+            return;
+        case OP_BYTES_TO_FIXED_STRING: {
+            int length = in.readLength();
+            if (length > width) {
+                in.skip(length);
+                throw new ValueRejected(length + " bytes do not fit " + columnType);
+            }
+            in.copy(length, out);
+            pad(out, width - length);
+            return;
+        }
+        case OP_FIXED_TO_FIXED_STRING:
+            in.copy(size, out);
+            pad(out, width - size);
+            return;
+        case OP_FIXED_TO_STRING:
+            out.writeVarUInt(size);
+            in.copy(size, out);
+            return;
+        case OP_ENUM_CODE: {
+            int index = enumIndex(in, codes.length);
+            if (width == 1) {
+                out.writeByte(codes[index]);
+            } else {
+                out.writeShortLE(codes[index]);
+            }
+            return;
+        }
+        case OP_ENUM_STRING: {
+            byte[] s = strings[enumIndex(in, strings.length)];
+            out.writeBytes(s, 0, s.length);
+            return;
+        }
+        case OP_DECIMAL_BYTES:
+            decimal(in, in.readLength(), out);
+            return;
+        case OP_DECIMAL_FIXED:
+            in.require(size);
+            decimal(in, size, out);
+            return;
+        case OP_UUID_STRING:
+            uuidString(in, out);
+            return;
+        case OP_UUID_FIXED:
+            in.require(16);
+            out.writeLongLE(in.peekLongBE(0));
+            out.writeLongLE(in.peekLongBE(8));
+            in.skip(16);
+            return;
+        case OP_NULL:
+            out.writeByte(1);
+            return;
+        case OP_NULL_REJECTED:
+            throw new ValueRejected("null value for non-Nullable " + columnType);
+        case OP_NOT_NULL:
+            out.writeByte(0);
+            children[0].write(in, out);
+            return;
+        case OP_UNION: {
+            int at = in.position();
+            int index = in.readInt();
+            if (index < 0 || index >= children.length) {
+                throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
+                        + children.length + " branches");
+            }
+            children[index].write(in, out);
+            return;
+        }
+        case OP_ARRAY:
+            array(in, out);
+            return;
+        default:
+            throw new IllegalStateException("opcode " + op);
+        }
+    }
+
+    private void number(AvroCursor in, RowBuffer out) {
+        long l = 0;
+        double d = 0;
+        switch (read) {
+        case READ_INT:
+            l = in.readInt();
+            break;
+        case READ_LONG:
+            l = in.readLong();
+            break;
+        case READ_INT_AS_FLOAT:
+            d = (float) in.readInt();
+            break;
+        case READ_INT_AS_DOUBLE:
+            d = in.readInt();
+            break;
+        case READ_LONG_AS_FLOAT:
+            d = (float) in.readLong();
+            break;
+        case READ_LONG_AS_DOUBLE:
+            d = in.readLong();
+            break;
+        case READ_FLOAT:
+            d = in.readFloat();
+            break;
+        case READ_DOUBLE:
+            d = in.readDouble();
+            break;
+        default:
+            throw new IllegalStateException("read " + read);
+        }
+        switch (write) {
+        case WRITE_INT:
+            writeInt(l, out);
+            return;
+        case WRITE_TIME:
+            long ticks;
+            if (multiplier > 1) {
+                long high = Math.multiplyHigh(l, multiplier);
+                ticks = l * multiplier;
+                if (high != (ticks >> 63)) {
+                    throw new ValueRejected("value " + l + " overflows " + columnType);
+                }
+            } else {
+                ticks = Math.floorDiv(l, divisor);
+            }
+            writeInt(ticks, out);
+            return;
+        case WRITE_FLOAT32_OF_LONG:
+            out.writeFloatLE((float) l);
+            return;
+        case WRITE_FLOAT64_OF_LONG:
+            out.writeDoubleLE((double) l);
+            return;
+        case WRITE_FLOAT32:
+            out.writeFloatLE((float) d);
+            return;
+        case WRITE_FLOAT64:
+            out.writeDoubleLE(d);
+            return;
+        default:
+            throw new IllegalStateException("write " + write);
+        }
+    }
+
+    private void writeInt(long value, RowBuffer out) {
+        if (value < min || value > max) {
+            throw new ValueRejected("value " + value + " out of range for " + columnType + " [" + min + ", " + max + "]");
+        }
+        switch (width) {
+        case 1:
+            out.writeByte((int) value);
+            return;
+        case 2:
+            out.writeShortLE((int) value);
+            return;
+        case 4:
+            out.writeIntLE((int) value);
+            return;
+        default:
+            out.writeLongLE(value);
+        }
+    }
+
+    private static int enumIndex(AvroCursor in, int symbols) {
+        int at = in.position();
+        int index = in.readInt();
+        if (index < 0 || index >= symbols) {
+            throw new MalformedBody("enum index " + index + " at byte " + at + " out of range for " + symbols
+                    + " symbols");
+        }
+        return index;
+    }
+
+    private static void pad(RowBuffer out, int n) {
+        for (int i = 0; i < n; i++) {
+            out.writeByte(0);
+        }
+    }
+
+    /**
+     * An Avro decimal (big-endian two's complement unscaled value of {@code length} bytes at the
+     * cursor) as a little-endian Decimal of {@code width} bytes. Redundant sign bytes are dropped
+     * first, as Avro's own {@code BigInteger} reading does; then the value must have at most
+     * {@code precision} digits, as the object path checks.
+     */
+    private void decimal(AvroCursor in, int length, RowBuffer out) {
+        if (length == 0) {
+            throw new MalformedBody("a decimal of zero bytes at byte " + in.position());
+        }
+        int first = 0;
+        while (first < length - 1 && (in.peek(first) == 0 && in.peek(first + 1) >= 0
+                || in.peek(first) == -1 && in.peek(first + 1) < 0)) {
+            first++;
+        }
+        int significant = length - first;
+        boolean negative = in.peek(first) < 0;
+        if (significant > width) {
+            in.skip(length);
+            throw new ValueRejected("a decimal of " + significant + " bytes does not fit " + columnType);
+        }
+        if (significant <= 8) {
+            long v = in.peek(first);
+            for (int i = first + 1; i < length; i++) {
+                v = v << 8 | (in.peek(i) & 0xff);
+            }
+            if (precision <= 18 && (v == Long.MIN_VALUE || Math.abs(v) >= POW10[precision])) {
+                in.skip(length);
+                throw new ValueRejected("unscaled value " + v + " has more than " + precision + " digits for "
+                        + columnType);
+            }
+        } else if (!withinLimit(in, first, significant, negative)) {
+            in.skip(length);
+            throw new ValueRejected("an unscaled value of " + significant + " bytes has more than " + precision
+                    + " digits for " + columnType);
+        }
+        out.ensureRemaining(width);
+        int pad = negative ? 0xff : 0;
+        for (int i = 0; i < width; i++) {
+            out.writeByte(i < significant ? in.peek(length - 1 - i) : pad);
+        }
+        in.skip(length);
+    }
+
+    /** |value| < 10^precision, the value's magnitude computed into the lane's scratch. */
+    private boolean withinLimit(AvroCursor in, int first, int significant, boolean negative) {
+        byte[] m = in.digits;
+        int carry = 1;
+        for (int i = significant - 1; i >= 0; i--) {
+            int b = in.peek(first + i) & 0xff;
+            if (negative) {
+                // two's complement negation: invert, then add one from the lowest byte up
+                b = (~b & 0xff) + carry;
+                carry = b >> 8;
+                b &= 0xff;
+            }
+            m[i] = (byte) b;
+        }
+        byte[] limit = limitMagnitude;
+        int mStart = 0;
+        while (mStart < significant && m[mStart] == 0) {
+            mStart++;
+        }
+        int mLength = significant - mStart;
+        if (mLength != limit.length) {
+            return mLength < limit.length;
+        }
+        for (int i = 0; i < mLength; i++) {
+            int a = m[mStart + i] & 0xff;
+            int b = limit[i] & 0xff;
+            if (a != b) {
+                return a < b;
+            }
+        }
+        return false;
+    }
+
+    /** The canonical 36-character text form (what Avro's UUID conversion writes) as ClickHouse's UUID. */
+    private static void uuidString(AvroCursor in, RowBuffer out) {
+        int at = in.position();
+        int length = in.readLength();
+        if (length != 36) {
+            in.skip(length);
+            throw new ValueRejected("a uuid string of " + length + " bytes at byte " + at
+                    + " (expected the 36-character form)");
+        }
+        long high = 0;
+        long low = 0;
+        for (int i = 0; i < 36; i++) {
+            int c = in.peek(i);
+            if (i == 8 || i == 13 || i == 18 || i == 23) {
+                if (c != '-') {
+                    in.skip(36);
+                    throw new ValueRejected("malformed uuid string at byte " + at);
+                }
+                continue;
+            }
+            int digit = Character.digit(c, 16);
+            if (digit < 0) {
+                in.skip(36);
+                throw new ValueRejected("malformed uuid string at byte " + at);
+            }
+            if (i < 18) {
+                high = high << 4 | digit;
+            } else {
+                low = low << 4 | digit;
+            }
+        }
+        in.skip(36);
+        out.writeLongLE(high);
+        out.writeLongLE(low);
+    }
+
+    /**
+     * RowBinary needs the element count before the elements; Avro may split an array into blocks.
+     * Writers (Avro's included) write one block, so the count of the first block is written and the
+     * elements converted; only when a second block follows is the output cut back and the array
+     * counted first.
+     */
+    private void array(AvroCursor in, RowBuffer out) {
+        Conversion element = children[0];
+        int outStart = out.length();
+        int inStart = in.mark();
+        long count = blockCount(in);
+        out.writeVarUInt(count);
+        for (long i = 0; i < count; i++) {
+            element.write(in, out);
+        }
+        if (count == 0) {
+            return;
+        }
+        long next = blockCount(in);
+        if (next == 0) {
+            return;
+        }
+        // More blocks: count them all, then convert again from the start.
+        out.truncate(outStart);
+        in.reset(inStart);
+        long total = 0;
+        int mark;
+        for (long n = blockCount(in); n != 0; n = blockCount(in)) {
+            total += n;
+            for (long i = 0; i < n; i++) {
+                element.skipValue(in);
+            }
+        }
+        mark = in.mark();
+        if (total > Integer.MAX_VALUE - 8) {
+            throw new MalformedBody("an array of " + total + " items");
+        }
+        in.reset(inStart);
+        out.writeVarUInt(total);
+        for (long n = blockCount(in); n != 0; n = blockCount(in)) {
+            for (long i = 0; i < n; i++) {
+                element.write(in, out);
+            }
+        }
+        if (in.mark() != mark) {
+            throw new IllegalStateException("array re-read ended at another position");
+        }
+    }
+
+    /** A block's item count; a negative count's byte size is read and ignored (the items are read one by one). */
+    private static long blockCount(AvroCursor in) {
+        int at = in.position();
+        long count = in.readLong();
+        if (count < 0) {
+            count = -count;
+            in.readLong();
+        }
+        if (count > Integer.MAX_VALUE - 8) {
+            throw new MalformedBody("array block of " + count + " items at byte " + at);
+        }
+        return count;
+    }
+
+    /** Skips the value this conversion would read, without writing (counting a multi-block array). */
+    private void skipValue(AvroCursor in) {
+        switch (op) {
+        case OP_NUMBER:
+            switch (read) {
+            case READ_INT, READ_INT_AS_FLOAT, READ_INT_AS_DOUBLE -> in.readInt();
+            case READ_LONG, READ_LONG_AS_FLOAT, READ_LONG_AS_DOUBLE -> in.readLong();
+            case READ_FLOAT -> in.skip(4);
+            default -> in.skip(8);
+            }
+            return;
+        case OP_BOOL:
+            in.readBoolean();
+            return;
+        case OP_STRING, OP_BYTES_TO_FIXED_STRING, OP_DECIMAL_BYTES, OP_UUID_STRING:
+            in.skipLengthPrefixed();
+            return;
+        case OP_FIXED_TO_FIXED_STRING, OP_FIXED_TO_STRING, OP_DECIMAL_FIXED:
+            in.skip(size);
+            return;
+        case OP_UUID_FIXED:
+            in.skip(16);
+            return;
+        case OP_ENUM_CODE, OP_ENUM_STRING:
+            in.readInt();
+            return;
+        case OP_NULL, OP_NULL_REJECTED:
+            return;
+        case OP_NOT_NULL:
+            children[0].skipValue(in);
+            return;
+        case OP_UNION: {
+            int index = in.readInt();
+            if (index < 0 || index >= children.length) {
+                throw new MalformedBody("union index " + index + " out of range for " + children.length + " branches");
+            }
+            children[index].skipValue(in);
+            return;
+        }
+        case OP_ARRAY:
+            for (long n = blockCount(in); n != 0; n = blockCount(in)) {
+                for (long i = 0; i < n; i++) {
+                    children[0].skipValue(in);
+                }
+            }
+            return;
+        default:
+            throw new IllegalStateException("opcode " + op);
+        }
+    }
+
+    private static final long[] POW10 = new long[19];
+
+    static {
+        long p = 1;
+        for (int i = 0; i < POW10.length; i++) {
+            POW10[i] = p;
+            p *= 10;
+        }
+    }
+
+    static long pow10(int exponent) {
+        return POW10[exponent];
+    }
+
+    /** Collects a conversion's parameters; only {@link ConversionCompiler} uses it. */
+    static final class Builder {
+        private final int op;
+        private final String columnType;
+        private int read;
+        private int write;
+        private int width;
+        private int size;
+        private long min = Long.MIN_VALUE;
+        private long max = Long.MAX_VALUE;
+        private long multiplier = 1;
+        private long divisor = 1;
+        private int[] codes;
+        private byte[][] strings;
+        private byte[] limitMagnitude;
+        private int precision;
+        private Conversion[] children;
+
+        private Builder(int op, String columnType) {
+            this.op = op;
+            this.columnType = columnType;
+        }
+
+        Builder read(int read) {
+            this.read = read;
+            return this;
+        }
+
+        Builder write(int write) {
+            this.write = write;
+            return this;
+        }
+
+        Builder width(int width) {
+            this.width = width;
+            return this;
+        }
+
+        Builder size(int size) {
+            this.size = size;
+            return this;
+        }
+
+        Builder range(long min, long max) {
+            this.min = min;
+            this.max = max;
+            return this;
+        }
+
+        Builder scale(long multiplier, long divisor) {
+            this.multiplier = multiplier;
+            this.divisor = divisor;
+            return this;
+        }
+
+        Builder codes(int[] codes) {
+            this.codes = codes;
+            return this;
+        }
+
+        Builder strings(byte[][] strings) {
+            this.strings = strings;
+            return this;
+        }
+
+        Builder decimal(int precision, byte[] limitMagnitude) {
+            this.precision = precision;
+            this.limitMagnitude = limitMagnitude;
+            return this;
+        }
+
+        Builder children(Conversion... children) {
+            this.children = children;
+            return this;
+        }
+
+        Conversion build() {
+            return new Conversion(this);
+        }
+    }
+}

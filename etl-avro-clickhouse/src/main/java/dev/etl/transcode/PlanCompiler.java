@@ -1,0 +1,284 @@
+package dev.etl.transcode;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.sink.RowBuffer;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+
+/**
+ * Compiles a mapping for one writer schema into a {@link RowPlan}: walks the writer's fields in
+ * writer order (nested records inlined: a record has no framing in Avro binary), matches each to the
+ * reader field it resolves to (by name or reader alias), and emits the steps that write the mapped
+ * columns in column order. Reader fields the writer lacks become constants from their defaults.
+ */
+final class PlanCompiler {
+    private final AvroRowMapping mapping;
+    private final Schema writer;
+    private final List<AvroRowMapping.Mapped> mapped;
+    private final int n;
+    /** Reader paths that columns read, to their columns in order. */
+    private final Map<String, List<Integer>> columnsByPath = new HashMap<>();
+    /** Reader paths and their prefixes: what is worth descending into. */
+    private final Set<String> needed = new HashSet<>();
+    /** Reader paths the writer has (leaves and records). */
+    private final Set<String> present = new HashSet<>();
+
+    private final List<Integer> ops = new ArrayList<>();
+    private final List<Integer> markArgs = new ArrayList<>();
+    private final List<Integer> columnOf = new ArrayList<>();
+    private final List<Conversion> conversions = new ArrayList<>();
+    private final List<Schema> skips = new ArrayList<>();
+    private final List<byte[]> constants = new ArrayList<>();
+
+    /** Per column: null (not reached), a constant, or the mark of a passed field. */
+    private final byte[][] constantOf;
+    private final int[] markOf;
+    private final Conversion[] conversionOf;
+    private int nextColumn;
+    private int markCount;
+
+    PlanCompiler(AvroRowMapping mapping, Schema writer) {
+        this.mapping = mapping;
+        this.writer = writer;
+        this.mapped = mapping.mapped();
+        this.n = mapped.size();
+        this.constantOf = new byte[n][];
+        this.markOf = new int[n];
+        this.conversionOf = new Conversion[n];
+        Arrays.fill(markOf, -1);
+        for (int c = 0; c < n; c++) {
+            String path = mapped.get(c).path();
+            columnsByPath.computeIfAbsent(path, p -> new ArrayList<>()).add(c);
+            for (int dot = path.indexOf('.'); dot >= 0; dot = path.indexOf('.', dot + 1)) {
+                needed.add(path.substring(0, dot));
+            }
+            needed.add(path);
+        }
+    }
+
+    RowPlan compile() {
+        if (writer.getType() != Schema.Type.RECORD) {
+            throw new AvroMappingException("", "", ConversionCompiler.describe(writer), "-",
+                    "the writer schema is not a record");
+        }
+        // Which reader paths the writer has, so that missing ones become constants before the walk.
+        List<Item> items = new ArrayList<>();
+        walk(writer, mapping.readerSchema(), "", items);
+        for (int c = 0; c < n; c++) {
+            if (!present.contains(mapped.get(c).path())) {
+                constantOf[c] = defaultBytes(c);
+            }
+        }
+        emitReady();
+        for (Item item : items) {
+            if (item.path == null) {
+                step(RowPlan.SKIP, -1, -1, null, item.writer, null);
+                continue;
+            }
+            List<Integer> columns = columnsByPath.get(item.path);
+            int first = columns.get(0);
+            for (int c : columns) {
+                AvroRowMapping.Mapped m = mapped.get(c);
+                conversionOf[c] = new ConversionCompiler(m.path(), m.column().name()).compile(item.writer, item.reader,
+                        m.type());
+            }
+            if (columns.size() == 1 && first == nextColumn) {
+                step(RowPlan.CONVERT, -1, first, conversionOf[first], null, null);
+                nextColumn++;
+            } else {
+                int mark = markCount++;
+                step(RowPlan.MARK, mark, -1, null, null, null);
+                for (int c : columns) {
+                    markOf[c] = mark;
+                }
+                if (first == nextColumn) {
+                    step(RowPlan.CONVERT, -1, first, conversionOf[first], null, null);
+                    markOf[first] = -1;
+                    nextColumn++;
+                } else {
+                    step(RowPlan.SKIP, -1, -1, null, item.writer, null);
+                }
+            }
+            emitReady();
+        }
+        if (nextColumn != n) {
+            throw new IllegalStateException("plan ends before column " + mapped.get(nextColumn).column());
+        }
+        int size = ops.size();
+        int[] opArray = new int[size];
+        int[] marks = new int[size];
+        int[] columnArray = new int[size];
+        for (int i = 0; i < size; i++) {
+            opArray[i] = ops.get(i);
+            marks[i] = markArgs.get(i);
+            columnArray[i] = columnOf.get(i);
+        }
+        return new RowPlan(opArray, marks, columnArray, conversions.toArray(new Conversion[0]),
+                skips.toArray(new Schema[0]), constants.toArray(new byte[0][]),
+                mapping.columns().toArray(new ClickHouseColumn[0]), markCount);
+    }
+
+    /** A writer field in writer order: mapped (reader path and schema) or skipped ({@code path} null). */
+    private record Item(Schema writer, Schema reader, String path) {
+    }
+
+    private void walk(Schema writerRecord, Schema readerRecord, String prefix, List<Item> items) {
+        for (Schema.Field wf : writerRecord.getFields()) {
+            Schema.Field rf = readerField(readerRecord, wf);
+            String path = rf == null ? null : prefix + rf.name();
+            if (path == null || !needed.contains(path) || present.contains(path)) {
+                // present already: a second writer field resolving to one reader field (a name and an
+                // alias of it); Avro reads the first, so do we.
+                items.add(new Item(wf.schema(), null, null));
+                continue;
+            }
+            if (columnsByPath.containsKey(path)) {
+                present.add(path);
+                items.add(new Item(wf.schema(), rf.schema(), path));
+                continue;
+            }
+            // A prefix of mapped paths: only records are walked into.
+            if (wf.schema().getType() != Schema.Type.RECORD || rf.schema().getType() != Schema.Type.RECORD) {
+                AvroRowMapping.Mapped m = firstUnder(path);
+                throw new AvroMappingException(m.path(), m.column().name(), ConversionCompiler.describe(rf.schema()),
+                        m.column().type(), "the path goes through '" + path + "', which is not a record"
+                                + (rf.schema().getType() == Schema.Type.UNION ? " (a union: not transcoded)" : ""));
+            }
+            present.add(path);
+            walk(wf.schema(), rf.schema(), path + ".", items);
+        }
+    }
+
+    private AvroRowMapping.Mapped firstUnder(String prefix) {
+        for (AvroRowMapping.Mapped m : mapped) {
+            if (m.path().startsWith(prefix + ".")) {
+                return m;
+            }
+        }
+        throw new IllegalStateException(prefix);
+    }
+
+    private static Schema.Field readerField(Schema reader, Schema.Field writerField) {
+        Schema.Field byName = reader.getField(writerField.name());
+        if (byName != null) {
+            return byName;
+        }
+        for (Schema.Field candidate : reader.getFields()) {
+            if (candidate.aliases().contains(writerField.name())) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    private void emitReady() {
+        while (nextColumn < n) {
+            int c = nextColumn;
+            if (constantOf[c] != null) {
+                step(RowPlan.CONSTANT, -1, c, null, null, constantOf[c]);
+            } else if (markOf[c] >= 0) {
+                step(RowPlan.CONVERT_AT, markOf[c], c, conversionOf[c], null, null);
+            } else {
+                return;
+            }
+            nextColumn++;
+        }
+    }
+
+    private void step(int op, int mark, int column, Conversion conversion, Schema skip, byte[] constant) {
+        ops.add(op);
+        markArgs.add(mark);
+        columnOf.add(column);
+        conversions.add(conversion);
+        skips.add(skip);
+        constants.add(constant);
+    }
+
+    /**
+     * The RowBinary bytes of column {@code c}'s reader default: the outermost reader field on its path
+     * that the writer lacks must have a default; the value at the rest of the path inside it is
+     * Avro-encoded with its reader schema and converted like any value.
+     */
+    private byte[] defaultBytes(int c) {
+        AvroRowMapping.Mapped m = mapped.get(c);
+        String[] segments = m.path().split("\\.", -1);
+        Schema record = mapping.readerSchema();
+        Object value = null;
+        boolean defaulted = false;
+        Schema leaf = null;
+        String prefix = "";
+        for (int i = 0; i < segments.length; i++) {
+            String path = prefix + segments[i];
+            Schema.Field field = record == null ? null : record.getField(segments[i]);
+            if (field == null) {
+                throw new AvroMappingException(m.path(), m.column().name(), "missing", m.column().type(),
+                        "the reader schema " + mapping.readerSchema().getFullName() + " has no field '" + path + "'"
+                                + (record == null ? " ('" + prefix.substring(0, prefix.length() - 1)
+                                        + "' is not a record)" : ""));
+            }
+            if (defaulted) {
+                value = value instanceof GenericRecord r ? r.get(field.name()) : null;
+            } else if (!present.contains(path)) {
+                if (!field.hasDefaultValue()) {
+                    throw new AvroMappingException(m.path(), m.column().name(),
+                            ConversionCompiler.describe(field.schema()), m.column().type(), "the writer schema "
+                                    + writer.getFullName() + " has no field '" + path
+                                    + "' and the reader field has no default");
+                }
+                value = GenericData.get().getDefaultValue(field);
+                defaulted = true;
+            }
+            leaf = field.schema();
+            boolean last = i == segments.length - 1;
+            if (!last && leaf.getType() != Schema.Type.RECORD) {
+                if (leaf.getType() == Schema.Type.UNION) {
+                    throw new AvroMappingException(m.path(), m.column().name(), ConversionCompiler.describe(leaf),
+                            m.column().type(), "the path goes through '" + path + "', a union: not transcoded");
+                }
+                record = null;
+            } else {
+                record = leaf;
+            }
+            prefix = path + ".";
+        }
+        byte[] avro = avroBytes(leaf, value);
+        Conversion conversion = new ConversionCompiler(m.path(), m.column().name()).compile(leaf, leaf, m.type());
+        AvroCursor in = new AvroCursor();
+        in.wrap(avro, 0, avro.length);
+        RowBuffer out = new RowBuffer(16);
+        try {
+            conversion.write(in, out);
+        } catch (ValueRejected e) {
+            throw new AvroMappingException(m.path(), m.column().name(), ConversionCompiler.describe(leaf),
+                    m.column().type(), "the reader default does not fit the column: " + e.getMessage());
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] avroBytes(Schema schema, Object value) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(bytes, null);
+        try {
+            new GenericDatumWriter<Object>(schema).write(value, encoder);
+            encoder.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+}

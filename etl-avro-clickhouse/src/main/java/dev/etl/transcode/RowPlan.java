@@ -1,0 +1,116 @@
+package dev.etl.transcode;
+
+import org.apache.avro.Schema;
+
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ColumnEncodeException;
+import dev.etl.sink.RowBuffer;
+
+/**
+ * A compiled (writer schema, mapping) pair: one pass over the Avro body in writer order that writes
+ * the row's columns in table order. Steps, decided at compile time:
+ * <ul>
+ * <li>{@code SKIP}: a writer field no column reads;</li>
+ * <li>{@code CONVERT}: the field under the cursor is the next column: convert it straight into the row;</li>
+ * <li>{@code MARK}: the field under the cursor is needed by a later column or by several: remember
+ *     its position (one int store in the cursor's marks);</li>
+ * <li>{@code CONVERT_AT}: the next column's field was passed already: convert it from its mark, then
+ *     return to where the cursor was;</li>
+ * <li>{@code CONSTANT}: the next column's field is not in the writer schema: the reader default's
+ *     bytes, encoded at compile time.</li>
+ * </ul>
+ * When the table's columns follow the writer's field order (the usual case) every mapped field is a
+ * single {@code CONVERT}. Immutable and shared by every lane; the marks live in each lane's cursor.
+ */
+final class RowPlan {
+    static final int SKIP = 0;
+    static final int CONVERT = 1;
+    static final int MARK = 2;
+    static final int CONVERT_AT = 3;
+    static final int CONSTANT = 4;
+
+    private final int[] ops;
+    /** MARK and CONVERT_AT: the mark's index. */
+    private final int[] marks;
+    /** The column a CONVERT, CONVERT_AT or CONSTANT step writes (for messages). */
+    private final int[] columnOf;
+    private final Conversion[] conversions;
+    private final Schema[] skips;
+    private final byte[][] constants;
+    private final ClickHouseColumn[] columns;
+    final int markCount;
+
+    RowPlan(int[] ops, int[] marks, int[] columnOf, Conversion[] conversions, Schema[] skips, byte[][] constants,
+            ClickHouseColumn[] columns, int markCount) {
+        this.ops = ops;
+        this.marks = marks;
+        this.columnOf = columnOf;
+        this.conversions = conversions;
+        this.skips = skips;
+        this.constants = constants;
+        this.columns = columns;
+        this.markCount = markCount;
+    }
+
+    /**
+     * Writes one row from the body under {@code in} (whose marks hold at least {@link #markCount}).
+     *
+     * @throws ColumnEncodeException when a value does not fit its column
+     * @throws MalformedBody when the body does not match the writer schema
+     */
+    void write(AvroCursor in, RowBuffer out) {
+        int[] ops = this.ops;
+        int i = 0;
+        try {
+            for (; i < ops.length; i++) {
+                switch (ops[i]) {
+                case SKIP:
+                    AvroSkip.skip(skips[i], in);
+                    break;
+                case CONVERT:
+                    conversions[i].write(in, out);
+                    break;
+                case MARK:
+                    in.marks[marks[i]] = in.mark();
+                    break;
+                case CONVERT_AT: {
+                    int back = in.mark();
+                    in.reset(in.marks[marks[i]]);
+                    conversions[i].write(in, out);
+                    in.reset(back);
+                    break;
+                }
+                default:
+                    byte[] c = constants[i];
+                    out.writeBytes(c, 0, c.length);
+                }
+            }
+        } catch (ValueRejected e) {
+            throw new ColumnEncodeException(columns[columnOf[i]], e.getMessage(), null);
+        }
+        if (in.remaining() != 0) {
+            throw new MalformedBody(in.remaining() + " trailing byte(s) after the record (body is " + in.length()
+                    + " bytes)");
+        }
+    }
+
+    /** The steps, for tests and {@code toString}: e.g. {@code [CONVERT id, SKIP, MARK 0, CONVERT_AT name]}. */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("[");
+        for (int i = 0; i < ops.length; i++) {
+            if (i > 0) {
+                sb.append(", ");
+            }
+            switch (ops[i]) {
+            case SKIP -> sb.append("SKIP");
+            case CONVERT -> sb.append("CONVERT ").append(columns[columnOf[i]].name());
+            case MARK -> sb.append("MARK ").append(marks[i]);
+            case CONVERT_AT -> sb.append("CONVERT_AT ").append(marks[i]).append(' ')
+                    .append(columns[columnOf[i]].name());
+            default -> sb.append("CONSTANT ").append(columns[columnOf[i]].name());
+            }
+        }
+        return sb.append(']').toString();
+    }
+}
