@@ -1,0 +1,186 @@
+package dev.etl.bench.avro;
+
+import java.io.IOException;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+import dev.etl.avro.AvroDeserializer;
+import dev.etl.avro.AvroWireFormat;
+import dev.etl.bench.avro.generated.BenchEvent;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.record.Collector;
+import dev.etl.record.Payload;
+import dev.etl.sink.RowBuffer;
+import dev.etl.transcode.AvroRowMapping;
+import dev.etl.transcode.AvroRowTranscoder;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Avro bytes to one RowBinary row, for the 15-field {@code BenchEvent} of {@link AvroDecodeBenchmark}
+ * (the same 1024 records, cycled), every field a column:
+ * <ul>
+ * <li>{@code genericDatumReader}: Avro's {@code GenericDatumReader} decode alone (reusing its decoder
+ *     and record: its best case), no row written — the baseline;</li>
+ * <li>{@code genericDatumReaderAndEncode}: the same decode, then the project's {@link RowBinaryEncoder}
+ *     (primitive accessors over the generic record) writes the row — the object path;</li>
+ * <li>{@code fastPathAndEncode}: {@link AvroDeserializer}'s compiled fast path, then the same encoder;</li>
+ * <li>{@code transcode}: {@link AvroRowTranscoder}, Avro bytes straight to the row.</li>
+ * </ul>
+ * Every benchmark that writes a row writes the same bytes (checked in {@link #setUp}). Run with
+ * {@code -prof gc} for {@code gc.alloc.rate.norm}; see {@code docs/BENCHMARKS.md}.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class TranscodeBenchmark {
+    private static final int RECORDS = 1024;
+
+    private final byte[][] bodies = new byte[RECORDS][];
+    private int next;
+
+    private GenericDatumReader<GenericRecord> genericReader;
+    private BinaryDecoder decoder;
+    private GenericRecord genericReuse;
+    private RowBinaryEncoder<GenericRecord> encoder;
+    private AvroDeserializer<GenericRecord> fastPath;
+    private AvroRowTranscoder transcoder;
+    private final RowBuffer out = new RowBuffer(1024);
+
+    private final Payload key = new Payload();
+    private final Payload value = new Payload();
+    private final MutableRecordMeta meta = new MutableRecordMeta();
+    private GenericRecord last;
+    private final Collector<GenericRecord> sink = v -> last = v;
+
+    /** Every field of {@code BenchEvent} as a column, in field order. */
+    static AvroRowMapping mapping(Schema schema) {
+        return AvroRowMapping.builder(schema)
+                .column("id", "UInt64")
+                .column("timestamp_ms", "Int64", "timestampMs")
+                .column("user_id", "Int32", "userId")
+                .column("session_id", "String", "sessionId")
+                .column("country", "LowCardinality(String)", "country")
+                .column("device", "Enum8('DESKTOP' = 1, 'MOBILE' = 2, 'TABLET' = 3, 'TV' = 4)", "device")
+                .column("price", "Float64", "price")
+                .column("quantity", "Int32", "quantity")
+                .column("discount", "Float32", "discount")
+                .column("paid", "Bool", "paid")
+                .column("campaign", "Nullable(String)", "campaign")
+                .column("score", "Float64", "score")
+                .column("page", "String", "page")
+                .column("referrer", "Nullable(String)", "referrer")
+                .column("version", "Int32", "version")
+                .build();
+    }
+
+    /** The object path's encoder for the same columns. */
+    static RowBinaryEncoder<GenericRecord> encoder() {
+        java.util.Map<String, Integer> devices = new java.util.LinkedHashMap<>();
+        devices.put("DESKTOP", 1);
+        devices.put("MOBILE", 2);
+        devices.put("TABLET", 3);
+        devices.put("TV", 4);
+        return RowBinaryEncoder.<GenericRecord>builder()
+                .uint64("id", r -> (Long) r.get(0))
+                .int64("timestamp_ms", r -> (Long) r.get(1))
+                .int32("user_id", r -> (Integer) r.get(2))
+                .string("session_id", r -> (CharSequence) r.get(3))
+                .lowCardinalityString("country", r -> (CharSequence) r.get(4))
+                .enum8("device", devices, r -> devices.get(r.get(5).toString()))
+                .float64("price", r -> (Double) r.get(6))
+                .int32("quantity", r -> (Integer) r.get(7))
+                .float32("discount", r -> (Float) r.get(8))
+                .bool("paid", r -> (Boolean) r.get(9))
+                .nullableString("campaign", r -> (CharSequence) r.get(10))
+                .float64("score", r -> (Double) r.get(11))
+                .string("page", r -> (CharSequence) r.get(12))
+                .nullableString("referrer", r -> (CharSequence) r.get(13))
+                .int32("version", r -> (Integer) r.get(14))
+                .build();
+    }
+
+    @Setup
+    public void setUp() throws IOException {
+        Schema schema = BenchEvent.getClassSchema();
+        Random random = new Random(7);
+        for (int i = 0; i < RECORDS; i++) {
+            bodies[i] = AvroWireFormat.raw(schema, AvroDecodeBenchmark.event(random, i));
+        }
+        genericReader = new GenericDatumReader<>(schema, schema);
+        encoder = encoder();
+        fastPath = AvroDeserializer.generic(schema).raw(schema).build();
+        transcoder = AvroRowTranscoder.raw(mapping(schema), schema).build();
+        for (int i = 0; i < RECORDS; i++) {
+            next = i;
+            byte[] a = genericDatumReaderAndEncode().toByteArray();
+            next = i;
+            byte[] b = transcode().toByteArray();
+            next = i;
+            byte[] c = fastPathAndEncode().toByteArray();
+            if (!java.util.Arrays.equals(a, b) || !java.util.Arrays.equals(a, c)) {
+                throw new IllegalStateException("record " + i + ": the paths write different rows");
+            }
+        }
+        next = 0;
+    }
+
+    private byte[] nextBody() {
+        int i = next;
+        next = (i + 1) & (RECORDS - 1);
+        return bodies[i];
+    }
+
+    @Benchmark
+    public Object genericDatumReader() throws IOException {
+        byte[] body = nextBody();
+        decoder = DecoderFactory.get().binaryDecoder(body, 0, body.length, decoder);
+        return genericReuse = genericReader.read(genericReuse, decoder);
+    }
+
+    @Benchmark
+    public RowBuffer genericDatumReaderAndEncode() throws IOException {
+        byte[] body = nextBody();
+        decoder = DecoderFactory.get().binaryDecoder(body, 0, body.length, decoder);
+        genericReuse = genericReader.read(genericReuse, decoder);
+        RowBuffer out = this.out;
+        out.reset();
+        encoder.encode(genericReuse, out);
+        return out;
+    }
+
+    @Benchmark
+    public RowBuffer fastPathAndEncode() {
+        fastPath.deserialize(key, value.wrap(nextBody()), meta, sink);
+        RowBuffer out = this.out;
+        out.reset();
+        encoder.encode(last, out);
+        return out;
+    }
+
+    @Benchmark
+    public RowBuffer transcode() {
+        byte[] body = nextBody();
+        RowBuffer out = this.out;
+        out.reset();
+        transcoder.transcode(body, 0, body.length, out);
+        return out;
+    }
+}
