@@ -41,6 +41,12 @@ final class Conversion {
     static final int OP_NOT_NULL = 15;
     static final int OP_UNION = 16;
     static final int OP_ARRAY = 17;
+    // Specialisations of OP_NUMBER where the value goes through unchanged (the common columns).
+    static final int OP_INT_TO_INT32 = 18;
+    static final int OP_INT_TO_INT64 = 19;
+    static final int OP_LONG_TO_INT64 = 20;
+    static final int OP_FLOAT_TO_FLOAT32 = 21;
+    static final int OP_DOUBLE_TO_FLOAT64 = 22;
 
     // How a number is written.
     static final int WRITE_INT = 1;
@@ -97,16 +103,55 @@ final class Conversion {
         return new Builder(op, columnType);
     }
 
+    /**
+     * Writes one value. The common cases are here, small enough for the JIT to inline this method
+     * into the row loop; the rest is in {@link #writeOther}.
+     */
     void write(AvroCursor in, RowBuffer out) {
+        switch (op) {
+        case OP_INT_TO_INT32:
+            out.writeIntLE(in.readInt());
+            return;
+        case OP_INT_TO_INT64:
+            out.writeLongLE(in.readInt());
+            return;
+        case OP_LONG_TO_INT64:
+            out.writeLongLE(in.readLong());
+            return;
+        case OP_FLOAT_TO_FLOAT32:
+            out.writeFloatLE(in.readFloat());
+            return;
+        case OP_DOUBLE_TO_FLOAT64:
+            out.writeDoubleLE(in.readDouble());
+            return;
+        case OP_STRING:
+            in.copyString(out);
+            return;
+        case OP_UNION:
+            union(in, out);
+            return;
+        default:
+            writeOther(in, out);
+        }
+    }
+
+    private void union(AvroCursor in, RowBuffer out) {
+        int at = in.position();
+        int index = in.readInt();
+        if (index < 0 || index >= children.length) {
+            throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
+                    + children.length + " branches");
+        }
+        children[index].write(in, out);
+    }
+
+    private void writeOther(AvroCursor in, RowBuffer out) {
         switch (op) {
         case OP_NUMBER:
             number(in, out);
             return;
         case OP_BOOL:
             out.writeByte(in.readBoolean() ? 1 : 0);
-            return;
-        case OP_STRING:
-            in.copyString(out);
             return;
         case OP_BYTES_TO_FIXED_STRING: {
             int length = in.readLength();
@@ -165,16 +210,6 @@ final class Conversion {
             out.writeByte(0);
             children[0].write(in, out);
             return;
-        case OP_UNION: {
-            int at = in.position();
-            int index = in.readInt();
-            if (index < 0 || index >= children.length) {
-                throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
-                        + children.length + " branches");
-            }
-            children[index].write(in, out);
-            return;
-        }
         case OP_ARRAY:
             array(in, out);
             return;
@@ -470,6 +505,18 @@ final class Conversion {
             default -> in.skip(8);
             }
             return;
+        case OP_INT_TO_INT32, OP_INT_TO_INT64:
+            in.readInt();
+            return;
+        case OP_LONG_TO_INT64:
+            in.readLong();
+            return;
+        case OP_FLOAT_TO_FLOAT32:
+            in.skip(4);
+            return;
+        case OP_DOUBLE_TO_FLOAT64:
+            in.skip(8);
+            return;
         case OP_BOOL:
             in.readBoolean();
             return;
@@ -601,7 +648,38 @@ final class Conversion {
         }
 
         Conversion build() {
+            if (op == OP_NUMBER) {
+                int plain = plain();
+                if (plain != 0) {
+                    Builder b = new Builder(plain, columnType);
+                    b.read = read;
+                    b.write = write;
+                    b.width = width;
+                    b.min = min;
+                    b.max = max;
+                    return new Conversion(b);
+                }
+            }
             return new Conversion(this);
+        }
+
+        /** The specialised opcode when the number is written unchanged and needs no range check, else 0. */
+        private int plain() {
+            boolean unchecked = min == Long.MIN_VALUE && max == Long.MAX_VALUE
+                    || read == READ_INT && min <= Integer.MIN_VALUE && max >= Integer.MAX_VALUE;
+            if (write == WRITE_INT && unchecked) {
+                if (read == READ_INT) {
+                    return width == 4 ? OP_INT_TO_INT32 : width == 8 ? OP_INT_TO_INT64 : 0;
+                }
+                return read == READ_LONG && width == 8 ? OP_LONG_TO_INT64 : 0;
+            }
+            if (write == WRITE_FLOAT32 && read == READ_FLOAT) {
+                return OP_FLOAT_TO_FLOAT32;
+            }
+            if (write == WRITE_FLOAT64 && read == READ_DOUBLE) {
+                return OP_DOUBLE_TO_FLOAT64;
+            }
+            return 0;
         }
     }
 }
