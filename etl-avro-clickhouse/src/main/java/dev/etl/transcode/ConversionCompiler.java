@@ -37,6 +37,9 @@ final class ConversionCompiler {
     Conversion compile(Schema writer, Schema reader, ColumnType type) {
         if (writer.getType() == Type.UNION) {
             List<Schema> branches = writer.getTypes();
+            if (type.kind != ColumnType.Kind.NULLABLE && branches.stream().anyMatch(b -> b.getType() == Type.NULL)) {
+                throw mismatch(writer, reader, type, "the field may be null; declare the column Nullable(...)");
+            }
             Conversion[] children = new Conversion[branches.size()];
             for (int i = 0; i < children.length; i++) {
                 Schema branch = branches.get(i);
@@ -104,7 +107,8 @@ final class ConversionCompiler {
             }
             throw mismatch(writer, reader, type, r == Type.DOUBLE && type.kind == ColumnType.Kind.FLOAT32
                     ? "a double is not narrowed to Float32 (declare the column Float64)"
-                    : "a " + r.getName() + " is written to Float32 or Float64 columns only");
+                    : r == Type.DOUBLE ? "a double is written to Float64 columns only"
+                            : "a float is written to Float32 or Float64 columns only");
         }
         case BOOLEAN:
             if (w != Type.BOOLEAN) {
