@@ -47,6 +47,9 @@ final class Conversion {
     static final int OP_LONG_TO_INT64 = 20;
     static final int OP_FLOAT_TO_FLOAT32 = 21;
     static final int OP_DOUBLE_TO_FLOAT64 = 22;
+    static final int OP_LONG_TO_UINT64 = 23;
+    /** A {@code ["null", "string"]} (either order) into {@code Nullable(String)}: {@link #size} is the null branch. */
+    static final int OP_NULLABLE_STRING = 24;
 
     // How a number is written.
     static final int WRITE_INT = 1;
@@ -124,8 +127,25 @@ final class Conversion {
         case OP_DOUBLE_TO_FLOAT64:
             out.writeDoubleLE(in.readDouble());
             return;
+        case OP_LONG_TO_UINT64: {
+            long v = in.readLong();
+            if (v < 0) {
+                throw outOfRange(v);
+            }
+            out.writeLongLE(v);
+            return;
+        }
         case OP_STRING:
             in.copyString(out);
+            return;
+        case OP_NULLABLE_STRING:
+            nullableString(in, out);
+            return;
+        case OP_ENUM_CODE:
+            enumCode(in, out);
+            return;
+        case OP_BOOL:
+            out.writeByte(in.readBoolean() ? 1 : 0);
             return;
         case OP_UNION:
             union(in, out);
@@ -133,6 +153,32 @@ final class Conversion {
         default:
             writeOther(in, out);
         }
+    }
+
+    private void nullableString(AvroCursor in, RowBuffer out) {
+        int at = in.position();
+        int index = in.readInt();
+        if (index == size) {
+            out.writeByte(1);
+        } else if (index == 1 - size) {
+            out.writeByte(0);
+            in.copyString(out);
+        } else {
+            throw new MalformedBody("union index " + index + " at byte " + at + " out of range for 2 branches");
+        }
+    }
+
+    private void enumCode(AvroCursor in, RowBuffer out) {
+        int index = enumIndex(in, codes.length);
+        if (width == 1) {
+            out.writeByte(codes[index]);
+        } else {
+            out.writeShortLE(codes[index]);
+        }
+    }
+
+    private ValueRejected outOfRange(long value) {
+        return new ValueRejected("value " + value + " out of range for " + columnType + " [" + min + ", " + max + "]");
     }
 
     private void union(AvroCursor in, RowBuffer out) {
@@ -149,9 +195,6 @@ final class Conversion {
         switch (op) {
         case OP_NUMBER:
             number(in, out);
-            return;
-        case OP_BOOL:
-            out.writeByte(in.readBoolean() ? 1 : 0);
             return;
         case OP_BYTES_TO_FIXED_STRING: {
             int length = in.readLength();
@@ -171,15 +214,6 @@ final class Conversion {
             out.writeVarUInt(size);
             in.copy(size, out);
             return;
-        case OP_ENUM_CODE: {
-            int index = enumIndex(in, codes.length);
-            if (width == 1) {
-                out.writeByte(codes[index]);
-            } else {
-                out.writeShortLE(codes[index]);
-            }
-            return;
-        }
         case OP_ENUM_STRING: {
             byte[] s = strings[enumIndex(in, strings.length)];
             out.writeBytes(s, 0, s.length);
@@ -285,7 +319,7 @@ final class Conversion {
 
     private void writeInt(long value, RowBuffer out) {
         if (value < min || value > max) {
-            throw new ValueRejected("value " + value + " out of range for " + columnType + " [" + min + ", " + max + "]");
+            throw outOfRange(value);
         }
         switch (width) {
         case 1:
@@ -508,8 +542,13 @@ final class Conversion {
         case OP_INT_TO_INT32, OP_INT_TO_INT64:
             in.readInt();
             return;
-        case OP_LONG_TO_INT64:
+        case OP_LONG_TO_INT64, OP_LONG_TO_UINT64:
             in.readLong();
+            return;
+        case OP_NULLABLE_STRING:
+            if (in.readInt() != size) {
+                in.skipLengthPrefixed();
+            }
             return;
         case OP_FLOAT_TO_FLOAT32:
             in.skip(4);
@@ -648,6 +687,16 @@ final class Conversion {
         }
 
         Conversion build() {
+            if (op == OP_UNION && children.length == 2) {
+                for (int nul = 0; nul < 2; nul++) {
+                    if (children[nul].op == OP_NULL && children[1 - nul].op == OP_NOT_NULL
+                            && children[1 - nul].children[0].op == OP_STRING) {
+                        Builder b = new Builder(OP_NULLABLE_STRING, columnType);
+                        b.size = nul;
+                        return new Conversion(b);
+                    }
+                }
+            }
             if (op == OP_NUMBER) {
                 int plain = plain();
                 if (plain != 0) {
@@ -672,6 +721,9 @@ final class Conversion {
                     return width == 4 ? OP_INT_TO_INT32 : width == 8 ? OP_INT_TO_INT64 : 0;
                 }
                 return read == READ_LONG && width == 8 ? OP_LONG_TO_INT64 : 0;
+            }
+            if (write == WRITE_INT && read == READ_LONG && width == 8 && min == 0 && max == Long.MAX_VALUE) {
+                return OP_LONG_TO_UINT64;
             }
             if (write == WRITE_FLOAT32 && read == READ_FLOAT) {
                 return OP_FLOAT_TO_FLOAT32;
