@@ -32,7 +32,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  *
  * <p>The application's {@link RowBinaryEncoder} bean is the sink's one encoder declaration: startup
  * validation compares its columns with the table, and the sink writes every row with it, so chains end
- * in {@code .sink(router)}. With {@code validation=off} and no encoder bean, chains pass their encoder.
+ * in {@code .sink(router)}. Without an encoder bean, a {@link ClickHouseSinkColumns} bean (the Avro
+ * transcoder's auto-configuration declares one from the {@code AvroRowMapping} bean) names the columns to
+ * validate, and chains pass the encoder that writes them; with {@code validation=off} and neither, chains
+ * pass their encoder unvalidated.
  */
 @AutoConfiguration(before = EtlAutoConfiguration.class)
 @ConditionalOnClass(ClickHouseSink.class)
@@ -77,10 +80,13 @@ public final class ClickHouseSinkAutoConfiguration {
     @ConditionalOnMissingBean(name = "etlClickHouseSink")
     SinkDefinition etlClickHouseSink(ClickHouseSinkConfig config, EtlClickHouseProperties clickHouse,
             PipelineConfig pipeline, ObjectProvider<RowBinaryEncoder<?>> encoders,
-            ObjectProvider<MeterRegistry> meterRegistries) {
+            ObjectProvider<ClickHouseSinkColumns> sinkColumns, ObjectProvider<MeterRegistry> meterRegistries) {
         MeterRegistry registry = meterRegistries.getIfUnique();
-        RowBinaryEncoder<?> encoder = encoder(config, encoders);
-        List<ClickHouseColumn> columns = (encoder != null) ? encoder.columns() : List.of();
+        ClickHouseSinkColumns declared = sinkColumns.getIfUnique();
+        RowBinaryEncoder<?> encoder = (declared != null && encoders.getIfUnique() == null) ? null
+                : encoder(config, encoders);
+        List<ClickHouseColumn> columns = (encoder != null) ? encoder.columns()
+                : (declared != null) ? declared.columns() : List.of();
         SinkDefinition definition = ClickHouseSink
             .definition(clickHouse.getName(), pipeline.name(), config, columns,
                     (registry != null) ? registry : new SimpleMeterRegistry())
@@ -103,8 +109,9 @@ public final class ClickHouseSinkAutoConfiguration {
                 + "), but there " + ((found == 0) ? "is no RowBinaryEncoder bean" : "are " + found
                         + " RowBinaryEncoder beans and none is @Primary") + ".",
                 "Declare the sink's RowBinaryEncoder as a @Bean (the sink validates the table against it and writes "
-                        + "every row with it; mark one @Primary if there are several), or set "
-                        + "etl.sink.clickhouse.validation=off and pass the encoder in the chain.");
+                        + "every row with it; mark one @Primary if there are several), or an AvroRowMapping @Bean "
+                        + "(the Avro transcoder's columns), or set etl.sink.clickhouse.validation=off and pass the "
+                        + "encoder in the chain.");
     }
 
 }
