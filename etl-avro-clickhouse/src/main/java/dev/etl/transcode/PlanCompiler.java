@@ -201,6 +201,28 @@ final class PlanCompiler {
     }
 
     private void step(int op, int mark, int column, Conversion conversion, Schema skip, byte[] constant) {
+        if (op == RowPlan.SKIP) {
+            // The common skips as their own steps, without interpreting the schema per record.
+            switch (skip.getType()) {
+            case INT, ENUM -> op = RowPlan.SKIP_INT;
+            case LONG -> op = RowPlan.SKIP_VARINT;
+            case FLOAT -> {
+                op = RowPlan.SKIP_BYTES;
+                mark = 4;
+            }
+            case DOUBLE -> {
+                op = RowPlan.SKIP_BYTES;
+                mark = 8;
+            }
+            case FIXED -> {
+                op = RowPlan.SKIP_BYTES;
+                mark = skip.getFixedSize();
+            }
+            case STRING, BYTES -> op = RowPlan.SKIP_LENGTH;
+            default -> {
+            }
+            }
+        }
         ops.add(op);
         markArgs.add(mark);
         columnOf.add(column);

@@ -28,6 +28,14 @@ final class RowPlan {
     static final int MARK = 2;
     static final int CONVERT_AT = 3;
     static final int CONSTANT = 4;
+    /** SKIP of a long: one varint. */
+    static final int SKIP_VARINT = 5;
+    /** SKIP of an int or enum: one varint of at most 5 bytes. */
+    static final int SKIP_INT = 8;
+    /** SKIP of a float, double or fixed: {@code marks[i]} bytes. */
+    static final int SKIP_BYTES = 6;
+    /** SKIP of a string or bytes: a length and that many bytes. */
+    static final int SKIP_LENGTH = 7;
 
     private final int[] ops;
     /** MARK and CONVERT_AT: the mark's index. */
@@ -64,6 +72,18 @@ final class RowPlan {
         try {
             for (; i < ops.length; i++) {
                 switch (ops[i]) {
+                case SKIP_VARINT:
+                    in.readLong();
+                    break;
+                case SKIP_INT:
+                    in.readInt();
+                    break;
+                case SKIP_BYTES:
+                    in.skip(marks[i]);
+                    break;
+                case SKIP_LENGTH:
+                    in.skipLengthPrefixed();
+                    break;
                 case SKIP:
                     AvroSkip.skip(skips[i], in);
                     break;
@@ -80,6 +100,7 @@ final class RowPlan {
                     in.reset(back);
                     break;
                 }
+                case CONSTANT:
                 default:
                     byte[] c = constants[i];
                     out.writeBytes(c, 0, c.length);
@@ -103,7 +124,7 @@ final class RowPlan {
                 sb.append(", ");
             }
             switch (ops[i]) {
-            case SKIP -> sb.append("SKIP");
+            case SKIP, SKIP_VARINT, SKIP_INT, SKIP_BYTES, SKIP_LENGTH -> sb.append("SKIP");
             case CONVERT -> sb.append("CONVERT ").append(columns[columnOf[i]].name());
             case MARK -> sb.append("MARK ").append(marks[i]);
             case CONVERT_AT -> sb.append("CONVERT_AT ").append(marks[i]).append(' ')
