@@ -85,7 +85,7 @@ public class AvroDecodeBenchmark {
         specificReader = new SpecificDatumReader<>(schema, schema, SpecificData.getForClass(BenchEvent.class));
     }
 
-    static BenchEvent event(Random random, int i) {
+    public static BenchEvent event(Random random, int i) {
         return BenchEvent.newBuilder()
                 .setId(1_000_000_000L + random.nextInt(1 << 30))
                 .setTimestampMs(1_767_000_000_000L + random.nextInt(86_400_000))

@@ -74,7 +74,7 @@ public class TranscodeBenchmark {
     private final Collector<GenericRecord> sink = v -> last = v;
 
     /** Every field of {@code BenchEvent} as a column, in field order. */
-    static AvroRowMapping mapping(Schema schema) {
+    public static AvroRowMapping mapping(Schema schema) {
         return AvroRowMapping.builder(schema)
                 .column("id", "UInt64")
                 .column("timestamp_ms", "Int64", "timestampMs")
@@ -95,7 +95,7 @@ public class TranscodeBenchmark {
     }
 
     /** The object path's encoder for the same columns. */
-    static RowBinaryEncoder<GenericRecord> encoder() {
+    public static RowBinaryEncoder<GenericRecord> encoder() {
         java.util.Map<String, Integer> devices = new java.util.LinkedHashMap<>();
         devices.put("DESKTOP", 1);
         devices.put("MOBILE", 2);
