@@ -3,7 +3,6 @@ package dev.etl.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -223,21 +222,21 @@ class DatagenSourceAutoConfigurationTest {
 
     }
 
+    // tag::generator-bean[]
     @Configuration(proxyBeanMethods = false)
     static class Generator {
 
-        static final AtomicLong CALLS = new AtomicLong();
-
+        /** Used when etl.source.datagen.* is set without a schema (or named by etl.source.datagen.generator=orders). */
         @Bean
         RecordGenerator orders() {
             return (partition, sequence, random, out) -> {
-                CALLS.incrementAndGet();
                 out.key().writeLongBE(out.id());
-                out.value().writeUtf8("order-").writeBytes(Long.toString(out.id()).getBytes());
+                out.value().writeUtf8("order-").writeUtf8(Long.toString(out.id()));
             };
         }
 
     }
+    // end::generator-bean[]
 
     static {
         // AvroRecordGenerator is on this module's test class path (etl-datagen brings Avro optionally; etl-avro here)
