@@ -70,7 +70,7 @@ public class DatagenPipelineBenchmark {
         PipelineConfig config = PipelineConfig.builder("datagen-bench").lanes(lanes)
                 .checkpointInterval(Duration.ofMillis(20)).build();
         DatagenSource source = DatagenSource.builder(AvroRecordGenerator.builder(BenchEvent.getClassSchema()).build())
-                .partitions(8).records(RECORDS).lanes(lanes).seed(1).build();
+                .partitions(8).records(RECORDS).lanes(lanes).seed(1).pipeline("datagen-bench").build();
         AvroDeserializer.Builder<BenchEvent> avro = AvroDeserializer.specific(BenchEvent.class)
                 .raw(BenchEvent.getClassSchema());
         ChainFactory chain = ctx -> Chains.from(ctx, avro.build())
