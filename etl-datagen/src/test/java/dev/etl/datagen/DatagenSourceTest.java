@@ -176,6 +176,35 @@ class DatagenSourceTest {
     }
 
     @Test
+    void aLaneMoreThanASecondBehindItsRateWarnsRateLimited() {
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+                .getLogger(DatagenLane.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender =
+                new ch.qos.logback.core.read.ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            AtomicLong now = new AtomicLong();
+            DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).ratePerSecond(1_000).maxPollRecords(10)
+                    .nanoClock(now::get).pipeline("p").build();
+            LaneDriver lane = new LaneDriver(source, 0);
+            lane.poll();
+            now.addAndGet(500_000_000L);
+            lane.poll();
+            assertThat(appender.list).as("half a second behind: catching up, no warning").isEmpty();
+            now.addAndGet(4_500_000_000L);
+            lane.poll();
+            lane.poll();
+            assertThat(appender.list).hasSize(1);
+            assertThat(appender.list.get(0).getFormattedMessage())
+                .contains("pipeline=p datagen lane=0 is 4980 records behind its rate of 1000 records/s")
+                .contains("the pipeline does not keep up");
+        } finally {
+            logger.detachAppender(appender);
+        }
+    }
+
+    @Test
     void aPausedPartitionIsSkippedWhileTheOthersFlow() {
         DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).records(20).maxPollRecords(3).build();
         LaneDriver lane = new LaneDriver(source, 0);
