@@ -179,6 +179,20 @@ class DatagenSourceAutoConfigurationTest {
     }
 
     @Test
+    void aGeneratorBeanNeedsNoAvroAndASchemaWithoutAvroSaysWhatIsMissing() {
+        this.runner.withClassLoader(new FilteredClassLoader(org.apache.avro.Schema.class))
+            .withUserConfiguration(Capture.class, Generator.class)
+            .withPropertyValues("etl.source.datagen.records=10", "etl.source.datagen.when-done=keep-running")
+            .run((context) -> assertThat(context).hasNotFailed().hasSingleBean(DatagenSource.class));
+        this.runner.withClassLoader(new FilteredClassLoader(org.apache.avro.Schema.class))
+            .withUserConfiguration(Capture.class)
+            .withPropertyValues("etl.source.datagen.schema=classpath:order.avsc")
+            .run((context) -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("etl.source.datagen.schema is set, but Avro is not on the class path"));
+    }
+
+    @Test
     void withNeitherKafkaNorDatagenTheErrorNamesBoth() {
         this.runner.withUserConfiguration(Capture.class)
             .run((context) -> {

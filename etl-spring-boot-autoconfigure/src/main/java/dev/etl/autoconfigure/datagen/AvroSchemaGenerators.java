@@ -24,12 +24,13 @@ final class AvroSchemaGenerators {
     private AvroSchemaGenerators() {
     }
 
-    static AvroRecordGenerator fromSchema(EtlDatagenProperties properties, BeanFactory beanFactory) {
+    static AvroRecordGenerator fromSchema(EtlDatagenProperties properties, BeanFactory beanFactory,
+            ClassLoader loader) {
         Schema schema = parse(properties);
         AvroRecordGenerator.Builder builder = AvroRecordGenerator.builder(schema)
             .key((properties.getKey() == EtlDatagenProperties.KeyKind.NONE) ? AvroRecordGenerator.Key.NONE
                     : AvroRecordGenerator.Key.ID);
-        Object registry = registry(beanFactory);
+        Object registry = registry(beanFactory, loader);
         Encoding encoding = properties.getEncoding();
         if (encoding == null) {
             encoding = (registry != null || properties.getSchemaId() != null) ? Encoding.CONFLUENT : Encoding.RAW;
@@ -71,8 +72,7 @@ final class AvroSchemaGenerators {
         }
     }
 
-    private static Object registry(BeanFactory beanFactory) {
-        ClassLoader loader = AvroSchemaGenerators.class.getClassLoader();
+    private static Object registry(BeanFactory beanFactory, ClassLoader loader) {
         if (!ClassUtils.isPresent(REGISTRY_CLIENT, loader)) {
             return null;
         }

@@ -8,6 +8,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -102,12 +103,16 @@ public final class DatagenSourceAutoConfiguration {
     private static RecordGenerator generator(EtlDatagenProperties properties, BeanFactory beanFactory,
             ObjectProvider<RecordGenerator> generators) {
         if (properties.getSchema() != null) {
-            if (!ClassUtils.isPresent("org.apache.avro.Schema", DatagenSourceAutoConfiguration.class.getClassLoader())) {
+            // the application's class loader, as the connectors' class conditions use
+            ClassLoader loader = (beanFactory instanceof ConfigurableBeanFactory configurable
+                    && configurable.getBeanClassLoader() != null) ? configurable.getBeanClassLoader()
+                            : DatagenSourceAutoConfiguration.class.getClassLoader();
+            if (!ClassUtils.isPresent("org.apache.avro.Schema", loader)) {
                 throw new InvalidEtlConfigurationException("etl.source.datagen.schema is set, but Avro is not on the "
                         + "class path", "Add dev.etl:etl-avro (or org.apache.avro:avro), or generate with a "
                                 + "RecordGenerator bean (etl.source.datagen.generator).");
             }
-            return AvroSchemaGenerators.fromSchema(properties, beanFactory);
+            return AvroSchemaGenerators.fromSchema(properties, beanFactory, loader);
         }
         if (properties.getGenerator() != null) {
             try {
