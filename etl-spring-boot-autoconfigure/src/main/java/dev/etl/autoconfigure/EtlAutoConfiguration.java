@@ -107,8 +107,9 @@ public final class EtlAutoConfiguration {
         if (found.isEmpty()) {
             throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no source: there is no bean "
                     + "of type dev.etl.source.Source.", "Configure the Kafka source (spring.kafka.bootstrap-servers and "
-                            + "etl.source.kafka.topics or etl.source.kafka.pattern) or define a Source bean. To run "
-                            + "without a pipeline, set etl.pipeline.enabled=false.");
+                            + "etl.source.kafka.topics or etl.source.kafka.pattern), or the load generator for a run "
+                            + "without a broker (etl.source.datagen.*, artifact dev.etl:etl-datagen), or define a Source "
+                            + "bean. To run without a pipeline, set etl.pipeline.enabled=false.");
         }
         throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has " + found.size()
                 + " sources " + found + "; a pipeline reads from exactly one.",
