@@ -334,6 +334,12 @@ public final class ClickHouseShardWriter implements ShardWriter {
         return false;
     }
 
+    /** NATIVE: bytes of the block buffer kept for the next batch (0 when dropped or RowBinary); for tests. */
+    int retainedBlockBytes() {
+        NativeBlockEncoder e = spareEncoder.get();
+        return e == null ? 0 : e.capacity();
+    }
+
     /** Shard index. */
     public int shard() {
         return shard;
