@@ -1,6 +1,7 @@
 package dev.etl.clickhouse;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
@@ -23,11 +24,15 @@ import java.util.Objects;
  * those; LowCardinality of those or of their Nullable; Array, Tuple and Map of any of these.
  * {@link #of} refuses anything else with an {@link UnsupportedNativeTypeException} naming the column.
  *
- * <p><b>Cost</b>: two passes over the rows (count, then copy) and one output buffer of exactly the
- * block's size, reused from batch to batch; nothing is allocated per row (the buffer and
- * LowCardinality's dictionary arrays grow to the largest block seen, see {@link #trim}). The block
- * is as large as the rows, plus 7 bytes per array value (a LEB128 size becomes a UInt64 offset)
- * and the width of a value per NULL (Native keeps a default in its place).
+ * <p><b>Cost</b>: two passes. Pass 1 goes row by row and measures only the variable-width values
+ * (runs of fixed-width columns are skipped at once), recording per row where the values after each
+ * variable-width column start (an int per such "anchor"); then every stream gets its exact place in
+ * one output buffer. Pass 2 goes column by column and copies each column's values there in one loop
+ * (LowCardinality's dictionary and indexes come from pass 1). The buffer and the anchors are reused
+ * from batch to batch, so nothing is allocated per row (they, and LowCardinality's dictionary arrays,
+ * grow to the largest block seen, see {@link #trim}). The block is as large as the rows, plus 7 bytes
+ * per array value (a LEB128 size becomes a UInt64 offset) and the width of a value per NULL (Native
+ * keeps a default in its place); the anchors take 4 bytes per row and variable-width column.
  *
  * <p>Not thread-safe: a shard writer keeps its own (one batch at a time).
  */
@@ -36,13 +41,58 @@ final class NativeBlockEncoder {
     private final NativeColumn[] nodes;
     /** Per column its name and type, each as VarUInt length and UTF-8 bytes. */
     private final byte[][] headers;
+    /**
+     * The row plan of pass 1: per segment a run of consecutive fixed-width columns (its total width,
+     * {@code >= 0}: skipped at once) or one variable-width column ({@code -1 - index}: measured).
+     */
+    private final int[] segments;
+    /** Per segment the anchor recorded where it starts, or 0 for none (anchor 0 is the row's start). */
+    private final int[] segmentAnchor;
+    /** Anchors per row: the row's start and the start of every segment after a variable-width column. */
+    private final int anchorsPerRow;
+    /** Per column the anchor its value follows and its offset from that anchor (pass 2 reads by column). */
+    private final int[] columnAnchor;
+    private final int[] columnOffset;
     private final RowBinaryCursor in = new RowBinaryCursor();
+    private int[] anchors = new int[0];
     private byte[] block = new byte[0];
     private int length;
 
     private NativeBlockEncoder(ClickHouseColumn[] columns, NativeColumn[] nodes) {
         this.columns = columns;
         this.nodes = nodes;
+        int[] seg = new int[nodes.length];
+        int[] segAnchor = new int[nodes.length];
+        this.columnAnchor = new int[nodes.length];
+        this.columnOffset = new int[nodes.length];
+        int segmentCount = 0;
+        int anchor = 0;
+        int offset = 0;
+        boolean inRun = false;
+        for (int c = 0; c < nodes.length; c++) {
+            columnAnchor[c] = anchor;
+            columnOffset[c] = offset;
+            int width = nodes[c].fixedWidth();
+            if (width >= 0) {
+                if (!inRun) {
+                    segAnchor[segmentCount] = offset == 0 ? anchor : 0;
+                    seg[segmentCount++] = 0;
+                    inRun = true;
+                }
+                seg[segmentCount - 1] += width;
+                offset += width;
+            } else {
+                segAnchor[segmentCount] = offset == 0 ? anchor : 0;
+                seg[segmentCount++] = -1 - c;
+                inRun = false;
+                anchor++; // whatever follows starts at a position only the row knows
+                offset = 0;
+            }
+        }
+        this.segments = Arrays.copyOf(seg, segmentCount);
+        this.segmentAnchor = Arrays.copyOf(segAnchor, segmentCount);
+        // the anchor after a trailing variable-width column is never read
+        this.anchorsPerRow = nodes[nodes.length - 1].fixedWidth() >= 0 ? anchor + 1 : anchor;
         this.headers = new byte[columns.length][];
         for (int i = 0; i < columns.length; i++) {
             byte[] name = columns[i].name().getBytes(StandardCharsets.UTF_8);
@@ -101,18 +151,40 @@ final class NativeBlockEncoder {
         for (byte[] h : headers) {
             size += h.length;
         }
+        int stride = anchorsPerRow;
+        int[] a = anchors(rowCount * stride);
+        int[] seg = segments;
+        int[] segAnchor = segmentAnchor;
         int row = 0;
-        int column = 0;
         int rowStart = 0;
         try {
-            for (; row < rowCount; row++) {
+            for (int base = 0; row < rowCount; row++, base += stride) {
                 rowStart = cursor.position;
-                for (column = 0; column < n.length; column++) {
-                    n[column].measure(cursor);
+                a[base] = rowStart;
+                for (int s = 0; s < seg.length; s++) {
+                    if (segAnchor[s] != 0) {
+                        a[base + segAnchor[s]] = cursor.position;
+                    }
+                    int v = seg[s];
+                    if (v >= 0) {
+                        cursor.skip(v);
+                    } else {
+                        NativeColumn node = n[-1 - v];
+                        if (node instanceof NativeColumn.Str str) {
+                            str.measure(cursor); // the common case, called where the JIT can inline it
+                        } else {
+                            node.measure(cursor);
+                        }
+                    }
                 }
             }
         } catch (RowBinaryCursor.Mismatch e) {
-            throw mismatch(rowCount, byteCount, row, column, rowStart, e.getMessage());
+            throw locate(rows, byteCount, rowCount, row, rowStart);
+        }
+        for (NativeColumn node : n) {
+            if (node.fixedWidth() >= 0) {
+                node.measureAll(rowCount);
+            }
         }
         if (cursor.position != byteCount) {
             throw new RowBinaryMismatchException(null, -1, "the batch holds " + (byteCount - cursor.position)
@@ -146,10 +218,8 @@ final class NativeBlockEncoder {
         }
         if (rowCount > 0) {
             cursor.wrap(rows, byteCount);
-            for (int r = 0; r < rowCount; r++) {
-                for (NativeColumn node : n) {
-                    node.scatter(cursor, out);
-                }
+            for (int c = 0; c < n.length; c++) {
+                n[c].scatterColumn(cursor, a, stride, columnAnchor[c], columnOffset[c], rowCount, out);
             }
             for (NativeColumn node : n) {
                 node.finish(rows, out);
@@ -157,6 +227,31 @@ final class NativeBlockEncoder {
         }
         length = total;
         return total;
+    }
+
+    /**
+     * Cold path: pass 1 failed in row {@code row}; walks that row again value by value to name the
+     * column (the nodes' counts are left wrong, which the next block's reset repairs).
+     */
+    private RowBinaryMismatchException locate(byte[] rows, int byteCount, int rowCount, int row, int rowStart) {
+        RowBinaryCursor cursor = new RowBinaryCursor();
+        cursor.wrap(rows, byteCount);
+        cursor.position = rowStart;
+        for (int c = 0; c < nodes.length; c++) {
+            try {
+                nodes[c].measure(cursor);
+            } catch (RowBinaryCursor.Mismatch e) {
+                return mismatch(rowCount, byteCount, row, c, rowStart, e.getMessage());
+            }
+        }
+        throw new IllegalStateException("row " + row + " failed pass 1 but parses when walked again");
+    }
+
+    private int[] anchors(int size) {
+        if (anchors.length < size) {
+            anchors = new int[Math.max(size, anchors.length + (anchors.length >> 1))];
+        }
+        return anchors;
     }
 
     private RowBinaryMismatchException mismatch(int rowCount, int byteCount, int row, int column, int rowStart,
@@ -192,10 +287,14 @@ final class NativeBlockEncoder {
         return block.length;
     }
 
-    /** Drops the block buffer when it grew past {@code maxRetainedBytes} (it is reallocated on demand). */
+    /**
+     * Drops the block buffer when it grew past {@code maxRetainedBytes}, and the anchors with it (both
+     * are reallocated on demand).
+     */
     void trim(long maxRetainedBytes) {
         if (block.length > maxRetainedBytes) {
             block = new byte[0];
+            anchors = new int[0];
             length = 0;
         }
     }

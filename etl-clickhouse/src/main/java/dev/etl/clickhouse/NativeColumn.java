@@ -10,11 +10,12 @@ import java.util.Arrays;
  * mutable per-block state of one node of the column's type, parsed by {@link NativeTypes}.
  *
  * <p>A block is built in two passes over the batch's rows ({@link NativeBlockEncoder}):
- * {@link #measure} consumes one RowBinary value and counts the bytes its streams will take; then
- * {@link #layout} gives every stream its exact place in the output; {@link #scatter} consumes the
- * same value again and copies it there; {@link #finish} writes what only the whole column knows
- * (LowCardinality's dictionary and indexes). Sizes are exact, so the block is written in place
- * with no intermediate buffers.
+ * {@link #measure} consumes one RowBinary value and counts the bytes its streams will take
+ * ({@link #measureAll} for a top-level fixed-width column, whose values need no parsing); then
+ * {@link #layout} gives every stream its exact place in the output; {@link #scatterColumn} copies a
+ * top-level column's values there, by default with {@link #scatter} per value (which consumes the
+ * value again); {@link #finish} writes what only the whole column knows (LowCardinality's dictionary
+ * and indexes). Sizes are exact, so the block is written in place with no intermediate buffers.
  *
  * <p>The Native layout of a column (ClickHouse's {@code serializeBinaryBulkWithMultipleStreams}, all
  * streams into one buffer): first the serialization-state prefixes of every LowCardinality in the
@@ -69,6 +70,28 @@ abstract class NativeColumn {
     /** Whether this node is a fixed-width or String scalar (what Nullable and LowCardinality may wrap). */
     boolean isScalar() {
         return false;
+    }
+
+    /** The width of every value when it is fixed, else -1: such top-level columns are skipped in bulk. */
+    int fixedWidth() {
+        return -1;
+    }
+
+    /** Pass 1 for a top-level fixed-width column: counts {@code count} values at once. */
+    void measureAll(int count) {
+        throw new IllegalStateException(getClass().getSimpleName() + " is not fixed-width");
+    }
+
+    /**
+     * Pass 2 for a top-level column, column by column: writes the value of every row, the value of row
+     * {@code r} starting at {@code anchors[r * stride + anchor] + offset} in the batch. The default
+     * positions {@code in} there and calls {@link #scatter}; scalars copy in one tight loop.
+     */
+    void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {
+        for (int r = 0; r < rows; r++) {
+            in.position = anchors[r * stride + anchor] + offset;
+            scatter(in, out);
+        }
     }
 
     /** A fixed-width value: integers, floats, dates, Decimal, Enum, UUID, IPv4/6, FixedString(N). */
@@ -147,6 +170,53 @@ abstract class NativeColumn {
         boolean isScalar() {
             return true;
         }
+
+        @Override
+        int fixedWidth() {
+            return width;
+        }
+
+        @Override
+        void measureAll(int count) {
+            this.count = count;
+        }
+
+        @Override
+        void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
+                byte[] out) {
+            byte[] src = in.bytes;
+            int at = cursor;
+            int a = anchor;
+            switch (width) {
+                case 1 -> {
+                    for (int r = 0; r < rows; r++, a += stride) {
+                        out[at++] = src[anchors[a] + offset];
+                    }
+                }
+                case 2 -> {
+                    for (int r = 0; r < rows; r++, a += stride, at += 2) {
+                        SHORT_LE.set(out, at, (short) SHORT_LE.get(src, anchors[a] + offset));
+                    }
+                }
+                case 4 -> {
+                    for (int r = 0; r < rows; r++, a += stride, at += 4) {
+                        INT_LE.set(out, at, (int) INT_LE.get(src, anchors[a] + offset));
+                    }
+                }
+                case 8 -> {
+                    for (int r = 0; r < rows; r++, a += stride, at += 8) {
+                        LONG_LE.set(out, at, (long) LONG_LE.get(src, anchors[a] + offset));
+                    }
+                }
+                default -> {
+                    int w = width;
+                    for (int r = 0; r < rows; r++, a += stride, at += w) {
+                        System.arraycopy(src, anchors[a] + offset, out, at, w);
+                    }
+                }
+            }
+            cursor = at;
+        }
     }
 
     /** A String: LEB128 length and bytes, per value, as in RowBinary. */
@@ -210,6 +280,29 @@ abstract class NativeColumn {
         boolean isScalar() {
             return true;
         }
+
+        /** Pass 1 already checked every length against the batch, so this loop only decodes and copies. */
+        @Override
+        void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
+                byte[] out) {
+            byte[] src = in.bytes;
+            int at = cursor;
+            int a = anchor;
+            for (int r = 0; r < rows; r++, a += stride) {
+                int from = anchors[a] + offset;
+                int p = from;
+                int b = src[p++];
+                int length = b & 0x7F;
+                for (int shift = 7; b < 0; shift += 7) {
+                    b = src[p++];
+                    length |= (b & 0x7F) << shift;
+                }
+                int n = p - from + length;
+                System.arraycopy(src, from, out, at, n);
+                at += n;
+            }
+            cursor = at;
+        }
     }
 
     /** Nullable(T) over a scalar: the null map, then the values with a default for each NULL. */
@@ -272,6 +365,16 @@ abstract class NativeColumn {
                 inner.scatterDefault(out);
             }
         }
+
+        /** The default loop, repeated so that its call site sees only Nullable (the JIT inlines it). */
+        @Override
+        void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
+                byte[] out) {
+            for (int r = 0, a = anchor; r < rows; r++, a += stride) {
+                in.position = anchors[a] + offset;
+                scatter(in, out);
+            }
+        }
     }
 
     /**
@@ -302,6 +405,12 @@ abstract class NativeColumn {
             int n = in.readLength();
             count++;
             NativeColumn[] e = elements;
+            if (e.length == 1 && e[0] instanceof Str str) {
+                for (int i = 0; i < n; i++) {
+                    str.measure(in); // Array(String), the common case, inlined
+                }
+                return;
+            }
             for (int i = 0; i < n; i++) {
                 for (NativeColumn c : e) {
                     c.measure(in);
@@ -353,10 +462,26 @@ abstract class NativeColumn {
             LONG_LE.set(out, offsetCursor, total);
             offsetCursor += 8;
             NativeColumn[] e = elements;
+            if (e.length == 1 && e[0] instanceof Str str) {
+                for (int i = 0; i < n; i++) {
+                    str.scatter(in, out);
+                }
+                return;
+            }
             for (int i = 0; i < n; i++) {
                 for (NativeColumn c : e) {
                     c.scatter(in, out);
                 }
+            }
+        }
+
+        /** The default loop, repeated so that its call site sees only Array (the JIT inlines it). */
+        @Override
+        void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
+                byte[] out) {
+            for (int r = 0, a = anchor; r < rows; r++, a += stride) {
+                in.position = anchors[a] + offset;
+                scatter(in, out);
             }
         }
 

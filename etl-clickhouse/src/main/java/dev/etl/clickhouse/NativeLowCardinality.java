@@ -222,6 +222,11 @@ final class NativeLowCardinality extends NativeColumn {
         }
     }
 
+    /** At the top level nothing is left to do in pass 2: the indexes were taken in pass 1. */
+    @Override
+    void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {
+    }
+
     @Override
     void finish(byte[] rows, byte[] out) {
         if (count == 0) {

@@ -361,6 +361,21 @@ class NativeBlockEncoderTest {
     }
 
     @Test
+    void aRowCutShortInsideARunOfFixedWidthColumnsNamesTheColumnItEndsIn() {
+        RowBinaryEncoder<String> encoder = RowBinaryEncoder.<String>builder().string("name", s -> s)
+                .uint32("id", s -> 7).uint64("total", s -> 9).build();
+        byte[] rows = rowBinary(encoder, List.of("ab", "c")); // 3 + 12 bytes, then 2 + 12 bytes
+        NativeBlockEncoder nat = NativeBlockEncoder.of(encoder.columns());
+        assertThatThrownBy(() -> nat.encode(rows, rows.length - 3, 2))
+                .isInstanceOf(RowBinaryMismatchException.class)
+                .hasMessageContaining("row 1 of 2 (at byte 15 of 26), column 'total' (UInt64): needs 8 more bytes but "
+                        + "the batch ends");
+        assertThatThrownBy(() -> nat.encode(rows, 17, 2))
+                .isInstanceOf(RowBinaryMismatchException.class)
+                .hasMessageContaining("row 1 of 2 (at byte 15 of 17), column 'id' (UInt32)");
+    }
+
+    @Test
     void typesWithoutANativeLayoutAreRefusedNamingTheColumn() {
         ClickHouseType<Long> aggregate = new ClickHouseType<>() {
             @Override
