@@ -6,12 +6,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,6 +90,9 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private final List<ClickHouseColumn> columns;
     private final AtomicReference<NativeBlockEncoder> spareEncoder = new AtomicReference<>();
     private final long maxRetainedBlockBytes;
+    /** NATIVE only (else null): time per transposition, and batches whose rows are not the columns. */
+    private final Timer transposeDuration;
+    private final Counter rejectedBatches;
 
     /** Last failed attempt (sequence, replica index), so the retry can go to the next replica. */
     private final Object lastFailureLock = new Object();
@@ -135,6 +142,18 @@ public final class ClickHouseShardWriter implements ShardWriter {
             spareEncoder.set(NativeBlockEncoder.of(this.columns));
         }
         this.maxRetainedBlockBytes = 2 * config.batch().maxBytes();
+        if (config.format() == InsertFormat.NATIVE) {
+            Tags tags = Tags.of("pipeline", pipelineName, "sink", sinkName, "shard", Integer.toString(shard));
+            this.transposeDuration = Timer.builder("etl.clickhouse.native.transpose.duration")
+                    .description("Transposition of one batch's RowBinary rows into its Native block, on the io "
+                            + "thread, per attempt").tags(tags).register(registry);
+            this.rejectedBatches = Counter.builder("etl.clickhouse.native.rejected.batches")
+                    .description("Batches failed permanently before any request because their bytes are not rows "
+                            + "of the sink's columns").tags(tags).register(registry);
+        } else {
+            this.transposeDuration = null;
+            this.rejectedBatches = null;
+        }
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
         this.shard = shard;
         this.table = config.qualifiedTable();
@@ -188,9 +207,12 @@ public final class ClickHouseShardWriter implements ShardWriter {
         }
         try {
             int length;
+            long startNs = nanoClock.getAsLong();
             try {
                 length = encoder.encode(batch.bytes(), batch.byteCount(), batch.rowCount());
+                transposeDuration.record(nanoClock.getAsLong() - startNs, TimeUnit.NANOSECONDS);
             } catch (RowBinaryMismatchException e) {
+                rejectedBatches.increment();
                 throw SinkWriteException.permanentFailure("ClickHouse sink '" + sinkName + "' shard " + shard
                         + " table " + table + ": batch " + batch.sequence() + " (" + batch.rowCount() + " rows, "
                         + batch.byteCount() + " bytes) cannot be sent in the Native format: " + e.getMessage(), e);

@@ -29,6 +29,7 @@ class ClickHouseShardWriterNativeTest {
 
     private final FakeTransport transport = new FakeTransport();
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     private static ClickHouseSinkConfig.Builder config() {
         return ClickHouseSinkConfig.builder().table("shop", "orders").shard(A, B).breaker(2, Duration.ofSeconds(5))
@@ -37,7 +38,7 @@ class ClickHouseShardWriterNativeTest {
 
     private ClickHouseShardWriter writer(ClickHouseSinkConfig config) {
         return new ClickHouseShardWriter(config, ENCODER.columns(), 0, "orders", "p1",
-                ClickHouseCapabilities.legacy("18.16.1"), transport, new SimpleMeterRegistry(), clock::get, () -> {
+                ClickHouseCapabilities.legacy("18.16.1"), transport, registry, clock::get, () -> {
                 });
     }
 
@@ -61,6 +62,9 @@ class ClickHouseShardWriterNativeTest {
                 + "0269640655496e74363401000000000000000200000000000000" // id UInt64: 1, 2
                 + "046e616d65104e756c6c61626c6528537472696e6729" + "0001" + "016100"); // name: null map, "a", ""
         assertThat(request.length()).isEqualTo(request.body().length);
+        assertThat(registry.get("etl.clickhouse.native.transpose.duration").tags("pipeline", "p1", "sink", "orders",
+                "shard", "0").timer().count()).isEqualTo(1);
+        assertThat(registry.get("etl.clickhouse.native.rejected.batches").counter().count()).isZero();
     }
 
     @Test
@@ -87,6 +91,9 @@ class ClickHouseShardWriterNativeTest {
                 + "sent in the Native format: row 0 of 1 (at byte 0 of 9), column 'name' (Nullable(String)): Nullable "
                 + "flag must be 0 or 1, got 9");
         assertThat(transport.inserts).isEmpty();
+        assertThat(registry.get("etl.clickhouse.native.rejected.batches").tags("pipeline", "p1", "sink", "orders",
+                "shard", "0").counter().count()).isEqualTo(1);
+        assertThat(registry.get("etl.clickhouse.native.transpose.duration").timer().count()).isZero();
         assertThat(w.isHealthy()).isTrue();
         assertThat(w.replicaStatus()).allSatisfy(s -> assertThat(s.consecutiveFailures()).isZero());
         w.write(batch(4, 1, new Row(1, "a"))); // the writer goes on with the next batch
@@ -126,5 +133,7 @@ class ClickHouseShardWriterNativeTest {
         writer(config().format(InsertFormat.ROW_BINARY).build()).write(b);
         assertThat(transport.inserts.get(0).insert().statement()).endsWith("FORMAT RowBinary");
         assertThat(transport.inserts.get(0).body()).isEqualTo(b.bytes());
+        assertThat(registry.find("etl.clickhouse.native.transpose.duration").meters()).isEmpty();
+        assertThat(registry.find("etl.clickhouse.native.rejected.batches").meters()).isEmpty();
     }
 }
