@@ -196,7 +196,8 @@ public final class InsertFormatBench {
     private static ClickHouseShardWriter discardingWriter(InsertBenchSchema schema) {
         ClickHouseTransport discard = new ClickHouseTransport() {
             @Override
-            public void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
+            public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
+                return WRITTEN_UNKNOWN;
             }
 
             @Override

@@ -63,8 +63,9 @@ public class NativeTranspositionBenchmark {
 
     private final ClickHouseTransport discard = new ClickHouseTransport() {
         @Override
-        public void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
+        public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
             sink += length + body[length - 1];
+            return WRITTEN_UNKNOWN;
         }
 
         @Override

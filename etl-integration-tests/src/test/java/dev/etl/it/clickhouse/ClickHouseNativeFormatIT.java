@@ -292,8 +292,9 @@ class ClickHouseNativeFormatIT {
             List<byte[]> bodies = new ArrayList<>();
             dev.etl.clickhouse.ClickHouseTransport capture = new dev.etl.clickhouse.ClickHouseTransport() {
                 @Override
-                public void insert(URI r, dev.etl.clickhouse.ClickHouseInsert insert, byte[] body, int length) {
+                public long insert(URI r, dev.etl.clickhouse.ClickHouseInsert insert, byte[] body, int length) {
                     bodies.add(java.util.Arrays.copyOf(body, length));
+                    return WRITTEN_UNKNOWN;
                 }
 
                 @Override
