@@ -9,6 +9,8 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.sharding.KeyType;
+import dev.etl.clickhouse.sharding.ShardingKey;
 
 /**
  * The checks behind {@link EtlClickHouseProperties#validate}: each rejection names the property in its
@@ -86,6 +88,66 @@ final class ClickHousePropertiesValidation {
         }
         atLeastOne(errors, "breaker.threshold", "etl.sink.clickhouse.breaker.threshold",
                 clickHouse.getBreaker().getThreshold());
+        placement(errors, clickHouse.getPlacement(), "placement", "etl.sink.clickhouse.placement",
+                clickHouse.getShards().size());
+    }
+
+    /**
+     * The checks of one {@code placement} group: {@code field} is its path from the bound object,
+     * {@code prefix} its property name; {@code shards} the shards listed in the properties (0: not
+     * listed, e.g. from connection details).
+     */
+    static void placement(Errors errors, ClickHousePlacementProperties placement, String field, String prefix,
+            int shards) {
+        boolean configured = placement.isConfigured();
+        if (!configured) {
+            if (placement.getShardingKey() != null || placement.getKeyType() != null
+                    || !placement.getWeights().isEmpty() || placement.getDatabase() != null) {
+                errors.rejectValue(field + ".distributedTable", INVALID, prefix + ".distributed-table must be set "
+                        + "when other " + prefix + ".* properties are: it names the Distributed table to match");
+            }
+            return;
+        }
+        String expression = placement.getShardingKey();
+        if (expression == null || expression.isBlank()) {
+            errors.rejectValue(field + ".shardingKey", INVALID, prefix + ".sharding-key must be set with "
+                    + prefix + ".distributed-table: the sharding expression the router computes, e.g. "
+                    + "cityHash64(order_id)");
+        }
+        else {
+            String keyType = placement.getKeyType();
+            try {
+                // the column's type may come from the encoder later: any integer type checks the form
+                ShardingKey.parse(expression, (column) -> (keyType != null) ? keyType : "UInt64");
+            }
+            catch (IllegalArgumentException ex) {
+                errors.rejectValue(field + ".shardingKey", INVALID, prefix + ".sharding-key " + ex.getMessage());
+            }
+        }
+        if (placement.getKeyType() != null) {
+            try {
+                KeyType.of(placement.getKeyType());
+            }
+            catch (IllegalArgumentException ex) {
+                errors.rejectValue(field + ".keyType", INVALID, prefix + ".key-type: " + ex.getMessage());
+            }
+        }
+        List<Integer> weights = placement.getWeights();
+        if (!weights.isEmpty()) {
+            if (weights.stream().anyMatch((w) -> w == null || w < 0) || weights.stream().allMatch((w) -> w == null
+                    || w == 0)) {
+                errors.rejectValue(field + ".weights", INVALID, prefix + ".weights must be >= 0 each and not all 0, "
+                        + "got " + weights);
+            }
+            else if (shards > 0 && weights.size() != shards) {
+                errors.rejectValue(field + ".weights", INVALID, prefix + ".weights must list one weight per shard ("
+                        + shards + " shards), got " + weights);
+            }
+        }
+        if (placement.getSampleSize() < 1) {
+            errors.rejectValue(field + ".sampleSize", INVALID,
+                    prefix + ".sample-size must be >= 1, got " + placement.getSampleSize());
+        }
     }
 
     private static void atLeastOne(Errors errors, String field, String key, int value) {

@@ -1,8 +1,10 @@
 package dev.etl.autoconfigure.clickhouse;
 
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -18,6 +20,7 @@ import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.ValidationMode;
+import dev.etl.clickhouse.sharding.DistributedPlacement;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.ChunkConfig;
@@ -33,6 +36,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * <p>The application's {@link RowBinaryEncoder} bean is the sink's one encoder declaration: startup
  * validation compares its columns with the table, and the sink writes every row with it, so chains end
  * in {@code .sink(router)}. With {@code validation=off} and no encoder bean, chains pass their encoder.
+ *
+ * <p>With {@code etl.sink.clickhouse.placement.distributed-table}, a {@link DistributedPlacement} bean
+ * ({@code etlClickHousePlacement}) holds the placement the properties declare, for the chain's
+ * {@code DistributedRouter}, and the sink checks it against the Distributed table at startup.
  */
 @AutoConfiguration(before = EtlAutoConfiguration.class)
 @ConditionalOnClass(ClickHouseSink.class)
@@ -47,10 +54,24 @@ public final class ClickHouseSinkAutoConfiguration {
         return new PropertiesClickHouseConnectionDetails(properties);
     }
 
+    /**
+     * The placement {@code etl.sink.clickhouse.placement.*} declares, to route with
+     * ({@code DistributedRouter.byLong(placement, Row::id)}) and to check against the Distributed table.
+     */
+    @Bean
+    @ConditionalOnProperty("etl.sink.clickhouse.placement.distributed-table")
+    DistributedPlacement etlClickHousePlacement(EtlClickHouseProperties clickHouse,
+            ClickHouseConnectionDetails connection, ObjectProvider<RowBinaryEncoder<?>> encoders) {
+        RowBinaryEncoder<?> encoder = encoders.getIfUnique();
+        return ClickHousePlacementMapping.placement(clickHouse.getPlacement(), "etl.sink.clickhouse.placement",
+                connection.getShards().size(), (encoder != null) ? encoder.columns() : List.of());
+    }
+
     @Bean
     @ConditionalOnMissingBean
     ClickHouseSinkConfig etlClickHouseSinkConfig(EtlClickHouseProperties clickHouse,
-            ClickHouseConnectionDetails connection, ObjectProvider<ClickHouseSinkConfigCustomizer> customizers) {
+            ClickHouseConnectionDetails connection, ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
+            @Qualifier("etlClickHousePlacement") ObjectProvider<DistributedPlacement> placement) {
         EtlClickHouseProperties.Batch batch = clickHouse.getBatch();
         ClickHouseRetryProperties retry = clickHouse.getRetry();
         ClickHouseSinkConfig.Builder builder = ClickHouseSinkConfig.builder()
@@ -69,6 +90,11 @@ public final class ClickHouseSinkAutoConfiguration {
             .retry(new RetryConfig(retry.getMaxAttempts(), retry.getInitialBackoff(), retry.getMaxBackoff(),
                     retry.getMultiplier(), retry.getJitter()));
         clickHouse.getSettings().forEach(builder::setting);
+        DistributedPlacement declared = placement.getIfAvailable();
+        if (declared != null) {
+            builder.placementCheck(
+                    ClickHousePlacementMapping.check(clickHouse.getPlacement(), clickHouse.getDatabase(), declared));
+        }
         customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
         return builder.build();
     }
@@ -89,6 +115,16 @@ public final class ClickHouseSinkAutoConfiguration {
             .withQueueCapacity(clickHouse.getQueueCapacity())
             .withPermanentFailure(clickHouse.getPermanentFailure());
         return (encoder != null) ? definition.withEncoder(encoder) : definition;
+    }
+
+    /** The sinks' configurations for the etlplacement endpoint. */
+    @Bean
+    ClickHouseSinkConfigs etlClickHouseSinkConfigs(EtlClickHouseProperties clickHouse,
+            ObjectProvider<ClickHouseSinkConfig> config) {
+        return new ClickHouseSinkConfigs(List.of(() -> {
+            ClickHouseSinkConfig single = config.getIfUnique();
+            return (single != null) ? Map.of(clickHouse.getName(), single) : Map.of();
+        }));
     }
 
     private static RowBinaryEncoder<?> encoder(ClickHouseSinkConfig config,

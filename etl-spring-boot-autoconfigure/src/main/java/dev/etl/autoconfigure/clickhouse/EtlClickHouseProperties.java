@@ -21,7 +21,8 @@ import dev.etl.sink.SinkDefinition;
 
 /**
  * Configuration of the ClickHouse sink ({@code etl.sink.clickhouse.*}): the shard-local table, shards
- * and replicas, credentials, hand-off, batching, retries and breakers. Defaults are the engine's and
+ * and replicas, credentials, hand-off, batching, retries, breakers and the placement that matches a
+ * Distributed table. Defaults are the engine's and
  * the connector's ({@code BatchConfig.DEFAULTS}, {@code ClickHouseSinkConfig.DEFAULT_*}, ...). Validated
  * when bound.
  */
@@ -124,6 +125,9 @@ public class EtlClickHouseProperties implements Validator {
 
     @NestedConfigurationProperty
     private final ClickHouseBreakerProperties breaker = new ClickHouseBreakerProperties();
+
+    @NestedConfigurationProperty
+    private final ClickHousePlacementProperties placement = new ClickHousePlacementProperties();
 
     public String getName() {
         return this.name;
@@ -267,6 +271,10 @@ public class EtlClickHouseProperties implements Validator {
 
     public ClickHouseBreakerProperties getBreaker() {
         return this.breaker;
+    }
+
+    public ClickHousePlacementProperties getPlacement() {
+        return this.placement;
     }
 
     /** Insert transports. */
