@@ -22,6 +22,8 @@ final class ClickHousePropertiesValidation {
 
     private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
+    private static final Pattern SINK_NAME = Pattern.compile("[A-Za-z0-9_-]+");
+
     private final EtlClickHouseProperties properties;
 
     private final Errors errors;
@@ -90,6 +92,55 @@ final class ClickHousePropertiesValidation {
                 clickHouse.getBreaker().getThreshold());
         placement(errors, clickHouse.getPlacement(), "placement", "etl.sink.clickhouse.placement",
                 clickHouse.getShards().size());
+        if (clickHouse.getPlacement().isConfigured() && !StringUtils.hasText(clickHouse.getTable())) {
+            errors.rejectValue("placement.distributedTable", INVALID, "etl.sink.clickhouse.placement is the placement "
+                    + "of the etl.sink.clickhouse.table sink, which is not set; a named table has its own: "
+                    + "etl.sink.clickhouse.tables.<name>.placement.*");
+        }
+        tables(clickHouse);
+    }
+
+    /** {@code tables.<name>.*}: a sink name, a table, batch settings and a placement each. */
+    private void tables(EtlClickHouseProperties clickHouse) {
+        Errors errors = this.errors;
+        boolean single = StringUtils.hasText(clickHouse.getTable());
+        clickHouse.getTables().forEach((name, table) -> {
+            String prefix = "etl.sink.clickhouse.tables." + name;
+            String field = "tables[" + name + "]";
+            if (!SINK_NAME.matcher(name).matches()) {
+                errors.reject(INVALID, prefix + ": a table's name is its sink's name (chains write to it with "
+                        + "sink(\"" + name + "\", router), it tags metrics and names threads): use letters, digits, '_' "
+                        + "and '-'");
+                return;
+            }
+            if (single && name.equals(clickHouse.getName())) {
+                errors.rejectValue(field, INVALID, prefix + " is named like the etl.sink.clickhouse.table sink ("
+                        + "etl.sink.clickhouse.name=" + clickHouse.getName() + "); sink names must be unique");
+            }
+            if ("dead-letter".equals(name)) {
+                errors.rejectValue(field, INVALID, prefix + ": 'dead-letter' is the dead-letter sink's name");
+            }
+            if (!StringUtils.hasText(table.getTable())) {
+                errors.rejectValue(field + ".table", INVALID, prefix + ".table must be set: the shard-local table "
+                        + "this sink writes (never a Distributed table)");
+            }
+            Integer maxRows = table.getBatch().getMaxRows();
+            if (maxRows != null && maxRows < 1) {
+                errors.rejectValue(field + ".batch.maxRows", INVALID, prefix + ".batch.max-rows must be >= 1, got "
+                        + maxRows);
+            }
+            DataSize maxBytes = table.getBatch().getMaxBytes();
+            if (maxBytes != null && maxBytes.toBytes() < 1) {
+                errors.rejectValue(field + ".batch.maxBytes", INVALID, prefix + ".batch.max-bytes must be >= 1B, got "
+                        + maxBytes);
+            }
+            if (table.getBatch().getLinger() != null && table.getBatch().getLinger().isNegative()) {
+                errors.rejectValue(field + ".batch.linger", INVALID, prefix + ".batch.linger must be >= 0, got "
+                        + table.getBatch().getLinger());
+            }
+            placement(errors, table.getPlacement(), field + ".placement", prefix + ".placement",
+                    clickHouse.getShards().size());
+        });
     }
 
     /**

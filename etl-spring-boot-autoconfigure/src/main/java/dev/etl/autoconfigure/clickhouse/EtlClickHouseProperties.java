@@ -20,9 +20,10 @@ import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.SinkDefinition;
 
 /**
- * Configuration of the ClickHouse sink ({@code etl.sink.clickhouse.*}): the shard-local table, shards
+ * Configuration of the ClickHouse sinks ({@code etl.sink.clickhouse.*}): the shard-local table, shards
  * and replicas, credentials, hand-off, batching, retries, breakers and the placement that matches a
- * Distributed table. Defaults are the engine's and
+ * Distributed table; and named tables ({@code tables.<name>.*}), further sinks over the same
+ * connection with their own table, batching, validation and placement. Defaults are the engine's and
  * the connector's ({@code BatchConfig.DEFAULTS}, {@code ClickHouseSinkConfig.DEFAULT_*}, ...). Validated
  * when bound.
  */
@@ -115,6 +116,15 @@ public class EtlClickHouseProperties implements Validator {
      * send_progress_in_http_headers) are refused.
      */
     private Map<String, String> settings = new LinkedHashMap<>();
+
+    /**
+     * Named tables, each a sink of its own named by its key (chains write to it with
+     * sink("<name>", router)) and written with the RowBinaryEncoder bean qualified with that name, over
+     * this connection and these settings: per table "table" (required), "database", "validation",
+     * "require-dedup", "batch.*" and "placement.*", each defaulting to the property of the same name
+     * here.
+     */
+    private Map<String, ClickHouseTableProperties> tables = new LinkedHashMap<>();
 
     private final Chunk chunk = new Chunk();
 
@@ -255,6 +265,14 @@ public class EtlClickHouseProperties implements Validator {
 
     public void setSettings(Map<String, String> settings) {
         this.settings = settings;
+    }
+
+    public Map<String, ClickHouseTableProperties> getTables() {
+        return this.tables;
+    }
+
+    public void setTables(Map<String, ClickHouseTableProperties> tables) {
+        this.tables = tables;
     }
 
     public Chunk getChunk() {
