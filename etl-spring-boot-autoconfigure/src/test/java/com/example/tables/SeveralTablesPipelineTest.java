@@ -70,6 +70,7 @@ class SeveralTablesPipelineTest {
         this.lines.release(0);
         assertThat(this.source.awaitCommitted(1, offset + 1, WAIT)).isTrue();
     }
+
     static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

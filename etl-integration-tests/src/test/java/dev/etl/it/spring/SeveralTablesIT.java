@@ -39,7 +39,7 @@ import dev.etl.test.memory.MemorySource;
  * qualified with its name. Orders are split into a header row ({@code orders}) and line rows
  * ({@code lines}), refunds routed to {@code refunds}; every row arrives once, the lines of an order sit on
  * its header's shard, and every offset is committed. A table whose columns do not match its encoder
- * fails the start naming that table.
+ * fails the start naming that table; a misconfigured table fails it naming the property.
  */
 @LocalInfra(InfraServer.CLICKHOUSE)
 class SeveralTablesIT {
@@ -91,6 +91,9 @@ class SeveralTablesIT {
         long orders = 0;
         long lines = 0;
         long refunds = 0;
+        long orderIds = 0;
+        long distinctLines = 0;
+        long refundIds = 0;
         for (int shard = 1; shard <= 2; shard++) {
             String replica = infra.clickhouseShard(shard).replicaUrl(1);
             for (String table : List.of("orders_local", "order_lines_local", "refunds_local")) {
@@ -104,13 +107,41 @@ class SeveralTablesIT {
                     + "(SELECT order_id FROM " + db.table("orders_local") + ")")).as("lines without a header on shard %d",
                             shard)
                 .isZero();
+            // each table holds its own rows, written with its own encoder
+            assertThat(count(replica, "SELECT count() FROM " + db.table("orders_local")
+                    + " WHERE customer_id != order_id % 97")).as("orders rows on shard %d", shard).isZero();
+            assertThat(count(replica, "SELECT count() FROM " + db.table("order_lines_local") + " WHERE line_no >= "
+                    + LINES_PER_ORDER + " OR sku != concat('sku-', toString(order_id * 7 + line_no))"))
+                .as("lines rows on shard %d", shard)
+                .isZero();
+            assertThat(count(replica, "SELECT count() FROM " + db.table("refunds_local")
+                    + " WHERE refund_id != 10000 + order_id")).as("refund rows on shard %d", shard).isZero();
             orders += o;
             lines += l;
             refunds += count(replica, "SELECT count() FROM " + db.table("refunds_local"));
+            orderIds += count(replica, "SELECT sum(order_id) FROM " + db.table("orders_local"));
+            distinctLines += count(replica, "SELECT uniqExact(order_id, line_no) FROM " + db.table("order_lines_local"));
+            refundIds += count(replica, "SELECT sum(refund_id) FROM " + db.table("refunds_local"));
         }
         assertThat(orders).isEqualTo(ORDERS);
         assertThat(lines).isEqualTo((long) ORDERS * LINES_PER_ORDER);
         assertThat(refunds).isEqualTo(REFUNDS);
+        // every order, line and refund exactly once (1..ORDERS, 10001..10000+REFUNDS)
+        assertThat(orderIds).isEqualTo((long) ORDERS * (ORDERS + 1) / 2);
+        assertThat(distinctLines).isEqualTo((long) ORDERS * LINES_PER_ORDER);
+        assertThat(refundIds).isEqualTo(10_000L * REFUNDS + (long) REFUNDS * (REFUNDS + 1) / 2);
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aMisconfiguredTableFailsTheStartNamingItsProperty() {
+        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.lines.batch.max-rows=0").close())
+            .hasStackTraceContaining("etl.sink.clickhouse.tables.lines.batch.max-rows must be >= 1, got 0");
+        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.refunds.tabel=refunds").close())
+            .hasStackTraceContaining("etl.sink.clickhouse.tables.refunds.tabel")
+            .hasStackTraceContaining("did you mean etl.sink.clickhouse.tables.refunds.table?");
+        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.refunds.table=").close())
+            .hasStackTraceContaining("etl.sink.clickhouse.tables.refunds.table must be set");
     }
 
     @Test
@@ -123,7 +154,7 @@ class SeveralTablesIT {
             .hasMessageContaining("line_no");
     }
 
-    private static ConfigurableApplicationContext start(String linesTable) {
+    private static ConfigurableApplicationContext start(String linesTable, String... extra) {
         List<String> properties = new ArrayList<>(List.of("spring.application.name=tables-it",
                 "spring.main.web-application-type=none", "etl.pipeline.handle-signals=false",
                 "etl.pipeline.exit-on-failure=false", "etl.pipeline.close-on-failure=false", "etl.pipeline.threads=2",
@@ -137,6 +168,7 @@ class SeveralTablesIT {
             properties.add("etl.sink.clickhouse.shards[" + s + "].replicas="
                     + String.join(",", infra.clickhouseShards().get(s).replicaUrls()));
         }
+        properties.addAll(List.of(extra));
         return new SpringApplicationBuilder(TablesApplication.class).properties(properties.toArray(String[]::new))
             .run();
     }

@@ -24,7 +24,8 @@ import dev.etl.sink.SinkDefinition;
  * order, after the {@code etl.sink.clickhouse.table} sink's: a {@link SinkDefinition}
  * {@code etlClickHouseSink.<name>} and, with {@code placement.distributed-table}, a
  * {@link DistributedPlacement} {@code etlClickHousePlacement.<name>}, both qualified {@code <name>} and
- * made by the {@link ClickHouseTables} bean. A bean of the application with the same name replaces
+ * made by the {@link ClickHouseTables} bean. The placement is injected only by its qualifier (it is not a
+ * default candidate), so an unqualified {@code DistributedPlacement} is still the {@code table} sink's. A bean of the application with the same name replaces
  * the table's.
  */
 class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
@@ -44,10 +45,12 @@ class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, Enviro
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         Binder binder = Binder.get(this.environment);
         for (String name : names(this.environment)) {
-            define(registry, "etlClickHouseSink." + name, SinkDefinition.class, "sink", name);
+            define(registry, "etlClickHouseSink." + name, SinkDefinition.class, "sink", name, true);
             String placement = TABLES + "[" + name + "].placement.distributed-table";
             if (StringUtils.hasText(binder.bind(placement, String.class).orElse(null))) {
-                define(registry, "etlClickHousePlacement." + name, DistributedPlacement.class, "placement", name);
+                // not a default candidate: an unqualified DistributedPlacement stays the table sink's
+                define(registry, "etlClickHousePlacement." + name, DistributedPlacement.class, "placement", name,
+                        false);
             }
         }
     }
@@ -64,7 +67,7 @@ class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, Enviro
     }
 
     private static void define(BeanDefinitionRegistry registry, String bean, Class<?> type, String factoryMethod,
-            String table) {
+            String table, boolean defaultCandidate) {
         if (registry.containsBeanDefinition(bean)) {
             return;
         }
@@ -74,6 +77,7 @@ class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, Enviro
         definition.setFactoryMethodName(factoryMethod);
         definition.getConstructorArgumentValues().addIndexedArgumentValue(0, table);
         definition.addQualifier(new AutowireCandidateQualifier(Qualifier.class, table));
+        definition.setDefaultCandidate(defaultCandidate);
         registry.registerBeanDefinition(bean, definition);
     }
 

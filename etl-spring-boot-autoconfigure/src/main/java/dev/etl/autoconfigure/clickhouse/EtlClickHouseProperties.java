@@ -118,8 +118,8 @@ public class EtlClickHouseProperties implements Validator {
     private Map<String, String> settings = new LinkedHashMap<>();
 
     /**
-     * Named tables, each a sink of its own named by its key (chains write to it with
-     * sink("<name>", router)) and written with the RowBinaryEncoder bean qualified with that name, over
+     * Named tables, each a sink of its own named by its key (a chain writes to table "orders" with
+     * sink("orders", router)) and written with the RowBinaryEncoder bean qualified with that name, over
      * this connection and these settings: per table "table" (required), "database", "validation",
      * "require-dedup", "batch.*" and "placement.*", each defaulting to the property of the same name
      * here.

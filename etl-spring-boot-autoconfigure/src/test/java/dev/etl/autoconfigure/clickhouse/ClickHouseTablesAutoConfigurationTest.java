@@ -224,6 +224,25 @@ class ClickHouseTablesAutoConfigurationTest {
             });
     }
 
+    @Test
+    void anUnqualifiedPlacementIsStillTheTableSinksNextToANamedTablesPlacement() {
+        this.runner.withUserConfiguration(TableEncoders.class, SingleEncoder.class, UnqualifiedPlacementUser.class)
+            .withPropertyValues("etl.sink.clickhouse.table=events_local", TWO_TABLES[0], TWO_TABLES[1])
+            .withPropertyValues("etl.sink.clickhouse.placement.distributed-table=events",
+                    "etl.sink.clickhouse.placement.sharding-key=murmurHash3_64(event)",
+                    "etl.sink.clickhouse.tables.orders.placement.distributed-table=orders",
+                    "etl.sink.clickhouse.tables.orders.placement.sharding-key=cityHash64(id)")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                UnqualifiedPlacementUser user = context.getBean(UnqualifiedPlacementUser.class);
+                assertThat(user.placement).isSameAs(context.getBean("etlClickHousePlacement"));
+                assertThat(user.placement.key()).isEqualTo(ShardingKey.murmurHash3_64("event", KeyType.STRING));
+                assertThat(user.orders).isSameAs(context.getBean("etlClickHousePlacement.orders"));
+                assertThat(context.getBean(ClickHouseSinkConfigs.class).withPlacementCheck())
+                    .containsOnlyKeys("clickhouse", "orders");
+            });
+    }
+
     // validation and names
 
     @Test
@@ -372,6 +391,19 @@ class ClickHouseTablesAutoConfigurationTest {
 
         PlacementUser(@Qualifier("orders") DistributedPlacement placement) {
             this.placement = placement;
+        }
+
+    }
+
+    static class UnqualifiedPlacementUser {
+
+        final DistributedPlacement placement;
+
+        final DistributedPlacement orders;
+
+        UnqualifiedPlacementUser(DistributedPlacement placement, @Qualifier("orders") DistributedPlacement orders) {
+            this.placement = placement;
+            this.orders = orders;
         }
 
     }
