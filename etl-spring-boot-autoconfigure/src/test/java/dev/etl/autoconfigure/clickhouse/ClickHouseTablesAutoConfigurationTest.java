@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
@@ -16,6 +18,8 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
@@ -296,6 +300,27 @@ class ClickHouseTablesAutoConfigurationTest {
             .run((context) -> assertThat(context).getFailure()
                 .isInstanceOf(InvalidEtlConfigurationException.class)
                 .hasMessageContaining("did you mean etl.sink.clickhouse.tables.refunds.batch.max-rows?"));
+    }
+
+    @Test
+    void namedTablesCanComeFromEnvironmentVariables() {
+        Map<String, Object> variables = new HashMap<>(System.getenv());
+        variables.put("ETL_SINK_CLICKHOUSE_TABLES_ORDERS_TABLE", "orders_local");
+        variables.put("ETL_SINK_CLICKHOUSE_TABLES_ORDERS_BATCH_MAXROWS", "700");
+        variables.put("ETL_SINK_CLICKHOUSE_TABLES_REFUNDS_TABLE", "refunds_local");
+        this.runner.withUserConfiguration(TableEncoders.class)
+            .withInitializer((context) -> context.getEnvironment()
+                .getPropertySources()
+                .replace(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                        new SystemEnvironmentPropertySource(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+                                variables)))
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean("etlClickHouseSink.orders", SinkDefinition.class).batch().maxRows())
+                    .isEqualTo(700);
+                assertThat(context.getBean(ClickHouseTables.class).config("refunds").qualifiedTable())
+                    .isEqualTo("shop.refunds_local");
+            });
     }
 
     @Test
