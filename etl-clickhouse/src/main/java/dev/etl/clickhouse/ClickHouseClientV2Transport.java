@@ -97,14 +97,16 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
     }
 
     @Override
-    public void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException {
+    public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException {
         Client client = client(replica);
         InsertSettings settings = insertSettings(insert);
         CompletableFuture<InsertResponse> future = null;
         try {
             future = client.insert(insert.quotedTable(), new ByteArrayInputStream(body, 0, length),
                     ClickHouseFormat.RowBinary, settings);
-            future.get(waitMillis, TimeUnit.MILLISECONDS).close();
+            try (InsertResponse response = future.get(waitMillis, TimeUnit.MILLISECONDS)) {
+                return writtenRows(response.getResponseHeaders());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             future.cancel(true);
@@ -118,6 +120,18 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
             // synchronous mode: client-v2 throws from insert(...) itself
             throw toRequestException(e);
         }
+    }
+
+    /** {@code written_rows} of the answer's {@code X-ClickHouse-Summary} header (any case), or unknown. */
+    static long writtenRows(Map<String, String> headers) {
+        if (headers != null) {
+            for (Map.Entry<String, String> header : headers.entrySet()) {
+                if (ClickHouseHttpTransport.SUMMARY_HEADER.equalsIgnoreCase(header.getKey())) {
+                    return ClickHouseHttpTransport.writtenRows(header.getValue());
+                }
+            }
+        }
+        return WRITTEN_UNKNOWN;
     }
 
     @Override

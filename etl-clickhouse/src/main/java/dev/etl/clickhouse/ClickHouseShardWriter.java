@@ -183,9 +183,14 @@ public final class ClickHouseShardWriter implements ShardWriter {
             ClickHouseInsert request = sendToken
                     ? insert.withSetting("insert_deduplication_token", batch.dedupToken())
                     : insert;
-            transport.insert(replica.uri, request, batch.bytes(), batch.byteCount());
+            long written = transport.insert(replica.uri, request, batch.bytes(), batch.byteCount());
             settled = true;
             replica.breaker.onSuccess();
+            if (written == 0 && batch.rowCount() > 0) {
+                // The server reports it wrote nothing: it dropped the insert as a block it already had
+                // (a retry whose first attempt landed, or a replayed deterministic block).
+                replica.metrics.deduplicated();
+            }
         } catch (ClickHouseRequestException e) {
             long durationNs = nanoClock.getAsLong() - startNs;
             boolean transientFailure = ClickHouseErrors.isTransient(e);

@@ -20,6 +20,8 @@ final class FakeTransport implements ClickHouseTransport {
     private final Map<String, ClickHouseRequestException> down = new HashMap<>();
     private final Map<String, Deque<Throwable>> throwables = new HashMap<>();
     Function<String, String> queries = sql -> "";
+    /** What a successful insert reports as written ({@link ClickHouseTransport#WRITTEN_UNKNOWN}: as 18.16). */
+    volatile long written = WRITTEN_UNKNOWN;
 
     void failNext(String replica, ClickHouseRequestException e) {
         failures.computeIfAbsent(replica, k -> new ArrayDeque<>()).add(e);
@@ -52,7 +54,7 @@ final class FakeTransport implements ClickHouseTransport {
     }
 
     @Override
-    public synchronized void insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
+    public synchronized long insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
             throws ClickHouseRequestException {
         String name = ClickHouseShardWriter.describe(replica);
         inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert));
@@ -72,6 +74,7 @@ final class FakeTransport implements ClickHouseTransport {
         if (q != null && !q.isEmpty()) {
             throw q.poll();
         }
+        return written;
     }
 
     @Override

@@ -577,7 +577,7 @@ class DashboardAndAlertsTest {
             this.writer = new ClickHouseShardWriter(clickhouse, 0, "orders", pipeline,
                     ClickHouseCapabilities.legacy("23.8"), new ClickHouseTransport() {
                         @Override
-                        public void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
+                        public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
                             throw new UnsupportedOperationException();
                         }
 
