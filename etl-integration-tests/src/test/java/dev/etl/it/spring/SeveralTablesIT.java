@@ -21,6 +21,9 @@ import org.springframework.context.annotation.Bean;
 
 import dev.etl.clickhouse.ClickHouseSchemaException;
 import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.clickhouse.sharding.DistributedPlacement;
+import dev.etl.clickhouse.sharding.DistributedRouter;
+import dev.etl.clickhouse.sharding.ShardPlacementException;
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
@@ -39,7 +42,10 @@ import dev.etl.test.memory.MemorySource;
  * qualified with its name. Orders are split into a header row ({@code orders}) and line rows
  * ({@code lines}), refunds routed to {@code refunds}; every row arrives once, the lines of an order sit on
  * its header's shard, and every offset is committed. A table whose columns do not match its encoder
- * fails the start naming that table; a misconfigured table fails it naming the property.
+ * fails the start naming that table; a misconfigured table fails it naming the property. A named
+ * table's {@code placement.*} is checked against its Distributed table at start (a wrong key refuses to
+ * start) and, routed with its qualified {@code DistributedPlacement}, its rows land where the Distributed
+ * table puts them.
  */
 @LocalInfra(InfraServer.CLICKHOUSE)
 class SeveralTablesIT {
@@ -61,6 +67,11 @@ class SeveralTablesIT {
         replicated("orders_local", "order_id UInt64, customer_id UInt64", "order_id");
         replicated("order_lines_local", "order_id UInt64, line_no UInt16, sku String", "(order_id, line_no)");
         replicated("refunds_local", "refund_id UInt64, order_id UInt64", "refund_id");
+        replicated("placed_orders_local", "order_id UInt64, customer_id UInt64", "order_id");
+        replicated("placed_lines_local", "order_id UInt64, line_no UInt16, sku String", "(order_id, line_no)");
+        db.execute("CREATE TABLE " + db.table("placed_orders") + " ON CLUSTER " + db.cluster() + " AS "
+                + db.table("placed_orders_local") + " ENGINE = Distributed(" + db.cluster() + ", " + db.name()
+                + ", placed_orders_local, cityHash64(order_id))");
     }
 
     private static void replicated(String table, String columns, String orderBy) {
@@ -154,6 +165,63 @@ class SeveralTablesIT {
             .hasMessageContaining("line_no");
     }
 
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aNamedTablesPlacementIsCheckedAtStartAndItsRowsLandWhereDistributedPutsThem() throws Exception {
+        assertThatThrownBy(() -> startPlaced("murmurHash3_64(order_id)").close())
+            .hasRootCauseInstanceOf(ShardPlacementException.class)
+            .rootCause()
+            .hasMessageContaining("does not match Distributed table " + db.name() + ".placed_orders");
+
+        try (ConfigurableApplicationContext context = startPlaced("cityHash64(order_id)")) {
+            MemorySource source = context.getBean(MemorySource.class);
+            source.handle().assign(0, 0);
+            long last = -1;
+            for (int i = 1; i <= ORDERS; i++) {
+                last = source.handle().push(0, null, bytes(Long.toString(i * 7919L)));
+            }
+            assertThat(source.handle().awaitCommitted(0, last + 1, Duration.ofSeconds(60))).isTrue();
+        }
+        long orders = 0;
+        long lines = 0;
+        for (int shard = 0; shard < 2; shard++) {
+            String replica = infra.clickhouseShard(shard + 1).replicaUrl(1);
+            for (String table : List.of("placed_orders_local", "placed_lines_local")) {
+                ClickHouseHttp.query(replica, "SYSTEM SYNC REPLICA " + db.table(table));
+                // the server's own placement of each row: cityHash64(order_id) % 2 names this shard, in the
+                // table the placement is declared for and in the lines routed with the same placement
+                assertThat(count(replica, "SELECT countIf(cityHash64(order_id) % 2 != " + shard + ") FROM "
+                        + db.table(table))).as("%s rows on shard %d that Distributed puts elsewhere", table, shard)
+                    .isZero();
+            }
+            long o = count(replica, "SELECT count() FROM " + db.table("placed_orders_local"));
+            assertThat(o).as("orders on shard %d", shard).isPositive();
+            orders += o;
+            lines += count(replica, "SELECT count() FROM " + db.table("placed_lines_local"));
+        }
+        assertThat(orders).isEqualTo(ORDERS);
+        assertThat(lines).isEqualTo((long) ORDERS * LINES_PER_ORDER);
+    }
+
+    private static ConfigurableApplicationContext startPlaced(String shardingKey) {
+        List<String> properties = new ArrayList<>(List.of("spring.application.name=placed-tables-it",
+                "spring.main.web-application-type=none", "etl.pipeline.handle-signals=false",
+                "etl.pipeline.exit-on-failure=false", "etl.pipeline.close-on-failure=false",
+                "etl.checkpoint.interval=100ms", "etl.pipeline.poll-timeout=20ms", "etl.checkpoint.drain-timeout=10s",
+                "etl.sink.clickhouse.database=" + db.name(), "etl.sink.clickhouse.batch.linger=100ms",
+                "etl.sink.clickhouse.tables.orders.table=placed_orders_local",
+                "etl.sink.clickhouse.tables.orders.placement.distributed-table=placed_orders",
+                "etl.sink.clickhouse.tables.orders.placement.sharding-key=" + shardingKey,
+                "etl.sink.clickhouse.tables.orders.placement.sample-size=200",
+                "etl.sink.clickhouse.tables.lines.table=placed_lines_local"));
+        for (int s = 0; s < infra.clickhouseShards().size(); s++) {
+            properties.add("etl.sink.clickhouse.shards[" + s + "].replicas="
+                    + String.join(",", infra.clickhouseShards().get(s).replicaUrls()));
+        }
+        return new SpringApplicationBuilder(PlacedApplication.class).properties(properties.toArray(String[]::new))
+            .run();
+    }
+
     private static ConfigurableApplicationContext start(String linesTable, String... extra) {
         List<String> properties = new ArrayList<>(List.of("spring.application.name=tables-it",
                 "spring.main.web-application-type=none", "etl.pipeline.handle-signals=false",
@@ -179,6 +247,50 @@ class SeveralTablesIT {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * An order id per record into two named tables, both routed with the placement of
+     * {@code tables.orders.placement.*} (the bean qualified "orders"), so an order and its lines sit
+     * where the Distributed table {@code placed_orders} puts the order.
+     */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class PlacedApplication {
+
+        @Bean
+        MemorySource memorySource() {
+            return MemorySource.create();
+        }
+
+        @Bean
+        @Qualifier("orders")
+        RowBinaryEncoder<TablesApplication.OrderRow> orderRows() {
+            return new TablesApplication().orderRows();
+        }
+
+        @Bean
+        @Qualifier("lines")
+        RowBinaryEncoder<TablesApplication.LineRow> lineRows() {
+            return new TablesApplication().lineRows();
+        }
+
+        @Bean
+        ChainFactory placedOrders(@Qualifier("orders") DistributedPlacement placement) {
+            Deserializer<Long> parse = (key, value, meta, out) -> out.collect(Long.parseLong(value.toUtf8String()));
+            FlatMapper<Long, TablesApplication.LineRow> lines = (id, out) -> {
+                for (int i = 0; i < LINES_PER_ORDER; i++) {
+                    out.collect(new TablesApplication.LineRow(id, i, "sku-" + (id * 7 + i)));
+                }
+            };
+            return (ctx) -> Chains.from(ctx, parse)
+                .fanOut("order-rows",
+                        (header) -> header.map("to-order", (id) -> new TablesApplication.OrderRow(id, id % 97))
+                            .sink("orders", DistributedRouter.byLong(placement, TablesApplication.OrderRow::orderId)),
+                        (rows) -> rows.flatMap("to-lines", lines)
+                            .sink("lines", DistributedRouter.byLong(placement, TablesApplication.LineRow::orderId)));
+        }
+
     }
 
     /** "order,&lt;id&gt;" (with three lines) or "refund,&lt;id&gt;,&lt;orderId&gt;" into three tables. */
