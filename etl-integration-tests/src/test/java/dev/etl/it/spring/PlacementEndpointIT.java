@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -170,7 +169,7 @@ class PlacementEndpointIT {
     }
 
     /** A user's application: the encoder, and a chain routing with the placement bean. */
-    @SpringBootConfiguration
+    // not a @Configuration: StarterApplication's component scan of this package must not pick it up
     @EnableAutoConfiguration
     static class PlacementApplication {
 

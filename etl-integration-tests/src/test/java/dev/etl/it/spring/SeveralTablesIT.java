@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -254,7 +253,7 @@ class SeveralTablesIT {
      * {@code tables.orders.placement.*} (the bean qualified "orders"), so an order and its lines sit
      * where the Distributed table {@code placed_orders} puts the order.
      */
-    @SpringBootConfiguration
+    // not a @Configuration: StarterApplication's component scan of this package must not pick it up
     @EnableAutoConfiguration
     static class PlacedApplication {
 
@@ -294,7 +293,7 @@ class SeveralTablesIT {
     }
 
     /** "order,&lt;id&gt;" (with three lines) or "refund,&lt;id&gt;,&lt;orderId&gt;" into three tables. */
-    @SpringBootConfiguration
+    // not a @Configuration: StarterApplication's component scan of this package must not pick it up
     @EnableAutoConfiguration
     static class TablesApplication {
 
