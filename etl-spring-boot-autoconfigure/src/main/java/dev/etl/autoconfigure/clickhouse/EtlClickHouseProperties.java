@@ -20,8 +20,10 @@ import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.SinkDefinition;
 
 /**
- * Configuration of the ClickHouse sink ({@code etl.sink.clickhouse.*}): the shard-local table, shards
- * and replicas, credentials, hand-off, batching, retries and breakers. Defaults are the engine's and
+ * Configuration of the ClickHouse sinks ({@code etl.sink.clickhouse.*}): the shard-local table, shards
+ * and replicas, credentials, hand-off, batching, retries, breakers and the placement that matches a
+ * Distributed table; and named tables ({@code tables.<name>.*}), further sinks over the same
+ * connection with their own table, batching, validation and placement. Defaults are the engine's and
  * the connector's ({@code BatchConfig.DEFAULTS}, {@code ClickHouseSinkConfig.DEFAULT_*}, ...). Validated
  * when bound.
  */
@@ -122,6 +124,15 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, String> settings = new LinkedHashMap<>();
 
+    /**
+     * Named tables, each a sink of its own named by its key (a chain writes to table "orders" with
+     * sink("orders", router)) and written with the RowBinaryEncoder bean qualified with that name, over
+     * this connection and these settings: per table "table" (required), "database", "validation",
+     * "require-dedup", "batch.*" and "placement.*", each defaulting to the property of the same name
+     * here.
+     */
+    private Map<String, ClickHouseTableProperties> tables = new LinkedHashMap<>();
+
     private final Chunk chunk = new Chunk();
 
     private final Batch batch = new Batch();
@@ -131,6 +142,9 @@ public class EtlClickHouseProperties implements Validator {
 
     @NestedConfigurationProperty
     private final ClickHouseBreakerProperties breaker = new ClickHouseBreakerProperties();
+
+    @NestedConfigurationProperty
+    private final ClickHousePlacementProperties placement = new ClickHousePlacementProperties();
 
     public String getName() {
         return this.name;
@@ -268,6 +282,14 @@ public class EtlClickHouseProperties implements Validator {
         this.settings = settings;
     }
 
+    public Map<String, ClickHouseTableProperties> getTables() {
+        return this.tables;
+    }
+
+    public void setTables(Map<String, ClickHouseTableProperties> tables) {
+        this.tables = tables;
+    }
+
     public Chunk getChunk() {
         return this.chunk;
     }
@@ -282,6 +304,10 @@ public class EtlClickHouseProperties implements Validator {
 
     public ClickHouseBreakerProperties getBreaker() {
         return this.breaker;
+    }
+
+    public ClickHousePlacementProperties getPlacement() {
+        return this.placement;
     }
 
     /** Insert transports. */
