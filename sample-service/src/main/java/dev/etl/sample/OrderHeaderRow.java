@@ -15,7 +15,6 @@ import dev.etl.sample.avro.OrderLine;
  */
 public final class OrderHeaderRow {
     /** The columns of {@code order_headers.sql}, in order; startup validation checks them. */
-    // tag::encoders[]
     public static final RowBinaryEncoder<OrderHeaderRow> HEADER_ENCODER = RowBinaryEncoder.<OrderHeaderRow>builder()
             .uint64("order_id", r -> r.orderId)
             .string("customer", r -> r.customer)
@@ -37,7 +36,6 @@ public final class OrderHeaderRow {
             .nullableString("coupon", r -> r.coupon)
             .int64("updated_ms", r -> r.updatedMs)
             .build();
-    // end::encoders[]
 
     long orderId;
     CharSequence customer;

@@ -20,7 +20,6 @@ import dev.etl.sample.avro.Order;
  * line rows' encoder, which stays the encoder of the {@code etl.sink.clickhouse.table} sink because no
  * named table claims it.
  */
-// tag::configuration[]
 @Configuration(proxyBeanMethods = false)
 @Profile("tables")
 public class OrderTablesConfiguration {
@@ -45,4 +44,3 @@ public class OrderTablesConfiguration {
         return ctx -> OrderTablesChain.build(ctx, orders);
     }
 }
-// end::configuration[]
