@@ -115,6 +115,8 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, String> settings = new LinkedHashMap<>();
 
+    private final Ssl ssl = new Ssl();
+
     private final Chunk chunk = new Chunk();
 
     private final Batch batch = new Batch();
@@ -253,6 +255,10 @@ public class EtlClickHouseProperties implements Validator {
         this.settings = settings;
     }
 
+    public Ssl getSsl() {
+        return this.ssl;
+    }
+
     public Chunk getChunk() {
         return this.chunk;
     }
@@ -309,6 +315,27 @@ public class EtlClickHouseProperties implements Validator {
 
         public void setReplicas(List<URI> replicas) {
             this.replicas = replicas;
+        }
+
+    }
+
+    /** TLS towards https:// replicas. */
+    public static class Ssl {
+
+        /**
+         * Name of the SSL bundle ("spring.ssl.bundle.*") whose trust material verifies the replicas'
+         * certificates (every replica must then be https://). Without it, https:// replicas are verified
+         * against the JVM's default trust store. A bundle with key material (a client certificate, mutual
+         * TLS) needs transport=http.
+         */
+        private String bundle;
+
+        public String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
         }
 
     }
