@@ -1,6 +1,9 @@
--- One row per order line. ReplacingMergeTree collapses replayed rows (same order id and line
--- number) to the one with the highest updated_ms; query with FINAL. Replicated, so identical
--- retried blocks are also dropped on insert.
+-- One row per order line. Replicated, so identical blocks are dropped on insert: retried batches,
+-- and the deterministic blocks a replay after a crash, restart or rebalance rebuilds, as long as
+-- they are among the table's last replicated_deduplication_window blocks (1,000 here; the server's
+-- default of 100 is too few for a replay, and the sink warns at startup below 1,000).
+-- ReplacingMergeTree still collapses what falls outside that window (same order id and line number,
+-- the highest updated_ms wins); query with FINAL for exact results in that case.
 CREATE TABLE IF NOT EXISTS ${DB}.orders ON CLUSTER etl (
     order_id    UInt64,
     line_no     UInt16,
@@ -13,3 +16,4 @@ CREATE TABLE IF NOT EXISTS ${DB}.orders ON CLUSTER etl (
     updated_ms  Int64
 ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/${DB}/orders', '{replica}', updated_ms)
 ORDER BY (order_id, line_no)
+SETTINGS replicated_deduplication_window = 1000

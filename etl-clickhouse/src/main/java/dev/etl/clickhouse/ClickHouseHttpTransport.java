@@ -23,7 +23,7 @@ import javax.net.ssl.SSLParameters;
 
 /**
  * ClickHouse over plain HTTP with {@link java.net.http.HttpClient} (HTTP/1.1, keep-alive): an insert
- * is one POST of the RowBinary bytes with the statement and settings in the URL
+ * is one POST of the body (RowBinary rows or a Native block) with the statement and settings in the URL
  * ({@link #queryString(ClickHouseInsert)}), gzip-compressed when configured; a read is one POST of the
  * SQL. The sink's reads (capabilities, validation) always use this transport; its inserts do when
  * {@link ClickHouseSinkConfig.Transport#HTTP} is configured. Responses are never compressed (no {@code Accept-Encoding}), which is also what makes
@@ -37,6 +37,8 @@ import javax.net.ssl.SSLParameters;
  */
 public final class ClickHouseHttpTransport implements ClickHouseTransport {
     private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
+    static final String SUMMARY_HEADER = "X-ClickHouse-Summary";
+    private static final Pattern WRITTEN_ROWS = Pattern.compile("\"written_rows\"\\s*:\\s*\"?(\\d+)");
     private static final int MAX_ERROR_TEXT = 4000;
 
     private final HttpClient client;
@@ -80,7 +82,7 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     }
 
     @Override
-    public void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException {
+    public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException {
         HttpRequest.Builder request = request(replica, queryString(insert));
         if (compression) {
             byte[] gz = gzip(body, length);
@@ -88,7 +90,20 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         } else {
             request.POST(HttpRequest.BodyPublishers.ofByteArray(body, 0, length));
         }
-        send(request.build());
+        HttpResponse<String> response = exchange(request.build());
+        return writtenRows(response.headers().firstValue(SUMMARY_HEADER).orElse(null));
+    }
+
+    /**
+     * {@code written_rows} of an {@code X-ClickHouse-Summary} header value (a JSON object of quoted
+     * numbers), or {@link ClickHouseTransport#WRITTEN_UNKNOWN} without one.
+     */
+    static long writtenRows(String summary) {
+        if (summary == null) {
+            return WRITTEN_UNKNOWN;
+        }
+        Matcher m = WRITTEN_ROWS.matcher(summary);
+        return m.find() ? Long.parseLong(m.group(1)) : WRITTEN_UNKNOWN;
     }
 
     @Override
@@ -109,6 +124,11 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     }
 
     private String send(HttpRequest request) throws ClickHouseRequestException {
+        return exchange(request).body();
+    }
+
+    /** The successful answer to {@code request}; any failure as a {@link ClickHouseRequestException}. */
+    private HttpResponse<String> exchange(HttpRequest request) throws ClickHouseRequestException {
         HttpResponse<String> response;
         try {
             response = client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -127,7 +147,7 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         }
         String exceptionCode = response.headers().firstValue("X-ClickHouse-Exception-Code").orElse(null);
         if (response.statusCode() == 200 && exceptionCode == null) {
-            return response.body();
+            return response;
         }
         String text = response.body() == null ? "" : response.body().strip();
         if (text.length() > MAX_ERROR_TEXT) {
@@ -160,7 +180,7 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     }
 
     /**
-     * The URL query string of an insert: {@code database=…&query=INSERT INTO … FORMAT RowBinary}, then
+     * The URL query string of an insert: {@code database=…&query=INSERT INTO … FORMAT RowBinary} (or {@code Native}), then
      * every setting as {@code name=value}, values URL-encoded, in the insert's order.
      */
     static String queryString(ClickHouseInsert insert) {

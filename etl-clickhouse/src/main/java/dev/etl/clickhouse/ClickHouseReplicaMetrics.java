@@ -14,7 +14,8 @@ import io.micrometer.core.instrument.Timer;
  * {@code shard}, {@code replica}); recording allocates nothing. Prometheus names:
  * {@code etl_clickhouse_replica_healthy}, {@code etl_clickhouse_breaker_opens_total},
  * {@code etl_clickhouse_insert_duration_seconds{outcome}}, {@code etl_clickhouse_inserts_total{outcome}}
- * with outcome {@code success}, {@code transient} or {@code permanent}.
+ * with outcome {@code success}, {@code transient} or {@code permanent}, and
+ * {@code etl_clickhouse_deduplicated_inserts_total}.
  */
 final class ClickHouseReplicaMetrics {
     private final Timer successDuration;
@@ -23,6 +24,7 @@ final class ClickHouseReplicaMetrics {
     private final Counter success;
     private final Counter transientFailures;
     private final Counter permanentFailures;
+    private final Counter deduplicated;
 
     ClickHouseReplicaMetrics(MeterRegistry registry, String pipeline, String sink, int shard, String replica,
             ReplicaBreaker breaker) {
@@ -38,6 +40,11 @@ final class ClickHouseReplicaMetrics {
         success = counter(registry, tags, "success");
         transientFailures = counter(registry, tags, "transient");
         permanentFailures = counter(registry, tags, "permanent");
+        deduplicated = Counter.builder("etl.clickhouse.deduplicated.inserts")
+                .description("Successful inserts the replica reported as writing no row (X-ClickHouse-Summary "
+                        + "written_rows 0): a block it already had, dropped as a duplicate. Servers without that "
+                        + "header (18.16) never report it")
+                .tags(tags).register(registry);
     }
 
     private static Timer timer(MeterRegistry registry, Tags tags, String outcome) {
@@ -53,6 +60,10 @@ final class ClickHouseReplicaMetrics {
     void success(long durationNs) {
         successDuration.record(durationNs, TimeUnit.NANOSECONDS);
         success.increment();
+    }
+
+    void deduplicated() {
+        deduplicated.increment();
     }
 
     void failure(boolean transientFailure, long durationNs) {

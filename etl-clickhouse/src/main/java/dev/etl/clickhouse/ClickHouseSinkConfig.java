@@ -47,6 +47,9 @@ import dev.etl.sink.RetryConfig;
  *                          before the insert), so a replay after a crash rebuilds the same inserts and a
  *                          Replicated*MergeTree table (or a server with {@code insert_deduplication_token})
  *                          drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default
+ * @param format            the insert format: the batch's RowBinary rows as they are, or transposed into
+ *                          one Native block per batch on the shard writer's thread ({@link InsertFormat});
+ *                          {@link #DEFAULT_FORMAT} by default
  * @param tls               TLS towards {@code https://} replicas (trust, client certificate), or null for the
  *                          JVM's default trust store; when set, every replica must be {@code https://}
  */
@@ -55,7 +58,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         int breakerThreshold,
         Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
         BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks,
-        ClickHouseTls tls) {
+        InsertFormat format, ClickHouseTls tls) {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -82,6 +85,9 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
     /** Default time an insert may take until the server answers: 60 s. */
     public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(60);
 
+    /** Default insert format: RowBinary (see docs/BENCHMARKS.md, "Insert formats", for the measurement). */
+    public static final InsertFormat DEFAULT_FORMAT = InsertFormat.ROW_BINARY;
+
     /** Default insert transport: client-v2. */
     public static final Transport DEFAULT_TRANSPORT = Transport.CLIENT_V2;
 
@@ -97,7 +103,10 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
     public static final Set<String> OWNED_SETTINGS = Set.of("wait_end_of_query", "insert_deduplicate",
             "insert_deduplication_token", "async_insert", "send_progress_in_http_headers", "query", "database");
 
-    /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
+    /**
+     * A configuration with the {@linkplain #DEFAULT_FORMAT default insert format} and without TLS settings
+     * (the JVM's default trust store for {@code https://} replicas).
+     */
     public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
             Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
             int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
@@ -105,7 +114,18 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             boolean deterministicBlocks) {
         this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
                 breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
-                deterministicBlocks, null);
+                deterministicBlocks, DEFAULT_FORMAT, null);
+    }
+
+    /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
+    public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
+            Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
+            int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
+            Map<String, String> settings, BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck,
+            boolean deterministicBlocks, InsertFormat format) {
+        this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
+                breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
+                deterministicBlocks, format, null);
     }
 
     public ClickHouseSinkConfig {
@@ -160,6 +180,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         requirePositive(socketTimeout, "socket timeout");
         requirePositive(breakerOpenTime, "breaker open time");
         Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(format, "format");
         if (breakerThreshold <= 0) {
             throw new IllegalArgumentException("breaker threshold must be > 0, got " + breakerThreshold);
         }
@@ -207,7 +228,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", transport=" + transport
                 + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
-                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
+                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", format=" + format + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
                 + ", placementCheck=" + placementCheck + ", tls=" + tls + "]";
     }
 
@@ -230,6 +251,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private ValidationMode validation = DEFAULT_VALIDATION;
         private boolean requireDedup;
         private boolean deterministicBlocks = DEFAULT_DETERMINISTIC_BLOCKS;
+        private InsertFormat format = DEFAULT_FORMAT;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private BatchConfig batch = BatchConfig.DEFAULTS;
         private RetryConfig retry = RetryConfig.DEFAULTS;
@@ -336,6 +358,16 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             return this;
         }
 
+        /**
+         * The insert format ({@link #DEFAULT_FORMAT} by default). {@link InsertFormat#NATIVE} needs the
+         * sink's columns ({@link ClickHouseSink#definition}) and refuses, when the sink is defined, a column
+         * type it cannot send ({@link UnsupportedNativeTypeException}).
+         */
+        public Builder format(InsertFormat format) {
+            this.format = format;
+            return this;
+        }
+
         public Builder placementCheck(PlacementCheck placementCheck) {
             this.placementCheck = placementCheck;
             return this;
@@ -350,7 +382,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
                     compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry,
-                    placementCheck, deterministicBlocks, tls);
+                    placementCheck, deterministicBlocks, format, tls);
         }
     }
 }

@@ -15,14 +15,20 @@ import java.net.URI;
  * <p>Thread-safe.
  */
 public interface ClickHouseTransport extends AutoCloseable {
+    /** {@link #insert}'s answer when the server does not report the rows it wrote (18.16 does not). */
+    long WRITTEN_UNKNOWN = -1;
+
     /**
-     * Sends {@code body[0, length)} (RowBinary rows) to {@code replica} as {@code insert.statement()}
+     * Sends {@code body[0, length)} (in {@code insert.format()}: RowBinary rows or a Native block) to
+     * {@code replica} as {@code insert.statement()}
      * with every setting of {@code insert}, and returns only when the server answered success
      * (with {@code wait_end_of_query=1}: when the data is written).
      *
+     * @return the rows the server reports written ({@code written_rows} of its {@code X-ClickHouse-Summary}
+     *         header: 0 for a non-empty insert it dropped as a duplicate block), or {@link #WRITTEN_UNKNOWN}
      * @throws ClickHouseRequestException on any failure, with what is known about it
      */
-    void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException;
+    long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException;
 
     /** Runs a read-only statement and returns the body (use an explicit {@code FORMAT}). */
     String query(URI replica, String sql) throws ClickHouseRequestException;

@@ -199,7 +199,7 @@ class ClickHouseSchemaValidatorTest {
         java.util.List<String> asked = new java.util.ArrayList<>();
         ClickHouseTransport interrupted = new ClickHouseTransport() {
             @Override
-            public void insert(java.net.URI replica, ClickHouseInsert insert, byte[] body, int length) {
+            public long insert(java.net.URI replica, ClickHouseInsert insert, byte[] body, int length) {
                 throw new AssertionError("no insert at validation");
             }
 
@@ -248,7 +248,8 @@ class ClickHouseSchemaValidatorTest {
     void aServerRefusingAReadOnlyUsersSettingsIsReportedAsReadOnly() {
         ClickHouseTransport failing = new ClickHouseTransport() {
             @Override
-            public void insert(java.net.URI replica, ClickHouseInsert insert, byte[] body, int length) {
+            public long insert(java.net.URI replica, ClickHouseInsert insert, byte[] body, int length) {
+                throw new AssertionError("no insert at validation");
             }
 
             @Override

@@ -44,6 +44,33 @@ class ClickHouseShardWriterTest {
     }
 
     @Test
+    void anInsertTheServerReportsAsWritingNoRowCountsAsDeduplicatedOnItsReplica() {
+        ClickHouseShardWriter w = writer();
+        w.write(TestBatch.of(0, 1)); // A: no summary (18.16): nothing is known
+        transport.written = 0;
+        w.write(TestBatch.of(1, 1)); // B: the server dropped it as a block it had
+        transport.written = 1;
+        w.write(TestBatch.of(2, 1)); // A: written
+        assertThat(registry.get("etl.clickhouse.deduplicated.inserts").tag("replica", B).counter()
+            .count()).isEqualTo(1);
+        assertThat(registry.get("etl.clickhouse.deduplicated.inserts").tag("replica", A).counter()
+            .count()).isZero();
+    }
+
+    @Test
+    void theSummaryHeaderGivesTheWrittenRows() {
+        assertThat(ClickHouseHttpTransport.writtenRows(null)).isEqualTo(ClickHouseTransport.WRITTEN_UNKNOWN);
+        assertThat(ClickHouseHttpTransport.writtenRows("{\"read_rows\":\"0\",\"read_bytes\":\"0\","
+                + "\"written_rows\":\"0\",\"written_bytes\":\"0\",\"total_rows_to_read\":\"0\"}")).isZero();
+        assertThat(ClickHouseHttpTransport.writtenRows("{\"written_rows\":\"1234\",\"written_bytes\":\"9\"}"))
+            .isEqualTo(1234);
+        assertThat(ClickHouseHttpTransport.writtenRows("{\"read_rows\":\"5\"}")).isEqualTo(ClickHouseTransport.WRITTEN_UNKNOWN);
+        assertThat(ClickHouseClientV2Transport.writtenRows(java.util.Map.of("x-clickhouse-summary",
+                "{\"written_rows\":\"7\"}"))).isEqualTo(7);
+        assertThat(ClickHouseClientV2Transport.writtenRows(java.util.Map.of())).isEqualTo(ClickHouseTransport.WRITTEN_UNKNOWN);
+    }
+
+    @Test
     void retryOfABatchGoesToTheNextReplica() {
         ClickHouseShardWriter w = writer();
         transport.failNext(A, FakeTransport.connectRefused());

@@ -11,8 +11,8 @@ import java.util.function.Function;
 
 /** Scripted replicas: per replica a queue of failures (empty queue = success); records every request. */
 final class FakeTransport implements ClickHouseTransport {
-    /** One insert: the replica, the insert as the raw HTTP transport's query string, the body length. */
-    record Request(String replica, String query, int length, ClickHouseInsert insert) {
+    /** One insert: the replica, the insert as the raw HTTP transport's query string, the body length, a copy of the body. */
+    record Request(String replica, String query, int length, ClickHouseInsert insert, byte[] body) {
     }
 
     final List<Request> inserts = new ArrayList<>();
@@ -20,6 +20,8 @@ final class FakeTransport implements ClickHouseTransport {
     private final Map<String, ClickHouseRequestException> down = new HashMap<>();
     private final Map<String, Deque<Throwable>> throwables = new HashMap<>();
     Function<String, String> queries = sql -> "";
+    /** What a successful insert reports as written ({@link ClickHouseTransport#WRITTEN_UNKNOWN}: as 18.16). */
+    volatile long written = WRITTEN_UNKNOWN;
 
     void failNext(String replica, ClickHouseRequestException e) {
         failures.computeIfAbsent(replica, k -> new ArrayDeque<>()).add(e);
@@ -52,10 +54,11 @@ final class FakeTransport implements ClickHouseTransport {
     }
 
     @Override
-    public synchronized void insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
+    public synchronized long insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
             throws ClickHouseRequestException {
         String name = ClickHouseShardWriter.describe(replica);
-        inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert));
+        inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert,
+                java.util.Arrays.copyOf(body, length)));
         Deque<Throwable> thrown = throwables.get(name);
         if (thrown != null && !thrown.isEmpty()) {
             Throwable t = thrown.poll();
@@ -72,6 +75,7 @@ final class FakeTransport implements ClickHouseTransport {
         if (q != null && !q.isEmpty()) {
             throw q.poll();
         }
+        return written;
     }
 
     @Override

@@ -70,7 +70,7 @@ class DistributedPlacementCheckTest {
         URI b = URI.create("http://b:8123");
         ClickHouseTransport transport = new ClickHouseTransport() {
             @Override
-            public void insert(URI replica, dev.etl.clickhouse.ClickHouseInsert insert, byte[] body, int length) {
+            public long insert(URI replica, dev.etl.clickhouse.ClickHouseInsert insert, byte[] body, int length) {
                 throw new UnsupportedOperationException();
             }
 

@@ -57,7 +57,7 @@ class DistributedTableTest {
     static ClickHouseTransport answering(Map<String, String> answers) {
         return new ClickHouseTransport() {
             @Override
-            public void insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
+            public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
                 throw new UnsupportedOperationException();
             }
 
