@@ -47,12 +47,18 @@ import dev.etl.sink.RetryConfig;
  *                          before the insert), so a replay after a crash rebuilds the same inserts and a
  *                          Replicated*MergeTree table (or a server with {@code insert_deduplication_token})
  *                          drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default
+ * @param format            the insert format: the batch's RowBinary rows as they are, or transposed into
+ *                          one Native block per batch on the shard writer's thread ({@link InsertFormat});
+ *                          {@link #DEFAULT_FORMAT} by default
+ * @param tls               TLS towards {@code https://} replicas (trust, client certificate), or null for the
+ *                          JVM's default trust store; when set, every replica must be {@code https://}
  */
 public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
         String password, Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
         int breakerThreshold,
         Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
-        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks) {
+        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks,
+        InsertFormat format, ClickHouseTls tls) {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -79,6 +85,9 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
     /** Default time an insert may take until the server answers: 60 s. */
     public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(60);
 
+    /** Default insert format: RowBinary (see docs/BENCHMARKS.md, "Insert formats", for the measurement). */
+    public static final InsertFormat DEFAULT_FORMAT = InsertFormat.ROW_BINARY;
+
     /** Default insert transport: client-v2. */
     public static final Transport DEFAULT_TRANSPORT = Transport.CLIENT_V2;
 
@@ -93,6 +102,31 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
 
     public static final Set<String> OWNED_SETTINGS = Set.of("wait_end_of_query", "insert_deduplicate",
             "insert_deduplication_token", "async_insert", "send_progress_in_http_headers", "query", "database");
+
+    /**
+     * A configuration with the {@linkplain #DEFAULT_FORMAT default insert format} and without TLS settings
+     * (the JVM's default trust store for {@code https://} replicas).
+     */
+    public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
+            Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
+            int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
+            Map<String, String> settings, BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck,
+            boolean deterministicBlocks) {
+        this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
+                breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
+                deterministicBlocks, DEFAULT_FORMAT, null);
+    }
+
+    /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
+    public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
+            Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
+            int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
+            Map<String, String> settings, BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck,
+            boolean deterministicBlocks, InsertFormat format) {
+        this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
+                breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
+                deterministicBlocks, format, null);
+    }
 
     public ClickHouseSinkConfig {
         requireText(database, "database");
@@ -122,10 +156,31 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             copy.add(List.copyOf(replicas));
         }
         shards = List.copyOf(copy);
+        if (tls != null) {
+            for (int i = 0; i < shards.size(); i++) {
+                for (URI uri : shards.get(i)) {
+                    if (!uri.getScheme().equals("https")) {
+                        throw new IllegalArgumentException("ClickHouse shard " + i + ": TLS is configured but replica "
+                                + ClickHouseShardWriter.describe(uri) + " is plain http://; use the server's https_port "
+                                + "with an https:// URL");
+                    }
+                }
+            }
+            if (transport == Transport.CLIENT_V2 && tls.clientCertificate()) {
+                throw new IllegalArgumentException("ClickHouse TLS with a client certificate (mutual TLS) needs the HTTP "
+                        + "transport: client-v2 inserts cannot present it");
+            }
+            if (transport == Transport.CLIENT_V2 && tls.restrictsParameters()) {
+                throw new IllegalArgumentException("ClickHouse TLS restricted to protocols " + tls.protocols()
+                        + " / ciphers " + tls.ciphers() + " needs the HTTP transport: client-v2 inserts cannot be "
+                        + "restricted");
+            }
+        }
         requirePositive(connectTimeout, "connect timeout");
         requirePositive(socketTimeout, "socket timeout");
         requirePositive(breakerOpenTime, "breaker open time");
         Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(format, "format");
         if (breakerThreshold <= 0) {
             throw new IllegalArgumentException("breaker threshold must be > 0, got " + breakerThreshold);
         }
@@ -173,8 +228,8 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", transport=" + transport
                 + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
-                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
-                + ", placementCheck=" + placementCheck + "]";
+                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", format=" + format + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
+                + ", placementCheck=" + placementCheck + ", tls=" + tls + "]";
     }
 
     /**
@@ -196,10 +251,12 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private ValidationMode validation = DEFAULT_VALIDATION;
         private boolean requireDedup;
         private boolean deterministicBlocks = DEFAULT_DETERMINISTIC_BLOCKS;
+        private InsertFormat format = DEFAULT_FORMAT;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private BatchConfig batch = BatchConfig.DEFAULTS;
         private RetryConfig retry = RetryConfig.DEFAULTS;
         private PlacementCheck placementCheck;
+        private ClickHouseTls tls;
 
         private Builder() {
         }
@@ -301,15 +358,31 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             return this;
         }
 
+        /**
+         * The insert format ({@link #DEFAULT_FORMAT} by default). {@link InsertFormat#NATIVE} needs the
+         * sink's columns ({@link ClickHouseSink#definition}) and refuses, when the sink is defined, a column
+         * type it cannot send ({@link UnsupportedNativeTypeException}).
+         */
+        public Builder format(InsertFormat format) {
+            this.format = format;
+            return this;
+        }
+
         public Builder placementCheck(PlacementCheck placementCheck) {
             this.placementCheck = placementCheck;
+            return this;
+        }
+
+        /** TLS towards {@code https://} replicas ({@link ClickHouseTls}); null (the default) for the JVM's trust store. */
+        public Builder tls(ClickHouseTls tls) {
+            this.tls = tls;
             return this;
         }
 
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
                     compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry,
-                    placementCheck, deterministicBlocks);
+                    placementCheck, deterministicBlocks, format, tls);
         }
     }
 }

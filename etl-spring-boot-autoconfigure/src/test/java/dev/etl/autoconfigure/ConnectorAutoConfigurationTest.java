@@ -8,6 +8,7 @@ import dev.etl.autoconfigure.clickhouse.ClickHouseSinkConfigCustomizer;
 import dev.etl.autoconfigure.kafka.KafkaDeadLetterAutoConfiguration;
 import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.time.Duration;
@@ -28,11 +29,16 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseType;
+import dev.etl.clickhouse.InsertFormat;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
 import dev.etl.test.capture.CaptureSink;
@@ -216,6 +222,26 @@ class ConnectorAutoConfigurationTest {
     }
 
     @Test
+    void deadLetterPolicyUnderAotNamesTheFrozenCondition() {
+        EtlProperties properties = new EtlProperties();
+        properties.getErrors().getStages().put("parse", ErrorPolicy.DEAD_LETTER);
+        PipelineConfig config = PipelineConfig.builder("orders").build();
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", true))
+            .isInstanceOf(PipelineAssemblyException.class)
+            .hasMessageContaining("Pipeline 'orders'")
+            .hasMessageContaining("Spring AOT (spring.aot.enabled=true)")
+            .hasMessageContaining("process-aot")
+            .hasMessageNotContaining("is not set");
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, null, true))
+            .hasMessageContaining("etl.errors.dead-letter.topic is not set");
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", false))
+            .hasMessageContaining("etl.errors.dead-letter.topic is set, but no dead-letter writer was created")
+            .hasMessageNotContaining("is not set");
+        properties.getErrors().getStages().clear();
+        EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", true);
+    }
+
+    @Test
     void deadLetterIsRefusedForSinkAndSourceErrorTypes() {
         this.runner.withUserConfiguration(TestPipelines.SourceAndSink.class)
             .withPropertyValues("etl.errors.dead-letter.topic=orders-dlq", "spring.kafka.bootstrap-servers=127.0.0.1:1",
@@ -295,6 +321,90 @@ class ConnectorAutoConfigurationTest {
             .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.validation=off",
                     "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
             .run((context) -> assertThat(context).hasBean("etlClickHouseSink"));
+    }
+
+    @Test
+    void clickHouseInsertFormatIsRowBinaryByDefaultAndNativeFromProperties() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> assertThat(context.getBean(ClickHouseSinkConfig.class).format())
+                .isEqualTo(ClickHouseSinkConfig.DEFAULT_FORMAT));
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.format=native",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> {
+                assertThat(context.getBean(ClickHouseSinkConfig.class).format()).isEqualTo(InsertFormat.NATIVE);
+                assertThat(context).hasBean("etlClickHouseSink");
+            });
+    }
+
+    @Test
+    void clickHouseNativeFormatRefusesAColumnItCannotSendNamingTheColumnAndTheProperty() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class)
+            .withBean(RowBinaryEncoder.class, () -> RowBinaryEncoder.<String>builder()
+                .string("id", (s) -> s)
+                .column("state", new AggregateState(), (s) -> 1L)
+                .build())
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.format=native",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> {
+                assertThat(context).getFailure()
+                    .rootCause()
+                    .isInstanceOf(PipelineAssemblyException.class)
+                    .hasMessageContaining("etl.sink.clickhouse.format=native")
+                    .hasMessageContaining("column 'state' (AggregateFunction(uniq, UInt64)) cannot be sent");
+                PipelineAssemblyException ex = (PipelineAssemblyException) findRootCause(context.getStartupFailure());
+                assertThat(ex.getAction()).contains("etl.sink.clickhouse.format=row-binary", "column 'state'");
+            });
+    }
+
+    @Test
+    void clickHouseNativeFormatWithoutEncoderBeanFailsWithAction() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.validation=off",
+                    "etl.sink.clickhouse.format=native", "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> {
+                assertThat(context).getFailure()
+                    .rootCause()
+                    .isInstanceOf(PipelineAssemblyException.class)
+                    .hasMessageContaining("etl.sink.clickhouse.format=native")
+                    .hasMessageContaining("needs the sink's columns");
+                PipelineAssemblyException ex = (PipelineAssemblyException) findRootCause(context.getStartupFailure());
+                assertThat(ex.getAction()).contains("RowBinaryEncoder as a @Bean", "etl.sink.clickhouse.format=row-binary");
+            });
+    }
+
+    @Test
+    void clickHouseUnknownInsertFormatFailsNamingTheProperty() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.format=parquet",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("etl.sink.clickhouse.format")
+                .hasStackTraceContaining("parquet"));
+    }
+
+    private static Throwable findRootCause(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** A user's own type that the Native path has no layout for. */
+    static final class AggregateState implements ClickHouseType<Long> {
+
+        @Override
+        public String name() {
+            return "AggregateFunction(uniq, UInt64)";
+        }
+
+        @Override
+        public void write(Long value, RowBuffer out) {
+            out.writeLongLE(value);
+        }
+
     }
 
     @Test

@@ -20,8 +20,10 @@ import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.SinkDefinition;
 
 /**
- * Configuration of the ClickHouse sink ({@code etl.sink.clickhouse.*}): the shard-local table, shards
- * and replicas, credentials, hand-off, batching, retries and breakers. Defaults are the engine's and
+ * Configuration of the ClickHouse sinks ({@code etl.sink.clickhouse.*}): the shard-local table, shards
+ * and replicas, credentials, hand-off, batching, retries, breakers and the placement that matches a
+ * Distributed table; and named tables ({@code tables.<name>.*}), further sinks over the same
+ * connection with their own table, batching, validation and placement. Defaults are the engine's and
  * the connector's ({@code BatchConfig.DEFAULTS}, {@code ClickHouseSinkConfig.DEFAULT_*}, ...). Validated
  * when bound.
  */
@@ -79,6 +81,13 @@ public class EtlClickHouseProperties implements Validator {
     private Transport transport = Transport.valueOf(ClickHouseSinkConfig.DEFAULT_TRANSPORT.name());
 
     /**
+     * Format inserts are sent in: row-binary (the encoded rows as they are) or native (each batch
+     * transposed into one columnar Native block on the shard's io thread, which needs the sink's
+     * RowBinaryEncoder bean; a column type it cannot send fails startup naming the column).
+     */
+    private InsertFormat format = InsertFormat.valueOf(ClickHouseSinkConfig.DEFAULT_FORMAT.name());
+
+    /**
      * Startup schema validation against "system.columns".
      */
     private ValidationMode validation = ValidationMode.valueOf(ClickHouseSinkConfig.DEFAULT_VALIDATION.name());
@@ -115,6 +124,17 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, String> settings = new LinkedHashMap<>();
 
+    private final Ssl ssl = new Ssl();
+
+    /**
+     * Named tables, each a sink of its own named by its key (a chain writes to table "orders" with
+     * sink("orders", router)) and written with the RowBinaryEncoder bean qualified with that name, over
+     * this connection and these settings: per table "table" (required), "database", "validation",
+     * "require-dedup", "batch.*" and "placement.*", each defaulting to the property of the same name
+     * here.
+     */
+    private Map<String, ClickHouseTableProperties> tables = new LinkedHashMap<>();
+
     private final Chunk chunk = new Chunk();
 
     private final Batch batch = new Batch();
@@ -124,6 +144,9 @@ public class EtlClickHouseProperties implements Validator {
 
     @NestedConfigurationProperty
     private final ClickHouseBreakerProperties breaker = new ClickHouseBreakerProperties();
+
+    @NestedConfigurationProperty
+    private final ClickHousePlacementProperties placement = new ClickHousePlacementProperties();
 
     public String getName() {
         return this.name;
@@ -205,6 +228,14 @@ public class EtlClickHouseProperties implements Validator {
         this.transport = transport;
     }
 
+    public InsertFormat getFormat() {
+        return this.format;
+    }
+
+    public void setFormat(InsertFormat format) {
+        this.format = format;
+    }
+
     public ValidationMode getValidation() {
         return this.validation;
     }
@@ -253,6 +284,18 @@ public class EtlClickHouseProperties implements Validator {
         this.settings = settings;
     }
 
+    public Ssl getSsl() {
+        return this.ssl;
+    }
+
+    public Map<String, ClickHouseTableProperties> getTables() {
+        return this.tables;
+    }
+
+    public void setTables(Map<String, ClickHouseTableProperties> tables) {
+        this.tables = tables;
+    }
+
     public Chunk getChunk() {
         return this.chunk;
     }
@@ -269,6 +312,10 @@ public class EtlClickHouseProperties implements Validator {
         return this.breaker;
     }
 
+    public ClickHousePlacementProperties getPlacement() {
+        return this.placement;
+    }
+
     /** Insert transports. */
     public enum Transport {
 
@@ -277,6 +324,17 @@ public class EtlClickHouseProperties implements Validator {
 
         /** A raw HTTP POST per insert. */
         HTTP
+
+    }
+
+    /** Insert formats. */
+    public enum InsertFormat {
+
+        /** The rows as the encoder wrote them (RowBinary). */
+        ROW_BINARY,
+
+        /** One columnar Native block per batch, transposed from the rows. */
+        NATIVE
 
     }
 
@@ -309,6 +367,27 @@ public class EtlClickHouseProperties implements Validator {
 
         public void setReplicas(List<URI> replicas) {
             this.replicas = replicas;
+        }
+
+    }
+
+    /** TLS towards https:// replicas. */
+    public static class Ssl {
+
+        /**
+         * Name of the SSL bundle ("spring.ssl.bundle.*") whose trust material verifies the replicas'
+         * certificates (every replica must then be https://). Without it, https:// replicas are verified
+         * against the JVM's default trust store. A bundle with key material (a client certificate, mutual
+         * TLS) needs transport=http.
+         */
+        private String bundle;
+
+        public String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
         }
 
     }
