@@ -113,6 +113,7 @@ class AvroTranscoderAutoConfigurationTest {
                 });
     }
 
+    // tag::spring[]
     @Configuration(proxyBeanMethods = false)
     static class Mapping {
 
@@ -134,5 +135,6 @@ class AvroTranscoderAutoConfigurationTest {
         }
 
     }
+    // end::spring[]
 
 }
