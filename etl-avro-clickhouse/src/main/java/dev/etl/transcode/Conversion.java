@@ -37,7 +37,6 @@ final class Conversion {
     static final int OP_UUID_STRING = 11;
     static final int OP_UUID_FIXED = 12;
     static final int OP_NULL = 13;
-    static final int OP_NULL_REJECTED = 14;
     static final int OP_NOT_NULL = 15;
     static final int OP_UNION = 16;
     static final int OP_ARRAY = 17;
@@ -238,8 +237,6 @@ final class Conversion {
         case OP_NULL:
             out.writeByte(1);
             return;
-        case OP_NULL_REJECTED:
-            throw new ValueRejected("null value for non-Nullable " + columnType);
         case OP_NOT_NULL:
             out.writeByte(0);
             children[0].write(in, out);
@@ -571,7 +568,7 @@ final class Conversion {
         case OP_ENUM_CODE, OP_ENUM_STRING:
             in.readInt();
             return;
-        case OP_NULL, OP_NULL_REJECTED:
+        case OP_NULL:
             return;
         case OP_NOT_NULL:
             children[0].skipValue(in);

@@ -43,13 +43,13 @@ final class ConversionCompiler {
             Conversion[] children = new Conversion[branches.size()];
             for (int i = 0; i < children.length; i++) {
                 Schema branch = branches.get(i);
-                Schema target = reader.getType() == Type.UNION ? readerBranch(reader, branch) : reader;
+                Schema target = reader.getType() == Type.UNION ? readerBranch(reader, branch, type) : reader;
                 children[i] = compile(branch, target, type);
             }
             return Conversion.builder(Conversion.OP_UNION, type.name).children(children).build();
         }
         if (reader.getType() == Type.UNION) {
-            return compile(writer, readerBranch(reader, writer), type);
+            return compile(writer, readerBranch(reader, writer, type), type);
         }
         if (writer.getType() == Type.NULL) {
             if (reader.getType() != Type.NULL) {
@@ -311,7 +311,7 @@ final class ConversionCompiler {
      * The reader branch a writer type resolves to, in Avro's order: the same type (same full name for
      * named types), then the first branch it promotes to.
      */
-    private Schema readerBranch(Schema readerUnion, Schema writer) {
+    private Schema readerBranch(Schema readerUnion, Schema writer, ColumnType type) {
         Type w = writer.getType();
         for (Schema branch : readerUnion.getTypes()) {
             if (branch.getType() == w && (!named(w) || branch.getFullName().equals(writer.getFullName()))) {
@@ -328,8 +328,8 @@ final class ConversionCompiler {
                 return branch;
             }
         }
-        throw new AvroMappingException(field, column, describe(writer), "-",
-                "no branch of reader union " + describe(readerUnion) + " reads a writer " + describe(writer));
+        throw new AvroMappingException(field, column, describe(readerUnion) + " (written as " + describe(writer) + ")",
+                type.name, "no branch of the reader union reads a writer " + describe(writer));
     }
 
     private static boolean named(Type t) {
