@@ -362,6 +362,52 @@ class AvroRowTranscoderTest {
     }
 
     @Test
+    void lanesRacingOnANewSchemaIdCompileItOnce() throws Exception {
+        try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
+            stub.put(3, ORDER);
+            SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url()).build();
+            registry.schemaById(3); // fetched before the race, so the lanes race on compiling only
+            AvroRowMapping mapping = everyType();
+            byte[] payload = AvroWireFormat.confluent(3, ORDER, order(new Random(9)));
+            for (int round = 0; round < 200; round++) {
+                AvroMappingRace race = new AvroMappingRace(AvroRowTranscoder.confluent(mapping, registry));
+                race.run(4, payload);
+                assertThat(race.builder.compilations()).as("round %d", round).isEqualTo(1);
+            }
+        }
+    }
+
+    /** Lanes (threads with a transcoder each, from one builder) released at once on the same payload. */
+    private static final class AvroMappingRace {
+        final AvroRowTranscoder.Builder builder;
+
+        AvroMappingRace(AvroRowTranscoder.Builder builder) {
+            this.builder = builder;
+        }
+
+        void run(int lanes, byte[] payload) throws Exception {
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(lanes);
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(lanes);
+            try {
+                List<java.util.concurrent.Future<byte[]>> rows = new ArrayList<>();
+                for (int i = 0; i < lanes; i++) {
+                    AvroRowTranscoder lane = builder.build();
+                    rows.add(pool.submit(() -> {
+                        start.await();
+                        return transcode(lane, payload);
+                    }));
+                }
+                byte[] first = rows.get(0).get();
+                for (java.util.concurrent.Future<byte[]> row : rows) {
+                    assertThat(row.get()).isEqualTo(first);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
     void aWriterSchemaTheMappingCannotReadFailsEveryPayloadOfItsId() {
         Schema incompatible = new Schema.Parser().parse(ORDER.toString().replace(
                 "{\"name\":\"qty\",\"type\":\"int\"}", "{\"name\":\"qty\",\"type\":\"string\"}"));
