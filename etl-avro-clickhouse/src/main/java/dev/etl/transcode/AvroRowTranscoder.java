@@ -1,5 +1,7 @@
 package dev.etl.transcode;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,7 +42,10 @@ import org.apache.avro.Schema;
  * or missing without a reader default) is cached as its error: every payload of that id fails alike.
  *
  * <p><b>Per lane.</b> Build one instance per lane, inside the {@code ChainFactory}: it owns the
- * cursor and its scratch. Called on the lane thread only.
+ * cursor and its scratch. Called on the lane thread only: an instance called from a second thread
+ * (typically {@code build()} called outside the {@code ChainFactory} lambda, so every lane shares it)
+ * fails the pipeline at that thread's first record with a {@link FatalPipelineException} saying so; the
+ * check is one field read and compare per record.
  *
  * <p><b>Errors</b>, thrown from {@link #encode}/{@link #transcode} and handled by the sink stage's
  * policy (the stage cuts the partial row back out of the buffer):
@@ -58,8 +63,20 @@ import org.apache.avro.Schema;
  */
 public final class AvroRowTranscoder implements RowEncoder<Payload> {
     private static final int HEADER_LENGTH = 5;
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(AvroRowTranscoder.class, "owner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final Builder shared;
+    /** The thread of the first call; set once (CAS), then read plainly on every call. */
+    @SuppressWarnings("unused") // accessed through OWNER as well
+    private Thread owner;
     private final AvroCursor in = new AvroCursor();
     private final Int2ObjectHashMap<Compiled> plans = new Int2ObjectHashMap<>();
     private int lastId = -1;
@@ -100,6 +117,9 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
 
     /** Appends the row of the payload in {@code array[offset, offset + length)} to {@code out}. */
     public void transcode(byte[] array, int offset, int length, RowBuffer out) {
+        if (owner != Thread.currentThread()) {
+            claimOwner();
+        }
         Compiled compiled;
         int id;
         int bodyOffset;
@@ -133,6 +153,23 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
             throw DeserializationException.of(id, "Avro body does not match writer schema " + compiled.label + ": "
                     + e.getMessage(), null);
         }
+    }
+
+    /**
+     * First call (records the calling thread) or a call from another thread (fails). A plain read that
+     * sees {@code null} only means this thread has not seen the owner yet; the CAS decides.
+     */
+    private void claimOwner() {
+        Thread current = Thread.currentThread();
+        Thread previous = (Thread) OWNER.compareAndExchange(this, null, current);
+        if (previous == null || previous == current) {
+            return;
+        }
+        throw new FatalPipelineException(ErrorClass.ENCODE, "AvroRowTranscoder " + this + " is used by threads '"
+                + previous.getName() + "' and '" + current.getName() + "': one instance must serve one lane (it "
+                + "reuses its cursor, so sharing it corrupts rows). Call build() inside the ChainFactory lambda, e.g. "
+                + "ctx -> Chains.from(ctx, Deserializer.payload()).sink(builder.build(), router), and share the "
+                + "AvroRowTranscoder.Builder instead", null);
     }
 
     private Compiled lookup(int id) {

@@ -362,6 +362,27 @@ class AvroRowTranscoderTest {
     }
 
     @Test
+    void oneTranscoderUsedByTwoThreadsFailsThePipeline() throws Exception {
+        AvroRowTranscoder shared = AvroRowTranscoder.raw(everyType(), ORDER).build();
+        byte[] body = AvroWireFormat.raw(ORDER, order(new Random(2)));
+        transcode(shared, body);
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread other = new Thread(() -> {
+            try {
+                transcode(shared, body);
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "etl-lane-p-1");
+        other.start();
+        other.join();
+        assertThat(failure.get()).isInstanceOf(dev.etl.error.FatalPipelineException.class)
+                .hasMessageContaining("one instance must serve one lane").hasMessageContaining("etl-lane-p-1")
+                .hasMessageContaining("build() inside the ChainFactory");
+        assertThat(transcode(shared, body)).as("the owner keeps working").isNotEmpty();
+    }
+
+    @Test
     void lanesRacingOnANewSchemaIdCompileItOnce() throws Exception {
         try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
             stub.put(3, ORDER);
