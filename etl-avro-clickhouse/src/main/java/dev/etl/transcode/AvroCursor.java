@@ -116,14 +116,33 @@ final class AvroCursor {
         if (limit - p < 10) {
             return readVarintChecked(10);
         }
+        // Unrolled: the first four bytes (up to 28 bits) in an int, as most values are small.
         int v = b[p++];
+        int low = v & 0x7f;
         if (v >= 0) {
-            // One byte: most lengths, counts, indexes and small numbers.
             pos = p;
-            return (v >>> 1) ^ -(v & 1);
+            return (low >>> 1) ^ -(low & 1);
         }
-        long value = v & 0x7f;
-        int shift = 7;
+        v = b[p++];
+        low |= (v & 0x7f) << 7;
+        if (v >= 0) {
+            pos = p;
+            return (low >>> 1) ^ -(low & 1);
+        }
+        v = b[p++];
+        low |= (v & 0x7f) << 14;
+        if (v >= 0) {
+            pos = p;
+            return (low >>> 1) ^ -(low & 1);
+        }
+        v = b[p++];
+        low |= (v & 0x7f) << 21;
+        if (v >= 0) {
+            pos = p;
+            return (low >>> 1) ^ -(low & 1);
+        }
+        long value = low;
+        int shift = 28;
         do {
             v = b[p++];
             value |= (long) (v & 0x7f) << shift;
