@@ -51,7 +51,7 @@ public final class ClickHouseSinkAutoConfiguration {
     @ConditionalOnMissingBean
     ClickHouseSinkConfig etlClickHouseSinkConfig(EtlClickHouseProperties clickHouse,
             ClickHouseConnectionDetails connection, ObjectProvider<ClickHouseSinkConfigCustomizer> customizers) {
-        EtlClickHouseProperties.Batch batch = clickHouse.getBatch();
+        ClickHouseBatchProperties batch = clickHouse.getBatch();
         ClickHouseRetryProperties retry = clickHouse.getRetry();
         ClickHouseSinkConfig.Builder builder = ClickHouseSinkConfig.builder()
             .table(clickHouse.getDatabase(), clickHouse.getTable())
