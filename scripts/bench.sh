@@ -15,9 +15,19 @@
 #    (steady state, without JVM start),
 #    then stopped with SIGTERM and checked: `count()` and `uniqExact(order_id)` after FINAL must be
 #    exactly the expected lines and orders, on every replica,
-# 5. prints the table (orders/s and rows/s per run, medians, ratio etl/baseline) and PASS or FAIL.
+#    Before each round's pipelines, the machine's limits on the same topic and cluster (BENCH_LIMITS=1,
+#    the default): C0, plain KafkaConsumers reading the topic (BENCH_THREADS threads, no decoding);
+#    C, the same decoding every value with Avro's stock GenericDatumReader; I, raw RowBinary inserts
+#    of as many order-line rows as a run writes, BENCH_LIMIT_BATCH rows per POST, into a scratch
+#    database (dev.etl.bench.limits.ConsumerLimit / InsertLimit). L = orders / (orders/C + rows/I) is
+#    the rate a perfect pipeline built on Avro's reader would reach if consuming and inserting shared
+#    the cores without overhead,
+# 5. prints the table (orders/s and rows/s per run, medians, ratio etl/baseline, the limits and every
+#    pipeline as "× L") and PASS or FAIL.
 #
 # Environment:
+#   BENCH_PRESET=10m          10M orders (BENCH_ORDERS 10000000), 1 round, BENCH_RUN_TIMEOUT_S 900, heap 2g
+#                             (each still overridable)
 #   BENCH_ORDERS              orders to produce (default 1000000)
 #   BENCH_REPEATS             rounds of (baseline, etl) (default 2)
 #   BENCH_THREADS             etl lanes = baseline listener threads (default 2)
@@ -28,6 +38,8 @@
 #   BENCH_HEAP                -Xmx of both pipelines (default 1g)
 #   BENCH_ETL_ARGS            extra command-line arguments of the etl sample-service (space-separated),
 #                             e.g. '--etl.source.kafka.properties[max.poll.records]=500'
+#   BENCH_LIMITS=0            skip the limits (C0, C, I, L)
+#   BENCH_LIMIT_BATCH         rows per POST of the insert limit (default 200000)
 #   BENCH_COMPARE_MERGED=1    each round also runs the etl sample with deterministic blocks off
 #                             (--etl.sink.clickhouse.deterministic-blocks=false, "etl-merged": rows of
 #                             all partitions share batches) and the table gets the ratio etl / etl-merged
@@ -43,6 +55,13 @@ INFRA="$REPO_ROOT/scripts/infra.sh"
 INFRA_DIR="${ETL_INFRA_DIR:-$REPO_ROOT/.infra}"
 # shellcheck source-path=SCRIPTDIR source=lib/run-support.sh
 source "$REPO_ROOT/scripts/lib/run-support.sh"
+case "${BENCH_PRESET:-}" in
+  "") ;;
+  10m)
+    : "${BENCH_ORDERS:=10000000}" "${BENCH_REPEATS:=1}" "${BENCH_RUN_TIMEOUT_S:=900}" "${BENCH_HEAP:=2g}"
+    ;;
+  *) echo "BENCH_PRESET must be 10m or unset, got '$BENCH_PRESET'" >&2; exit 2 ;;
+esac
 ORDERS="${BENCH_ORDERS:-1000000}"
 REPEATS="${BENCH_REPEATS:-2}"
 THREADS="${BENCH_THREADS:-2}"
@@ -308,7 +327,50 @@ run() {
   fi
 }
 
+LIMITS="$LOG_DIR/limits.tsv" # round kind rate(records/s for consumers, rows/s for inserts) ms
+: >"$LIMITS"
+
+# limits <round>: C0, C and I on the same topic and cluster, one after the other (nothing else runs).
+limits() {
+  local round="$1" kind out db="bench_${RUN_ID}_limit_${round}" log="$LOG_DIR/limits-$round.log"
+  step "round $round: machine limits (plain consumer raw and with GenericDatumReader; raw RowBinary inserts)" "$log"
+  for kind in none generic; do
+    out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.ConsumerLimit --bootstrap "$KAFKA" \
+      --topic "$TOPIC" --threads "$THREADS" --decode "$kind" --registry "$REGISTRY" \
+      --max-poll-records "$MAX_POLL_RECORDS" 2>>"$log" | grep '^consumer-limit ')" || fail "the consumer limit ($kind) failed: see $log"
+    echo "$out" >>"$log"
+    printf '%s\tconsumer-%s\t%s\t%s\n' "$round" "$kind" "$(sed -E 's/.*records_per_s=([0-9]+).*/\1/' <<<"$out")" \
+      "$(sed -E 's/.* ms=([0-9]+).*/\1/' <<<"$out")" >>"$LIMITS"
+    info "$out"
+  done
+  {
+    ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $db ON CLUSTER $CLUSTER"
+    ch "$(first "$SHARD1")" "$(sed "s/\${DB}/$db/g; s/ON CLUSTER etl/ON CLUSTER $CLUSTER/" "$SQL" | grep -v '^--')"
+  } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
+  DATABASES+=("$db")
+  out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.InsertLimit \
+    --shards "$(first "$SHARD1"),$(first "$SHARD2")" --database "$db" --rows "$EXPECTED_LINES" \
+    --batch "${BENCH_LIMIT_BATCH:-200000}" --threads "$THREADS" 2>>"$log" | grep '^insert-limit ')" || fail "the insert limit failed: see $log"
+  echo "$out" >>"$log"
+  printf '%s\tinsert\t%s\t%s\n' "$round" "$(sed -E 's/.*rows_per_s=([0-9]+).*/\1/' <<<"$out")" \
+    "$(sed -E 's/.* ms=([0-9]+).*/\1/' <<<"$out")" >>"$LIMITS"
+  info "$out"
+  cleanup_data_db "$db"
+}
+
+cleanup_data_db() { # drop one run database now (the rest are dropped at the end)
+  local db="$1" kept=() d
+  [[ "${BENCH_KEEP_DATA:-0}" == 1 ]] && return 0
+  if ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1; then
+    for d in "${DATABASES[@]}"; do [[ "$d" == "$db" ]] || kept+=("$d"); done
+    DATABASES=("${kept[@]}")
+  fi
+}
+
 for round in $(seq 1 "$REPEATS"); do
+  if [[ "${BENCH_LIMITS:-1}" == 1 ]]; then
+    limits "$round"
+  fi
   run "$round" baseline
   run "$round" etl
   if [[ "${BENCH_COMPARE_MERGED:-0}" == 1 ]]; then
@@ -324,8 +386,19 @@ echo
 say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS"
 info "total = from process start until all rows are in ClickHouse; steady = from the first row seen to the last"
 info "(rows sampled every ${POLL_S}s); Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE before, $LOAD_AFTER after"
+# Medians of the limits: C0, C (records/s), I (rows/s), and L in orders/s.
+median_of() { awk -F'\t' -v k="$1" '$2 == k {print $3}' "$LIMITS" | sort -n | awk '{a[NR] = $1} END {
+  if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+C0="$(median_of consumer-none)"; C="$(median_of consumer-generic)"; I="$(median_of insert)"
+L=""
+if [[ -n "$C" && -n "$I" && "$C" != 0 && "$I" != 0 ]]; then
+  L="$(awk -v n="$ORDERS" -v r="$EXPECTED_LINES" -v c="$C" -v i="$I" 'BEGIN {printf "%.0f", n / (n / c + r / i)}')"
+  info "limits (medians of $REPEATS): C0 $C0 records/s, C $C records/s, I $I rows/s (${BENCH_LIMIT_BATCH:-200000} rows/POST);"
+  info "L = orders / (orders/C + rows/I) = $L orders/s"
+fi
 echo
-awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDERS" '
+awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDERS" \
+  -v lim_c0="$C0" -v lim_c="$C" -v lim_i="$I" -v lim_l="$L" -v lim_batch="${BENCH_LIMIT_BATCH:-200000}" '
   function fmt(x,   s) { x = sprintf("%.0f", x); s = ""; while (length(x) > 3) { s = "," substr(x, length(x) - 2) s; x = substr(x, 1, length(x) - 3) }; return x s }
   function median(arr, n,   i, j, t, s) {
     for (i = 1; i <= n; i++) s[i] = arr[i]
@@ -384,6 +457,20 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
       ins = (ni["etl"] && ni["etl-merged"] && mi["etl-merged"] > 0) ? sprintf("**%.2f×**", mi["etl"] / mi["etl-merged"]) : ""
       printf "| **ratio** | **etl / etl-merged** | | **%.2f×** | **%.2f×** | | %s | %s | |\n",
         mo["etl"] / mo["etl-merged"], mr["etl"] / mr["etl-merged"], steady, ins
+    }
+    if (lim_l != "") {
+      printf "| limit | C0: plain consumer, no decoding | | %s | | | %s | | | |\n", fmt(lim_c0), fmt(lim_c0)
+      printf "| limit | C: plain consumer + GenericDatumReader | | %s | | | %s | | | |\n", fmt(lim_c), fmt(lim_c)
+      printf "| limit | I: raw RowBinary inserts, %s rows/POST | | %s | %s | | %s | %s | | |\n", fmt(lim_batch),
+        fmt(lim_i * orders / lines), fmt(lim_i), fmt(lim_i * orders / lines), fmt(lim_i)
+      printf "| limit | **L = 1 / (1/C + 1/I)** | | **%s** | %s | | **%s** | %s | | |\n", fmt(lim_l),
+        fmt(lim_l * lines / orders), fmt(lim_l), fmt(lim_l * lines / orders)
+      for (k = 1; k <= 3; k++) {
+        side = sides[k]
+        if (!n[side]) continue
+        steady = ns[side] ? sprintf("**%.2f×**", mso[side] / lim_l) : "n/a"
+        printf "| **ratio** | **%s / L** | | **%.2f×** | | | %s | | | |\n", side, mo[side] / lim_l, steady
+      }
     }
   }' "$RESULTS" | tee "$LOG_DIR/results.md"
 echo

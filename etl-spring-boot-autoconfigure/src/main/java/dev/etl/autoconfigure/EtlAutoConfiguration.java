@@ -68,7 +68,7 @@ public final class EtlAutoConfiguration {
     PipelineRuntime etlPipelineRuntime(PipelineConfig config, EtlProperties properties, ObjectProvider<Source> sources,
             ObjectProvider<SinkDefinition> sinks, ObjectProvider<ChainFactory> chainFactories,
             ObjectProvider<MeterRegistry> meterRegistries, ObjectProvider<EtlPipelineCustomizer> customizers,
-            ObjectProvider<DeadLetterSinkDefinition> deadLetters) {
+            ObjectProvider<DeadLetterSinkDefinition> deadLetters, Environment environment) {
         Pipeline.Builder builder = Pipeline.builder(config)
             .source(source(config, sources))
             .chains(chainFactory(config, chainFactories));
@@ -78,7 +78,8 @@ public final class EtlAutoConfiguration {
             builder.deadLetter(deadLetter.definition());
         }
         else {
-            requireNoDeadLetterPolicy(config, properties);
+            requireNoDeadLetterPolicy(config, properties, environment.getProperty(DEAD_LETTER_TOPIC),
+                    org.springframework.aot.AotDetector.useGeneratedArtifacts());
         }
         // null (none, or several without a primary) lets the engine use a private registry; whether
         // etl.* meters are recorded at all is Boot's switch, management.metrics.enable.etl
@@ -107,8 +108,9 @@ public final class EtlAutoConfiguration {
         if (found.isEmpty()) {
             throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no source: there is no bean "
                     + "of type dev.etl.source.Source.", "Configure the Kafka source (spring.kafka.bootstrap-servers and "
-                            + "etl.source.kafka.topics or etl.source.kafka.pattern) or define a Source bean. To run "
-                            + "without a pipeline, set etl.pipeline.enabled=false.");
+                            + "etl.source.kafka.topics or etl.source.kafka.pattern), or the load generator for a run "
+                            + "without a broker (etl.source.datagen.*, artifact dev.etl:etl-datagen), or define a Source "
+                            + "bean. To run without a pipeline, set etl.pipeline.enabled=false.");
         }
         throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has " + found.size()
                 + " sources " + found + "; a pipeline reads from exactly one.",
@@ -125,7 +127,10 @@ public final class EtlAutoConfiguration {
         return found;
     }
 
-    private static void requireNoDeadLetterPolicy(PipelineConfig config, EtlProperties properties) {
+    private static final String DEAD_LETTER_TOPIC = "etl.errors.dead-letter.topic";
+
+    static void requireNoDeadLetterPolicy(PipelineConfig config, EtlProperties properties, String deadLetterTopic,
+            boolean aot) {
         List<String> keys = new java.util.ArrayList<>();
         properties.getErrors().getStages().forEach((stage, policy) -> {
             if (policy == ErrorPolicy.DEAD_LETTER) {
@@ -137,12 +142,27 @@ public final class EtlAutoConfiguration {
                 keys.add("etl.errors.types." + type.label().replace('_', '-'));
             }
         });
-        if (!keys.isEmpty()) {
-            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' sets error policy DEAD_LETTER ("
-                    + String.join(", ", keys) + ") but has no dead-letter sink: etl.errors.dead-letter.topic is not set.",
-                    "Set etl.errors.dead-letter.topic to the Kafka topic for failed records (or define a "
+        if (keys.isEmpty()) {
+            return;
+        }
+        String problem = "Pipeline '" + config.name() + "' sets error policy DEAD_LETTER (" + String.join(", ", keys)
+                + ") but has no dead-letter sink: ";
+        if (deadLetterTopic == null || deadLetterTopic.isBlank()) {
+            throw new PipelineAssemblyException(problem + DEAD_LETTER_TOPIC + " is not set.",
+                    "Set " + DEAD_LETTER_TOPIC + " to the Kafka topic for failed records (or define a "
                             + "DeadLetterSinkDefinition bean), or choose SKIP or FAIL.");
         }
+        if (aot) {
+            throw new PipelineAssemblyException(problem + DEAD_LETTER_TOPIC + " is set, but this application runs "
+                    + "with Spring AOT (spring.aot.enabled=true), whose bean set was fixed when process-aot ran, "
+                    + "and the topic was not set then.", "Set " + DEAD_LETTER_TOPIC + " in the configuration the "
+                            + "build's process-aot sees (application.yaml or the AOT profile) and rebuild, or start "
+                            + "without -Dspring.aot.enabled=true.");
+        }
+        // etl-kafka missing is reported earlier (EtlPropertyNames); what is left is a condition that did not apply
+        throw new PipelineAssemblyException(problem + DEAD_LETTER_TOPIC + " is set, but no dead-letter writer was "
+                + "created (KafkaDeadLetterAutoConfiguration did not apply: see the conditions report, --debug).",
+                "Define a DeadLetterSinkDefinition bean, or find the condition that excluded the writer.");
     }
 
     private static ChainFactory chainFactory(PipelineConfig config, ObjectProvider<ChainFactory> chainFactories) {

@@ -66,7 +66,9 @@ final class EtlPropertyNames {
             new Connector("json", "dev.etl.autoconfigure.json.EtlJsonProperties", "dev.etl.json.JsonDeserializer",
                     "etl-json"),
             new Connector("sink.clickhouse", "dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties",
-                    "dev.etl.clickhouse.ClickHouseSink", "etl-clickhouse"));
+                    "dev.etl.clickhouse.ClickHouseSink", "etl-clickhouse"),
+            new Connector("source.datagen", "dev.etl.autoconfigure.datagen.EtlDatagenProperties",
+                    "dev.etl.datagen.DatagenSource", "etl-datagen"));
 
     private record Connector(String path, String propertiesClass, String requiredClass, String artifact) {
 

@@ -8,6 +8,7 @@ import dev.etl.autoconfigure.clickhouse.ClickHouseSinkConfigCustomizer;
 import dev.etl.autoconfigure.kafka.KafkaDeadLetterAutoConfiguration;
 import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.time.Duration;
@@ -32,6 +33,8 @@ import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
@@ -213,6 +216,26 @@ class ConnectorAutoConfigurationTest {
                 .hasMessageContaining("etl.errors.stages.parse")
                 .hasMessageContaining("etl.errors.types.encode")
                 .hasMessageContaining("etl.errors.dead-letter.topic is not set"));
+    }
+
+    @Test
+    void deadLetterPolicyUnderAotNamesTheFrozenCondition() {
+        EtlProperties properties = new EtlProperties();
+        properties.getErrors().getStages().put("parse", ErrorPolicy.DEAD_LETTER);
+        PipelineConfig config = PipelineConfig.builder("orders").build();
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", true))
+            .isInstanceOf(PipelineAssemblyException.class)
+            .hasMessageContaining("Pipeline 'orders'")
+            .hasMessageContaining("Spring AOT (spring.aot.enabled=true)")
+            .hasMessageContaining("process-aot")
+            .hasMessageNotContaining("is not set");
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, null, true))
+            .hasMessageContaining("etl.errors.dead-letter.topic is not set");
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", false))
+            .hasMessageContaining("etl.errors.dead-letter.topic is set, but no dead-letter writer was created")
+            .hasMessageNotContaining("is not set");
+        properties.getErrors().getStages().clear();
+        EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", true);
     }
 
     @Test

@@ -19,6 +19,9 @@ import org.springframework.context.annotation.Configuration;
 import dev.etl.autoconfigure.json.JsonDeserializerAutoConfiguration;
 import dev.etl.autoconfigure.json.JsonDeserializers;
 import dev.etl.deser.Deserializer;
+import dev.etl.ops.ChainFactory;
+import dev.etl.ops.Chains;
+import dev.etl.sink.KeyHashRouter;
 import dev.etl.json.JsonDeserializer;
 import dev.etl.json.JsonFraming;
 import dev.etl.record.Payload;
@@ -79,6 +82,19 @@ class JsonDeserializerAutoConfigurationTest {
                 assertThatThrownBy(() -> emitInto(orders, "{\"orderId\": 3, \"sku\": \"c\", \"qty\": null}", out))
                     .as("null for a primitive").isNotNull();
                 assertThat(out).isEmpty();
+            });
+    }
+
+    @Test
+    void theGuidesChainFactoryTakesItsBuilderFromTheBean() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(JacksonAutoConfiguration.class, JsonDeserializerAutoConfiguration.class))
+            .withUserConfiguration(GuideChain.class)
+            .withPropertyValues("etl.json.framing=array")
+            .run((context) -> {
+                assertThat(context).hasNotFailed().hasSingleBean(ChainFactory.class);
+                assertThat(context.getBean(JsonDeserializers.class).forType(Order.class).build().framing())
+                    .isEqualTo(JsonFraming.ARRAY);
             });
     }
 
@@ -209,6 +225,20 @@ class JsonDeserializerAutoConfigurationTest {
                 }
             };
         }
+
+    }
+
+    /** The chain of docs/connectors/json.md's Spring Boot section. */
+    @Configuration(proxyBeanMethods = false)
+    static class GuideChain {
+
+        // tag::json-chain[]
+        @Bean
+        ChainFactory orders(JsonDeserializers json) {
+            JsonDeserializer.Builder<Order> orders = json.forType(Order.class); // etl.json.* applied
+            return (ctx) -> Chains.from(ctx, orders.build()).sink(KeyHashRouter.byKey(Order::orderId));
+        }
+        // end::json-chain[]
 
     }
 

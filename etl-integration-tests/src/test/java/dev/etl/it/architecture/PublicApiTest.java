@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  *       test says it on the class path, where Spring Boot applications run);</li>
  *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
  *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
- *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's; Spring's in the Spring modules;
+ *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's, Avro's {@code Schema} for datagen; Spring's in the Spring modules;
  *       Testcontainers' in etl-spring-boot-testcontainers).</li>
  * </ul>
  */
@@ -43,6 +43,7 @@ class PublicApiTest {
             "dev.etl.kafka", List.of("org.apache.kafka."),
             "dev.etl.avro", List.of("org.apache.avro."),
             "dev.etl.json", List.of("tools.jackson."),
+            "dev.etl.datagen", List.of("org.apache.avro."),
             "dev.etl.clickhouse", List.of("com.clickhouse."),
             "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson."),
             "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
@@ -54,7 +55,7 @@ class PublicApiTest {
             "dev.etl.pipeline", "dev.etl.record", "dev.etl.sink", "dev.etl.source", "dev.etl.util");
 
     private static final List<String> CONNECTORS = List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.json",
-            "dev.etl.clickhouse");
+            "dev.etl.clickhouse", "dev.etl.datagen");
 
     @BeforeAll
     static void importClasses() {
@@ -65,7 +66,7 @@ class PublicApiTest {
     @Test
     void everyModuleIsOnTheClassPath() {
         for (String pkg : List.of("dev.etl.pipeline", "dev.etl.internal.sink", "dev.etl.kafka", "dev.etl.avro",
-                "dev.etl.json", "dev.etl.clickhouse", "dev.etl.autoconfigure", "dev.etl.test.memory",
+                "dev.etl.json", "dev.etl.clickhouse", "dev.etl.datagen", "dev.etl.autoconfigure", "dev.etl.test.memory",
                 "dev.etl.testcontainers")) {
             assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
                 .as("classes of %s imported", pkg)

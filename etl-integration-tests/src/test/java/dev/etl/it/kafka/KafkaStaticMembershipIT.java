@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -68,8 +69,17 @@ class KafkaStaticMembershipIT {
                                 .isNotEqualTo(PipelineState.FAILED);
                         return committed(topics.admin(), group).equals(end);
                     });
-            description = topics.admin().describeConsumerGroups(List.of(group)).describedGroups().get(group)
-                    .get(10, TimeUnit.SECONDS);
+            // Both lanes own partitions once the group is stable: a lane that joined late (a loaded box) may
+            // still be getting its share when the first lane has already committed everything.
+            AtomicReference<ConsumerGroupDescription> stable = new AtomicReference<>();
+            await(Duration.ofSeconds(30), "both lanes to own partitions", () -> {
+                ConsumerGroupDescription d = topics.admin().describeConsumerGroups(List.of(group)).describedGroups()
+                        .get(group).get(10, TimeUnit.SECONDS);
+                stable.set(d);
+                return d.members().size() == 2
+                        && d.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+            });
+            description = stable.get();
             assertThat(runtime.state()).as("no lane was fenced").isEqualTo(PipelineState.RUNNING);
         } finally {
             runtime.shutdown();

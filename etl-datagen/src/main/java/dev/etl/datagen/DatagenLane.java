@@ -1,0 +1,268 @@
+package dev.etl.datagen;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import dev.etl.error.SourceException;
+import dev.etl.source.BatchHandler;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.CommittedPosition;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.SourceLane;
+import dev.etl.util.RateLimitedLog;
+
+/**
+ * One lane of a {@link DatagenSource}: its partitions (assigned at the first poll, never revoked), the
+ * pauses, the in-memory commits. Used by its lane thread only, except {@link #wakeup()}.
+ *
+ * <p>A poll delivers, per unpaused partition, what the schedule has made available (at most
+ * {@code maxPollRecords}); when nothing is available it parks until the next record is due, the
+ * timeout passes or {@link #wakeup()} — never longer than the timeout.
+ */
+final class DatagenLane implements SourceLane {
+    private static final Logger log = LoggerFactory.getLogger(DatagenLane.class);
+    private static final long BEHIND_LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(30);
+
+    private final DatagenSource source;
+    private final int index;
+    private final PartitionListener listener;
+    private final DatagenPartition[] owned;
+    private final boolean[] pausedAlone;
+    private final DatagenBatch batch;
+    private final DatagenSchedule schedule;
+    private final int maxPollRecords;
+    private final ArrayDeque<PendingCallback> callbacks = new ArrayDeque<>();
+    private final RateLimitedLog behindLog = new RateLimitedLog(BEHIND_LOG_INTERVAL_NS, System::nanoTime);
+    private boolean assigned;
+    private boolean paused;
+    private volatile boolean woken;
+    private volatile Thread pollThread;
+    private boolean closed;
+
+    private record PendingCallback(CommitOffsets offsets, CommitCallback callback) {
+    }
+
+    DatagenLane(DatagenSource source, int index, PartitionListener listener, DatagenPartition[] owned, DatagenBatch batch) {
+        this.source = source;
+        this.index = index;
+        this.listener = listener;
+        this.owned = owned;
+        this.pausedAlone = new boolean[owned.length];
+        this.batch = batch;
+        this.schedule = source.schedule();
+        this.maxPollRecords = source.maxPollRecords();
+    }
+
+    @Override
+    public void poll(long timeoutMs, BatchHandler handler) {
+        if (pollThread == null) {
+            pollThread = Thread.currentThread();
+        }
+        completeCallbacks();
+        if (!assigned) {
+            assigned = true;
+            int[] ids = new int[owned.length];
+            for (int k = 0; k < owned.length; k++) {
+                ids[k] = owned[k].id;
+            }
+            source.assigned(owned);
+            listener.onAssigned(ids);
+        }
+        long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
+        while (true) {
+            long nextDueNs = deliver(handler);
+            if (nextDueNs == DELIVERED || woken) {
+                woken = false;
+                return;
+            }
+            long remainingNs = deadlineNs - System.nanoTime();
+            if (remainingNs <= 0) {
+                return;
+            }
+            LockSupport.parkNanos(this, Math.min(remainingNs, nextDueNs));
+        }
+    }
+
+    /** Returned by {@link #deliver} when a batch was delivered. */
+    private static final long DELIVERED = -1;
+
+    /**
+     * One pass over the unpaused partitions: a batch of what is available for each. Returns
+     * {@link #DELIVERED}, or how long until the next record is due (Long.MAX_VALUE: nothing will be).
+     */
+    private long deliver(BatchHandler handler) {
+        if (paused) {
+            return Long.MAX_VALUE;
+        }
+        long nowNs = source.nanoClock().getAsLong();
+        long elapsedNs = source.elapsedNs(nowNs);
+        long timestampMs = System.currentTimeMillis();
+        boolean delivered = false;
+        long behind = 0;
+        double nextDue = Double.MAX_VALUE;
+        for (int k = 0; k < owned.length && !paused; k++) {
+            if (pausedAlone[k]) {
+                continue;
+            }
+            DatagenPartition partition = owned[k];
+            long position = partition.position;
+            long available = Math.min(partition.end, schedule.scheduled(partition.id, elapsedNs)) - position;
+            if (available <= 0) {
+                if (position < partition.end && schedule.isLimited()) {
+                    nextDue = Math.min(nextDue, schedule.dueNs(partition.id, position) - elapsedNs);
+                }
+                continue;
+            }
+            int count = (int) Math.min(available, maxPollRecords);
+            behind += available - count;
+            batch.reset(partition.id, position, count, timestampMs);
+            // Published before the batch is pushed: a commit from inside it may cover these offsets.
+            partition.position = position + count;
+            handler.onBatch(batch);
+            delivered = true;
+        }
+        if (behind > 0 && schedule.isLimited()) {
+            reportBehind(behind);
+        }
+        if (delivered) {
+            return DELIVERED;
+        }
+        return nextDue == Double.MAX_VALUE ? Long.MAX_VALUE : Math.max(1, (long) Math.ceil(nextDue));
+    }
+
+    /** The schedule is ahead of this lane by more than one poll per partition: the pipeline does not keep up. */
+    private void reportBehind(long behind) {
+        if (behind < schedule.ratePerSecond() / Math.max(1, source.partitions()) * owned.length) {
+            return; // less than a second of this lane's share: catching up after a pause or a slow poll
+        }
+        long suppressed = behindLog.permit();
+        if (suppressed >= 0) {
+            log.warn("pipeline={} datagen lane={} is {} records behind its rate of {} records/s ({} similar suppressed): "
+                    + "the pipeline does not keep up (etl_source_lag_records shows by how much)", source.pipeline(),
+                    index, behind, schedule.ratePerSecond(), suppressed);
+        }
+    }
+
+    private void completeCallbacks() {
+        PendingCallback pending;
+        while ((pending = callbacks.poll()) != null) {
+            pending.callback().onComplete(pending.offsets(), null);
+        }
+    }
+
+    @Override
+    public void pause() {
+        paused = true;
+    }
+
+    @Override
+    public void resume() {
+        paused = false;
+    }
+
+    @Override
+    public boolean isPaused() {
+        return paused;
+    }
+
+    @Override
+    public void pausePartition(int partition) {
+        int k = local(partition);
+        if (k >= 0) {
+            pausedAlone[k] = true;
+        }
+    }
+
+    @Override
+    public void resumePartition(int partition) {
+        int k = local(partition);
+        if (k >= 0) {
+            pausedAlone[k] = false;
+        }
+    }
+
+    /** Whether {@code partition} is paused on its own (tests). */
+    boolean isPartitionPaused(int partition) {
+        int k = local(partition);
+        return k >= 0 && pausedAlone[k];
+    }
+
+    private int local(int partition) {
+        for (int k = 0; k < owned.length; k++) {
+            if (owned[k].id == partition) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    @Override
+    public void commit(CommitOffsets offsets, boolean sync, CommitCallback callback) {
+        completeCallbacks();
+        for (int i = 0; i < offsets.size(); i++) {
+            int k = local(offsets.partition(i));
+            if (k < 0 || !assigned) {
+                throw new SourceException("datagen lane " + index + " was asked to commit partition "
+                        + source.topic() + "-" + offsets.partition(i) + ", which it does not own", null);
+            }
+            DatagenPartition partition = owned[k];
+            long offset = offsets.offset(i);
+            if (offset > partition.position) {
+                throw new SourceException("datagen lane " + index + " was asked to commit " + source.topic() + "-"
+                        + partition.id + " at " + offset + ", past the " + partition.position
+                        + " records generated: the engine would commit data it never received", null);
+            }
+        }
+        for (int i = 0; i < offsets.size(); i++) {
+            DatagenPartition partition = owned[local(offsets.partition(i))];
+            long offset = offsets.offset(i);
+            partition.metadata = offsets.metadata(i);
+            partition.committed = offset;
+            if (!partition.done && offset >= partition.end) {
+                partition.done = true;
+                source.partitionDone(partition);
+            }
+        }
+        if (!sync && callback != null) {
+            callbacks.add(new PendingCallback(offsets, callback));
+        }
+    }
+
+    /** Nothing survives the process: every partition starts at offset 0 with nothing committed. */
+    @Override
+    public CommittedPosition committed(int partition) {
+        return CommittedPosition.NONE;
+    }
+
+    @Override
+    public String describe(int partition) {
+        return source.topic() + "-" + partition;
+    }
+
+    @Override
+    public String topic(int partition) {
+        return source.topic();
+    }
+
+    @Override
+    public void wakeup() {
+        woken = true;
+        Thread thread = pollThread;
+        if (thread != null) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+}
