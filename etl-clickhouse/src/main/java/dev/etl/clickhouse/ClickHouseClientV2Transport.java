@@ -31,7 +31,7 @@ import org.apache.hc.core5.http.NoHttpResponseException;
 
 /**
  * Inserts through ClickHouse's Java client-v2 (0.10.0): per batch one
- * {@code client.insert(`db`.`table`, InputStream over the bytes, RowBinary, InsertSettings)} with every
+ * {@code client.insert(`db`.`table`, InputStream over the bytes, RowBinary or Native, InsertSettings)} with every
  * setting of the {@link ClickHouseInsert} as a server setting, waited for with a bound. Reads
  * ({@link #query}) go through a raw {@link ClickHouseHttpTransport}: client-v2 0.10.0's typed reads fail
  * against ClickHouse 18.16 (SPEC §8).
@@ -103,7 +103,7 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
         CompletableFuture<InsertResponse> future = null;
         try {
             future = client.insert(insert.quotedTable(), new ByteArrayInputStream(body, 0, length),
-                    ClickHouseFormat.RowBinary, settings);
+                    format(insert.format()), settings);
             try (InsertResponse response = future.get(waitMillis, TimeUnit.MILLISECONDS)) {
                 return writtenRows(response.getResponseHeaders());
             }
@@ -120,6 +120,14 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
             // synchronous mode: client-v2 throws from insert(...) itself
             throw toRequestException(e);
         }
+    }
+
+    /** client-v2's name of an insert format. */
+    static ClickHouseFormat format(InsertFormat format) {
+        return switch (format) {
+            case ROW_BINARY -> ClickHouseFormat.RowBinary;
+            case NATIVE -> ClickHouseFormat.Native;
+        };
     }
 
     /** {@code written_rows} of the answer's {@code X-ClickHouse-Summary} header (any case), or unknown. */

@@ -21,7 +21,7 @@ import java.util.zip.GZIPOutputStream;
 
 /**
  * ClickHouse over plain HTTP with {@link java.net.http.HttpClient} (HTTP/1.1, keep-alive): an insert
- * is one POST of the RowBinary bytes with the statement and settings in the URL
+ * is one POST of the body (RowBinary rows or a Native block) with the statement and settings in the URL
  * ({@link #queryString(ClickHouseInsert)}), gzip-compressed when configured; a read is one POST of the
  * SQL. The sink's reads (capabilities, validation) always use this transport; its inserts do when
  * {@link ClickHouseSinkConfig.Transport#HTTP} is configured. Responses are never compressed (no {@code Accept-Encoding}), which is also what makes
@@ -159,7 +159,7 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     }
 
     /**
-     * The URL query string of an insert: {@code database=…&query=INSERT INTO … FORMAT RowBinary}, then
+     * The URL query string of an insert: {@code database=…&query=INSERT INTO … FORMAT RowBinary} (or {@code Native}), then
      * every setting as {@code name=value}, values URL-encoded, in the insert's order.
      */
     static String queryString(ClickHouseInsert insert) {

@@ -6,11 +6,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,9 +24,17 @@ import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
 
 /**
- * Writes sealed batches of one shard as {@code INSERT INTO db.table FORMAT RowBinary} to one replica
- * at a time, straight into the shard-local table (never a Distributed table: the insert's return is
- * the durability signal).
+ * Writes sealed batches of one shard as {@code INSERT INTO db.table FORMAT RowBinary} (or
+ * {@code FORMAT Native}) to one replica at a time, straight into the shard-local table (never a
+ * Distributed table: the insert's return is the durability signal).
+ *
+ * <p><b>Format.</b> With {@link InsertFormat#ROW_BINARY} the batch's bytes are the body. With
+ * {@link InsertFormat#NATIVE} the writer first transposes the batch's RowBinary rows into one Native
+ * block ({@link NativeBlockEncoder}, from the sink's columns), on the calling io thread, once per
+ * attempt (the same rows always give the same block, so every retry sends the same bytes); rows that
+ * do not parse as the columns fail the batch permanently, naming row and column. The block buffer is
+ * reused from batch to batch and dropped after a write when it grew past twice the batch
+ * {@code max-bytes}.
  *
  * <p><b>Replica choice.</b> First attempts go round-robin over the replicas; a retry
  * ({@code attempt() > 1}) goes to the replica after the one the previous attempt used. Replicas whose
@@ -73,6 +86,13 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private final boolean sendToken;
     private final LongSupplier nanoClock;
     private final AtomicLong roundRobin = new AtomicLong();
+    /** NATIVE only: the columns, and an encoder kept for the next batch (one per call in flight). */
+    private final List<ClickHouseColumn> columns;
+    private final AtomicReference<NativeBlockEncoder> spareEncoder = new AtomicReference<>();
+    private final long maxRetainedBlockBytes;
+    /** NATIVE only (else null): time per transposition, and batches whose rows are not the columns. */
+    private final Timer transposeDuration;
+    private final Counter rejectedBatches;
 
     /** Last failed attempt (sequence, replica index), so the retry can go to the next replica. */
     private final Object lastFailureLock = new Object();
@@ -103,7 +123,37 @@ public final class ClickHouseShardWriter implements ShardWriter {
     public ClickHouseShardWriter(ClickHouseSinkConfig config, int shard, String sinkName, String pipelineName,
             ClickHouseCapabilities capabilities, ClickHouseTransport transport, MeterRegistry registry,
             LongSupplier nanoClock, Runnable onClose) {
+        this(config, List.of(), shard, sinkName, pipelineName, capabilities, transport, registry, nanoClock, onClose);
+    }
+
+    /**
+     * As the other constructors, for rows of {@code columns} (the sink's encoder's, in order), which
+     * {@link InsertFormat#NATIVE} needs to build its blocks; RowBinary ignores them.
+     *
+     * @throws UnsupportedNativeTypeException with {@code NATIVE}, when {@code columns} is empty or a column's
+     *                                        type cannot be sent in a Native block
+     */
+    public ClickHouseShardWriter(ClickHouseSinkConfig config, List<ClickHouseColumn> columns, int shard,
+            String sinkName, String pipelineName, ClickHouseCapabilities capabilities, ClickHouseTransport transport,
+            MeterRegistry registry, LongSupplier nanoClock, Runnable onClose) {
         Objects.requireNonNull(config, "config");
+        this.columns = List.copyOf(columns);
+        if (config.format() == InsertFormat.NATIVE) {
+            spareEncoder.set(NativeBlockEncoder.of(this.columns));
+        }
+        this.maxRetainedBlockBytes = 2 * config.batch().maxBytes();
+        if (config.format() == InsertFormat.NATIVE) {
+            Tags tags = Tags.of("pipeline", pipelineName, "sink", sinkName, "shard", Integer.toString(shard));
+            this.transposeDuration = Timer.builder("etl.clickhouse.native.transpose.duration")
+                    .description("Transposition of one batch's RowBinary rows into its Native block, on the io "
+                            + "thread, per attempt").tags(tags).register(registry);
+            this.rejectedBatches = Counter.builder("etl.clickhouse.native.rejected.batches")
+                    .description("Batches failed permanently before any request because their bytes are not rows "
+                            + "of the sink's columns").tags(tags).register(registry);
+        } else {
+            this.transposeDuration = null;
+            this.rejectedBatches = null;
+        }
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
         this.shard = shard;
         this.table = config.qualifiedTable();
@@ -137,7 +187,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
             settings.put("async_insert", "0");
         }
         settings.putAll(config.settings());
-        return new ClickHouseInsert(config.database(), config.table(), settings);
+        return new ClickHouseInsert(config.database(), config.table(), settings, config.format());
     }
 
     /** A replica's URI for messages and metric tags: scheme, host and port, never user info. */
@@ -147,13 +197,42 @@ public final class ClickHouseShardWriter implements ShardWriter {
 
     @Override
     public void write(SealedBatch batch) throws SinkWriteException {
+        if (insert.format() == InsertFormat.ROW_BINARY) {
+            write(batch, batch.bytes(), batch.byteCount());
+            return;
+        }
+        NativeBlockEncoder encoder = spareEncoder.getAndSet(null);
+        if (encoder == null) {
+            encoder = NativeBlockEncoder.of(columns); // a second write in flight on this shard
+        }
+        try {
+            int length;
+            long startNs = nanoClock.getAsLong();
+            try {
+                length = encoder.encode(batch.bytes(), batch.byteCount(), batch.rowCount());
+                transposeDuration.record(nanoClock.getAsLong() - startNs, TimeUnit.NANOSECONDS);
+            } catch (RowBinaryMismatchException e) {
+                rejectedBatches.increment();
+                throw SinkWriteException.permanentFailure("ClickHouse sink '" + sinkName + "' shard " + shard
+                        + " table " + table + ": batch " + batch.sequence() + " (" + batch.rowCount() + " rows, "
+                        + batch.byteCount() + " bytes) cannot be sent in the Native format: " + e.getMessage(), e);
+            }
+            write(batch, encoder.block(), length);
+        } finally {
+            encoder.trim(maxRetainedBlockBytes);
+            spareEncoder.set(encoder);
+        }
+    }
+
+    /** Sends {@code body[0, length)}, the batch in the insert's format, to the first replica that admits it. */
+    private void write(SealedBatch batch, byte[] body, int length) throws SinkWriteException {
         int n = replicas.length;
         int start = startReplica(batch, n);
         for (int k = 0; k < n; k++) {
             int index = (start + k) % n;
             Replica replica = replicas[index];
             if (replica.breaker.tryAcquire()) {
-                insert(replica, index, batch);
+                insert(replica, index, batch, body, length);
                 return;
             }
         }
@@ -176,14 +255,15 @@ public final class ClickHouseShardWriter implements ShardWriter {
      * once (success, transient or permanent failure, or any throwable from building the request to
      * counting the metrics), so a half-open probe can never leave the replica HALF_OPEN forever.
      */
-    private void insert(Replica replica, int index, SealedBatch batch) throws SinkWriteException {
+    private void insert(Replica replica, int index, SealedBatch batch, byte[] body, int length)
+            throws SinkWriteException {
         boolean settled = false;
         long startNs = nanoClock.getAsLong();
         try {
             ClickHouseInsert request = sendToken
                     ? insert.withSetting("insert_deduplication_token", batch.dedupToken())
                     : insert;
-            long written = transport.insert(replica.uri, request, batch.bytes(), batch.byteCount());
+            long written = transport.insert(replica.uri, request, body, length);
             settled = true;
             replica.breaker.onSuccess();
             if (written == 0 && batch.rowCount() > 0) {
@@ -279,6 +359,12 @@ public final class ClickHouseShardWriter implements ShardWriter {
             }
         }
         return false;
+    }
+
+    /** NATIVE: bytes of the block buffer kept for the next batch (0 when dropped or RowBinary); for tests. */
+    int retainedBlockBytes() {
+        NativeBlockEncoder e = spareEncoder.get();
+        return e == null ? 0 : e.capacity();
     }
 
     /** Shard index. */

@@ -35,6 +35,10 @@ import dev.etl.sink.SinkDefinition;
  *
  * <p>Inserts go through client-v2 by default ({@link ClickHouseClientV2Transport}) or raw HTTP
  * ({@link ClickHouseHttpTransport}), per {@link ClickHouseSinkConfig#transport()}; reads always use raw HTTP.
+ *
+ * <p>With {@link ClickHouseSinkConfig#format()} {@link InsertFormat#NATIVE} the definition needs the columns
+ * (the encoder's, or the list given): defining the sink throws an {@link UnsupportedNativeTypeException}
+ * when there are none or one of them has a type a Native block cannot carry, naming it.
  */
 public final class ClickHouseSink {
     private ClickHouseSink() {
@@ -89,6 +93,9 @@ public final class ClickHouseSink {
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(transport, "transport");
         List<ClickHouseColumn> expected = List.copyOf(columns);
+        if (config.format() == InsertFormat.NATIVE) {
+            NativeBlockEncoder.of(expected); // refuses, now, what a Native block cannot carry
+        }
         ClickHouseSchemaValidator validator = new ClickHouseSchemaValidator(config, transport);
         OpenWriters open = new OpenWriters(owned ? transport : null);
         PlacementGate placement = new PlacementGate(config, transport);
@@ -97,8 +104,8 @@ public final class ClickHouseSink {
             try {
                 placement.runOnce();
                 ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
-                return new ClickHouseShardWriter(config, shard, sinkName, pipelineName, capabilities, transport,
-                        registry, System::nanoTime, open::release);
+                return new ClickHouseShardWriter(config, expected, shard, sinkName, pipelineName, capabilities,
+                        transport, registry, System::nanoTime, open::release);
             } catch (RuntimeException | Error e) {
                 open.release();
                 throw e;

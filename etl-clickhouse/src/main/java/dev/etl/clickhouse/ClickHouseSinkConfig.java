@@ -47,12 +47,16 @@ import dev.etl.sink.RetryConfig;
  *                          before the insert), so a replay after a crash rebuilds the same inserts and a
  *                          Replicated*MergeTree table (or a server with {@code insert_deduplication_token})
  *                          drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default
+ * @param format            the insert format: the batch's RowBinary rows as they are, or transposed into
+ *                          one Native block per batch on the shard writer's thread ({@link InsertFormat});
+ *                          {@link #DEFAULT_FORMAT} by default
  */
 public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
         String password, Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
         int breakerThreshold,
         Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
-        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks) {
+        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks,
+        InsertFormat format) {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -78,6 +82,9 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
 
     /** Default time an insert may take until the server answers: 60 s. */
     public static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(60);
+
+    /** Default insert format: RowBinary (see docs/BENCHMARKS.md, "Insert formats", for the measurement). */
+    public static final InsertFormat DEFAULT_FORMAT = InsertFormat.ROW_BINARY;
 
     /** Default insert transport: client-v2. */
     public static final Transport DEFAULT_TRANSPORT = Transport.CLIENT_V2;
@@ -126,6 +133,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         requirePositive(socketTimeout, "socket timeout");
         requirePositive(breakerOpenTime, "breaker open time");
         Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(format, "format");
         if (breakerThreshold <= 0) {
             throw new IllegalArgumentException("breaker threshold must be > 0, got " + breakerThreshold);
         }
@@ -173,7 +181,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", transport=" + transport
                 + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
-                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
+                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", format=" + format + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
                 + ", placementCheck=" + placementCheck + "]";
     }
 
@@ -196,6 +204,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private ValidationMode validation = DEFAULT_VALIDATION;
         private boolean requireDedup;
         private boolean deterministicBlocks = DEFAULT_DETERMINISTIC_BLOCKS;
+        private InsertFormat format = DEFAULT_FORMAT;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private BatchConfig batch = BatchConfig.DEFAULTS;
         private RetryConfig retry = RetryConfig.DEFAULTS;
@@ -301,6 +310,16 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             return this;
         }
 
+        /**
+         * The insert format ({@link #DEFAULT_FORMAT} by default). {@link InsertFormat#NATIVE} needs the
+         * sink's columns ({@link ClickHouseSink#definition}) and refuses, when the sink is defined, a column
+         * type it cannot send ({@link UnsupportedNativeTypeException}).
+         */
+        public Builder format(InsertFormat format) {
+            this.format = format;
+            return this;
+        }
+
         public Builder placementCheck(PlacementCheck placementCheck) {
             this.placementCheck = placementCheck;
             return this;
@@ -309,7 +328,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
                     compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry,
-                    placementCheck, deterministicBlocks);
+                    placementCheck, deterministicBlocks, format);
         }
     }
 }

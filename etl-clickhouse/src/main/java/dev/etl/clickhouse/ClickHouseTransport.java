@@ -19,7 +19,8 @@ public interface ClickHouseTransport extends AutoCloseable {
     long WRITTEN_UNKNOWN = -1;
 
     /**
-     * Sends {@code body[0, length)} (RowBinary rows) to {@code replica} as {@code insert.statement()}
+     * Sends {@code body[0, length)} (in {@code insert.format()}: RowBinary rows or a Native block) to
+     * {@code replica} as {@code insert.statement()}
      * with every setting of {@code insert}, and returns only when the server answered success
      * (with {@code wait_end_of_query=1}: when the data is written).
      *

@@ -56,4 +56,14 @@ class ClickHouseSinkConfigTest {
         assertThatThrownBy(() -> valid().transport(null).build()).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("transport");
     }
+
+    @Test
+    void insertsAreRowBinaryByDefaultAndNativeOnRequest() {
+        ClickHouseSinkConfig defaults = valid().build();
+        assertThat(defaults.format()).isEqualTo(ClickHouseSinkConfig.DEFAULT_FORMAT);
+        assertThat(defaults.toString()).contains("format=" + ClickHouseSinkConfig.DEFAULT_FORMAT);
+        assertThat(valid().format(InsertFormat.NATIVE).build().format()).isEqualTo(InsertFormat.NATIVE);
+        assertThatThrownBy(() -> valid().format(null).build()).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("format");
+    }
 }

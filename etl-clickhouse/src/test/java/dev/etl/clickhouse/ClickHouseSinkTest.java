@@ -62,6 +62,27 @@ class ClickHouseSinkTest {
     }
 
     @Test
+    void aNativeSinkRefusesAColumnItCannotSendWhenItIsDefined() {
+        FakeTransport t = server("id\tUInt64\t\n");
+        ClickHouseSinkConfig nativeConfig = ClickHouseSinkConfig.builder().table("db", "t")
+                .shard("http://127.0.0.1:18123").format(InsertFormat.NATIVE).build();
+        List<ClickHouseColumn> columns = List.of(new ClickHouseColumn("id", "UInt64"),
+                new ClickHouseColumn("state", "AggregateFunction(uniq, UInt64)"));
+        assertThatThrownBy(() -> ClickHouseSink.definition("s", "p", nativeConfig, columns, new SimpleMeterRegistry(), t))
+                .isInstanceOf(UnsupportedNativeTypeException.class)
+                .hasMessageStartingWith("column 'state' (AggregateFunction(uniq, UInt64)) cannot be sent in the Native "
+                        + "insert format: type 'AggregateFunction(uniq, UInt64)' is not supported");
+        assertThatThrownBy(() -> ClickHouseSink.definition("s", "p", nativeConfig, List.of(), new SimpleMeterRegistry(), t))
+                .isInstanceOf(UnsupportedNativeTypeException.class).hasMessageContaining("needs the sink's columns");
+        assertThat(t.inserts).isEmpty();
+        ShardWriter w = ClickHouseSink.definition("s", "p", nativeConfig, COLUMNS, new SimpleMeterRegistry(), t)
+                .writers().apply(0);
+        w.write(new TestBatch("s", 0, 1, new byte[8], 8, 1, "tok", 1));
+        assertThat(t.inserts.get(0).insert().statement()).endsWith("FORMAT Native");
+        assertThat(t.inserts.get(0).length()).isEqualTo(2 + 10 + 8); // counts, "id" "UInt64", one UInt64
+    }
+
+    @Test
     void aFailedValidationDoesNotLeakAWriterCount() {
         FakeTransport t = server("id\tInt64\t\n");
         SinkDefinition sink = ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t, true);

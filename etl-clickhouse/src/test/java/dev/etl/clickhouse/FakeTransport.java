@@ -11,8 +11,8 @@ import java.util.function.Function;
 
 /** Scripted replicas: per replica a queue of failures (empty queue = success); records every request. */
 final class FakeTransport implements ClickHouseTransport {
-    /** One insert: the replica, the insert as the raw HTTP transport's query string, the body length. */
-    record Request(String replica, String query, int length, ClickHouseInsert insert) {
+    /** One insert: the replica, the insert as the raw HTTP transport's query string, the body length, a copy of the body. */
+    record Request(String replica, String query, int length, ClickHouseInsert insert, byte[] body) {
     }
 
     final List<Request> inserts = new ArrayList<>();
@@ -57,7 +57,8 @@ final class FakeTransport implements ClickHouseTransport {
     public synchronized long insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
             throws ClickHouseRequestException {
         String name = ClickHouseShardWriter.describe(replica);
-        inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert));
+        inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert,
+                java.util.Arrays.copyOf(body, length)));
         Deque<Throwable> thrown = throwables.get(name);
         if (thrown != null && !thrown.isEmpty()) {
             Throwable t = thrown.poll();

@@ -29,6 +29,8 @@ import org.springframework.context.annotation.Configuration;
 
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseType;
+import dev.etl.clickhouse.InsertFormat;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.kafka.KafkaSource;
@@ -36,6 +38,7 @@ import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
 import dev.etl.test.capture.CaptureSink;
@@ -318,6 +321,90 @@ class ConnectorAutoConfigurationTest {
             .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.validation=off",
                     "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
             .run((context) -> assertThat(context).hasBean("etlClickHouseSink"));
+    }
+
+    @Test
+    void clickHouseInsertFormatIsRowBinaryByDefaultAndNativeFromProperties() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> assertThat(context.getBean(ClickHouseSinkConfig.class).format())
+                .isEqualTo(ClickHouseSinkConfig.DEFAULT_FORMAT));
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.format=native",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> {
+                assertThat(context.getBean(ClickHouseSinkConfig.class).format()).isEqualTo(InsertFormat.NATIVE);
+                assertThat(context).hasBean("etlClickHouseSink");
+            });
+    }
+
+    @Test
+    void clickHouseNativeFormatRefusesAColumnItCannotSendNamingTheColumnAndTheProperty() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class)
+            .withBean(RowBinaryEncoder.class, () -> RowBinaryEncoder.<String>builder()
+                .string("id", (s) -> s)
+                .column("state", new AggregateState(), (s) -> 1L)
+                .build())
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.format=native",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> {
+                assertThat(context).getFailure()
+                    .rootCause()
+                    .isInstanceOf(PipelineAssemblyException.class)
+                    .hasMessageContaining("etl.sink.clickhouse.format=native")
+                    .hasMessageContaining("column 'state' (AggregateFunction(uniq, UInt64)) cannot be sent");
+                PipelineAssemblyException ex = (PipelineAssemblyException) findRootCause(context.getStartupFailure());
+                assertThat(ex.getAction()).contains("etl.sink.clickhouse.format=row-binary", "column 'state'");
+            });
+    }
+
+    @Test
+    void clickHouseNativeFormatWithoutEncoderBeanFailsWithAction() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.validation=off",
+                    "etl.sink.clickhouse.format=native", "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> {
+                assertThat(context).getFailure()
+                    .rootCause()
+                    .isInstanceOf(PipelineAssemblyException.class)
+                    .hasMessageContaining("etl.sink.clickhouse.format=native")
+                    .hasMessageContaining("needs the sink's columns");
+                PipelineAssemblyException ex = (PipelineAssemblyException) findRootCause(context.getStartupFailure());
+                assertThat(ex.getAction()).contains("RowBinaryEncoder as a @Bean", "etl.sink.clickhouse.format=row-binary");
+            });
+    }
+
+    @Test
+    void clickHouseUnknownInsertFormatFailsNamingTheProperty() {
+        this.runner.withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+            .withPropertyValues("etl.sink.clickhouse.table=orders_local", "etl.sink.clickhouse.format=parquet",
+                    "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("etl.sink.clickhouse.format")
+                .hasStackTraceContaining("parquet"));
+    }
+
+    private static Throwable findRootCause(Throwable t) {
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** A user's own type that the Native path has no layout for. */
+    static final class AggregateState implements ClickHouseType<Long> {
+
+        @Override
+        public String name() {
+            return "AggregateFunction(uniq, UInt64)";
+        }
+
+        @Override
+        public void write(Long value, RowBuffer out) {
+            out.writeLongLE(value);
+        }
+
     }
 
     @Test

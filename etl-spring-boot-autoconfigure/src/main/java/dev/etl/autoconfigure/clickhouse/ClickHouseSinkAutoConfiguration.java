@@ -16,7 +16,9 @@ import dev.etl.autoconfigure.PipelineAssemblyException;
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.InsertFormat;
 import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.clickhouse.UnsupportedNativeTypeException;
 import dev.etl.clickhouse.ValidationMode;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.sink.BatchConfig;
@@ -32,7 +34,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  *
  * <p>The application's {@link RowBinaryEncoder} bean is the sink's one encoder declaration: startup
  * validation compares its columns with the table, and the sink writes every row with it, so chains end
- * in {@code .sink(router)}. With {@code validation=off} and no encoder bean, chains pass their encoder.
+ * in {@code .sink(router)}. With {@code validation=off} and no encoder bean, chains pass their encoder
+ * (not with {@code format=native}: its blocks are built from the encoder bean's column types).
  */
 @AutoConfiguration(before = EtlAutoConfiguration.class)
 @ConditionalOnClass(ClickHouseSink.class)
@@ -61,6 +64,7 @@ public final class ClickHouseSinkAutoConfiguration {
             .socketTimeout(clickHouse.getSocketTimeout())
             .compression(clickHouse.isCompression())
             .transport(ClickHouseSinkConfig.Transport.valueOf(clickHouse.getTransport().name()))
+            .format(InsertFormat.valueOf(clickHouse.getFormat().name()))
             .breaker(clickHouse.getBreaker().getThreshold(), clickHouse.getBreaker().getOpenTime())
             .validation(ValidationMode.valueOf(clickHouse.getValidation().name()))
             .requireDedup(clickHouse.isRequireDedup())
@@ -81,14 +85,29 @@ public final class ClickHouseSinkAutoConfiguration {
         MeterRegistry registry = meterRegistries.getIfUnique();
         RowBinaryEncoder<?> encoder = encoder(config, encoders);
         List<ClickHouseColumn> columns = (encoder != null) ? encoder.columns() : List.of();
-        SinkDefinition definition = ClickHouseSink
-            .definition(clickHouse.getName(), pipeline.name(), config, columns,
-                    (registry != null) ? registry : new SimpleMeterRegistry())
+        SinkDefinition definition = definition(config, clickHouse, pipeline, columns, registry)
             .withChunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(),
                     (int) clickHouse.getChunk().getMaxBytes().toBytes()))
             .withQueueCapacity(clickHouse.getQueueCapacity())
             .withPermanentFailure(clickHouse.getPermanentFailure());
         return (encoder != null) ? definition.withEncoder(encoder) : definition;
+    }
+
+    private static SinkDefinition definition(ClickHouseSinkConfig config, EtlClickHouseProperties clickHouse,
+            PipelineConfig pipeline, List<ClickHouseColumn> columns, MeterRegistry registry) {
+        try {
+            return ClickHouseSink.definition(clickHouse.getName(), pipeline.name(), config, columns,
+                    (registry != null) ? registry : new SimpleMeterRegistry());
+        }
+        catch (UnsupportedNativeTypeException ex) {
+            throw new PipelineAssemblyException("The ClickHouse sink for " + config.qualifiedTable()
+                    + " sends Native blocks (etl.sink.clickhouse.format=native), built from its RowBinaryEncoder's "
+                    + "columns, but " + ex.getMessage(),
+                    (ex.column() != null) ? "Set etl.sink.clickhouse.format=row-binary (every column type can be "
+                            + "sent as RowBinary), or change the type of column '" + ex.column() + "'."
+                            : "Declare the sink's RowBinaryEncoder as a @Bean, or set "
+                                    + "etl.sink.clickhouse.format=row-binary.");
+        }
     }
 
     private static RowBinaryEncoder<?> encoder(ClickHouseSinkConfig config,

@@ -76,6 +76,13 @@ public class EtlClickHouseProperties implements Validator {
     private Transport transport = Transport.valueOf(ClickHouseSinkConfig.DEFAULT_TRANSPORT.name());
 
     /**
+     * Format inserts are sent in: row-binary (the encoded rows as they are) or native (each batch
+     * transposed into one columnar Native block on the shard's io thread, which needs the sink's
+     * RowBinaryEncoder bean; a column type it cannot send fails startup naming the column).
+     */
+    private InsertFormat format = InsertFormat.valueOf(ClickHouseSinkConfig.DEFAULT_FORMAT.name());
+
+    /**
      * Startup schema validation against "system.columns".
      */
     private ValidationMode validation = ValidationMode.valueOf(ClickHouseSinkConfig.DEFAULT_VALIDATION.name());
@@ -204,6 +211,14 @@ public class EtlClickHouseProperties implements Validator {
         this.transport = transport;
     }
 
+    public InsertFormat getFormat() {
+        return this.format;
+    }
+
+    public void setFormat(InsertFormat format) {
+        this.format = format;
+    }
+
     public ValidationMode getValidation() {
         return this.validation;
     }
@@ -276,6 +291,17 @@ public class EtlClickHouseProperties implements Validator {
 
         /** A raw HTTP POST per insert. */
         HTTP
+
+    }
+
+    /** Insert formats. */
+    public enum InsertFormat {
+
+        /** The rows as the encoder wrote them (RowBinary). */
+        ROW_BINARY,
+
+        /** One columnar Native block per batch, transposed from the rows. */
+        NATIVE
 
     }
 

@@ -42,10 +42,12 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import com.example.probes.ProbesApplication;
 
 import dev.etl.clickhouse.ClickHouseCapabilities;
+import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseInsert;
 import dev.etl.clickhouse.ClickHouseShardWriter;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTransport;
+import dev.etl.clickhouse.InsertFormat;
 import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
@@ -570,11 +572,14 @@ class DashboardAndAlertsTest {
             claim.setAccessible(true);
             claim.invoke(this.lagGauges, 0, new TopicPartition("orders", 0), 0);
 
+            // Native, so that the format's own meters are registered too (the replica meters do not depend on it).
             ClickHouseSinkConfig clickhouse = ClickHouseSinkConfig.builder()
                 .table("default", "orders")
                 .shard("http://127.0.0.1:9")
+                .format(InsertFormat.NATIVE)
                 .build();
-            this.writer = new ClickHouseShardWriter(clickhouse, 0, "orders", pipeline,
+            this.writer = new ClickHouseShardWriter(clickhouse, List.of(new ClickHouseColumn("id", "UInt64")), 0,
+                    "orders", pipeline,
                     ClickHouseCapabilities.legacy("23.8"), new ClickHouseTransport() {
                         @Override
                         public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
@@ -585,7 +590,8 @@ class DashboardAndAlertsTest {
                         public String query(URI replica, String sql) {
                             throw new UnsupportedOperationException();
                         }
-                    }, registry, System::nanoTime);
+                    }, registry, System::nanoTime, () -> {
+                    });
             // The dead-letter writer's meters (no producer is created until a write).
             this.deadLetter = new KafkaDeadLetterWriter(Map.of("bootstrap.servers", "127.0.0.1:9"), "orders-dlq",
                     Duration.ofSeconds(1), new KafkaDeadLetterWriter.Options(KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES,
