@@ -122,7 +122,8 @@ public final class EtlAutoConfiguration {
         if (found.isEmpty()) {
             throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no sink: there is no bean of "
                     + "type dev.etl.sink.SinkDefinition.", "Configure the ClickHouse sink (etl.sink.clickhouse.table "
-                            + "and etl.sink.clickhouse.shards) or define a SinkDefinition bean.");
+                            + "or named tables etl.sink.clickhouse.tables.<name>.table, and etl.sink.clickhouse.shards) "
+                            + "or define a SinkDefinition bean.");
         }
         return found;
     }

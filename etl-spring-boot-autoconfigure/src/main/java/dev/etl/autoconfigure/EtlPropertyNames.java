@@ -36,7 +36,8 @@ import dev.etl.util.Suggestion;
  * missing. Names are compared the way Boot's relaxed binding does
  * (kebab-case, camelCase, underscores and case are equivalent; {@code ETL_PIPELINE_THREADS} is
  * {@code etl.pipeline.threads}). Maps with free keys ({@code properties}, {@code settings}, {@code tags},
- * {@code etl.errors.stages}) accept any key under them; enum-keyed maps ({@code etl.errors.types}) only
+ * {@code etl.errors.stages}) accept any key under them, and maps of groups
+ * ({@code etl.sink.clickhouse.tables.<name>.*}) any key followed by the group's properties; enum-keyed maps ({@code etl.errors.types}) only
  * the enum's values. Stage names are checked by the engine against the assembled chains.
  *
  * <p>Environment variables and JVM system properties are namespaces shared with unrelated tools
@@ -169,7 +170,7 @@ final class EtlPropertyNames {
         }
     }
 
-    /** Every valid name, in kebab-case; maps and lists by their own name. */
+    /** Every valid name, in kebab-case; maps and lists by their own name, maps of groups as {@code map.*.property}. */
     static List<String> validNames() {
         return validNames(schema(EtlPropertyNames.class.getClassLoader()));
     }
@@ -187,17 +188,36 @@ final class EtlPropertyNames {
         String[] elements = unknown.split("\\.");
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
-        for (String candidate : validNames(schema)) {
+        int bestLength = 0;
+        for (String valid : validNames(schema)) {
+            String candidate = withKeys(valid, elements);
             int length = candidate.split("\\.").length;
             String compared = (length < elements.length)
                     ? String.join(".", java.util.Arrays.copyOf(elements, length)) : unknown;
-            int distance = Suggestion.distance(compared, candidate);
-            if (distance < bestDistance) {
+            // each element a shorter candidate leaves unexplained counts as an edit, and of two equally
+            // close candidates the longer wins (tables.orders.tabel: tables.orders.table, not table)
+            int distance = Suggestion.distance(compared, candidate) + Math.max(0, elements.length - length);
+            if (distance < bestDistance || (distance == bestDistance && length > bestLength)) {
                 best = candidate;
                 bestDistance = distance;
+                bestLength = length;
             }
         }
         return best;
+    }
+
+    /** {@code name} with each map-key placeholder ({@code *}) replaced by the unknown name's element there. */
+    private static String withKeys(String name, String[] elements) {
+        if (!name.contains("*")) {
+            return name;
+        }
+        String[] parts = name.split("\\.");
+        for (int i = 0; i < parts.length && i < elements.length; i++) {
+            if (parts[i].equals("*")) {
+                parts[i] = elements[i];
+            }
+        }
+        return String.join(".", parts);
     }
 
     private static String origin(ConfigurationProperty property) {
@@ -369,6 +389,15 @@ final class EtlPropertyNames {
                 case LIST:
                     if (this.element.kind == Kind.BEAN) {
                         this.element.collect(prefix + "[]", names);
+                    }
+                    else {
+                        names.add(prefix);
+                    }
+                    break;
+                case FREE_MAP:
+                    if (this.element != null) {
+                        // a map of beans (etl.sink.clickhouse.tables): its properties under a key placeholder
+                        this.element.collect(prefix + ".*", names);
                     }
                     else {
                         names.add(prefix);

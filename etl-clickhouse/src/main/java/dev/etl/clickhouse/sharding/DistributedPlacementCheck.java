@@ -193,6 +193,10 @@ public final class DistributedPlacementCheck {
         List<PlacementReport.Mismatch> mismatches = new ArrayList<>();
         int mismatched = 0;
         int checked = 0;
+        int shardCount = Math.max(weights.count(), pipelineShards);
+        int[] serverKeys = new int[shardCount];
+        int[] agreeing = new int[shardCount];
+        int[] pipelineKeys = new int[shardCount];
         String unsignedCast = table.shardingExpression() == null || keys.isEmpty() ? null
                 : unsignedCast(table, column, columnType, keyType, keys.get(0), problems);
         for (int from = 0, to; unsignedCast != null && from < keys.size(); from = to) {
@@ -211,7 +215,13 @@ public final class DistributedPlacementCheck {
                 int mine = pipelineShard[from + i];
                 int theirs = weights.shardOfSlot(slots[i]);
                 checked++;
-                if (mine != theirs) {
+                serverKeys[theirs]++;
+                if (mine >= 0 && mine < shardCount) {
+                    pipelineKeys[mine]++;
+                }
+                if (mine == theirs) {
+                    agreeing[theirs]++;
+                } else {
                     mismatched++;
                     if (mismatches.size() < MAX_REPORTED_MISMATCHES) {
                         mismatches.add(new PlacementReport.Mismatch(display(batch.get(i), keyType), mine, theirs,
@@ -224,8 +234,12 @@ public final class DistributedPlacementCheck {
             problems.add("the table has no sharding key: Distributed cannot insert into it over several shards, so "
                     + "no placement is defined");
         }
+        List<PlacementReport.ShardSample> perShard = new ArrayList<>(shardCount);
+        for (int s = 0; checked > 0 && s < shardCount; s++) {
+            perShard.add(new PlacementReport.ShardSample(s, serverKeys[s], agreeing[s], pipelineKeys[s]));
+        }
         return new PlacementReport(table.qualifiedName(), table.cluster(), expression, column, columnType, pipeline,
-                toList(weights), pipelineShards, checked, mismatched, mismatches, problems);
+                toList(weights), pipelineShards, checked, mismatched, mismatches, problems, perShard);
     }
 
     private static String columnType(DistributedTable table, String column) {

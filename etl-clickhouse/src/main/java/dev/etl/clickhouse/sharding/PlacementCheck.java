@@ -117,7 +117,7 @@ public record PlacementCheck(String database, String table, DistributedPlacement
     }
 
     private PlacementReport unverified(ClickHouseSinkConfig sink, String problem) {
-        return new PlacementReport(qualifiedTable(), "?", "?", placement.key().column(), placement.key().type().toString(),
+        return new PlacementReport(qualifiedTable(), PlacementReport.UNKNOWN, PlacementReport.UNKNOWN, placement.key().column(), placement.key().type().toString(),
                 placement.toString(), List.of(), sink.shards().size(), 0, 0, List.of(),
                 List.of("placement could not be checked: " + problem));
     }

@@ -20,10 +20,30 @@ import java.util.List;
  * @param mismatches       the first mismatching keys (at most {@link DistributedPlacementCheck#MAX_REPORTED_MISMATCHES})
  * @param problems         mismatches that are not about single keys (shard count, shard order, an
  *                         expression the server cannot evaluate); empty when there are none
+ * @param shards           per shard (index = shard), how the sample keys fell on it; empty when no key
+ *                         was compared
  */
 public record PlacementReport(String table, String cluster, String expression, String keyColumn, String keyType,
         String pipeline, List<Integer> serverWeights, int pipelineShards, int checked, int mismatched,
-        List<Mismatch> mismatches, List<String> problems) {
+        List<Mismatch> mismatches, List<String> problems, List<ShardSample> shards) {
+
+    /** The {@link #cluster} and {@link #expression} of a report whose table could not be read. */
+    public static final String UNKNOWN = "?";
+
+    /**
+     * How the sample keys fell on one shard.
+     *
+     * @param shard        the shard (0-based; {@code shard_num} is one more)
+     * @param serverKeys   sample keys the Distributed table puts on this shard
+     * @param agreeing     of those, the keys the pipeline puts on this shard too
+     * @param pipelineKeys sample keys the pipeline puts on this shard
+     */
+    public record ShardSample(int shard, int serverKeys, int agreeing, int pipelineKeys) {
+        /** Sample keys the Distributed table puts on this shard and the pipeline elsewhere. */
+        public int disagreeing() {
+            return serverKeys - agreeing;
+        }
+    }
 
     /**
      * One key placed differently.
@@ -46,6 +66,23 @@ public record PlacementReport(String table, String cluster, String expression, S
         serverWeights = List.copyOf(serverWeights);
         mismatches = List.copyOf(mismatches);
         problems = List.copyOf(problems);
+        shards = List.copyOf(shards);
+    }
+
+    /** A report without per-shard counts. */
+    public PlacementReport(String table, String cluster, String expression, String keyColumn, String keyType,
+            String pipeline, List<Integer> serverWeights, int pipelineShards, int checked, int mismatched,
+            List<Mismatch> mismatches, List<String> problems) {
+        this(table, cluster, expression, keyColumn, keyType, pipeline, serverWeights, pipelineShards, checked,
+                mismatched, mismatches, problems, List.of());
+    }
+
+    /**
+     * Whether the server was asked at all: false when the Distributed table could not be read (no
+     * replica answered, the table is missing, its key column is unknown); {@link #problems} says why.
+     */
+    public boolean verified() {
+        return !UNKNOWN.equals(cluster);
     }
 
     /** Whether every sampled key lands on the same shard and nothing structural differs. */
@@ -61,7 +98,7 @@ public record PlacementReport(String table, String cluster, String expression, S
         List<String> all = new java.util.ArrayList<>(problems);
         all.addAll(more);
         return new PlacementReport(table, cluster, expression, keyColumn, keyType, pipeline, serverWeights,
-                pipelineShards, checked, mismatched, mismatches, all);
+                pipelineShards, checked, mismatched, mismatches, all, shards);
     }
 
     /** One paragraph for logs and exceptions: what was compared, and what differs. */

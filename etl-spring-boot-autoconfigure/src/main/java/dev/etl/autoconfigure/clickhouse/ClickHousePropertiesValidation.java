@@ -9,6 +9,8 @@ import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.sharding.KeyType;
+import dev.etl.clickhouse.sharding.ShardingKey;
 
 /**
  * The checks behind {@link EtlClickHouseProperties#validate}: each rejection names the property in its
@@ -19,6 +21,8 @@ final class ClickHousePropertiesValidation {
     private static final String INVALID = "etl.invalid";
 
     private static final Pattern SETTING_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+
+    private static final Pattern SINK_NAME = Pattern.compile("[A-Za-z0-9_-]+");
 
     private final EtlClickHouseProperties properties;
 
@@ -86,6 +90,115 @@ final class ClickHousePropertiesValidation {
         }
         atLeastOne(errors, "breaker.threshold", "etl.sink.clickhouse.breaker.threshold",
                 clickHouse.getBreaker().getThreshold());
+        placement(errors, clickHouse.getPlacement(), "placement", "etl.sink.clickhouse.placement",
+                clickHouse.getShards().size());
+        if (clickHouse.getPlacement().isConfigured() && !StringUtils.hasText(clickHouse.getTable())) {
+            errors.rejectValue("placement.distributedTable", INVALID, "etl.sink.clickhouse.placement is the placement "
+                    + "of the etl.sink.clickhouse.table sink, which is not set; a named table has its own: "
+                    + "etl.sink.clickhouse.tables.<name>.placement.*");
+        }
+        tables(clickHouse);
+    }
+
+    /** {@code tables.<name>.*}: a sink name, a table, batch settings and a placement each. */
+    private void tables(EtlClickHouseProperties clickHouse) {
+        Errors errors = this.errors;
+        boolean single = StringUtils.hasText(clickHouse.getTable());
+        clickHouse.getTables().forEach((name, table) -> {
+            String prefix = "etl.sink.clickhouse.tables." + name;
+            String field = "tables[" + name + "]";
+            if (!SINK_NAME.matcher(name).matches()) {
+                errors.reject(INVALID, prefix + ": a table's name is its sink's name (chains write to it with "
+                        + "sink(\"" + name + "\", router), it tags metrics and names threads): use letters, digits, '_' "
+                        + "and '-'");
+                return;
+            }
+            if (single && name.equals(clickHouse.getName())) {
+                errors.rejectValue(field, INVALID, prefix + " is named like the etl.sink.clickhouse.table sink ("
+                        + "etl.sink.clickhouse.name=" + clickHouse.getName() + "); sink names must be unique");
+            }
+            if ("dead-letter".equals(name)) {
+                errors.rejectValue(field, INVALID, prefix + ": 'dead-letter' is the dead-letter sink's name");
+            }
+            if (!StringUtils.hasText(table.getTable())) {
+                errors.rejectValue(field + ".table", INVALID, prefix + ".table must be set: the shard-local table "
+                        + "this sink writes (never a Distributed table)");
+            }
+            Integer maxRows = table.getBatch().getMaxRows();
+            if (maxRows != null && maxRows < 1) {
+                errors.rejectValue(field + ".batch.maxRows", INVALID, prefix + ".batch.max-rows must be >= 1, got "
+                        + maxRows);
+            }
+            DataSize maxBytes = table.getBatch().getMaxBytes();
+            if (maxBytes != null && maxBytes.toBytes() < 1) {
+                errors.rejectValue(field + ".batch.maxBytes", INVALID, prefix + ".batch.max-bytes must be >= 1B, got "
+                        + maxBytes);
+            }
+            if (table.getBatch().getLinger() != null && table.getBatch().getLinger().isNegative()) {
+                errors.rejectValue(field + ".batch.linger", INVALID, prefix + ".batch.linger must be >= 0, got "
+                        + table.getBatch().getLinger());
+            }
+            placement(errors, table.getPlacement(), field + ".placement", prefix + ".placement",
+                    clickHouse.getShards().size());
+        });
+    }
+
+    /**
+     * The checks of one {@code placement} group: {@code field} is its path from the bound object,
+     * {@code prefix} its property name; {@code shards} the shards listed in the properties (0: not
+     * listed, e.g. from connection details).
+     */
+    static void placement(Errors errors, ClickHousePlacementProperties placement, String field, String prefix,
+            int shards) {
+        boolean configured = placement.isConfigured();
+        if (!configured) {
+            if (placement.getShardingKey() != null || placement.getKeyType() != null
+                    || !placement.getWeights().isEmpty() || placement.getDatabase() != null) {
+                errors.rejectValue(field + ".distributedTable", INVALID, prefix + ".distributed-table must be set "
+                        + "when other " + prefix + ".* properties are: it names the Distributed table to match");
+            }
+            return;
+        }
+        String expression = placement.getShardingKey();
+        if (expression == null || expression.isBlank()) {
+            errors.rejectValue(field + ".shardingKey", INVALID, prefix + ".sharding-key must be set with "
+                    + prefix + ".distributed-table: the sharding expression the router computes, e.g. "
+                    + "cityHash64(order_id)");
+        }
+        else {
+            String keyType = placement.getKeyType();
+            try {
+                // the column's type may come from the encoder later: any integer type checks the form
+                ShardingKey.parse(expression, (column) -> (keyType != null) ? keyType : "UInt64");
+            }
+            catch (IllegalArgumentException ex) {
+                errors.rejectValue(field + ".shardingKey", INVALID, prefix + ".sharding-key " + ex.getMessage());
+            }
+        }
+        if (placement.getKeyType() != null) {
+            try {
+                KeyType.of(placement.getKeyType());
+            }
+            catch (IllegalArgumentException ex) {
+                errors.rejectValue(field + ".keyType", INVALID, prefix + ".key-type: " + ex.getMessage());
+            }
+        }
+        List<Integer> weights = placement.getWeights();
+        if (!weights.isEmpty()) {
+            if (weights.stream().anyMatch((w) -> w == null || w < 0) || weights.stream().allMatch((w) -> w == null
+                    || w == 0)) {
+                errors.rejectValue(field + ".weights", INVALID, prefix + ".weights must be >= 0 each and not all 0, "
+                        + "got " + weights);
+            }
+            else if (shards > 0 && weights.size() != shards) {
+                errors.rejectValue(field + ".weights", INVALID, prefix + ".weights must list one weight per shard ("
+                        + shards + " shards), got " + weights);
+            }
+        }
+        if (placement.getSampleSize() < 1) {
+            errors.rejectValue(field + ".sampleSize", INVALID,
+                    prefix + ".sample-size must be >= 1, got " + placement.getSampleSize());
+        }
     }
 
     private static void atLeastOne(Errors errors, String field, String key, int value) {

@@ -17,8 +17,10 @@ import dev.etl.error.ErrorPolicy;
 import dev.etl.sink.SinkDefinition;
 
 /**
- * Configuration of the ClickHouse sink ({@code etl.sink.clickhouse.*}): the shard-local table, shards
- * and replicas, credentials, hand-off, batching, retries and breakers. Defaults are the engine's and
+ * Configuration of the ClickHouse sinks ({@code etl.sink.clickhouse.*}): the shard-local table, shards
+ * and replicas, credentials, hand-off, batching, retries, breakers and the placement that matches a
+ * Distributed table; and named tables ({@code tables.<name>.*}), further sinks over the same
+ * connection with their own table, batching, validation and placement. Defaults are the engine's and
  * the connector's ({@code BatchConfig.DEFAULTS}, {@code ClickHouseSinkConfig.DEFAULT_*}, ...). Validated
  * when bound.
  */
@@ -119,6 +121,15 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, String> settings = new LinkedHashMap<>();
 
+    /**
+     * Named tables, each a sink of its own named by its key (a chain writes to table "orders" with
+     * sink("orders", router)) and written with the RowBinaryEncoder bean qualified with that name, over
+     * this connection and these settings: per table "table" (required), "database", "validation",
+     * "require-dedup", "batch.*" and "placement.*", each defaulting to the property of the same name
+     * here.
+     */
+    private Map<String, ClickHouseTableProperties> tables = new LinkedHashMap<>();
+
     @NestedConfigurationProperty
     private final ClickHouseChunkProperties chunk = new ClickHouseChunkProperties();
 
@@ -130,6 +141,9 @@ public class EtlClickHouseProperties implements Validator {
 
     @NestedConfigurationProperty
     private final ClickHouseBreakerProperties breaker = new ClickHouseBreakerProperties();
+
+    @NestedConfigurationProperty
+    private final ClickHousePlacementProperties placement = new ClickHousePlacementProperties();
 
     public String getName() {
         return this.name;
@@ -267,6 +281,14 @@ public class EtlClickHouseProperties implements Validator {
         this.settings = settings;
     }
 
+    public Map<String, ClickHouseTableProperties> getTables() {
+        return this.tables;
+    }
+
+    public void setTables(Map<String, ClickHouseTableProperties> tables) {
+        this.tables = tables;
+    }
+
     public ClickHouseChunkProperties getChunk() {
         return this.chunk;
     }
@@ -281,6 +303,10 @@ public class EtlClickHouseProperties implements Validator {
 
     public ClickHouseBreakerProperties getBreaker() {
         return this.breaker;
+    }
+
+    public ClickHousePlacementProperties getPlacement() {
+        return this.placement;
     }
 
     /** Insert transports. */

@@ -35,8 +35,11 @@ import org.springframework.test.context.junit.jupiter.SpringExtension;
  * read committed offsets), {@code CaptureScript} (written batches, scripted failures and latency),
  * {@code PipelineRuntime}, and a {@code SimpleMeterRegistry} holding the engine's meters. The capture
  * sink is named {@code etl.sink.clickhouse.name} ({@code clickhouse} by default) and has as many
- * shards as {@code etl.sink.clickhouse.shards} lists (1 if none). A {@code Source} or
- * {@code SinkDefinition} bean of the test's own replaces the corresponding double.
+ * shards as {@code etl.sink.clickhouse.shards} lists (1 if none). With named tables
+ * ({@code etl.sink.clickhouse.tables.<name>}) there is a capture sink per table instead (and the one above
+ * only when {@code etl.sink.clickhouse.table} is set), written with the {@code RowEncoder} bean qualified
+ * {@code <name>} and injected with {@code @Qualifier("<name>")} ({@code CaptureScript}, {@code CaptureSink}).
+ * A {@code Source} or {@code SinkDefinition} bean of the test's own replaces the corresponding double.
  *
  * <p><b>Schema registry.</b> Chains that decode Avro get a {@code SchemaRegistryClient} pointed at a
  * {@link dev.etl.test.avro.StubSchemaRegistry StubSchemaRegistry} on a local port, in place of the

@@ -1,0 +1,95 @@
+package dev.etl.autoconfigure.clickhouse;
+
+import java.util.List;
+
+import dev.etl.autoconfigure.PipelineAssemblyException;
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ClickHouseSink;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.InsertFormat;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.clickhouse.UnsupportedNativeTypeException;
+import dev.etl.sink.BatchConfig;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.RetryConfig;
+import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * {@code etl.sink.clickhouse.*} to the connector's types, for the {@code table} sink and the named
+ * tables alike: what every ClickHouse sink shares (the connection and the settings of
+ * {@code etl.sink.clickhouse}), the batch settings, and the {@link SinkDefinition}.
+ */
+final class ClickHouseSinkMapping {
+
+    private ClickHouseSinkMapping() {
+    }
+
+    /**
+     * A builder with what every ClickHouse sink of the application shares: shards and credentials from
+     * the connection details, timeouts, compression, transport, breaker, retries, deterministic blocks
+     * and server settings. The table, validation, dedup requirement, batch and placement are the caller's.
+     */
+    static ClickHouseSinkConfig.Builder shared(EtlClickHouseProperties clickHouse, ClickHouseConnectionDetails connection) {
+        ClickHouseRetryProperties retry = clickHouse.getRetry();
+        ClickHouseSinkConfig.Builder builder = ClickHouseSinkConfig.builder()
+            .shards(connection.getShards())
+            .credentials(connection.getUsername(), connection.getPassword())
+            .connectTimeout(clickHouse.getConnectTimeout())
+            .socketTimeout(clickHouse.getSocketTimeout())
+            .compression(clickHouse.isCompression())
+            .transport(ClickHouseSinkConfig.Transport.valueOf(clickHouse.getTransport().name()))
+            .format(InsertFormat.valueOf(clickHouse.getFormat().name()))
+            .breaker(clickHouse.getBreaker().getThreshold(), clickHouse.getBreaker().getOpenTime())
+            .deterministicBlocks(clickHouse.isDeterministicBlocks())
+            .retry(new RetryConfig(retry.getMaxAttempts(), retry.getInitialBackoff(), retry.getMaxBackoff(),
+                    retry.getMultiplier(), retry.getJitter()));
+        clickHouse.getSettings().forEach(builder::setting);
+        return builder;
+    }
+
+    /** {@code etl.sink.clickhouse.batch.*}. */
+    static BatchConfig batch(ClickHouseBatchProperties batch) {
+        return new BatchConfig(batch.getMaxRows(), batch.getMaxBytes().toBytes(), batch.getLinger());
+    }
+
+    /** A named table's {@code batch.*}, each unset value from {@code etl.sink.clickhouse.batch.*}. */
+    static BatchConfig batch(ClickHouseTableProperties.Batch table, ClickHouseBatchProperties shared) {
+        return new BatchConfig((table.getMaxRows() != null) ? table.getMaxRows() : shared.getMaxRows(),
+                ((table.getMaxBytes() != null) ? table.getMaxBytes() : shared.getMaxBytes()).toBytes(),
+                (table.getLinger() != null) ? table.getLinger() : shared.getLinger());
+    }
+
+    /**
+     * The sink {@code name} over {@code config}, validated against {@code encoder}'s columns and written
+     * with it (none: chains pass their encoder), with the shared chunk size, queue capacity and
+     * permanent-failure policy.
+     */
+    static SinkDefinition definition(String name, String pipeline, ClickHouseSinkConfig config,
+            EtlClickHouseProperties clickHouse, RowBinaryEncoder<?> encoder, MeterRegistry registry) {
+        List<ClickHouseColumn> columns = (encoder != null) ? encoder.columns() : List.of();
+        SinkDefinition definition = nativeChecked(name, pipeline, config, columns, registry)
+            .withChunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(),
+                    (int) clickHouse.getChunk().getMaxBytes().toBytes()))
+            .withQueueCapacity(clickHouse.getQueueCapacity())
+            .withPermanentFailure(clickHouse.getPermanentFailure());
+        return (encoder != null) ? definition.withEncoder(encoder) : definition;
+    }
+
+    private static SinkDefinition nativeChecked(String name, String pipeline, ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns, MeterRegistry registry) {
+        try {
+            return ClickHouseSink.definition(name, pipeline, config, columns, registry);
+        }
+        catch (UnsupportedNativeTypeException ex) {
+            throw new PipelineAssemblyException("The ClickHouse sink '" + name + "' for " + config.qualifiedTable()
+                    + " sends Native blocks (etl.sink.clickhouse.format=native), built from its RowBinaryEncoder's "
+                    + "columns, but " + ex.getMessage(),
+                    (ex.column() != null) ? "Set etl.sink.clickhouse.format=row-binary (every column type can be "
+                            + "sent as RowBinary), or change the type of column '" + ex.column() + "'."
+                            : "Declare the sink's RowBinaryEncoder as a @Bean, or set "
+                                    + "etl.sink.clickhouse.format=row-binary.");
+        }
+    }
+
+}
