@@ -240,6 +240,7 @@ run() {
     # shellcheck disable=SC2086 # BENCH_ETL_ARGS is a list of arguments
     KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="$group" \
       CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$http_port" \
+      SERVER_ADDRESS=127.0.0.1 \
       ETL_THREADS="$THREADS" java -Xmx"$HEAP" -jar "$SERVICE_JAR" ${BENCH_ETL_ARGS:-} \
       $([[ "$side" == etl-merged ]] && echo --etl.sink.clickhouse.deterministic-blocks=false) >"$log" 2>&1 &
   fi

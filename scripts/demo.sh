@@ -15,7 +15,8 @@
 # Environment:
 #   DEMO_ORDERS        orders to produce (default 200000)
 #   DEMO_TIMEOUT_S     longest wait for the service to catch up (default 240)
-#   DEMO_HTTP_PORT     the service's HTTP port (default: a free port from 18480 up)
+#   DEMO_HTTP_PORT     the service's HTTP port (default: a free port from 18480 up), bound to 127.0.0.1
+#                      only (SERVER_ADDRESS; Actuator shares the port; the demo checks it with ss)
 #   DEMO_SKIP_BUILD=1  use the jar that is there
 #   DEMO_MVN_ARGS      extra Maven arguments for the build (e.g. -o)
 #   DEMO_KEEP_INFRA=1  leave the servers running at the end
@@ -149,6 +150,7 @@ else
 fi
 KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="orders-etl-$RUN_ID" \
   CLICKHOUSE_DATABASE="$DB" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$HTTP_PORT" \
+  SERVER_ADDRESS=127.0.0.1 \
   java -Xmx1g -jar "$JAR" >"$LOG_DIR/service.log" 2>&1 &
 SERVICE_PID=$!
 BASE="http://127.0.0.1:$HTTP_PORT"
@@ -159,6 +161,13 @@ until curl -sf -o /dev/null --max-time 2 "$BASE/readyz"; do
   sleep 0.5
 done
 info "ready in $((SECONDS - t))s (pid $SERVICE_PID, log $LOG_DIR/service.log)"
+# Loopback only, like the servers: the probes and /actuator are not for the network here.
+if command -v ss >/dev/null 2>&1; then
+  listeners="$(ss -Hltn "sport = :$HTTP_PORT" | awk '{print $4}' | sort -u | tr '\n' ' ')"
+  [[ -n "$listeners" && "$listeners" == "127.0.0.1:$HTTP_PORT " ]] \
+    || fail "the service listens on ${listeners:-nothing} instead of 127.0.0.1:$HTTP_PORT only"
+  info "listening on 127.0.0.1:$HTTP_PORT only"
+fi
 info "probes $BASE/readyz $BASE/healthz, metrics $BASE/actuator/prometheus"
 
 # ------------------------------------------------------------------ progress ----

@@ -2,6 +2,9 @@
 # Local test infrastructure: ZooKeeper, 4 ClickHouse instances (2 shards x 2
 # replicas), a KRaft Kafka broker and an Apicurio schema registry.
 # All processes bind to 127.0.0.1 and keep their state under ONE work dir.
+# Besides their plaintext listeners the same servers have secured ones (HTTPS on
+# ClickHouse with password users, SASL_SSL/SCRAM-SHA-512 on Kafka, HTTPS on the
+# registry), with a throwaway CA and server certificate made when nothing runs.
 #
 #   scripts/infra.sh start|stop|status|endpoints|clean [clickhouse|zookeeper|kafka|registry|all]
 #
@@ -25,6 +28,18 @@ KAFKA_CLUSTER_ID="ZXRsLWluZnJhLWxvY2FsMQ" # base64("etl-infra-local1"), fixed on
 KAFKA_POM="$SCRIPTS_DIR/infra/kafka/pom.xml"
 REGISTRY_PORT="${ETL_REGISTRY_PORT:-18081}"
 REGISTRY_VERSION="2.6.13.Final"
+# Secured listeners. Defaults follow the plaintext ports, so an instance moved with the ETL_* port
+# variables above moves its secured ports too.
+CH_HTTPS_BASE="${ETL_CH_HTTPS_BASE:-$((CH_HTTP_BASE + 320))}"
+KAFKA_SASL_SSL_PORT="${ETL_KAFKA_SASL_SSL_PORT:-$((KAFKA_PORT + 2))}"
+REGISTRY_HTTPS_PORT="${ETL_REGISTRY_HTTPS_PORT:-$((REGISTRY_PORT + 1))}"
+# The host name the server certificate is issued for (DNS:localhost only: https://127.0.0.1 is a
+# host-name mismatch, on purpose, for the tests of that mistake).
+TLS_HOST=localhost
+CH_SECURE_USER=etl
+CH_READONLY_USER=reader
+KAFKA_SCRAM_USER=etl
+KAFKA_SCRAM_MECHANISM=SCRAM-SHA-512
 
 if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/java" ]]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
 
@@ -38,7 +53,8 @@ fail_server() { # name logfile reason
   log "ERROR: $1: $3"
   if [[ -f "$2" ]]; then
     log "---- last 30 lines of $2 ----"
-    tail -n 30 "$2" >&2 || true
+    # a tool's error may quote a credential: never print one
+    tail -n 30 "$2" | sed -E 's/(password[^=:]*[=:] *"?)[^]",; ]+/\1******/Ig' >&2 || true
     log "---- end of $2 ----"
   fi
   exit 1
@@ -150,11 +166,115 @@ ensure_packages() {
   [[ -f /usr/share/java/zookeeper.jar ]] || need+=(zookeeper)
   command -v curl >/dev/null || need+=(curl)
   command -v unzip >/dev/null || need+=(unzip)
+  command -v openssl >/dev/null || need+=(openssl)
   ((${#need[@]} == 0)) && return 0
   log "installing missing Debian packages: ${need[*]}"
   apt-get update -q >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >&2
   find_clickhouse || die "clickhouse-server binary not found after install"
+}
+
+# ------------------------------------------------------------------ tls ----
+
+# Debian's openssl makes the PEM key and certificates (ClickHouse reads PEM); keytool the Java trust store.
+ensure_openssl() {
+  command -v openssl >/dev/null && return 0
+  log "installing missing Debian package: openssl"
+  apt-get update -q >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q openssl >&2
+  command -v openssl >/dev/null || die "openssl not found after install"
+}
+
+# Throwaway TLS material for the secured listeners, under $TLS_DIR (0700):
+#   ca.crt           the CA (its key is deleted right after signing: it can sign nothing else)
+#   server.crt/.key  PEM, for ClickHouse (DNS:localhost only)
+#   server.p12       the same key and certificate for Kafka and the registry
+#   truststore.p12   the CA for Java clients (tests, the IT's application)
+#   secrets.env      the store and user passwords (0600)
+# Passwords are made once per work dir: Kafka keeps SCRAM credentials in its metadata log, so they must
+# outlive a restart. Certificates are made again whenever no server of this work dir is running (every
+# CI run, every `start` after `stop all`); running servers keep theirs.
+TLS_DIR="$WORK_DIR/tls"
+
+if [[ -n "${JAVA_HOME:-}" && -x "$JAVA_HOME/bin/keytool" ]]; then KEYTOOL="$JAVA_HOME/bin/keytool"; else KEYTOOL=keytool; fi
+
+tls_secret() { openssl rand -hex 16; }
+
+tls_secrets() {
+  local f="$TLS_DIR/secrets.env"
+  mkdir -p "$TLS_DIR"
+  chmod 700 "$TLS_DIR"
+  if [[ ! -s "$f" ]]; then
+    (
+      umask 077
+      {
+        echo "TLS_KEYSTORE_PASSWORD=$(tls_secret)"
+        echo "TLS_TRUSTSTORE_PASSWORD=$(tls_secret)"
+        echo "CH_SECURE_PASSWORD=$(tls_secret)"
+        echo "CH_READONLY_PASSWORD=$(tls_secret)"
+        echo "KAFKA_SCRAM_PASSWORD=$(tls_secret)"
+      } >"$f.tmp"
+    )
+    mv "$f.tmp" "$f"
+  fi
+  # shellcheck source=/dev/null
+  source "$f"
+}
+
+tls_complete() {
+  local f
+  for f in ca.crt server.crt server.key server.p12 truststore.p12; do
+    [[ -s "$TLS_DIR/$f" ]] || return 1
+  done
+}
+
+any_server_running() {
+  local name
+  live_pid "$ZK_DIR/zookeeper.pid" "$(zk_token)" >/dev/null && return 0
+  for name in "${CH_INSTANCES[@]}"; do
+    live_pid "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" >/dev/null && return 0
+  done
+  live_pid "$KAFKA_DIR/kafka.pid" "$(kafka_token)" >/dev/null && return 0
+  live_pid "$REG_DIR/registry.pid" "$(reg_token)" >/dev/null && return 0
+  return 1
+}
+
+tls_generate() {
+  local tmp f
+  tmp="$(mktemp -d "$TLS_DIR/new.XXXXXX")"
+  if ! (
+    umask 077
+    cd "$tmp"
+    export TLS_KEYSTORE_PASSWORD TLS_TRUSTSTORE_PASSWORD
+    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.crt -days 30 \
+      -subj "/CN=etl local infra CA $(date -u +%Y%m%dT%H%M%SZ)" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign"
+    openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=$TLS_HOST"
+    printf 'subjectAltName=DNS:%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n' \
+      "$TLS_HOST" >server.ext
+    openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt -days 30 -extfile server.ext
+    openssl pkcs12 -export -in server.crt -inkey server.key -certfile ca.crt -name server -out server.p12 \
+      -passout env:TLS_KEYSTORE_PASSWORD
+    "$KEYTOOL" -importcert -noprompt -alias etl-infra-ca -file ca.crt -keystore truststore.p12 -storetype PKCS12 \
+      -storepass:env TLS_TRUSTSTORE_PASSWORD
+    rm -f ca.key ca.srl server.csr server.ext
+  ) >"$TLS_DIR/generate.log" 2>&1; then
+    rm -rf -- "$tmp"
+    fail_server tls "$TLS_DIR/generate.log" "generating the throwaway CA and server certificate failed"
+  fi
+  for f in ca.crt server.crt server.key server.p12 truststore.p12; do
+    mv -f "$tmp/$f" "$TLS_DIR/$f"
+  done
+  rm -rf -- "$tmp"
+  log "tls: new throwaway CA and server certificate for $TLS_HOST in $TLS_DIR"
+}
+
+tls_ensure() {
+  tls_secrets
+  if tls_complete && any_server_running; then
+    return 0 # the running servers use these files
+  fi
+  tls_generate
 }
 
 # ------------------------------------------------------------ zookeeper ----
@@ -247,6 +367,7 @@ CH_DIR="$WORK_DIR/clickhouse"
 ch_http_port() { echo $((CH_HTTP_BASE + $1)); }
 ch_tcp_port() { echo $((CH_TCP_BASE + $1)); }
 ch_interserver_port() { echo $((CH_INTERSERVER_BASE + $1)); }
+ch_https_port() { echo $((CH_HTTPS_BASE + $1)); }
 ch_token() { echo "$CH_DIR/$1/config.xml"; }
 
 ch_remote_servers_xml() {
@@ -287,6 +408,19 @@ ch_write_config() { # index
     <tcp_port>$(ch_tcp_port "$i")</tcp_port>
     <interserver_http_port>$(ch_interserver_port "$i")</interserver_http_port>
     <interserver_http_host>127.0.0.1</interserver_http_host>
+    <!-- the secured listener: TLS with the throwaway server certificate (issued for $TLS_HOST) -->
+    <https_port>$(ch_https_port "$i")</https_port>
+    <openSSL>
+        <server>
+            <certificateFile>$TLS_DIR/server.crt</certificateFile>
+            <privateKeyFile>$TLS_DIR/server.key</privateKeyFile>
+            <verificationMode>none</verificationMode>
+            <loadDefaultCAFile>false</loadDefaultCAFile>
+            <cacheSessions>true</cacheSessions>
+            <disableProtocols>sslv2,sslv3,tlsv1,tlsv1_1</disableProtocols>
+            <preferServerCiphers>true</preferServerCiphers>
+        </server>
+    </openSSL>
 
     <max_connections>1024</max_connections>
     <keep_alive_timeout>3</keep_alive_timeout>
@@ -335,8 +469,14 @@ $(ch_remote_servers_xml)
     <max_partition_size_to_drop>0</max_partition_size_to_drop>
 </yandex>
 EOF
-  # Derived from the Debian package's users.xml; localhost-only access.
-  cat >"$d/users.xml" <<'EOF'
+  # Derived from the Debian package's users.xml; localhost-only access. Besides the passwordless
+  # 'default' (what the plaintext tests use), two users with passwords for the secured tests: one
+  # that may write, and one in the 'readonly' profile (18.16 has no GRANT: readonly=1 is its only
+  # way to take the right to write away). Passwords are stored as SHA-256 hashes.
+  local secure_hash readonly_hash
+  secure_hash="$(printf '%s' "$CH_SECURE_PASSWORD" | sha256sum | cut -d' ' -f1)"
+  readonly_hash="$(printf '%s' "$CH_READONLY_PASSWORD" | sha256sum | cut -d' ' -f1)"
+  cat >"$d/users.xml" <<EOF
 <?xml version="1.0"?>
 <!-- generated by scripts/infra.sh -->
 <yandex>
@@ -362,6 +502,24 @@ EOF
             <profile>default</profile>
             <quota>default</quota>
         </default>
+        <$CH_SECURE_USER>
+            <password_sha256_hex>$secure_hash</password_sha256_hex>
+            <networks>
+                <ip>::1</ip>
+                <ip>127.0.0.1</ip>
+            </networks>
+            <profile>default</profile>
+            <quota>default</quota>
+        </$CH_SECURE_USER>
+        <$CH_READONLY_USER>
+            <password_sha256_hex>$readonly_hash</password_sha256_hex>
+            <networks>
+                <ip>::1</ip>
+                <ip>127.0.0.1</ip>
+            </networks>
+            <profile>readonly</profile>
+            <quota>default</quota>
+        </$CH_READONLY_USER>
     </users>
     <quotas>
         <default>
@@ -385,6 +543,17 @@ ch_query() { # index sql
 
 ch_ping() { curl -sf --max-time 2 "http://127.0.0.1:$(ch_http_port "$1")/?query=SELECT%201" | grep -qx 1; }
 
+# The secured listener answers SELECT 1 as the password user, verified against the CA (the password
+# goes to curl on stdin, not on its command line).
+ch_https_ping() {
+  printf 'user = "%s:%s"\n' "$CH_SECURE_USER" "$CH_SECURE_PASSWORD" |
+    curl -sf --max-time 2 -K - --cacert "$TLS_DIR/ca.crt" \
+      "https://$TLS_HOST:$(ch_https_port "$1")/?query=SELECT%201" | grep -qx 1
+}
+
+# Whether an instance runs with a secured listener (one started by an older scripts/infra.sh has none).
+ch_has_https() { grep -q '<https_port>' "$(ch_token "${CH_INSTANCES[$1]}")" 2>/dev/null; }
+
 ch_start_one() { # index
   local i="$1" name="${CH_INSTANCES[$1]}" d pid
   d="$CH_DIR/$name"
@@ -392,9 +561,10 @@ ch_start_one() { # index
     log "clickhouse-$name: already running (pid $pid)"
     return 0
   fi
-  require_free_ports "clickhouse-$name" "$(ch_http_port "$i")" "$(ch_tcp_port "$i")" "$(ch_interserver_port "$i")"
-  ch_write_config "$i"
-  log "clickhouse-$name: starting (http $(ch_http_port "$i"), tcp $(ch_tcp_port "$i"), interserver $(ch_interserver_port "$i"))"
+  require_free_ports "clickhouse-$name" "$(ch_http_port "$i")" "$(ch_tcp_port "$i")" "$(ch_interserver_port "$i")" \
+    "$(ch_https_port "$i")"
+  (umask 077 && ch_write_config "$i")
+  log "clickhouse-$name: starting (http $(ch_http_port "$i"), https $(ch_https_port "$i"), tcp $(ch_tcp_port "$i"), interserver $(ch_interserver_port "$i"))"
   launch "$d/clickhouse.pid" "$(ch_token "$name")" "$d/logs/stdout.log" "$CH_SERVER_BIN" "--config-file=$(ch_token "$name")"
 }
 
@@ -437,6 +607,16 @@ ch_wait() {
   done
   wait_ready "clickhouse (cluster check)" "$CH_DIR/s1r1/clickhouse.pid" "$(ch_token s1r1)" \
     "$CH_DIR/s1r1/logs/clickhouse-server.err.log" ch_cluster_ok
+  for i in "${!CH_INSTANCES[@]}"; do
+    name="${CH_INSTANCES[$i]}"
+    if ch_has_https "$i"; then
+      wait_ready "clickhouse-$name (https)" "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" \
+        "$CH_DIR/$name/logs/clickhouse-server.err.log" ch_https_ping "$i"
+    else
+      log "WARNING: clickhouse-$name was started by an older scripts/infra.sh without https_port;" \
+        "restart it (stop clickhouse, start clickhouse) for the secured listener"
+    fi
+  done
   log "clickhouse: 4 instances ready, ZooKeeper wired, cluster '$CH_CLUSTER' has 4 replicas"
 }
 
@@ -477,16 +657,25 @@ kafka_classpath() {
 
 kafka_write_config() {
   mkdir -p "$KAFKA_DIR/config" "$KAFKA_DIR/data" "$KAFKA_DIR/logs"
-  cat >"$KAFKA_DIR/config/server.properties" <<EOF
+  # 0600: it holds the key store's password
+  (umask 077 && cat >"$KAFKA_DIR/config/server.properties" <<EOF
 # generated by scripts/infra.sh: single-node KRaft (combined broker+controller)
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+# SASL_SSL: the secured listener (SCRAM-SHA-512 users, TLS with the throwaway certificate for $TLS_HOST);
+# advertised by the name the certificate is issued for
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT,SASL_SSL://127.0.0.1:$KAFKA_SASL_SSL_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,SASL_SSL://$TLS_HOST:$KAFKA_SASL_SSL_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_SSL:SASL_SSL
+sasl.enabled.mechanisms=$KAFKA_SCRAM_MECHANISM
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+ssl.keystore.location=$TLS_DIR/server.p12
+ssl.keystore.type=PKCS12
+ssl.keystore.password=$TLS_KEYSTORE_PASSWORD
+ssl.client.auth=none
 log.dirs=$KAFKA_DIR/data
 num.network.threads=2
 num.io.threads=4
@@ -506,6 +695,17 @@ group.initial.rebalance.delay.ms=0
 log.retention.hours=24
 log.segment.bytes=67108864
 EOF
+  )
+  # What a SASL_SSL client needs (the readiness check's; 0600: it holds the user's password)
+  (umask 077 && cat >"$TLS_DIR/kafka-client.properties" <<EOF
+security.protocol=SASL_SSL
+sasl.mechanism=$KAFKA_SCRAM_MECHANISM
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$KAFKA_SCRAM_USER" password="$KAFKA_SCRAM_PASSWORD";
+ssl.truststore.location=$TLS_DIR/truststore.p12
+ssl.truststore.type=PKCS12
+ssl.truststore.password=$TLS_TRUSTSTORE_PASSWORD
+EOF
+  )
   cat >"$KAFKA_DIR/config/log4j2.xml" <<EOF
 <?xml version="1.0" encoding="UTF-8"?>
 <Configuration status="WARN">
@@ -541,12 +741,32 @@ kafka_tool() { # main-class args...
     -cp "$(kafka_classpath)" "$main" "$@"
 }
 
+# The SCRAM user's credential as last stored in the metadata log: a hash of user and password.
+kafka_scram_stamp() { printf '%s:%s:%s' "$KAFKA_SCRAM_MECHANISM" "$KAFKA_SCRAM_USER" "$KAFKA_SCRAM_PASSWORD" | sha256sum | cut -d' ' -f1; }
+
 kafka_format_if_needed() {
   [[ -f "$KAFKA_DIR/data/meta.properties" ]] && return 0
-  log "kafka: formatting storage (cluster id $KAFKA_CLUSTER_ID)"
+  log "kafka: formatting storage (cluster id $KAFKA_CLUSTER_ID, SCRAM user $KAFKA_SCRAM_USER)"
   kafka_tool kafka.tools.StorageTool format -t "$KAFKA_CLUSTER_ID" -c "$(kafka_token)" \
+    --add-scram "$KAFKA_SCRAM_MECHANISM=[name=$KAFKA_SCRAM_USER,password=$KAFKA_SCRAM_PASSWORD]" \
     >>"$KAFKA_DIR/logs/format.log" 2>&1 ||
     fail_server kafka "$KAFKA_DIR/logs/format.log" "storage format failed"
+  kafka_scram_stamp >"$KAFKA_DIR/data/etl-scram.sha256"
+}
+
+# Storage formatted before the SCRAM user existed (or with other passwords): create or update the
+# user through the running broker (AlterUserScramCredentials; the password in the environment of
+# scripts/infra/kafka/ScramUser.java, not on a command line).
+kafka_ensure_scram() {
+  local stamp="$KAFKA_DIR/data/etl-scram.sha256"
+  [[ -f "$stamp" && "$(cat "$stamp")" == "$(kafka_scram_stamp)" ]] && return 0
+  log "kafka: storing SCRAM credentials of $KAFKA_SCRAM_USER through the broker"
+  ETL_SCRAM_PASSWORD="$KAFKA_SCRAM_PASSWORD" "$JAVA" -Xmx256m -XX:+UseSerialGC \
+    "-Dlog4j2.configurationFile=$KAFKA_DIR/config/tools-log4j2.xml" -cp "$(kafka_classpath)" \
+    "$SCRIPTS_DIR/infra/kafka/ScramUser.java" "127.0.0.1:$KAFKA_PORT" "$KAFKA_SCRAM_USER" "$KAFKA_SCRAM_MECHANISM" \
+    >>"$KAFKA_DIR/logs/scram.log" 2>&1 ||
+    fail_server kafka "$KAFKA_DIR/logs/scram.log" "storing the SCRAM user failed"
+  kafka_scram_stamp >"$stamp"
 }
 
 kafka_start() {
@@ -555,11 +775,11 @@ kafka_start() {
     log "kafka: already running (pid $pid)"
     return 0
   fi
-  require_free_ports kafka "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"
+  require_free_ports kafka "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$KAFKA_SASL_SSL_PORT"
   cp="$(kafka_classpath)"
   kafka_write_config
   kafka_format_if_needed
-  log "kafka: starting on 127.0.0.1:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT)"
+  log "kafka: starting on 127.0.0.1:$KAFKA_PORT (controller $KAFKA_CONTROLLER_PORT, SASL_SSL $KAFKA_SASL_SSL_PORT)"
   launch "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "$KAFKA_DIR/logs/kafka.out" \
     "$JAVA" -Xmx512m -Xms512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
     "-Dlog4j2.configurationFile=$KAFKA_DIR/config/log4j2.xml" \
@@ -571,8 +791,24 @@ kafka_check() {
   kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" --list >/dev/null 2>&1
 }
 
+# The secured listener answers an authenticated, verified client (TLS against the CA, SCRAM login).
+kafka_sasl_check() {
+  port_open "$KAFKA_SASL_SSL_PORT" || return 1
+  kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "$TLS_HOST:$KAFKA_SASL_SSL_PORT" \
+    --command-config "$TLS_DIR/kafka-client.properties" --list >/dev/null 2>&1
+}
+
+kafka_has_sasl() { grep -q '^listeners=.*SASL_SSL://' "$(kafka_token)" 2>/dev/null; }
+
 kafka_wait() {
   wait_ready kafka "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "$KAFKA_DIR/logs/server.log" kafka_check
+  if kafka_has_sasl; then
+    kafka_ensure_scram
+    wait_ready "kafka (SASL_SSL)" "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "$KAFKA_DIR/logs/server.log" kafka_sasl_check
+  else
+    log "WARNING: kafka was started by an older scripts/infra.sh without the SASL_SSL listener;" \
+      "restart it (stop kafka, start kafka) for the secured listener"
+  fi
   log "kafka: ready"
 }
 
@@ -608,18 +844,24 @@ reg_start() {
     log "registry: already running (pid $pid)"
     return 0
   fi
-  require_free_ports registry "$REGISTRY_PORT"
+  require_free_ports registry "$REGISTRY_PORT" "$REGISTRY_HTTPS_PORT"
   jar="$(reg_runner_jar)"
   mkdir -p "$REG_DIR/logs"
-  log "registry: starting Apicurio $REGISTRY_VERSION on 127.0.0.1:$REGISTRY_PORT (in-memory storage)"
-  # - quarkus.http.*: the only listener; no TLS port without certificates
+  log "registry: starting Apicurio $REGISTRY_VERSION on 127.0.0.1:$REGISTRY_PORT, HTTPS $REGISTRY_HTTPS_PORT (in-memory storage)"
+  # - quarkus.http.*: plain HTTP and HTTPS (the throwaway certificate) on 127.0.0.1; the key store's
+  #   password goes in the environment (QUARKUS_HTTP_SSL_CERTIFICATE_KEY_STORE_PASSWORD), not on the
+  #   command line. TLS only: the registry's own authentication needs Keycloak.
   # - management interface off (the default, made explicit)
   # - Narayana's default SocketProcessId opens an ephemeral server socket on
   #   the first transaction just to get a unique id: use UuidProcessId instead
-  launch "$REG_DIR/registry.pid" "$(reg_token)" "$REG_DIR/logs/registry.log" \
+  QUARKUS_HTTP_SSL_CERTIFICATE_KEY_STORE_PASSWORD="$TLS_KEYSTORE_PASSWORD" \
+    launch "$REG_DIR/registry.pid" "$(reg_token)" "$REG_DIR/logs/registry.log" \
     "$JAVA" -Xmx384m -XX:+UseSerialGC -Djava.awt.headless=true "$(reg_token)" \
     -Dquarkus.http.host=127.0.0.1 "-Dquarkus.http.port=$REGISTRY_PORT" \
     -Dquarkus.http.insecure-requests=enabled \
+    "-Dquarkus.http.ssl-port=$REGISTRY_HTTPS_PORT" \
+    "-Dquarkus.http.ssl.certificate.key-store-file=$TLS_DIR/server.p12" \
+    -Dquarkus.http.ssl.certificate.key-store-file-type=PKCS12 \
     -Dquarkus.management.enabled=false \
     -DCoreEnvironmentBean.processImplementationClassName=com.arjuna.ats.internal.arjuna.utils.UuidProcessId \
     "-Djava.io.tmpdir=$REG_DIR" \
@@ -628,8 +870,26 @@ reg_start() {
 
 reg_check() { curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7/subjects"; }
 
+reg_https_check() {
+  curl -sf --max-time 2 -o /dev/null --cacert "$TLS_DIR/ca.crt" \
+    "https://$TLS_HOST:$REGISTRY_HTTPS_PORT/apis/ccompat/v7/subjects"
+}
+
+# Whether the running registry was started with its HTTPS port (an older scripts/infra.sh had none).
+reg_has_https() {
+  local pid
+  pid="$(live_pid "$REG_DIR/registry.pid" "$(reg_token)")" || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'quarkus.http.ssl-port='
+}
+
 reg_wait() {
   wait_ready registry "$REG_DIR/registry.pid" "$(reg_token)" "$REG_DIR/logs/registry.log" reg_check
+  if reg_has_https; then
+    wait_ready "registry (https)" "$REG_DIR/registry.pid" "$(reg_token)" "$REG_DIR/logs/registry.log" reg_https_check
+  else
+    log "WARNING: the registry was started by an older scripts/infra.sh without HTTPS;" \
+      "restart it (stop registry, start registry) for the secured listener"
+  fi
   log "registry: ready"
 }
 
@@ -647,6 +907,45 @@ clickhouse.shard.2.replicas=http://127.0.0.1:$(ch_http_port 2),http://127.0.0.1:
 kafka.bootstrap=127.0.0.1:$KAFKA_PORT
 registry.url=http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7
 EOF
+  secured_endpoints
+}
+
+# The secured listeners that accept connections, and what a client needs for them (trust store,
+# users, passwords). Only listeners that are up are listed: servers started by an older script have
+# none, and tests that need them then say so instead of failing on a refused connection.
+secured_endpoints() {
+  [[ -s "$TLS_DIR/secrets.env" ]] && tls_complete || return 0
+  tls_secrets
+  local ch=1 i
+  for i in "${!CH_INSTANCES[@]}"; do port_open "$(ch_https_port "$i")" || ch=0; done
+  cat <<EOF
+tls.host=$TLS_HOST
+tls.ca.pem=$TLS_DIR/ca.crt
+tls.truststore=$TLS_DIR/truststore.p12
+tls.truststore.type=PKCS12
+tls.truststore.password=$TLS_TRUSTSTORE_PASSWORD
+EOF
+  if ((ch)); then
+    cat <<EOF
+clickhouse.https.shard.1.replicas=https://$TLS_HOST:$(ch_https_port 0),https://$TLS_HOST:$(ch_https_port 1)
+clickhouse.https.shard.2.replicas=https://$TLS_HOST:$(ch_https_port 2),https://$TLS_HOST:$(ch_https_port 3)
+clickhouse.https.user=$CH_SECURE_USER
+clickhouse.https.password=$CH_SECURE_PASSWORD
+clickhouse.https.readonly-user=$CH_READONLY_USER
+clickhouse.https.readonly-password=$CH_READONLY_PASSWORD
+EOF
+  fi
+  if port_open "$KAFKA_SASL_SSL_PORT"; then
+    cat <<EOF
+kafka.sasl-ssl.bootstrap=$TLS_HOST:$KAFKA_SASL_SSL_PORT
+kafka.sasl-ssl.mechanism=$KAFKA_SCRAM_MECHANISM
+kafka.sasl-ssl.user=$KAFKA_SCRAM_USER
+kafka.sasl-ssl.password=$KAFKA_SCRAM_PASSWORD
+EOF
+  fi
+  if port_open "$REGISTRY_HTTPS_PORT"; then
+    echo "registry.https.url=https://$TLS_HOST:$REGISTRY_HTTPS_PORT/apis/ccompat/v7"
+  fi
 }
 
 want() { [[ "$TARGET" == all || "$TARGET" == "$1" ]]; }
@@ -655,6 +954,8 @@ cmd_start() {
   local t0=$SECONDS bg=() p
   mkdir -p "$WORK_DIR"
   if want clickhouse || want zookeeper; then ensure_packages; fi
+  ensure_openssl
+  tls_ensure
   # Resolve downloads up front (cached after the first run).
   if want kafka; then kafka_classpath >/dev/null; fi
   if want registry; then reg_runner_jar >/dev/null; fi
@@ -676,7 +977,9 @@ cmd_start() {
   if want clickhouse; then ch_wait; fi
   if want kafka; then kafka_wait; fi
   if want registry; then reg_wait; fi
-  endpoints >"$WORK_DIR/endpoints.properties"
+  # 0600: it lists the secured users' passwords
+  (umask 077 && endpoints >"$WORK_DIR/endpoints.properties.tmp")
+  mv "$WORK_DIR/endpoints.properties.tmp" "$WORK_DIR/endpoints.properties"
   log "all requested servers ready in $((SECONDS - t0))s; endpoints: $WORK_DIR/endpoints.properties"
 }
 
@@ -711,15 +1014,16 @@ cmd_status() {
     for i in "${!CH_INSTANCES[@]}"; do
       name="${CH_INSTANCES[$i]}"
       status_line "clickhouse-$name" "$CH_DIR/$name/clickhouse.pid" "$(ch_token "$name")" \
-        "http://127.0.0.1:$(ch_http_port "$i") tcp=$(ch_tcp_port "$i")" ch_ping "$i" || rc=3
+        "http://127.0.0.1:$(ch_http_port "$i") tcp=$(ch_tcp_port "$i") https=$(ch_https_port "$i")" ch_ping "$i" || rc=3
     done
   fi
   if want kafka; then
-    status_line kafka "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "127.0.0.1:$KAFKA_PORT" port_open "$KAFKA_PORT" || rc=3
+    status_line kafka "$KAFKA_DIR/kafka.pid" "$(kafka_token)" "127.0.0.1:$KAFKA_PORT sasl_ssl=$TLS_HOST:$KAFKA_SASL_SSL_PORT" \
+      port_open "$KAFKA_PORT" || rc=3
   fi
   if want registry; then
     status_line registry "$REG_DIR/registry.pid" "$(reg_token)" \
-      "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7" reg_check || rc=3
+      "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7 https=$REGISTRY_HTTPS_PORT" reg_check || rc=3
   fi
   return "$rc"
 }

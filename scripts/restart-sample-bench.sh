@@ -169,7 +169,8 @@ fi
 # The sample's environment: its addresses; the caller's ETL_* infra variables are left out (they
 # bind to no etl.* property and the sample would warn about each).
 SAMPLE_ENV=(KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" CLICKHOUSE_DATABASE="$DB"
-  CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$HTTP_PORT")
+  CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$HTTP_PORT"
+  SERVER_ADDRESS=127.0.0.1)
 UNSET_ENV=()
 for name in $(compgen -e); do [[ "$name" == ETL_* ]] && UNSET_ENV+=(-u "$name"); done
 

@@ -8,6 +8,8 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
+import javax.net.ssl.SSLException;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -128,6 +130,12 @@ final class RegistryHttp {
                 lastCause = null;
                 lastFailure = "answered " + status + ": " + message;
             } catch (IOException e) {
+                SSLException tls = sslCause(e);
+                if (tls != null) {
+                    // a certificate that is not trusted or names another host does not fix itself: fail at once
+                    throw new SchemaRegistryException(what + ": TLS with schema registry " + redact(baseUrl)
+                            + " failed: " + tlsProblem(tls) + " (" + tls + ")", -1, -1, e);
+                }
                 lastStatus = -1;
                 lastCode = -1;
                 lastCause = e;
@@ -163,6 +171,36 @@ final class RegistryHttp {
         } catch (InterruptedException e) {
             return false;
         }
+    }
+
+    static SSLException sslCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
+    }
+
+    /** What a failed handshake most likely means, in the user's terms. */
+    static String tlsProblem(SSLException e) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            text.append(' ').append(t.getMessage());
+        }
+        String all = text.toString();
+        if (all.contains("No subject alternative") || all.contains("No name matching")) {
+            return "the registry's certificate is not issued for the host in its URL; use a host name the certificate "
+                    + "lists in its subject alternative names";
+        }
+        if (all.contains("PKIX") || all.contains("certification path") || all.contains("unable to find valid")) {
+            return "the registry's certificate is not trusted; trust the CA that issued it (an SSL bundle in "
+                    + "etl.avro.registry.ssl-bundle, or SchemaRegistryClient.Builder.trustStore / sslContext)";
+        }
+        if (all.contains("Unsupported or unrecognized SSL message") || all.contains("plaintext connection")) {
+            return "the port does not speak TLS; is it the registry's HTTP port?";
+        }
+        return "the TLS handshake failed";
     }
 
     /** {@code url} without user info ({@code https://user:secret@host} → {@code https://host}). */

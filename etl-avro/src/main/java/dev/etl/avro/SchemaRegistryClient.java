@@ -3,6 +3,7 @@ package dev.etl.avro;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -66,18 +67,28 @@ public final class SchemaRegistryClient {
     }
 
     private SchemaRegistryClient(Builder b) {
-        this.baseUrl = b.baseUrl;
-        this.user = b.user;
-        String authorization = b.user == null ? null
+        // User info in the URL is the basic-auth credentials (Confluent's basic.auth.credentials.source=URL)
+        // unless given separately; either way the URL this client keeps, logs and names in messages has none.
+        String user = b.user;
+        String password = b.password;
+        String userInfo = URI.create(b.baseUrl).getRawUserInfo();
+        if (userInfo != null && user == null) {
+            int colon = userInfo.indexOf(':');
+            user = URLDecoder.decode(colon < 0 ? userInfo : userInfo.substring(0, colon), StandardCharsets.UTF_8);
+            password = colon < 0 ? "" : URLDecoder.decode(userInfo.substring(colon + 1), StandardCharsets.UTF_8);
+        }
+        this.baseUrl = RegistryHttp.redact(b.baseUrl);
+        this.user = user;
+        String authorization = user == null ? null
                 : "Basic " + Base64.getEncoder()
-                        .encodeToString((b.user + ":" + b.password).getBytes(StandardCharsets.UTF_8));
+                        .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         HttpClient.Builder client = HttpClient.newBuilder()
                 .connectTimeout(b.connectTimeout)
                 .followRedirects(HttpClient.Redirect.NORMAL);
         if (b.sslContext != null) {
             client.sslContext(b.sslContext);
         }
-        this.http = new RegistryHttp(b.baseUrl, authorization, client.build(), b.requestTimeout, b.callTimeout,
+        this.http = new RegistryHttp(this.baseUrl, authorization, client.build(), b.requestTimeout, b.callTimeout,
                 b.maxAttempts, b.backoffInitial, b.backoffMax, b.unavailableCooldown);
         this.notFoundTtlNs = b.notFoundTtl.toNanos();
     }
@@ -86,7 +97,9 @@ public final class SchemaRegistryClient {
      * Starts configuring a client.
      *
      * @param baseUrl base URL of the registry API, e.g. {@code http://registry:8081} or
-     *        {@code http://127.0.0.1:18081/apis/ccompat/v7}; a trailing slash is ignored
+     *        {@code http://127.0.0.1:18081/apis/ccompat/v7}; a trailing slash is ignored; user info
+     *        ({@code https://user:password@registry}) is taken as basic-auth credentials unless
+     *        {@link Builder#basicAuth} gives others, and never kept in the URL the client names
      */
     public static Builder builder(String baseUrl) {
         return new Builder(baseUrl);
@@ -223,6 +236,9 @@ public final class SchemaRegistryClient {
                 throw new SchemaRegistryException("interrupted while checking schema registry " + url
                         + " (the application is stopping; the registry was not found wrong or unreachable)",
                         -1, -1, e.getCause());
+            }
+            if (RegistryHttp.sslCause(e) != null) {
+                throw e; // names the registry and what the handshake says; the base path is not the problem
             }
             String what = e.httpStatus() == 404 ? "it has no /subjects endpoint (HTTP 404): wrong base path?"
                     : e.httpStatus() == 401 || e.httpStatus() == 403
@@ -382,7 +398,7 @@ public final class SchemaRegistryClient {
 
         @Override
         public String toString() {
-            return "SchemaRegistryClient.Builder[" + baseUrl + (user == null ? "" : ", user=" + user) + "]";
+            return "SchemaRegistryClient.Builder[" + RegistryHttp.redact(baseUrl) + (user == null ? "" : ", user=" + user) + "]";
         }
 
         private static Duration positive(Duration d, String what) {

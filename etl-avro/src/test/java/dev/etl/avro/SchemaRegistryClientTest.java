@@ -114,6 +114,24 @@ class SchemaRegistryClientTest {
     }
 
     @Test
+    void userInfoInTheUrlIsTheBasicAuthAndIsInNoUrlTheClientNames() {
+        stub.put(1, POINT);
+        String port = stub.url().substring(stub.url().lastIndexOf(':') + 1);
+        SchemaRegistryClient client = SchemaRegistryClient.builder("http://etl:s3cret@127.0.0.1:" + port).build();
+        client.schemaById(1);
+        assertThat(stub.authorizations).containsExactly("Basic ZXRsOnMzY3JldA==");
+        assertThat(client.baseUrl()).isEqualTo("http://127.0.0.1:" + port);
+        assertThat(client.toString()).contains("etl").doesNotContain("s3cret");
+        assertThat(SchemaRegistryClient.builder("http://etl:s3cret@127.0.0.1:" + port).toString())
+                .doesNotContain("s3cret");
+        // an outage: the retries' messages and the cooldown's name the URL without the password
+        stub.failuresLeft.set(100);
+        assertThatThrownBy(() -> client.schemaById(2)).hasMessageNotContaining("s3cret")
+                .hasMessageContaining("http://127.0.0.1:" + port);
+        assertThatThrownBy(() -> client.schemaById(3)).hasMessageNotContaining("s3cret");
+    }
+
+    @Test
     void anUnreadableTrustStoreNamesThePathButNotThePassword() {
         assertThatThrownBy(() -> client().trustStore(Path.of("/nonexistent/trust.p12"), "hunter2".toCharArray(), "PKCS12"))
                 .isInstanceOf(IllegalArgumentException.class)

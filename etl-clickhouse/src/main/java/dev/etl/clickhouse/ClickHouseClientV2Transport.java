@@ -42,7 +42,9 @@ import org.apache.hc.core5.http.NoHttpResponseException;
  * (ClickHouse LZ4 framing, {@code decompress=1}) when configured, synchronous requests on the caller's
  * thread, and <em>no</em> client retries — the engine owns retries, and a retry must go to the next
  * replica, not silently to the same one. The client asks for no progress headers; the writer sends
- * {@code send_progress_in_http_headers=0} anyway.
+ * {@code send_progress_in_http_headers=0} anyway. For {@code https://} endpoints it trusts the
+ * {@link ClickHouseTls#trustedCertificates()} (or the JVM's trust store) and verifies the host name
+ * (client-v2's {@code STRICT} SSL mode, its default).
  *
  * <p><b>Errors</b> become {@link ClickHouseRequestException}s with the same inputs the HTTP transport
  * provides ({@link #toRequestException}): a {@link ServerException} → {@code HTTP} with its status and
@@ -67,6 +69,7 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
     private final String password;
     private final boolean compression;
     private final long waitMillis;
+    private final ClickHouseTls tls;
     private final ConcurrentHashMap<String, Client> clients = new ConcurrentHashMap<>();
 
     /**
@@ -80,6 +83,27 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
      */
     public ClickHouseClientV2Transport(Duration connectTimeout, Duration socketTimeout, String user, String password,
             boolean compression, ClickHouseTransport reads) {
+        this(connectTimeout, socketTimeout, user, password, compression, null, reads);
+    }
+
+    /**
+     * @param tls TLS towards {@code https://} replicas, or null for the JVM's default trust store: client-v2
+     *            trusts {@link ClickHouseTls#trustedCertificates()} (handed over as PEM text, in memory) and
+     *            verifies the host name; a {@code tls} with a client certificate or restricted protocols or
+     *            ciphers is refused (client-v2 cannot take them from an {@code SSLContext})
+     * @throws IllegalArgumentException for such a {@code tls}
+     */
+    public ClickHouseClientV2Transport(Duration connectTimeout, Duration socketTimeout, String user, String password,
+            boolean compression, ClickHouseTls tls, ClickHouseTransport reads) {
+        if (tls != null && tls.clientCertificate()) {
+            throw new IllegalArgumentException("client-v2 inserts cannot present a client certificate (mutual TLS) "
+                    + "from an SSLContext; use the HTTP transport");
+        }
+        if (tls != null && tls.restrictsParameters()) {
+            throw new IllegalArgumentException("client-v2 inserts cannot be restricted to TLS protocols "
+                    + tls.protocols() + " / ciphers " + tls.ciphers() + "; use the HTTP transport");
+        }
+        this.tls = tls;
         this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
         this.socketTimeout = Objects.requireNonNull(socketTimeout, "socketTimeout");
         this.user = user;
@@ -93,7 +117,7 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
     /** The transport for a sink's configuration (reads through {@link ClickHouseHttpTransport#of}). */
     public static ClickHouseClientV2Transport of(ClickHouseSinkConfig config) {
         return new ClickHouseClientV2Transport(config.connectTimeout(), config.socketTimeout(), config.user(),
-                config.password(), config.compression(), ClickHouseHttpTransport.of(config));
+                config.password(), config.compression(), config.tls(), ClickHouseHttpTransport.of(config));
     }
 
     @Override
@@ -163,7 +187,13 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
     }
 
     private Client newClient(String endpoint) {
-        return new Client.Builder()
+        Client.Builder builder = new Client.Builder();
+        if (tls != null && !tls.trustedCertificates().isEmpty()) {
+            // client-v2 reads a value that contains "-----BEGIN" as the certificates themselves, not as a path;
+            // its default SSL mode (STRICT) verifies the chain and the host name
+            builder.setRootCertificate(tls.trustedCertificatesPem());
+        }
+        return builder
                 .addEndpoint(endpoint)
                 .setUsername(user == null ? "default" : user)
                 .setPassword(password == null ? "" : password)

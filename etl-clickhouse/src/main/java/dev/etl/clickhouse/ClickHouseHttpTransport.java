@@ -19,6 +19,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 
+import javax.net.ssl.SSLParameters;
+
 /**
  * ClickHouse over plain HTTP with {@link java.net.http.HttpClient} (HTTP/1.1, keep-alive): an insert
  * is one POST of the body (RowBinary rows or a Native block) with the statement and settings in the URL
@@ -46,7 +48,26 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
 
     public ClickHouseHttpTransport(Duration connectTimeout, Duration socketTimeout, String user, String password,
             boolean compression) {
-        this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout).build();
+        this(connectTimeout, socketTimeout, user, password, compression, null);
+    }
+
+    /**
+     * @param tls TLS towards {@code https://} replicas ({@link ClickHouseTls#sslContext()}, restricted to its
+     *            protocols and ciphers), or null for the JVM's defaults; the host name in the replica URL is
+     *            always verified against the server's certificate
+     */
+    public ClickHouseHttpTransport(Duration connectTimeout, Duration socketTimeout, String user, String password,
+            boolean compression, ClickHouseTls tls) {
+        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(connectTimeout);
+        if (tls != null) {
+            builder.sslContext(tls.sslContext());
+            SSLParameters parameters = tls.sslParameters();
+            if (parameters != null) {
+                builder.sslParameters(parameters);
+            }
+        }
+        this.client = builder.build();
         this.socketTimeout = socketTimeout;
         this.authorization = user == null ? null
                 : "Basic " + Base64.getEncoder().encodeToString(
@@ -57,7 +78,7 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     /** The transport for a sink's configuration. */
     public static ClickHouseHttpTransport of(ClickHouseSinkConfig config) {
         return new ClickHouseHttpTransport(config.connectTimeout(), config.socketTimeout(), config.user(),
-                config.password(), config.compression());
+                config.password(), config.compression(), config.tls());
     }
 
     @Override

@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import javax.net.ssl.SSLException;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +19,8 @@ import org.slf4j.LoggerFactory;
  * ({@code FORMAT TabSeparated}, uncompressed: what works on 18.16):
  * <ol>
  * <li>{@code SELECT version()} and the {@link ClickHouseCapabilities capabilities};</li>
+ * <li>the sink's user may write: its {@code readonly} setting is 0 (a read-only user fails startup
+ * naming the user and the replica, instead of the first insert);</li>
  * <li>{@code system.tables}: the table exists and is not {@code Distributed} (writes go to shard-local
  * tables); whether its engine deduplicates retried inserts: {@code Replicated*} does; a plain
  * {@code *MergeTree} only with {@code non_replicated_deduplication_window > 0} on a server that has
@@ -27,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * mismatch.</li>
  * </ol>
  * A replica that cannot be reached is logged and skipped (it is checked by nobody until restart, and
- * the breaker handles it at runtime); a shard with no reachable replica fails validation.
+ * the breaker handles it at runtime); a shard with no reachable replica fails validation. A failed TLS
+ * handshake is a configuration error, not an outage: it fails validation at once, naming the replica and
+ * what the handshake says (certificate not trusted, issued for another host, a port without TLS).
  *
  * <p>Thread-safe; blocking (call at startup).
  */
@@ -58,6 +64,14 @@ public final class ClickHouseSchemaValidator {
             try {
                 reachable.add(validateReplica(shard, uri, expected));
             } catch (ClickHouseRequestException e) {
+                if (e.kind() == ClickHouseRequestException.Kind.HTTP && e.serverCode() == READONLY) {
+                    throw readOnly(shard, replica, "the server refused a read with its own settings: " + e.serverText(), e);
+                }
+                SSLException tls = sslCause(e);
+                if (tls != null) {
+                    throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "TLS with ClickHouse shard "
+                            + shard + " replica " + replica + " failed: " + tlsProblem(tls, uri) + " (" + tls + ")", e);
+                }
                 if (e.kind() == ClickHouseRequestException.Kind.HTTP) {
                     throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "cannot validate table "
                             + config.qualifiedTable() + " on shard " + shard + " replica " + replica + ": "
@@ -89,6 +103,7 @@ public final class ClickHouseSchemaValidator {
         String replica = ClickHouseShardWriter.describe(uri);
         String table = config.qualifiedTable();
         ClickHouseCapabilities caps = ClickHouseCapabilities.detect(transport, uri);
+        checkWritable(shard, uri, replica);
         checkSettings(shard, uri, replica, caps);
         String where = "database = " + literal(config.database()) + " AND ";
         String engineRow = transport.query(uri, "SELECT engine, engine_full FROM system.tables WHERE " + where
@@ -143,6 +158,62 @@ public final class ClickHouseSchemaValidator {
         log.info("ClickHouse shard {} replica {}: {} engine {} validated ({}), token={}, async_insert={}", shard,
                 replica, table, engine, config.validation(), caps.dedupToken(), caps.asyncInsert());
         return caps;
+    }
+
+    /** ClickHouse's READONLY error: a write, or a setting change, by a user whose profile has readonly != 0. */
+    static final int READONLY = 164;
+
+    /**
+     * The sink's user must be allowed to write: a profile with {@code readonly} other than 0 (1: reads
+     * only; 2: reads and settings) refuses every insert, which would otherwise fail the first batch long
+     * after startup. 18.16 has no GRANT, so {@code readonly} is the only right it can take away; on servers
+     * with SQL access control a missing INSERT grant shows at the first insert (ACCESS_DENIED, permanent).
+     */
+    private void checkWritable(int shard, URI uri, String replica) throws ClickHouseRequestException {
+        String readonly = transport.query(uri, "SELECT value FROM system.settings WHERE name = 'readonly' "
+                + "FORMAT TabSeparated").strip();
+        if (!readonly.isEmpty() && !readonly.equals("0")) {
+            throw readOnly(shard, replica, "its profile sets readonly=" + readonly, null);
+        }
+    }
+
+    private ClickHouseSchemaException readOnly(int shard, String replica, String why, Throwable cause) {
+        String user = config.user() == null ? "default" : config.user();
+        return new ClickHouseSchemaException(replica, config.qualifiedTable(), "ClickHouse user '" + user + "' on shard "
+                + shard + " replica " + replica + " is read-only (" + why + "), so the sink cannot insert into "
+                + config.qualifiedTable() + ": use a user whose profile has readonly=0 (on servers with GRANT, one "
+                + "granted INSERT and SELECT on the table)", cause);
+    }
+
+    /** The TLS failure behind a request failure, or null. */
+    static SSLException sslCause(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
+    }
+
+    /** What a failed handshake most likely means, in the user's terms. */
+    static String tlsProblem(SSLException e, URI uri) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            text.append(' ').append(t.getMessage());
+        }
+        String all = text.toString();
+        if (all.contains("No subject alternative") || all.contains("No name matching")) {
+            return "the server's certificate is not issued for '" + uri.getHost() + "', the host in the replica URL; "
+                    + "use a host name the certificate lists in its subject alternative names";
+        }
+        if (all.contains("PKIX") || all.contains("certification path") || all.contains("unable to find valid")) {
+            return "the server's certificate is not trusted; trust the CA that issued it (an SSL bundle in "
+                    + "etl.sink.clickhouse.ssl.bundle, or ClickHouseSinkConfig.Builder.tls)";
+        }
+        if (all.contains("Unsupported or unrecognized SSL message") || all.contains("plaintext connection")) {
+            return "the port does not speak TLS; is it the server's http_port rather than its https_port?";
+        }
+        return "the TLS handshake failed";
     }
 
     /**

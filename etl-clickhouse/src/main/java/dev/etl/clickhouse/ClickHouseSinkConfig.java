@@ -50,13 +50,15 @@ import dev.etl.sink.RetryConfig;
  * @param format            the insert format: the batch's RowBinary rows as they are, or transposed into
  *                          one Native block per batch on the shard writer's thread ({@link InsertFormat});
  *                          {@link #DEFAULT_FORMAT} by default
+ * @param tls               TLS towards {@code https://} replicas (trust, client certificate), or null for the
+ *                          JVM's default trust store; when set, every replica must be {@code https://}
  */
 public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
         String password, Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
         int breakerThreshold,
         Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
         BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks,
-        InsertFormat format) {
+        InsertFormat format, ClickHouseTls tls) {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -101,6 +103,31 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
     public static final Set<String> OWNED_SETTINGS = Set.of("wait_end_of_query", "insert_deduplicate",
             "insert_deduplication_token", "async_insert", "send_progress_in_http_headers", "query", "database");
 
+    /**
+     * A configuration with the {@linkplain #DEFAULT_FORMAT default insert format} and without TLS settings
+     * (the JVM's default trust store for {@code https://} replicas).
+     */
+    public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
+            Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
+            int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
+            Map<String, String> settings, BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck,
+            boolean deterministicBlocks) {
+        this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
+                breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
+                deterministicBlocks, DEFAULT_FORMAT, null);
+    }
+
+    /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
+    public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
+            Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
+            int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
+            Map<String, String> settings, BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck,
+            boolean deterministicBlocks, InsertFormat format) {
+        this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
+                breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
+                deterministicBlocks, format, null);
+    }
+
     public ClickHouseSinkConfig {
         requireText(database, "database");
         requireText(table, "table");
@@ -129,6 +156,26 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             copy.add(List.copyOf(replicas));
         }
         shards = List.copyOf(copy);
+        if (tls != null) {
+            for (int i = 0; i < shards.size(); i++) {
+                for (URI uri : shards.get(i)) {
+                    if (!uri.getScheme().equals("https")) {
+                        throw new IllegalArgumentException("ClickHouse shard " + i + ": TLS is configured but replica "
+                                + ClickHouseShardWriter.describe(uri) + " is plain http://; use the server's https_port "
+                                + "with an https:// URL");
+                    }
+                }
+            }
+            if (transport == Transport.CLIENT_V2 && tls.clientCertificate()) {
+                throw new IllegalArgumentException("ClickHouse TLS with a client certificate (mutual TLS) needs the HTTP "
+                        + "transport: client-v2 inserts cannot present it");
+            }
+            if (transport == Transport.CLIENT_V2 && tls.restrictsParameters()) {
+                throw new IllegalArgumentException("ClickHouse TLS restricted to protocols " + tls.protocols()
+                        + " / ciphers " + tls.ciphers() + " needs the HTTP transport: client-v2 inserts cannot be "
+                        + "restricted");
+            }
+        }
         requirePositive(connectTimeout, "connect timeout");
         requirePositive(socketTimeout, "socket timeout");
         requirePositive(breakerOpenTime, "breaker open time");
@@ -182,7 +229,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
                 + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", format=" + format + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
-                + ", placementCheck=" + placementCheck + "]";
+                + ", placementCheck=" + placementCheck + ", tls=" + tls + "]";
     }
 
     /**
@@ -209,6 +256,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private BatchConfig batch = BatchConfig.DEFAULTS;
         private RetryConfig retry = RetryConfig.DEFAULTS;
         private PlacementCheck placementCheck;
+        private ClickHouseTls tls;
 
         private Builder() {
         }
@@ -325,10 +373,16 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
             return this;
         }
 
+        /** TLS towards {@code https://} replicas ({@link ClickHouseTls}); null (the default) for the JVM's trust store. */
+        public Builder tls(ClickHouseTls tls) {
+            this.tls = tls;
+            return this;
+        }
+
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
                     compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry,
-                    placementCheck, deterministicBlocks, format);
+                    placementCheck, deterministicBlocks, format, tls);
         }
     }
 }

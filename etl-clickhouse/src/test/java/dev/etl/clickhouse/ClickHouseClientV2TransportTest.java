@@ -3,6 +3,7 @@ package dev.etl.clickhouse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
@@ -211,7 +212,7 @@ class ClickHouseClientV2TransportTest {
     @Test
     void closedPortIsAConnectFailure() throws IOException {
         int port;
-        try (ServerSocket s = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
         ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,

@@ -228,4 +228,41 @@ class ClickHouseSchemaValidatorTest {
             Thread.interrupted();
         }
     }
+
+    @Test
+    void aReadOnlyUserFailsStartupNamingTheUserAndTheReplica() {
+        FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
+        java.util.function.Function<String, String> base = t.queries;
+        t.queries = sql -> sql.contains("name = 'readonly'") ? "1\n" : base.apply(sql);
+        ClickHouseSinkConfig config = config().credentials("reader", "s3cret").build();
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config, t).validateShard(0, EXPECTED))
+                .isInstanceOf(ClickHouseSchemaException.class)
+                .hasMessageContaining("ClickHouse user 'reader' on shard 0 replica http://127.0.0.1:18123 is read-only")
+                .hasMessageContaining("readonly=1").hasMessageContaining("readonly=0")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+        t.queries = base;
+        assertThat(new ClickHouseSchemaValidator(config, t).validateShard(0, EXPECTED)).isNotNull();
+    }
+
+    @Test
+    void aServerRefusingAReadOnlyUsersSettingsIsReportedAsReadOnly() {
+        ClickHouseTransport failing = new ClickHouseTransport() {
+            @Override
+            public long insert(java.net.URI replica, ClickHouseInsert insert, byte[] body, int length) {
+                throw new AssertionError("no insert at validation");
+            }
+
+            @Override
+            public String query(java.net.URI replica, String sql) throws ClickHouseRequestException {
+                throw new ClickHouseRequestException(ClickHouseRequestException.Kind.HTTP, 500, 164,
+                        "Code: 164, e.displayText() = DB::Exception: Cannot modify 'wait_end_of_query' setting in "
+                                + "readonly mode", null);
+            }
+        };
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().credentials("reader", null).build(), failing)
+                .validateShard(0, EXPECTED))
+                .isInstanceOf(ClickHouseSchemaException.class)
+                .hasMessageContaining("ClickHouse user 'reader' on shard 0 replica http://127.0.0.1:18123 is read-only")
+                .hasMessageContaining("readonly mode");
+    }
 }

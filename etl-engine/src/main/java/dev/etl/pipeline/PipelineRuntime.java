@@ -19,6 +19,7 @@ import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.internal.sink.SinkRuntime;
 import dev.etl.source.Source;
+import dev.etl.util.Secrets;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -182,7 +183,8 @@ public final class PipelineRuntime {
             if (state.compareAndSet(current, PipelineState.FAILED)) {
                 failure.set(error);
                 errorMetrics.increment(error.errorClass(), "pipeline");
-                log.error("pipeline={} FAILED: {}", config.name(), error.getMessage(), error);
+                // the failure may quote a URL with user info or a password=... setting: masked (Secrets)
+                log.error("pipeline={} FAILED: {}", config.name(), Secrets.mask(error.getMessage()), Secrets.mask(error));
                 wakeLanes();
                 controller.requestStop();
                 return;

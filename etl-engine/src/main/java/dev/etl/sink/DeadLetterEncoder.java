@@ -11,6 +11,7 @@ import java.util.Map;
 import dev.etl.error.RecordException;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
+import dev.etl.util.Secrets;
 
 /**
  * The framing of dead-lettered records inside a dead-letter sink's chunks and sealed batches, written
@@ -24,7 +25,8 @@ import dev.etl.record.RecordMeta;
  *
  * <p>Headers written for every record: {@value #HEADER_SOURCE_TOPIC}, {@value #HEADER_SOURCE_PARTITION},
  * {@value #HEADER_SOURCE_OFFSET}, {@value #HEADER_SOURCE_TIMESTAMP}, {@value #HEADER_STAGE},
- * {@value #HEADER_ERROR_CLASS}, {@value #HEADER_ERROR_MESSAGE} (truncated to
+ * {@value #HEADER_ERROR_CLASS}, {@value #HEADER_ERROR_MESSAGE} (secrets masked with
+ * {@link Secrets#mask}: URL user info, {@code password=…}; then truncated to
  * {@value #MAX_MESSAGE_CHARS} characters) and {@value #HEADER_EXCEPTION}.
  */
 public final class DeadLetterEncoder {
@@ -63,7 +65,7 @@ public final class DeadLetterEncoder {
                 HEADER_SOURCE_TIMESTAMP, Long.toString(meta.timestampMs()),
                 HEADER_STAGE, failure.stage(),
                 HEADER_ERROR_CLASS, failure.errorClass().label(),
-                HEADER_ERROR_MESSAGE, truncate(failure.getMessage()),
+                HEADER_ERROR_MESSAGE, truncate(Secrets.mask(failure.getMessage())),
                 HEADER_EXCEPTION, cause.getClass().getName());
     }
 

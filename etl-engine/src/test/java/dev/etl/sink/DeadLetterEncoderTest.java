@@ -57,6 +57,23 @@ class DeadLetterEncoderTest {
     }
 
     @Test
+    void theErrorMessageHeaderCarriesNoSecret() {
+        MutableRecordMeta meta = new MutableRecordMeta();
+        meta.set(3, 17, 1000L, 0);
+        meta.source(new Payload().wrap("k".getBytes(StandardCharsets.UTF_8)), new Payload().wrap(new byte[] { 1 }));
+        RecordException failure = new RecordException(ErrorClass.OPERATOR, "enrich", "orders-3", 17,
+                "lookup via https://svc:hunter2@customers.internal/v1 failed (password=hunter2)",
+                new IllegalStateException("boom"));
+        RowBuffer out = new RowBuffer(16);
+
+        DeadLetterEncoder.encode(meta, "orders", "orders-3", failure, out);
+
+        String header = DeadLetterEncoder.decode(out.array(), out.length()).get(0).header("etl.error.message");
+        assertThat(header).doesNotContain("hunter2")
+                .contains("https://svc:******@customers.internal/v1", "password=******", "stage 'enrich' failed");
+    }
+
+    @Test
     void partitionNumberIsTheSuffixAfterTheTopicOrTheWholeName() {
         assertThat(DeadLetterEncoder.partitionNumber("orders", "orders-12")).isEqualTo("12");
         assertThat(DeadLetterEncoder.partitionNumber("default", "memory-0")).isEqualTo("memory-0");

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -18,6 +17,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+
+import dev.etl.util.Secrets;
 
 /**
  * Settings of a {@link KafkaSource}: the consumer properties (a plain map, as the Spring layer builds
@@ -206,16 +207,15 @@ public final class KafkaSourceConfig {
 
     /**
      * Whether the value of {@code key} is a secret: Kafka declares it a password, or its name says so
-     * (password, secret, jaas, credential, token, api key, private key). Over-redacting is harmless.
+     * ({@link Secrets#isSecretKey}: password, secret, jaas, credential, token, api key, private key).
+     * Over-redacting is harmless.
      */
     public static boolean isSecret(String key) {
         ConfigDef.ConfigKey known = ConsumerConfig.configDef().configKeys().get(key);
         if (known != null && known.type == ConfigDef.Type.PASSWORD) {
             return true;
         }
-        String k = key.toLowerCase(Locale.ROOT);
-        return k.contains("password") || k.contains("secret") || k.contains("jaas") || k.contains("credential")
-                || k.contains("token") || k.contains("apikey") || k.contains("api.key") || k.endsWith(".key");
+        return Secrets.isSecretKey(key);
     }
 
     /** Safe to log: secrets are redacted. */

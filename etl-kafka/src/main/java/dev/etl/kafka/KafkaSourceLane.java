@@ -134,6 +134,10 @@ final class KafkaSourceLane implements SourceLane {
             return ConsumerRecords.empty();
         } catch (KafkaException e) {
             rethrowCallbackFailure();
+            if (KafkaAccessFailure.matches(e)) {
+                // no retry fixes it: say which brokers, how the lane connects, and what is wrong
+                throw new SourceException("lane " + laneIndex + " " + KafkaAccessFailure.describe(e, config), e);
+            }
             throw new SourceException("lane " + laneIndex + ": poll of " + config.subscription() + " (group "
                     + config.groupId() + ") failed: " + e, e);
         } finally {

@@ -429,4 +429,44 @@ class KafkaSourceLaneTest {
         assertThat(s.describe()).isEqualTo("kafka[/orders-.*/] group=g");
         assertThat(s.config().toString()).doesNotContain("hunter2");
     }
+
+    @Test
+    void anAuthenticationFailureNamesTheBrokersHowTheLaneConnectsAndTheCauseButNoSecret() {
+        ScriptedConsumer refused = new ScriptedConsumer();
+        KafkaSource secured = new KafkaSource(KafkaSourceConfig.builder().property("bootstrap.servers", "kafka-1:9094")
+                .property("group.id", "g").property("security.protocol", "SASL_SSL")
+                .property("sasl.mechanism", "SCRAM-SHA-512")
+                .property("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                        + "username=\"etl\" password=\"hunter2\";")
+                .property("ssl.truststore.password", "store-secret")
+                .topics("orders").pipeline("s").meterRegistry(new SimpleMeterRegistry()).build(), props -> refused);
+        KafkaSourceLane secure = (KafkaSourceLane) secured.openLane(0, listener);
+        try {
+            refused.setPollException(new org.apache.kafka.common.errors.SaslAuthenticationException(
+                    "Authentication failed during authentication due to invalid credentials with SASL mechanism "
+                            + "SCRAM-SHA-512"));
+            assertThatThrownBy(() -> secure.poll(10, (batch) -> { }))
+                    .isInstanceOf(SourceException.class)
+                    .hasMessageContaining("lane 0 cannot authenticate to Kafka at bootstrap.servers=kafka-1:9094 "
+                            + "(security.protocol=SASL_SSL, sasl.mechanism=SCRAM-SHA-512)")
+                    .hasMessageContaining("wrong user name or password")
+                    .hasMessageContaining("invalid credentials")
+                    .satisfies((e) -> assertThat(e.getMessage()).doesNotContain("hunter2", "store-secret", "ScramLoginModule"));
+            refused.setPollException(new org.apache.kafka.common.errors.SslAuthenticationException("SSL handshake failed",
+                    new javax.net.ssl.SSLHandshakeException("PKIX path building failed: unable to find valid "
+                            + "certification path to requested target")));
+            assertThatThrownBy(() -> secure.poll(10, (batch) -> { }))
+                    .hasMessageContaining("the broker's certificate is not trusted")
+                    .hasMessageContaining("spring.kafka.ssl.bundle")
+                    .hasMessageContaining("PKIX path building failed");
+            refused.setPollException(new org.apache.kafka.common.errors.SslAuthenticationException("SSL handshake failed",
+                    new javax.net.ssl.SSLHandshakeException("No subject alternative names matching IP address "
+                            + "127.0.0.1 found")));
+            assertThatThrownBy(() -> secure.poll(10, (batch) -> { }))
+                    .hasMessageContaining("not issued for the host")
+                    .hasMessageContaining("127.0.0.1");
+        } finally {
+            secure.close();
+        }
+    }
 }

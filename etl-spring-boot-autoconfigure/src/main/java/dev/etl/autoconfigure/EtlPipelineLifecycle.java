@@ -14,6 +14,7 @@ import org.springframework.context.SmartLifecycle;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
+import dev.etl.util.Secrets;
 
 /**
  * Runs the {@link PipelineRuntime} inside the application context's lifecycle.
@@ -196,7 +197,7 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             return;
         }
         Throwable failure = ended.failure();
-        logger.error("Pipeline '{}' failed{}; {}", name(), (failure != null) ? ": " + failure.getMessage() : "",
+        logger.error("Pipeline '{}' failed{}; {}", name(), (failure != null) ? ": " + Secrets.mask(failure.getMessage()) : "",
                 this.closeOnFailure || this.exitOnFailure ? "closing the application context (exit code "
                         + ended.exitCode() + ")" : "the application context stays open (etl.pipeline.close-on-failure"
                         + "=false)");

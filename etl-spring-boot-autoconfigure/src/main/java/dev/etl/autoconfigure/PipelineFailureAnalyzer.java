@@ -3,12 +3,15 @@ package dev.etl.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
+import dev.etl.util.Secrets;
+
 /** Reports a {@link PipelineAssemblyException} as a description and an action. */
 class PipelineFailureAnalyzer extends AbstractFailureAnalyzer<PipelineAssemblyException> {
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, PipelineAssemblyException cause) {
-        return new FailureAnalysis(cause.getMessage(), cause.getAction(), cause);
+        // the report is logged: no URL user info, no password=... (the action is our own text)
+        return new FailureAnalysis(Secrets.mask(cause.getMessage()), cause.getAction(), cause);
     }
 
 }

@@ -1,12 +1,20 @@
 package com.example.probes;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collections;
 
 import org.junit.jupiter.api.Test;
 
@@ -78,6 +86,33 @@ class ProbesAndPrometheusTest {
                 "etl_checkpoint_watermark_age_seconds{", "etl_sink_rows_total{", "etl_pipeline_lanes_alive{",
                 "etl_sink_abandoned_batches_total{", "etl_checkpoint_commits_total{", "etl_sink_write_duration_seconds");
         assertThat(this.sink.script().rows()).isEqualTo(1);
+    }
+
+    @Test
+    void listensOnLoopbackOnly() throws Exception {
+        assertThat(get("/healthz").statusCode()).isEqualTo(200);
+        InetAddress external = nonLoopbackAddress();
+        assumeTrue(external != null, "this host has no non-loopback address to try");
+        try (Socket socket = new Socket()) {
+            assertThatThrownBy(() -> socket.connect(new InetSocketAddress(external, this.port), 2000))
+                .as("port %d reachable on %s", this.port, external)
+                .isInstanceOf(IOException.class);
+        }
+    }
+
+    /** An address of this host other than loopback (and link-local), or null. */
+    static InetAddress nonLoopbackAddress() throws IOException {
+        for (NetworkInterface nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+            if (!nic.isUp() || nic.isLoopback()) {
+                continue;
+            }
+            for (InetAddress address : Collections.list(nic.getInetAddresses())) {
+                if (!address.isLoopbackAddress() && !address.isLinkLocalAddress()) {
+                    return address;
+                }
+            }
+        }
+        return null;
     }
 
     private void awaitStatus(String path, int status) throws Exception {

@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.testcontainers.clickhouse.ClickHouseContainer;
 
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
@@ -15,7 +16,9 @@ import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
  * {@link ClickHouseConnectionDetails} from a {@link ServiceConnection @ServiceConnection}-annotated
  * Testcontainers {@link ClickHouseContainer} ({@code org.testcontainers.clickhouse}), whatever its image
  * name: one shard with one replica, the container's HTTP interface
- * ({@code http://host:mappedPort(8123)}), and the container's user name and password.
+ * ({@code http://host:mappedPort(8123)}), and the container's user name and password. With an SSL bundle
+ * on the service connection ({@code @Ssl…} annotations), the HTTPS interface
+ * ({@code https://host:mappedPort(8443)}, which the container must expose and serve) and that bundle.
  *
  * <p>The container's database name is not part of the details: the sink writes to
  * {@code etl.sink.clickhouse.database}. The details read the container when they are asked, so the
@@ -26,6 +29,9 @@ public final class ClickHouseContainerConnectionDetailsFactory
 
     /** The port of ClickHouse's HTTP interface inside the container. */
     static final int HTTP_PORT = 8123;
+
+    /** The port of ClickHouse's HTTPS interface in the image's example configuration ({@code https_port}). */
+    static final int HTTPS_PORT = 8443;
 
     /** Called by Spring's factories loader. */
     public ClickHouseContainerConnectionDetailsFactory() {
@@ -44,7 +50,19 @@ public final class ClickHouseContainerConnectionDetailsFactory
      * @return the shards
      */
     static List<List<URI>> shards(ClickHouseContainer container) {
-        return List.of(List.of(ContainerUri.of("http", container.getHost(), container.getMappedPort(HTTP_PORT), "")));
+        return shards(container, false);
+    }
+
+    /**
+     * The container as a cluster, over its HTTPS interface when {@code https} (an SSL bundle on the
+     * service connection: the container must expose and serve {@code https_port} 8443).
+     * @param container a started container
+     * @param https whether to connect to its HTTPS interface
+     * @return the shards
+     */
+    static List<List<URI>> shards(ClickHouseContainer container, boolean https) {
+        return List.of(List.of(https ? ContainerUri.of("https", container.getHost(), container.getMappedPort(HTTPS_PORT), "")
+                : ContainerUri.of("http", container.getHost(), container.getMappedPort(HTTP_PORT), "")));
     }
 
     /** {@link ClickHouseConnectionDetails} read from the source's container. */
@@ -57,7 +75,12 @@ public final class ClickHouseContainerConnectionDetailsFactory
 
         @Override
         public List<List<URI>> getShards() {
-            return shards(getContainer());
+            return shards(getContainer(), getSslBundle() != null);
+        }
+
+        @Override
+        public SslBundle getSslBundle() {
+            return super.getSslBundle();
         }
 
         @Override

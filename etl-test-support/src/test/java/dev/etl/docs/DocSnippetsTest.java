@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * {@code <!-- snippet: path/To/File.java#tag -->} must equal that (compiled and tested) file's
  * {@code package} line and the imports the region uses (in the file's order and grouping), then the
  * region between {@code // tag::tag[]} and {@code // end::tag[]}, dedented; so a reader can copy a
- * snippet into a file of their own. Edit the source, run this test, and copy what it prints when it
- * fails.
+ * snippet into a file of their own. YAML, properties and shell files mark regions with
+ * {@code # tag::tag[]} and {@code # end::tag[]} and are shown without a header. Edit the source, run
+ * this test, and copy what it prints when it fails.
  */
 class DocSnippetsTest {
     private static final Pattern MARKER = Pattern.compile("<!-- snippet: (\\S+)#(\\S+) -->");
@@ -104,6 +105,9 @@ class DocSnippetsTest {
 
     /** On this module's test classpath, or a source file in the repository (Spring Boot modules). */
     private static boolean classExists(String name) {
+        if (sourceFileExists(name)) {
+            return true;
+        }
         String candidate = name;
         while (true) {
             try {
@@ -122,6 +126,18 @@ class DocSnippetsTest {
         }
     }
 
+    /** A top-level class of that name in some module's {@code src/main/java} or {@code src/test/java}. */
+    private static boolean sourceFileExists(String name) {
+        String file = name.replace('.', '/') + ".java";
+        try (Stream<Path> modules = Files.list(repositoryRoot())) {
+            return modules.filter(Files::isDirectory)
+                .anyMatch((module) -> Files.isRegularFile(module.resolve("src/main/java").resolve(file))
+                        || Files.isRegularFile(module.resolve("src/test/java").resolve(file)));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private static String region(Path source, String tag, String where, List<String> problems) throws IOException {
         if (!Files.exists(source)) {
             problems.add(where + ": no such source file " + source);
@@ -131,9 +147,10 @@ class DocSnippetsTest {
         int start = -1;
         int end = -1;
         for (int i = 0; i < lines.size(); i++) {
-            if (lines.get(i).trim().equals("// tag::" + tag + "[]")) {
+            String line = lines.get(i).trim();
+            if (line.equals("// tag::" + tag + "[]") || line.equals("# tag::" + tag + "[]")) {
                 start = i + 1;
-            } else if (lines.get(i).trim().equals("// end::" + tag + "[]")) {
+            } else if (line.equals("// end::" + tag + "[]") || line.equals("# end::" + tag + "[]")) {
                 end = i;
             }
         }

@@ -2,6 +2,7 @@ package dev.etl.sample;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
 
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.SchemaRegistryClient;
@@ -37,8 +38,12 @@ public class OrdersPipelineConfiguration {
         return AvroDeserializer.specific(Order.class).confluent(registry);
     }
 
-    /** The topology: called once per lane, on the lane's thread. */
+    /**
+     * The topology: called once per lane, on the lane's thread. The {@code tables} profile replaces it
+     * with its own ({@link OrderTablesConfiguration}).
+     */
     @Bean
+    @Profile("!tables")
     ChainFactory orders(AvroDeserializer.Builder<Order> orders) {
         return ctx -> OrdersChain.build(ctx, orders);
     }

@@ -174,7 +174,7 @@ class OrdersPipelineTest {
         return rows;
     }
 
-    private static String string(ByteBuffer in) {
+    static String string(ByteBuffer in) {
         int length = 0;
         for (int shift = 0;; shift += 7) {                          // unsigned LEB128 length
             byte b = in.get();

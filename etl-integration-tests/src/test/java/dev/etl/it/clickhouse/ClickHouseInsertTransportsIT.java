@@ -1,6 +1,7 @@
 package dev.etl.it.clickhouse;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
@@ -184,7 +185,7 @@ class ClickHouseInsertTransportsIT {
     @EnumSource(Transport.class)
     void closedPortIsATransientConnectFailure(Transport transport) throws IOException {
         int port;
-        try (ServerSocket s = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
         ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db.name(), table(transport)).transport(transport)

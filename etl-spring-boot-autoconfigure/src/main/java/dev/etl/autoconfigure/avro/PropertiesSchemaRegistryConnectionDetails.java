@@ -1,7 +1,13 @@
 package dev.etl.autoconfigure.avro;
 
+import java.util.List;
+
+import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
+
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
+import dev.etl.util.Suggestion;
 
 /** {@link SchemaRegistryConnectionDetails} from {@code etl.avro.registry.*}. */
 class PropertiesSchemaRegistryConnectionDetails implements SchemaRegistryConnectionDetails {
@@ -33,14 +39,24 @@ class PropertiesSchemaRegistryConnectionDetails implements SchemaRegistryConnect
     @Override
     public SslBundle getSslBundle() {
         String name = this.properties.getSslBundle();
-        if (name == null) {
+        if (name == null || name.isBlank()) {
             return null;
         }
-        if (this.sslBundles == null) {
-            throw new IllegalStateException("etl.avro.registry.ssl-bundle=" + name + " is set but there are no SSL "
-                    + "bundles (spring.ssl.bundle.*)");
+        List<String> names = (this.sslBundles != null) ? this.sslBundles.getBundleNames() : List.of();
+        try {
+            if (this.sslBundles != null) {
+                return this.sslBundles.getBundle(name);
+            }
         }
-        return this.sslBundles.getBundle(name);
+        catch (NoSuchSslBundleException ex) {
+            // reported below with the names there are
+        }
+        String closest = Suggestion.closest(name, names);
+        throw new InvalidEtlConfigurationException("etl.avro.registry.ssl-bundle=" + name + " names no SSL bundle; "
+                + "the configured bundles are " + names + ((closest != null) ? " (did you mean '" + closest + "'?)" : ""),
+                "Define the bundle under spring.ssl.bundle.jks." + name + ".* or spring.ssl.bundle.pem." + name
+                        + ".* (its truststore is what verifies the registry's certificate), or fix the name in "
+                        + "etl.avro.registry.ssl-bundle.");
     }
 
 }

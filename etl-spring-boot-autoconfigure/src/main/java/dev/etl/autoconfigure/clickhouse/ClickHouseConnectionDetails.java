@@ -4,10 +4,11 @@ import java.net.URI;
 import java.util.List;
 
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
+import org.springframework.boot.ssl.SslBundle;
 
 /**
  * Details to connect to a sharded ClickHouse cluster: per shard, the HTTP base URIs of its replicas,
- * and the credentials. Defined from {@code etl.sink.clickhouse.*} unless the application (or a
+ * the credentials and the TLS trust. Defined from {@code etl.sink.clickhouse.*} unless the application (or a
  * service-connection factory) provides a bean of this type.
  */
 public interface ClickHouseConnectionDetails extends ConnectionDetails {
@@ -31,6 +32,15 @@ public interface ClickHouseConnectionDetails extends ConnectionDetails {
      * @return the password
      */
     default String getPassword() {
+        return null;
+    }
+
+    /**
+     * SSL bundle whose trust material verifies the replicas' certificates (and whose key material, if
+     * any, is the client certificate), or null for the JVM's defaults.
+     * @return the SSL bundle
+     */
+    default SslBundle getSslBundle() {
         return null;
     }
 

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
@@ -33,6 +34,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * table {@code etl.sink.clickhouse.tables.<name>}, a sink named {@code <name>} over the same connection
  * ({@link ClickHouseTablesRegistrar}, {@link ClickHouseTables}).
  *
+ * <p>TLS: {@code https://} replicas are verified against the SSL bundle named by
+ * {@code etl.sink.clickhouse.ssl.bundle} ({@code spring.ssl.bundle.*}, or the connection details' bundle),
+ * for both transports, or against the JVM's trust store without one.
+ *
  * <p>A {@link RowBinaryEncoder} bean is each sink's one encoder declaration: startup validation compares
  * its columns with the table, and the sink writes every row with it, so chains end in
  * {@code .sink(router)} or {@code .sink(name, router)}. A named table's encoder is the bean qualified with
@@ -45,7 +50,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * {@code DistributedRouter}, and the sink checks it against the Distributed table at startup; a named
  * table's ({@code tables.<name>.placement.*}) is qualified with its name.
  */
-@AutoConfiguration(before = EtlAutoConfiguration.class)
+@AutoConfiguration(before = EtlAutoConfiguration.class,
+        afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass(ClickHouseSink.class)
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
 @Conditional(OnClickHouseSinkCondition.class)
@@ -55,8 +61,9 @@ public final class ClickHouseSinkAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(ClickHouseConnectionDetails.class)
-    PropertiesClickHouseConnectionDetails clickHouseConnectionDetails(EtlClickHouseProperties properties) {
-        return new PropertiesClickHouseConnectionDetails(properties);
+    PropertiesClickHouseConnectionDetails clickHouseConnectionDetails(EtlClickHouseProperties properties,
+            ObjectProvider<SslBundles> sslBundles) {
+        return new PropertiesClickHouseConnectionDetails(properties, sslBundles.getIfAvailable());
     }
 
     /** Finds each sink's RowBinaryEncoder bean. */

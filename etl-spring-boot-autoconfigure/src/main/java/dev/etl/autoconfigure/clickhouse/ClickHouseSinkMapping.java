@@ -1,11 +1,18 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import java.net.URI;
 import java.util.List;
 
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslOptions;
+import org.springframework.boot.ssl.SslStoreBundle;
+
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.autoconfigure.PipelineAssemblyException;
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseTls;
 import dev.etl.clickhouse.InsertFormat;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.UnsupportedNativeTypeException;
@@ -26,8 +33,9 @@ final class ClickHouseSinkMapping {
     }
 
     /**
-     * A builder with what every ClickHouse sink of the application shares: shards and credentials from
-     * the connection details, timeouts, compression, transport, breaker, retries, deterministic blocks
+     * A builder with what every ClickHouse sink of the application shares: shards, credentials and TLS
+     * (the connection details' SSL bundle, {@code etl.sink.clickhouse.ssl.bundle}) from the connection
+     * details, timeouts, compression, transport, breaker, retries, deterministic blocks
      * and server settings. The table, validation, dedup requirement, batch and placement are the caller's.
      */
     static ClickHouseSinkConfig.Builder shared(EtlClickHouseProperties clickHouse, ClickHouseConnectionDetails connection) {
@@ -35,6 +43,7 @@ final class ClickHouseSinkMapping {
         ClickHouseSinkConfig.Builder builder = ClickHouseSinkConfig.builder()
             .shards(connection.getShards())
             .credentials(connection.getUsername(), connection.getPassword())
+            .tls(tls(connection.getSslBundle(), connection.getShards(), clickHouse))
             .connectTimeout(clickHouse.getConnectTimeout())
             .socketTimeout(clickHouse.getSocketTimeout())
             .compression(clickHouse.isCompression())
@@ -46,6 +55,52 @@ final class ClickHouseSinkMapping {
                     retry.getMultiplier(), retry.getJitter()));
         clickHouse.getSettings().forEach(builder::setting);
         return builder;
+    }
+
+    /**
+     * The sink's TLS from an SSL bundle: the bundle's SSL context for the raw HTTP transport, its trust
+     * store for client-v2; null without a bundle.
+     */
+    static ClickHouseTls tls(SslBundle bundle, List<List<URI>> shards, EtlClickHouseProperties clickHouse) {
+        if (bundle == null) {
+            return null;
+        }
+        SslStoreBundle stores = bundle.getStores();
+        boolean clientCertificate = stores != null && stores.getKeyStore() != null;
+        SslOptions options = bundle.getOptions();
+        List<String> protocols = (options != null && options.getEnabledProtocols() != null)
+                ? List.of(options.getEnabledProtocols()) : List.of();
+        List<String> ciphers = (options != null && options.getCiphers() != null) ? List.of(options.getCiphers())
+                : List.of();
+        String name = (clickHouse.getSsl().getBundle() != null)
+                ? "etl.sink.clickhouse.ssl.bundle=" + clickHouse.getSsl().getBundle() : "from its connection details";
+        if (clickHouse.getTransport() == EtlClickHouseProperties.Transport.CLIENT_V2) {
+            if (clientCertificate) {
+                throw new InvalidEtlConfigurationException("The SSL bundle of the ClickHouse sink (" + name + ") has a "
+                        + "key store (a client certificate for mutual TLS), but client-v2 inserts cannot present it.",
+                        "Set etl.sink.clickhouse.transport=http (raw HTTP inserts present the bundle's client "
+                                + "certificate), or use a bundle with a truststore only.");
+            }
+            if (!protocols.isEmpty() || !ciphers.isEmpty()) {
+                throw new InvalidEtlConfigurationException("The SSL bundle of the ClickHouse sink (" + name
+                        + ") restricts protocols " + protocols + " / ciphers " + ciphers + ", but client-v2 inserts "
+                        + "cannot be restricted.", "Set etl.sink.clickhouse.transport=http, or drop the bundle's "
+                                + "options.");
+            }
+        }
+        for (List<URI> shard : shards) {
+            for (URI replica : shard) {
+                if (!"https".equals(replica.getScheme())) {
+                    throw new InvalidEtlConfigurationException("The ClickHouse sink has an SSL bundle (" + name
+                            + "), but replica " + replica.getScheme() + "://" + replica.getHost() + ":"
+                            + replica.getPort() + " in etl.sink.clickhouse.shards is plain HTTP.",
+                            "Use https:// URLs with the servers' https_port for every replica, or remove "
+                                    + "etl.sink.clickhouse.ssl.bundle.");
+                }
+            }
+        }
+        return ClickHouseTls.of(bundle.createSslContext(), (stores != null) ? stores.getTrustStore() : null,
+                clientCertificate, protocols, ciphers);
     }
 
     /** {@code etl.sink.clickhouse.batch.*}. */

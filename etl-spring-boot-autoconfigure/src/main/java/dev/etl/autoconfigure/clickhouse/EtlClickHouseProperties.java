@@ -121,6 +121,8 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, String> settings = new LinkedHashMap<>();
 
+    private final Ssl ssl = new Ssl();
+
     /**
      * Named tables, each a sink of its own named by its key (a chain writes to table "orders" with
      * sink("orders", router)) and written with the RowBinaryEncoder bean qualified with that name, over
@@ -281,6 +283,10 @@ public class EtlClickHouseProperties implements Validator {
         this.settings = settings;
     }
 
+    public Ssl getSsl() {
+        return this.ssl;
+    }
+
     public Map<String, ClickHouseTableProperties> getTables() {
         return this.tables;
     }
@@ -360,6 +366,27 @@ public class EtlClickHouseProperties implements Validator {
 
         public void setReplicas(List<URI> replicas) {
             this.replicas = replicas;
+        }
+
+    }
+
+    /** TLS towards https:// replicas. */
+    public static class Ssl {
+
+        /**
+         * Name of the SSL bundle ("spring.ssl.bundle.*") whose trust material verifies the replicas'
+         * certificates (every replica must then be https://). Without it, https:// replicas are verified
+         * against the JVM's default trust store. A bundle with key material (a client certificate, mutual
+         * TLS) needs transport=http.
+         */
+        private String bundle;
+
+        public String getBundle() {
+            return this.bundle;
+        }
+
+        public void setBundle(String bundle) {
+            this.bundle = bundle;
         }
 
     }

@@ -3,13 +3,23 @@ package dev.etl.autoconfigure.clickhouse;
 import java.net.URI;
 import java.util.List;
 
+import org.springframework.boot.ssl.NoSuchSslBundleException;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
+
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
+import dev.etl.util.Suggestion;
+
 /** {@link ClickHouseConnectionDetails} from {@code etl.sink.clickhouse.*}. */
 class PropertiesClickHouseConnectionDetails implements ClickHouseConnectionDetails {
 
     private final EtlClickHouseProperties properties;
 
-    PropertiesClickHouseConnectionDetails(EtlClickHouseProperties properties) {
+    private final SslBundles sslBundles;
+
+    PropertiesClickHouseConnectionDetails(EtlClickHouseProperties properties, SslBundles sslBundles) {
         this.properties = properties;
+        this.sslBundles = sslBundles;
     }
 
     @Override
@@ -25,6 +35,36 @@ class PropertiesClickHouseConnectionDetails implements ClickHouseConnectionDetai
     @Override
     public String getPassword() {
         return this.properties.getPassword();
+    }
+
+    @Override
+    public SslBundle getSslBundle() {
+        return sslBundle(this.sslBundles, this.properties.getSsl().getBundle(), "etl.sink.clickhouse.ssl.bundle");
+    }
+
+    /**
+     * The bundle {@code name} names, null when {@code name} is null.
+     * @throws InvalidEtlConfigurationException naming {@code property} when there is no such bundle
+     */
+    static SslBundle sslBundle(SslBundles bundles, String name, String property) {
+        if (name == null || name.isBlank()) {
+            return null;
+        }
+        List<String> names = (bundles != null) ? bundles.getBundleNames() : List.of();
+        try {
+            if (bundles != null) {
+                return bundles.getBundle(name);
+            }
+        }
+        catch (NoSuchSslBundleException ex) {
+            // reported below with the names there are
+        }
+        String closest = Suggestion.closest(name, names);
+        throw new InvalidEtlConfigurationException(property + "=" + name + " names no SSL bundle; the configured "
+                + "bundles are " + names + ((closest != null) ? " (did you mean '" + closest + "'?)" : ""),
+                "Define the bundle under spring.ssl.bundle.jks." + name + ".* or spring.ssl.bundle.pem." + name
+                        + ".* (its truststore is what verifies the server's certificate), or fix the name in "
+                        + property + ".");
     }
 
 }

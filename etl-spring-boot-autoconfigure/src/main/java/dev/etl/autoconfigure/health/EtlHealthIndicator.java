@@ -10,6 +10,7 @@ import org.springframework.boot.health.contributor.Status;
 
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
+import dev.etl.util.Secrets;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
@@ -27,7 +28,8 @@ import io.micrometer.core.instrument.search.Search;
  * </ul>
  *
  * <p>Details: state, lanes (configured, alive, paused), records polled, oldest uncommitted batch age,
- * the partitions paused behind a stalled head (by name), in-flight bytes, and per sink and shard the queued chunks; plus the failure message when failed.
+ * the partitions paused behind a stalled head (by name), in-flight bytes, and per sink and shard the queued chunks; plus the failure message when failed
+ * (with secrets masked: {@link Secrets#mask}).
  * Time-bounded by construction: every value is read from atomics or gauges, nothing blocks or does
  * I/O, so the check costs microseconds whatever state the pipeline is in.
  */
@@ -77,7 +79,8 @@ public class EtlHealthIndicator extends AbstractHealthIndicator {
         builder.withDetail("sinks", sinks());
         Throwable failure = this.runtime.failure();
         if (failure != null) {
-            builder.withDetail("failure", String.valueOf(failure.getMessage()));
+            // health details leave the process over HTTP: no URL user info, no password=...
+            builder.withDetail("failure", String.valueOf(Secrets.mask(failure.getMessage())));
         }
     }
 

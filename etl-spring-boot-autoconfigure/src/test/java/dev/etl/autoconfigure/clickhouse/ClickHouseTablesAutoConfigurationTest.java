@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -119,6 +120,39 @@ class ClickHouseTablesAutoConfigurationTest {
                     assertThat(config.settings()).containsEntry("insert_quorum", "2");
                 }
             });
+    }
+
+    @Test
+    void namedTablesShareTheSslBundleOfTheConnection() {
+        this.runner.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+            .withUserConfiguration(TableEncoders.class)
+            .withPropertyValues(TWO_TABLES)
+            .withPropertyValues("etl.sink.clickhouse.shards[0].replicas=https://ch-1a:8443",
+                    "etl.sink.clickhouse.shards[1].replicas=https://ch-2a:8443",
+                    "spring.ssl.bundle.pem.infra.truststore.certificate=classpath:tls/ca.crt",
+                    "etl.sink.clickhouse.ssl.bundle=infra")
+            .run((context) -> {
+                assertThat(context).hasNotFailed();
+                ClickHouseTables tables = context.getBean(ClickHouseTables.class);
+                for (String name : List.of("orders", "refunds")) {
+                    ClickHouseSinkConfig config = tables.config(name);
+                    assertThat(config.tls()).as(name).isNotNull();
+                    assertThat(config.tls().trustedCertificates()).as(name).singleElement()
+                        .satisfies((ca) -> assertThat(ca.getSubjectX500Principal().getName()).isEqualTo("CN=etl test CA"));
+                }
+            });
+    }
+
+    @Test
+    void aNamedTableOverPlainHttpWithABundleFailsNamingTheReplica() {
+        this.runner.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+            .withUserConfiguration(TableEncoders.class)
+            .withPropertyValues(TWO_TABLES)
+            .withPropertyValues("spring.ssl.bundle.pem.infra.truststore.certificate=classpath:tls/ca.crt",
+                    "etl.sink.clickhouse.ssl.bundle=infra")
+            .run((context) -> assertThat(context).getFailure()
+                .hasStackTraceContaining("replica http://127.0.0.1:1")
+                .hasStackTraceContaining("is plain HTTP"));
     }
 
     @Test

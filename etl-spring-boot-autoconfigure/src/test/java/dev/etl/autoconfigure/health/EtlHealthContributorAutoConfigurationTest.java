@@ -11,9 +11,14 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.deser.Deserializer;
+import dev.etl.ops.ChainFactory;
+import dev.etl.ops.Chains;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
+import dev.etl.sink.SinkDefinition;
 import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 
 class EtlHealthContributorAutoConfigurationTest {
@@ -77,6 +82,34 @@ class EtlHealthContributorAutoConfigurationTest {
                 .hasEntrySatisfying("failure", (message) -> assertThat(message.toString())
                     .contains("permanent write failure"));
         });
+    }
+
+    @Test
+    void theFailureDetailCarriesNoSecret() {
+        new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(EtlAutoConfiguration.class, EtlHealthContributorAutoConfiguration.class))
+            .withPropertyValues("etl.checkpoint.interval=50ms", "etl.pipeline.poll-timeout=20ms",
+                    "etl.pipeline.exit-on-failure=false", "etl.pipeline.close-on-failure=false")
+            .withBean(MemorySource.class, MemorySource::create)
+            .withBean("captureSinkDefinition", SinkDefinition.class, () -> CaptureSink.create("capture", 1).definition())
+            .withBean(ChainFactory.class, () -> (ctx) -> Chains.from(ctx, Deserializer.bytes())
+                .<byte[]>map("lookup", (value) -> {
+                    throw new IllegalStateException("lookup at https://svc:hunter2@customers.internal/v1 refused "
+                            + "(password=hunter2)");
+                })
+                .sink(TestEncoders.bytes(), (value, meta, shards) -> 0))
+            .run((context) -> {
+                CompositeHealthContributor etl = context.getBean("etlHealthContributor", CompositeHealthContributor.class);
+                PipelineRuntime runtime = context.getBean(PipelineRuntime.class);
+                MemorySource source = context.getBean(MemorySource.class);
+                assertThat(HealthTestBeans.eventually(() -> runtime.state() == PipelineState.RUNNING)).isTrue();
+                source.handle().assign(0, 0);
+                source.handle().push(0, null, new byte[] { 'x' });
+                assertThat(HealthTestBeans.eventually(() -> runtime.state() == PipelineState.FAILED)).isTrue();
+                Object failure = ((HealthIndicator) etl.getContributor("liveness")).health().getDetails().get("failure");
+                assertThat(String.valueOf(failure)).doesNotContain("hunter2")
+                    .contains("https://svc:******@customers.internal/v1", "password=******");
+            });
     }
 
     @Test

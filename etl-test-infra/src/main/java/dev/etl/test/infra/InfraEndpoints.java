@@ -26,6 +26,7 @@ import java.util.Properties;
  * kafka.bootstrap=127.0.0.1:19092
  * registry.url=http://127.0.0.1:18081/apis/ccompat/v7
  * </pre>
+ * plus, when the servers run with their secured listeners, the keys of {@link #secured()}.
  * Tests get an instance by declaring a parameter of this type under {@link LocalInfra}.
  * Immutable and thread-safe.
  */
@@ -40,6 +41,12 @@ public final class InfraEndpoints {
     private final String kafkaBootstrap;
     private final String registryUrl;
 
+    /** The secured listeners, or null when the file lists none (see {@link #secured()}). */
+    private final SecuredInfraEndpoints secured;
+
+    /** Why {@link #secured} is null: the missing keys. */
+    private final List<String> securedMissing;
+
     /**
      * Creates endpoints from their parts.
      * @param zookeeperConnect ZooKeeper connect string, {@code host:port}
@@ -50,6 +57,14 @@ public final class InfraEndpoints {
      */
     public InfraEndpoints(String zookeeperConnect, String clickhouseCluster, List<ClickHouseShard> clickhouseShards,
             String kafkaBootstrap, String registryUrl) {
+        this(zookeeperConnect, clickhouseCluster, clickhouseShards, kafkaBootstrap, registryUrl, null,
+                List.of("tls.host"));
+    }
+
+    private InfraEndpoints(String zookeeperConnect, String clickhouseCluster, List<ClickHouseShard> clickhouseShards,
+            String kafkaBootstrap, String registryUrl, SecuredInfraEndpoints secured, List<String> securedMissing) {
+        this.secured = secured;
+        this.securedMissing = List.copyOf(securedMissing);
         this.zookeeperConnect = Objects.requireNonNull(zookeeperConnect, "zookeeperConnect");
         this.clickhouseCluster = Objects.requireNonNull(clickhouseCluster, "clickhouseCluster");
         this.clickhouseShards = List.copyOf(clickhouseShards);
@@ -101,19 +116,26 @@ public final class InfraEndpoints {
         }
         List<ClickHouseShard> shardList = new ArrayList<>(shardCount);
         for (int shard = 1; shard <= shardCount; shard++) {
-            String key = "clickhouse.shard." + shard + ".replicas";
-            List<String> replicas = Arrays.stream(required(properties, key).split(","))
-                .map(String::trim)
-                .filter((url) -> !url.isEmpty())
-                .map(InfraEndpoints::stripTrailingSlash)
-                .toList();
-            if (replicas.isEmpty()) {
-                throw new IllegalArgumentException(key + " lists no replica URL");
-            }
-            shardList.add(new ClickHouseShard(shard, replicas));
+            shardList.add(new ClickHouseShard(shard, urls(properties, "clickhouse.shard." + shard + ".replicas")));
         }
+        List<String> securedMissing = new ArrayList<>();
+        SecuredInfraEndpoints secured = SecuredInfraEndpoints.parse(properties, shardCount, securedMissing);
         return new InfraEndpoints(required(properties, "zookeeper.connect"), required(properties, "clickhouse.cluster"),
-                shardList, required(properties, "kafka.bootstrap"), required(properties, "registry.url"));
+                shardList, required(properties, "kafka.bootstrap"), required(properties, "registry.url"), secured,
+                securedMissing);
+    }
+
+    /** The comma-separated URLs under {@code key}, without trailing slashes; at least one. */
+    static List<String> urls(Properties properties, String key) {
+        List<String> urls = Arrays.stream(required(properties, key).split(","))
+            .map(String::trim)
+            .filter((url) -> !url.isEmpty())
+            .map(InfraEndpoints::stripTrailingSlash)
+            .toList();
+        if (urls.isEmpty()) {
+            throw new IllegalArgumentException(key + " lists no replica URL");
+        }
+        return urls;
     }
 
     private static String required(Properties properties, String key) {
@@ -184,6 +206,31 @@ public final class InfraEndpoints {
      */
     public String registryUrl() {
         return registryUrl;
+    }
+
+    /**
+     * Returns the secured listeners of the same servers (HTTPS ClickHouse with password users,
+     * {@code SASL_SSL} Kafka, HTTPS registry) and the trust material for them.
+     * @return the secured endpoints
+     * @throws IllegalStateException when the servers were started without them (by an older
+     * {@code scripts/infra.sh}, or a secured listener is down), naming the missing keys and the fix
+     */
+    public SecuredInfraEndpoints secured() {
+        if (secured == null) {
+            throw new IllegalStateException("the local servers run without (some of) their secured listeners: "
+                    + InfraEndpoints.FILE_NAME + " has no " + securedMissing + ". They were started by an older "
+                    + InfraDirectory.SCRIPT + ", or a secured listener is down: restart them with `" + InfraDirectory.SCRIPT
+                    + " stop all` and `" + InfraDirectory.SCRIPT + " start all` (same ETL_INFRA_DIR and ETL_* ports)");
+        }
+        return secured;
+    }
+
+    /**
+     * Returns whether the servers run with their secured listeners ({@link #secured()} answers).
+     * @return whether every secured endpoint is listed
+     */
+    public boolean hasSecured() {
+        return secured != null;
     }
 
     @Override

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 class InfraEndpointsTest {
 
@@ -62,6 +63,61 @@ class InfraEndpointsTest {
 
         assertThatIllegalArgumentException().isThrownBy(() -> InfraEndpoints.parse(properties))
             .withMessageContaining("clickhouse.shard.1.replicas");
+    }
+
+    private static final String SECURED = """
+            tls.host=localhost
+            tls.ca.pem=/infra/tls/ca.crt
+            tls.truststore=/infra/tls/truststore.p12
+            tls.truststore.type=PKCS12
+            tls.truststore.password=trust-secret
+            clickhouse.https.shard.1.replicas=https://localhost:18443,https://localhost:18444
+            clickhouse.https.shard.2.replicas=https://localhost:18445/,https://localhost:18446
+            clickhouse.https.user=etl
+            clickhouse.https.password=ch-secret
+            clickhouse.https.readonly-user=reader
+            clickhouse.https.readonly-password=reader-secret
+            kafka.sasl-ssl.bootstrap=localhost:19094
+            kafka.sasl-ssl.mechanism=SCRAM-SHA-512
+            kafka.sasl-ssl.user=etl
+            kafka.sasl-ssl.password=scram-secret
+            registry.https.url=https://localhost:18082/apis/ccompat/v7/
+            """;
+
+    @Test
+    void securedListenersAreReadWithTheirUsersAndTrustStore(@TempDir Path dir) throws IOException {
+        InfraEndpoints endpoints = InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME),
+                SAMPLE + SECURED));
+
+        assertThat(endpoints.hasSecured()).isTrue();
+        SecuredInfraEndpoints secured = endpoints.secured();
+        assertThat(secured.clickhouseShard(2).replicaUrls()).containsExactly("https://localhost:18445",
+                "https://localhost:18446");
+        assertThat(secured.clickhouseUser()).isEqualTo("etl");
+        assertThat(secured.clickhousePassword()).isEqualTo("ch-secret");
+        assertThat(secured.clickhouseReadonlyUser()).isEqualTo("reader");
+        assertThat(secured.trustStore()).isEqualTo(Path.of("/infra/tls/truststore.p12"));
+        assertThat(secured.registryUrl()).isEqualTo("https://localhost:18082/apis/ccompat/v7");
+        assertThat(secured.kafkaClientProperties()).containsEntry("bootstrap.servers", "localhost:19094")
+            .containsEntry("security.protocol", "SASL_SSL")
+            .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+            .containsEntry("ssl.truststore.password", "trust-secret");
+        assertThat(String.valueOf(secured.kafkaClientProperties().get("sasl.jaas.config")))
+            .contains("username=\"etl\"", "password=\"scram-secret\"");
+        assertThat(secured.toString() + endpoints).doesNotContain("secret");
+    }
+
+    @Test
+    void withoutSecuredListenersTheAccessorNamesWhatIsMissingAndTheFix(@TempDir Path dir) throws IOException {
+        InfraEndpoints plain = InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE));
+        assertThat(plain.hasSecured()).isFalse();
+        assertThatIllegalStateException().isThrownBy(plain::secured)
+            .withMessageContaining("kafka.sasl-ssl.bootstrap")
+            .withMessageContaining("scripts/infra.sh stop all");
+
+        InfraEndpoints partly = InfraEndpoints.load(Files.writeString(dir.resolve("partly.properties"),
+                SAMPLE + SECURED.replace("registry.https.url=https://localhost:18082/apis/ccompat/v7/\n", "")));
+        assertThatIllegalStateException().isThrownBy(partly::secured).withMessageContaining("[registry.https.url]");
     }
 
 }
