@@ -121,7 +121,8 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, String> settings = new LinkedHashMap<>();
 
-    private final Ssl ssl = new Ssl();
+    @NestedConfigurationProperty
+    private final ClickHouseSslProperties ssl = new ClickHouseSslProperties();
 
     /**
      * Named tables, each a sink of its own named by its key (a chain writes to table "orders" with
@@ -283,7 +284,7 @@ public class EtlClickHouseProperties implements Validator {
         this.settings = settings;
     }
 
-    public Ssl getSsl() {
+    public ClickHouseSslProperties getSsl() {
         return this.ssl;
     }
 
@@ -366,27 +367,6 @@ public class EtlClickHouseProperties implements Validator {
 
         public void setReplicas(List<URI> replicas) {
             this.replicas = replicas;
-        }
-
-    }
-
-    /** TLS towards https:// replicas. */
-    public static class Ssl {
-
-        /**
-         * Name of the SSL bundle ("spring.ssl.bundle.*") whose trust material verifies the replicas'
-         * certificates (every replica must then be https://). Without it, https:// replicas are verified
-         * against the JVM's default trust store. A bundle with key material (a client certificate, mutual
-         * TLS) needs transport=http.
-         */
-        private String bundle;
-
-        public String getBundle() {
-            return this.bundle;
-        }
-
-        public void setBundle(String bundle) {
-            this.bundle = bundle;
         }
 
     }
