@@ -1,25 +1,16 @@
 package dev.etl.avro;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.avro.Schema;
@@ -67,28 +58,12 @@ public final class SchemaRegistryClient {
     }
 
     private SchemaRegistryClient(Builder b) {
-        // User info in the URL is the basic-auth credentials (Confluent's basic.auth.credentials.source=URL)
-        // unless given separately; either way the URL this client keeps, logs and names in messages has none.
-        String user = b.user;
-        String password = b.password;
-        String userInfo = URI.create(b.baseUrl).getRawUserInfo();
-        if (userInfo != null && user == null) {
-            int colon = userInfo.indexOf(':');
-            user = URLDecoder.decode(colon < 0 ? userInfo : userInfo.substring(0, colon), StandardCharsets.UTF_8);
-            password = colon < 0 ? "" : URLDecoder.decode(userInfo.substring(colon + 1), StandardCharsets.UTF_8);
-        }
+        // credentials given, or from the URL's user info; the URL kept, logged and named has none
+        RegistryConnection.Credentials credentials = RegistryConnection.credentials(b.baseUrl, b.user, b.password);
         this.baseUrl = RegistryHttp.redact(b.baseUrl);
-        this.user = user;
-        String authorization = user == null ? null
-                : "Basic " + Base64.getEncoder()
-                        .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
-        HttpClient.Builder client = HttpClient.newBuilder()
-                .connectTimeout(b.connectTimeout)
-                .followRedirects(HttpClient.Redirect.NORMAL);
-        if (b.sslContext != null) {
-            client.sslContext(b.sslContext);
-        }
-        this.http = new RegistryHttp(this.baseUrl, authorization, client.build(), b.requestTimeout, b.callTimeout,
+        this.user = credentials.user();
+        this.http = new RegistryHttp(this.baseUrl, credentials.authorization(),
+                RegistryConnection.httpClient(b.connectTimeout, b.sslContext), b.requestTimeout, b.callTimeout,
                 b.maxAttempts, b.backoffInitial, b.backoffMax, b.unavailableCooldown);
         this.notFoundTtlNs = b.notFoundTtl.toNanos();
     }
@@ -326,20 +301,8 @@ public final class SchemaRegistryClient {
          * @throws IllegalArgumentException naming the path (never the password) when it cannot be loaded
          */
         public Builder trustStore(Path path, char[] password, String type) {
-            try (InputStream in = Files.newInputStream(path)) {
-                KeyStore store = KeyStore.getInstance(type);
-                store.load(in, password);
-                TrustManagerFactory factory = TrustManagerFactory.getInstance(
-                        TrustManagerFactory.getDefaultAlgorithm());
-                factory.init(store);
-                SSLContext context = SSLContext.getInstance("TLS");
-                context.init(null, factory.getTrustManagers(), null);
-                this.sslContext = context;
-                return this;
-            } catch (IOException | GeneralSecurityException e) {
-                throw new IllegalArgumentException("cannot load trust store " + path + " (" + type + "): "
-                        + e.getClass().getSimpleName(), e);
-            }
+            this.sslContext = RegistryConnection.trustStore(path, password, type);
+            return this;
         }
 
         /** A ready TLS context (instead of {@link #trustStore}), e.g. with client certificates. */

@@ -99,12 +99,12 @@ final class NativeTypes {
                 return new NativeLowCardinality(scalar, nullable);
             }
             case "Array":
-                return new NativeColumn.Array(parse(single(args, t)));
+                return new NativeArray(parse(single(args, t)));
             case "Map":
                 if (args.size() != 2) {
                     throw new IllegalArgumentException("'" + t + "': Map takes a key and a value type");
                 }
-                return new NativeColumn.Array(parse(args.get(0)), parse(args.get(1)));
+                return new NativeArray(parse(args.get(0)), parse(args.get(1)));
             case "Tuple": {
                 if (args.isEmpty()) {
                     throw new IllegalArgumentException("'" + t + "': Tuple needs at least one element");
@@ -113,7 +113,7 @@ final class NativeTypes {
                 for (int i = 0; i < elements.length; i++) {
                     elements[i] = parse(elementType(args.get(i)));
                 }
-                return new NativeColumn.Tuple(elements);
+                return new NativeTuple(elements);
             }
             default:
                 throw unsupported(t);

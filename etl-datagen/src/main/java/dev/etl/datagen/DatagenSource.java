@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
@@ -83,9 +81,8 @@ public final class DatagenSource implements Source {
     private final DatagenPartition[] partitions;
     private final AtomicReferenceArray<DatagenLane> openLanes;
     private final AtomicLong startNs = new AtomicLong(Long.MIN_VALUE);
-    private final AtomicInteger remaining;
-    private final CountDownLatch done = new CountDownLatch(1);
-    private final List<Once> doneCallbacks = new CopyOnWriteArrayList<>();
+    /** The done bookkeeping of a bounded run: partitions left, the latch, the done callbacks. */
+    private final DatagenDone done;
     private final List<Gauge> gauges = new CopyOnWriteArrayList<>();
 
     private DatagenSource(Builder b) {
@@ -107,7 +104,7 @@ public final class DatagenSource implements Source {
             partitions[p] = new DatagenPartition(p, end);
             withRecords += end > 0 ? 1 : 0;
         }
-        this.remaining = new AtomicInteger(withRecords);
+        this.done = new DatagenDone(b.pipeline, b.topic, withRecords);
         this.openLanes = new AtomicReferenceArray<>(b.lanes);
     }
 
@@ -175,37 +172,13 @@ public final class DatagenSource implements Source {
 
     /** Called by the owning lane when a bounded partition's end was committed. */
     void partitionDone(DatagenPartition partition) {
-        if (remaining.decrementAndGet() == 0) {
+        if (done.partitionDone()) {
             long elapsedNs = elapsedNs(nanoClock.getAsLong());
             log.info("pipeline={} datagen {}: all {} records of {} partitions written and committed in {} ms ({} records/s "
                     + "including the last commit interval)", pipeline, topic, records, partitionCount,
                     TimeUnit.NANOSECONDS.toMillis(elapsedNs),
                     elapsedNs > 0 ? Math.round(records * 1e9 / elapsedNs) : 0);
-            done.countDown();
-            for (Once callback : doneCallbacks) {
-                callback.run();
-            }
-        }
-    }
-
-    /** A done callback that runs at most once, whoever gets to it first (the completing lane or {@link #onDone}). */
-    private final class Once {
-        private final Runnable callback;
-        private final java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
-
-        Once(Runnable callback) {
-            this.callback = callback;
-        }
-
-        void run() {
-            if (!ran.compareAndSet(false, true)) {
-                return;
-            }
-            try {
-                callback.run();
-            } catch (RuntimeException e) {
-                log.error("pipeline={} datagen {}: a done callback failed", pipeline, topic, e);
-            }
+            done.complete();
         }
     }
 
@@ -215,21 +188,17 @@ public final class DatagenSource implements Source {
      * block: {@code runtime::shutdown} (which only requests the drain) is the intended use.
      */
     public void onDone(Runnable callback) {
-        Once once = new Once(Objects.requireNonNull(callback, "callback"));
-        doneCallbacks.add(once);
-        if (isDone()) {
-            once.run();
-        }
+        done.onDone(Objects.requireNonNull(callback, "callback"));
     }
 
     /** Whether this is a bounded run and every partition's end has been committed. */
     public boolean isDone() {
-        return done.getCount() == 0;
+        return done.isDone();
     }
 
     /** Waits until {@link #isDone()}; false on timeout (always false, after the timeout, for an unbounded run). */
     public boolean awaitDone(Duration timeout) throws InterruptedException {
-        return done.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        return done.awaitDone(timeout);
     }
 
     /** Whether the run has a fixed number of records. */

@@ -1,13 +1,10 @@
 package dev.etl.pipeline;
 
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
-import org.agrona.collections.IntHashSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +19,6 @@ import dev.etl.ops.Chain;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.PartitionBatch;
-import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
 
 /**
@@ -30,7 +26,7 @@ import dev.etl.source.SourceLane;
  * runs the poll loop as a short list of named steps:
  *
  * <pre>
- *   drainAcks → commitIfDue → failIfStalled → resumeHeldPartitions → handOffPending → applyBackpressure
+ *   drainAcks → commitIfDue → failIfStalled → held.resume → handOffPending → applyBackpressure
  *     → poll (→ onBatch…) → handOffPending
  * </pre>
  *
@@ -40,18 +36,20 @@ import dev.etl.source.SourceLane;
  * <p>Besides that lane-wide byte backpressure, a partition whose oldest outstanding batch is stalled
  * is paused on its own ({@link SourceLane#pausePartition}): when its head batch failed (nothing more
  * can be committed in this assignment) or {@link #HOLD_OUTSTANDING_BATCHES} batches are outstanding
- * behind it. Its checkpoint ring and replay distance then stop growing; {@code resumeHeldPartitions}
- * resumes it once it is down to half that (never while its head failed: that lasts until the partition
- * is revoked, or {@code stalled-fail-after} fails the pipeline). The two pauses are independent in the
+ * behind it. Its checkpoint ring and replay distance then stop growing; {@link HeldPartitions} resumes
+ * it once it is down to half that (never while its head failed: that lasts until the partition is
+ * revoked, or {@code stalled-fail-after} fails the pipeline). The two pauses are independent in the
  * source, so resuming one never undoes the other.
+ *
+ * <p>Assignment changes reach the lane through {@link LaneAssignments}, the listener it opens its source
+ * lane with; commits are {@link LaneCommits}', deterministic blocks {@link LaneBlocks}'.
  */
-final class Lane implements Runnable, PartitionListener, BatchHandler {
+final class Lane implements Runnable, BatchHandler {
     private static final Logger log = LoggerFactory.getLogger(Lane.class);
     private static final long PENDING_POLL_TIMEOUT_MS = 5;
     private static final long DRAIN_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     /** Outstanding batches of one partition at which the lane pauses that partition. */
     static final int HOLD_OUTSTANDING_BATCHES = PipelineConfig.MAX_OUTSTANDING_BATCHES_PER_PARTITION;
-    private static final int RELEASE_OUTSTANDING_BATCHES = HOLD_OUTSTANDING_BATCHES / 2;
 
     private final PipelineRuntime runtime;
     private final int index;
@@ -66,6 +64,9 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     /** The lane's deterministic blocks, or null when none of its sinks writes them. */
     private final LaneBlocks blocks;
     private final LaneCommits commits;
+    /** Partitions paused on their own behind a stalled head. */
+    private final HeldPartitions held;
+    private final LaneAssignments assignments;
     private final long stalledFailAfterNs;
     private final long pollTimeoutMs;
 
@@ -77,10 +78,6 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     private volatile long watermarkAgeNs;
     private volatile boolean paused;
     private volatile boolean joined;
-    /** Partitions this lane paused on their own because their head is stalled (lane thread only). */
-    private final IntHashSet held = new IntHashSet();
-    /** {@link #held} by name, republished on every change, for health details. Any thread. */
-    private volatile List<String> heldNames = List.of();
 
     Lane(PipelineRuntime runtime, int index, LaneChainContext context, LaneMetrics metrics) {
         this.runtime = runtime;
@@ -96,6 +93,8 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
                 runtime.meterRegistry(), config.name(), index);
         context.blocks(blocks);
         this.commits = new LaneCommits(runtime, index, checkpointer, blocks, metrics);
+        this.held = new HeldPartitions(config, index, checkpointer, blocks, metrics);
+        this.assignments = new LaneAssignments(this, runtime, index, checkpointer, blocks, held, metrics);
         this.stalledFailAfterNs = config.stalledFailAfter().toNanos();
         this.pollTimeoutMs = Math.max(1, config.pollTimeout().toMillis());
     }
@@ -104,7 +103,9 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
     public void run() {
         boolean chainOpen = false;
         try {
-            sourceLane = runtime.source().openLane(index, this);
+            sourceLane = runtime.source().openLane(index, assignments);
+            held.open(sourceLane);
+            assignments.open(sourceLane);
             context.partitionNames(sourceLane::describe, sourceLane::topic);
             if (blocks != null) {
                 blocks.partitionNames(sourceLane::describe);
@@ -144,7 +145,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             }
             commits.commitIfDue(nowNs);
             failIfStalled();
-            resumeHeldPartitions();
+            held.resume();
             reportStaleAcks();
             context.reportSuppressed(false);
             boolean pending = handOffPending();
@@ -162,7 +163,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         int partition = batch.partition();
         long seq = checkpointer.register(partition, batch.lastOffset() + 1);
         if (checkpointer.outstanding(partition) >= HOLD_OUTSTANDING_BATCHES || checkpointer.isFailedAtHead(partition)) {
-            hold(partition);
+            held.hold(partition);
         }
         AckRef ack = new AckRef(partition, checkpointer.epoch(partition), seq, ackQueue);
         context.meta().ack(ack);
@@ -179,7 +180,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
             if (blocks != null) {
                 blocks.afterBatch(partition, batch.lastOffset() + 1);
                 if (blocks.tooManyPending(partition)) {
-                    hold(partition);
+                    held.hold(partition);
                 }
             }
         } finally {
@@ -221,75 +222,6 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
                 }
             }
         }
-    }
-
-    /** Pauses one partition whose head is stalled (see the class comment). */
-    private void hold(int partition) {
-        if (held.add(partition)) {
-            sourceLane.pausePartition(partition);
-            String name = sourceLane.describe(partition);
-            metrics.partitionHeld(name).increment();
-            publishHeld();
-            // A failed head holds until re-assigned: worth a warning, once per hold. A distance hold is
-            // flow control that may repeat under a slow sink: debug only (the counter shows it).
-            if (checkpointer.isFailedAtHead(partition)) {
-                log.warn("pipeline={} lane={} partition={} paused: its oldest outstanding batch failed; nothing more "
-                        + "can be committed until it is re-assigned (stalled-fail-after {})", config.name(), index, name,
-                        config.stalledFailAfter());
-            } else {
-                log.debug("pipeline={} lane={} partition={} paused: {} batches outstanding behind an unwritten one",
-                        config.name(), index, name, checkpointer.outstanding(partition));
-            }
-        }
-    }
-
-    /** Resumes held partitions whose head is no longer stalled. Allocation-free while none is held. */
-    private void resumeHeldPartitions() {
-        if (held.isEmpty()) {
-            return;
-        }
-        boolean changed = false;
-        IntHashSet.IntIterator it = held.iterator();
-        while (it.hasNext()) {
-            int partition = it.nextValue();
-            if (!checkpointer.isFailedAtHead(partition)
-                    && checkpointer.outstanding(partition) <= RELEASE_OUTSTANDING_BATCHES
-                    && (blocks == null || blocks.mayResume(partition))) {
-                it.remove();
-                sourceLane.resumePartition(partition);
-                changed = true;
-                log.debug("pipeline={} lane={} partition={} resumed", config.name(), index, sourceLane.describe(partition));
-            }
-        }
-        if (changed) {
-            publishHeld();
-        }
-    }
-
-    /** Forgets holds of partitions that are revoked, lost or assigned anew (a new assignment starts unpaused). */
-    private void forgetHeld(int[] partitions, boolean resumeInSource) {
-        boolean changed = false;
-        for (int partition : partitions) {
-            if (held.remove(partition)) {
-                changed = true;
-                if (resumeInSource) {
-                    sourceLane.resumePartition(partition);
-                }
-            }
-        }
-        if (changed) {
-            publishHeld();
-        }
-    }
-
-    private void publishHeld() {
-        List<String> names = new ArrayList<>(held.size());
-        IntHashSet.IntIterator it = held.iterator();
-        while (it.hasNext()) {
-            names.add(sourceLane.describe(it.nextValue()));
-        }
-        Collections.sort(names);
-        heldNames = List.copyOf(names);
     }
 
     /** Offers every open chunk to its sink; true when something is still pending. */
@@ -349,64 +281,19 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
         return unresolved;
     }
 
-    @Override
-    public void onAssigned(int[] partitions) {
-        forgetHeld(partitions, true);
-        for (int partition : partitions) {
-            checkpointer.assign(partition);
-            if (blocks != null) {
-                // Where the previous owner's blocks ended: a replay seals at exactly those offsets.
-                blocks.assigned(partition, checkpointer.epoch(partition), sourceLane.committed(partition));
-            }
-            metrics.partitionHeld(sourceLane.describe(partition)); // registered while owned, at 0 until a hold
+    /**
+     * Revoke ({@link LaneAssignments#onRevoked}, the pipeline not failed): flushes the chain, seals and
+     * records the partitions' open blocks, drains them and commits synchronously before they leave.
+     */
+    void drainRevoked(int[] partitions) {
+        if (chainFlushable) {
+            // Operators emit what they buffered, so the drain below writes it and the commit
+            // covers it; what they still hold keeps its batches uncommitted (they replay).
+            chain.flush();
         }
-        metrics.rebalanceAssigned.increment(partitions.length);
-        log.info("pipeline={} lane={} assigned {}", config.name(), index, names(partitions));
-    }
-
-    @Override
-    public void onRevoked(int[] partitions) {
-        metrics.rebalanceRevoked.increment(partitions.length);
-        if (runtime.state() != PipelineState.FAILED) {
-            if (chainFlushable) {
-                // Operators emit what they buffered, so the drain below writes it and the commit
-                // covers it; what they still hold keeps its batches uncommitted (they replay).
-                chain.flush();
-            }
-            sealBlocksForDrain(partitions);
-            drain(partitions, System.nanoTime() + config.drainTimeout().toNanos(), "revoke");
-            commits.commitSync("revoke");
-        }
-        for (int partition : partitions) {
-            checkpointer.remove(partition);
-            if (blocks != null) {
-                blocks.removed(partition);
-            }
-        }
-        forgetHeld(partitions, false);
-        log.info("pipeline={} lane={} revoked {}", config.name(), index, names(partitions));
-    }
-
-    @Override
-    public void onLost(int[] partitions) {
-        metrics.rebalanceLost.increment(partitions.length);
-        for (int partition : partitions) {
-            checkpointer.remove(partition);
-            if (blocks != null) {
-                blocks.removed(partition);
-            }
-        }
-        forgetHeld(partitions, false);
-        log.warn("pipeline={} lane={} lost {} without a chance to commit; in-flight data replays on the new owner",
-                config.name(), index, names(partitions));
-    }
-
-    private String names(int[] partitions) {
-        StringBuilder sb = new StringBuilder("[");
-        for (int i = 0; i < partitions.length; i++) {
-            sb.append(i == 0 ? "" : ", ").append(sourceLane.describe(partitions[i]));
-        }
-        return sb.append(']').toString();
+        sealBlocksForDrain(partitions);
+        drain(partitions, System.nanoTime() + config.drainTimeout().toNanos(), "revoke");
+        commits.commitSync("revoke");
     }
 
     private void teardown(boolean chainOpen) {
@@ -489,7 +376,7 @@ final class Lane implements Runnable, PartitionListener, BatchHandler {
 
     /** Names of the partitions paused behind a stalled head, as of the last change. Any thread. */
     List<String> heldPartitions() {
-        return heldNames;
+        return held.names();
     }
 
     /** Whether the lane has paused its partitions. Any thread. */

@@ -2,11 +2,8 @@ package dev.etl.pipeline;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -17,10 +14,8 @@ import org.slf4j.LoggerFactory;
 import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.metrics.ErrorMetrics;
-import dev.etl.internal.metrics.LaneMetrics;
 import dev.etl.ops.ChainFactory;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.internal.sink.SinkRuntime;
 import dev.etl.source.Source;
@@ -42,7 +37,6 @@ import io.micrometer.core.instrument.MeterRegistry;
  */
 public final class PipelineRuntime {
     private static final Logger log = LoggerFactory.getLogger(PipelineRuntime.class);
-    private static final long LANE_JOIN_GRACE_NS = TimeUnit.SECONDS.toNanos(5);
 
     private final PipelineConfig config;
     private final Source source;
@@ -54,20 +48,16 @@ public final class PipelineRuntime {
     private final ErrorMetrics errorMetrics;
     private final AtomicReference<PipelineState> state = new AtomicReference<>(PipelineState.STARTING);
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final CountDownLatch stopRequested = new CountDownLatch(1);
-    private final CountDownLatch terminated = new CountDownLatch(1);
     private final AtomicInteger lanesOpened = new AtomicInteger();
     private final AtomicInteger lanesAlive = new AtomicInteger();
     private final AtomicLong recordsIn = new AtomicLong();
-    private final AtomicLong uncommittedBatches = new AtomicLong();
-    private final AtomicLong failedBatches = new AtomicLong();
-    private final AtomicLong droppedChunks = new AtomicLong();
     private final Map<Integer, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<SinkRuntime> sinks = new ArrayList<>();
     private final List<Lane> lanes = new ArrayList<>();
     private final List<Thread> laneThreads = new ArrayList<>();
+    /** The end of the run: shutdown sequence, failed-start undo, run report. */
+    private final PipelineController controller;
     private volatile long drainDeadlineNs;
-    private volatile RunReport report;
 
     PipelineRuntime(PipelineConfig config, Source source, List<SinkDefinition> sinkDefinitions,
             SinkDefinition deadLetterDefinition, ChainFactory chainFactory, MeterRegistry registry) {
@@ -79,6 +69,7 @@ public final class PipelineRuntime {
         this.registry = registry;
         this.budget = new InFlightBudget(config.maxInFlightBytes());
         this.errorMetrics = new ErrorMetrics(registry, config.name());
+        this.controller = new PipelineController(this, sinks, laneThreads);
         registerGauges();
     }
 
@@ -123,15 +114,15 @@ public final class PipelineRuntime {
         if (!lanes.isEmpty() || !sinks.isEmpty() || state.get() != PipelineState.STARTING) {
             throw new IllegalStateException("pipeline '" + config.name() + "' was already started");
         }
-        Thread controller = new Thread(this::control, "etl-controller-" + config.name());
+        Thread controllerThread = new Thread(controller, "etl-controller-" + config.name());
         boolean controllerStarted = false;
         try {
-            SinkRuntime deadLetter = buildSinks();
-            buildLanes(deadLetter);
+            SinkRuntime deadLetter = PipelineWiring.buildSinks(this, sinkDefinitions, deadLetterDefinition, sinks);
+            PipelineWiring.buildLanes(this, errorMetrics, sinks, deadLetter, lanes, laneThreads);
             for (SinkRuntime sink : sinks) {
                 sink.start();
             }
-            controller.start();
+            controllerThread.start();
             controllerStarted = true;
             state.compareAndSet(PipelineState.STARTING, PipelineState.RUNNING);
             lanesAlive.set(laneThreads.size());
@@ -144,42 +135,10 @@ public final class PipelineRuntime {
                 sinks.stream().map(SinkRuntime::name).toList());
     }
 
-    /** Constructs every sink (writer factories run here), starting none; returns the dead-letter sink or null. */
-    private SinkRuntime buildSinks() {
-        for (SinkDefinition definition : sinkDefinitions) {
-            sinks.add(new SinkRuntime(config.name(), definition, budget, config.ioThreads(), registry, this::fail));
-        }
-        if (deadLetterDefinition == null) {
-            return null;
-        }
-        // An ordinary sink (batching, retries, acks, abandonment, metrics), written to only by the
-        // DEAD_LETTER error path; last, so its name is never the chains' default sink.
-        SinkRuntime deadLetter = new SinkRuntime(config.name(), deadLetterDefinition, budget, config.ioThreads(),
-                registry, this::fail);
-        sinks.add(deadLetter);
-        return deadLetter;
-    }
-
-    private void buildLanes(SinkRuntime deadLetter) {
-        PipelineSkipWindow skipWindow = new PipelineSkipWindow(config.skipBudget(), System::nanoTime);
-        for (int i = 0; i < config.lanes(); i++) {
-            Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
-            for (SinkRuntime sink : sinks) {
-                if (sink != deadLetter) {
-                    outboxes.put(sink.name(), new ChunkOutbox(sink, sink.definition()));
-                }
-            }
-            LaneChainContext context = new LaneChainContext(config, i, registry, outboxes, errorMetrics,
-                    deadLetter == null ? null : new ChunkOutbox(deadLetter, deadLetter.definition()), skipWindow);
-            Lane lane = new Lane(this, i, context, new LaneMetrics(registry, config.name(), i));
-            lanes.add(lane);
-            laneThreads.add(new Thread(lane, "etl-lane-" + config.name() + "-" + i));
-        }
-    }
-
     /**
      * Undoes a start that threw: FAILED, every sink built so far shut down at once, the source closed,
-     * the run ended. When the controller already runs it does the same through {@link #fail}.
+     * the run ended ({@link PipelineController#endFailedStart}). When the controller already runs it
+     * does the same through {@link #fail}.
      */
     private void abortStart(Throwable error, boolean controllerStarted) {
         fail(new FatalPipelineException(dev.etl.error.ErrorClass.SOURCE,
@@ -187,20 +146,7 @@ public final class PipelineRuntime {
         if (controllerStarted) {
             return; // the controller joins the lanes, shuts the sinks down and ends the run
         }
-        long abandoned = 0;
-        for (SinkRuntime sink : sinks) {
-            try {
-                abandoned += sink.shutdown(System.nanoTime());
-            } catch (RuntimeException e) {
-                log.error("pipeline={} sink {} failed to shut down after a failed start", config.name(), sink.name(), e);
-            }
-        }
-        try {
-            source.close();
-        } catch (Exception e) {
-            log.warn("pipeline={} source close failed", config.name(), e);
-        }
-        endRun(abandoned);
+        controller.endFailedStart();
     }
 
     /** Starts (if needed) and blocks until the run ends. */
@@ -224,7 +170,7 @@ public final class PipelineRuntime {
             log.info("pipeline={} draining (deadline in {})", config.name(), config.drainTimeout());
             wakeLanes();
         }
-        stopRequested.countDown();
+        controller.requestStop();
     }
 
     /** Moves the pipeline to FAILED (first failure wins); nothing is committed after this. Any thread. */
@@ -240,7 +186,7 @@ public final class PipelineRuntime {
                 // the failure may quote a URL with user info or a password=... setting: masked (Secrets)
                 log.error("pipeline={} FAILED: {}", config.name(), Secrets.mask(error.getMessage()), Secrets.mask(error));
                 wakeLanes();
-                stopRequested.countDown();
+                controller.requestStop();
                 return;
             }
         }
@@ -254,82 +200,12 @@ public final class PipelineRuntime {
 
     /** Blocks until the run has ended and returns its report. */
     public RunReport awaitTermination() throws InterruptedException {
-        terminated.await();
-        return report;
+        return controller.awaitTermination();
     }
 
     /** Like {@link #awaitTermination()} but gives up after {@code timeout}, returning null. */
     public RunReport awaitTermination(Duration timeout) throws InterruptedException {
-        return terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS) ? report : null;
-    }
-
-    private void control() {
-        try {
-            stopRequested.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail(new FatalPipelineException(dev.etl.error.ErrorClass.SOURCE, "controller interrupted", e));
-        }
-        long joinDeadlineNs = (state.get() == PipelineState.DRAINING ? drainDeadlineNs
-                : System.nanoTime() + config.drainTimeout().toNanos()) + LANE_JOIN_GRACE_NS;
-        int stuckLanes = joinLanes(joinDeadlineNs);
-        if (stuckLanes > 0) {
-            // A lane that did not stop could not report what it holds; whatever it is, it is uncommitted.
-            uncommittedBatches.addAndGet(stuckLanes);
-        }
-        long sinkDeadlineNs = state.get() == PipelineState.DRAINING ? drainDeadlineNs : System.nanoTime();
-        long abandoned = 0;
-        for (SinkRuntime sink : sinks) {
-            try {
-                abandoned += sink.shutdown(sinkDeadlineNs);
-            } catch (RuntimeException e) {
-                log.error("pipeline={} sink {} failed to shut down", config.name(), sink.name(), e);
-            }
-        }
-        try {
-            source.close();
-        } catch (Exception e) {
-            log.warn("pipeline={} source close failed", config.name(), e);
-        }
-        endRun(abandoned);
-    }
-
-    /** Builds the report, logs the final line and releases {@link #awaitTermination()}. Once. */
-    private void endRun(long abandoned) {
-        state.compareAndSet(PipelineState.DRAINING, PipelineState.STOPPED);
-        report = new RunReport(state.get(), failure.get(), abandoned, recordsIn.get(), uncommittedBatches.get(),
-                failedBatches.get(), droppedChunks.get());
-        if (report.leftDataUnwritten()) {
-            log.warn("pipeline={} stopped with data unwritten: abandonedBatches={} uncommittedBatches={} "
-                    + "failedBatches={} droppedChunks={}; their offsets were not committed and will replay",
-                    config.name(), abandoned, report.uncommittedBatches(), report.failedBatches(),
-                    report.droppedChunks());
-        }
-        log.info("pipeline={} ended: state={} exitCode={} recordsIn={} abandonedBatches={} uncommittedBatches={} "
-                + "failedBatches={} droppedChunks={}", config.name(), report.state(), report.exitCode(),
-                report.recordsIn(), abandoned, report.uncommittedBatches(), report.failedBatches(),
-                report.droppedChunks());
-        terminated.countDown();
-    }
-
-    /** Joins the lane threads until the deadline; returns how many are still alive. */
-    private int joinLanes(long deadlineNs) {
-        int alive = 0;
-        for (Thread thread : laneThreads) {
-            long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
-            try {
-                thread.join(Math.max(1, remainingMs));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return (int) laneThreads.stream().filter(Thread::isAlive).count();
-            }
-            if (thread.isAlive()) {
-                alive++;
-                log.error("pipeline={} lane thread {} did not stop by the drain deadline", config.name(),
-                        thread.getName());
-            }
-        }
-        return alive;
+        return controller.awaitTermination(timeout);
     }
 
     public PipelineState state() {
@@ -446,6 +322,11 @@ public final class PipelineRuntime {
         return drainDeadlineNs;
     }
 
+    /** The end of a run (controller): a drained pipeline becomes STOPPED; a failed one stays FAILED. */
+    void markStopped() {
+        state.compareAndSet(PipelineState.DRAINING, PipelineState.STOPPED);
+    }
+
     void laneOpened() {
         lanesOpened.incrementAndGet();
     }
@@ -460,9 +341,7 @@ public final class PipelineRuntime {
 
     /** A lane stopped holding these uncommitted source batches ({@code failed} of them failed) and dropped chunks. */
     void laneLeftUnwritten(long uncommitted, long failed, long dropped) {
-        uncommittedBatches.addAndGet(uncommitted);
-        failedBatches.addAndGet(failed);
-        droppedChunks.addAndGet(dropped);
+        controller.laneLeftUnwritten(uncommitted, failed, dropped);
     }
 
     void recordsIn(int count) {

@@ -1,9 +1,6 @@
 package dev.etl.autoconfigure;
 
-import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -12,14 +9,12 @@ import java.util.TreeMap;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
-import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.origin.Origin;
-import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -83,12 +78,12 @@ final class EtlPropertyNames {
      * {@link EtlProperties} with each connector's properties grafted under its prefix, for the
      * connectors {@code loader} (the application's) can load.
      */
-    private static Node schema(ClassLoader loader) {
-        Node root = Node.bean(EtlProperties.class, 0);
+    private static EtlPropertyNode schema(ClassLoader loader) {
+        EtlPropertyNode root = EtlPropertyNode.bean(EtlProperties.class, 0);
         for (Connector connector : CONNECTORS) {
             if (connector.present(loader)) {
                 root.graft(connector.path().split("\\."),
-                        Node.bean(ClassUtils.resolveClassName(connector.propertiesClass(), loader), 2));
+                        EtlPropertyNode.bean(ClassUtils.resolveClassName(connector.propertiesClass(), loader), 2));
             }
         }
         return root;
@@ -120,7 +115,7 @@ final class EtlPropertyNames {
 
     /** As {@link #check(Environment)}, with the connectors the application's {@code loader} can load. */
     static void check(Environment environment, ClassLoader loader) {
-        Node schema = schema(loader);
+        EtlPropertyNode schema = schema(loader);
         Map<String, String> failures = new TreeMap<>();
         Map<String, String> warnings = new TreeMap<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
@@ -175,13 +170,13 @@ final class EtlPropertyNames {
         return validNames(schema(EtlPropertyNames.class.getClassLoader()));
     }
 
-    private static List<String> validNames(Node schema) {
+    private static List<String> validNames(EtlPropertyNode schema) {
         List<String> names = new ArrayList<>();
         schema.collect("etl", names);
         return names;
     }
 
-    private static String closest(ConfigurationPropertyName name, Node schema) {
+    private static String closest(ConfigurationPropertyName name, EtlPropertyNode schema) {
         // list indexes as in validNames(); a longer unknown name is compared by as many elements as the
         // candidate has (a map's or a list's name, or a leaf with a stray suffix)
         String unknown = name.toString().replaceAll("\\[\\d+\\]", "[]");
@@ -227,188 +222,6 @@ final class EtlPropertyNames {
 
     private static String envForm(String name) {
         return name.replace("[]", "_0").replace("-", "").replace('.', '_').toUpperCase(Locale.ROOT);
-    }
-
-    /** Relaxed form of one element: lower case, letters and digits only. */
-    static String uniform(String element) {
-        StringBuilder out = new StringBuilder(element.length());
-        for (int i = 0; i < element.length(); i++) {
-            char c = element.charAt(i);
-            if (Character.isLetterOrDigit(c)) {
-                out.append(Character.toLowerCase(c));
-            }
-        }
-        return out.toString();
-    }
-
-    private static String kebab(String javaName) {
-        StringBuilder out = new StringBuilder(javaName.length() + 4);
-        for (int i = 0; i < javaName.length(); i++) {
-            char c = javaName.charAt(i);
-            if (Character.isUpperCase(c)) {
-                out.append('-').append(Character.toLowerCase(c));
-            }
-            else {
-                out.append(c);
-            }
-        }
-        return out.toString();
-    }
-
-    /** What may follow a name: nested properties, list indexes, map keys, or nothing. */
-    private static final class Node {
-
-        enum Kind {
-            BEAN, LEAF, LIST, FREE_MAP, ENUM_MAP
-        }
-
-        private final Kind kind;
-
-        /** BEAN: properties by uniform name; ENUM_MAP: values by uniform key. */
-        private final Map<String, Node> children;
-
-        /** Kebab-case names of {@link #children}, for suggestions. */
-        private final Map<String, String> display;
-
-        /** LIST: the element; FREE_MAP: the value when it is a bean, else null. */
-        private final Node element;
-
-        private Node(Kind kind, Map<String, Node> children, Map<String, String> display, Node element) {
-            this.kind = kind;
-            this.children = children;
-            this.display = display;
-            this.element = element;
-        }
-
-        static final Node LEAF = new Node(Kind.LEAF, Map.of(), Map.of(), null);
-
-        static Node bean(Class<?> type, int depth) {
-            if (depth > 16) {
-                throw new IllegalStateException("etl.* properties nest deeper than 16 levels at " + type.getName());
-            }
-            Map<String, Node> children = new LinkedHashMap<>();
-            Map<String, String> display = new LinkedHashMap<>();
-            for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(type)) {
-                if (descriptor.getReadMethod() == null || "class".equals(descriptor.getName())) {
-                    continue;
-                }
-                String uniform = uniform(descriptor.getName());
-                children.put(uniform, of(ResolvableType.forMethodReturnType(descriptor.getReadMethod()), depth + 1));
-                display.put(uniform, kebab(descriptor.getName()));
-            }
-            return new Node(Kind.BEAN, children, display, null);
-        }
-
-        static Node of(ResolvableType type, int depth) {
-            Class<?> raw = type.toClass();
-            if (Map.class.isAssignableFrom(raw)) {
-                ResolvableType map = type.asMap();
-                Class<?> key = map.getGeneric(0).toClass();
-                Node value = of(map.getGeneric(1), depth);
-                if (key.isEnum()) {
-                    Map<String, Node> children = new LinkedHashMap<>();
-                    Map<String, String> display = new LinkedHashMap<>();
-                    for (Object constant : key.getEnumConstants()) {
-                        String name = ((Enum<?>) constant).name();
-                        children.put(uniform(name), value);
-                        display.put(uniform(name), name.toLowerCase(Locale.ROOT).replace('_', '-'));
-                    }
-                    return new Node(Kind.ENUM_MAP, children, display, null);
-                }
-                return new Node(Kind.FREE_MAP, Map.of(), Map.of(), (value.kind == Kind.BEAN) ? value : null);
-            }
-            if (raw.isArray() || Collection.class.isAssignableFrom(raw)) {
-                ResolvableType element = raw.isArray() ? type.getComponentType() : type.as(Collection.class).getGeneric(0);
-                return new Node(Kind.LIST, Map.of(), Map.of(), of(element, depth));
-            }
-            if (isBean(raw)) {
-                return bean(raw, depth);
-            }
-            return LEAF;
-        }
-
-        private static boolean isBean(Class<?> type) {
-            return !type.isEnum() && !type.isPrimitive() && !type.isInterface() && !type.isArray()
-                    && type.getName().startsWith("dev.etl.");
-        }
-
-        /** Puts {@code node} at {@code path} below this bean node, creating intermediate bean nodes. */
-        void graft(String[] path, Node node) {
-            Node parent = this;
-            for (int i = 0; i < path.length - 1; i++) {
-                String uniform = uniform(path[i]);
-                Node child = parent.children.get(uniform);
-                if (child == null || child.kind != Kind.BEAN) {
-                    child = new Node(Kind.BEAN, new LinkedHashMap<>(), new LinkedHashMap<>(), null);
-                    parent.children.put(uniform, child);
-                    parent.display.put(uniform, path[i]);
-                }
-                parent = child;
-            }
-            String last = path[path.length - 1];
-            parent.children.put(uniform(last), node);
-            parent.display.put(uniform(last), last);
-        }
-
-        /** Whether the elements of {@code name} from {@code index} on bind to this node. */
-        boolean accepts(ConfigurationPropertyName name, int index) {
-            int size = name.getNumberOfElements();
-            if (index == size) {
-                return true;
-            }
-            switch (this.kind) {
-                case LEAF:
-                    return false;
-                case LIST:
-                    return name.isNumericIndex(index) && this.element.accepts(name, index + 1);
-                case FREE_MAP:
-                    // map keys may contain dots; a bean value consumes the elements after one key
-                    return this.element == null || this.element.accepts(name, index + 1);
-                case ENUM_MAP:
-                case BEAN:
-                default:
-                    Node child = this.children.get(uniform(name.getElement(index, ConfigurationPropertyName.Form.ORIGINAL)));
-                    return child != null && child.accepts(name, index + 1);
-            }
-        }
-
-        void collect(String prefix, List<String> names) {
-            switch (this.kind) {
-                case BEAN:
-                case ENUM_MAP:
-                    this.children.forEach((uniform, child) -> {
-                        String name = prefix + "." + this.display.get(uniform);
-                        if (child.kind == Kind.LEAF) {
-                            names.add(name);
-                        }
-                        else {
-                            child.collect(name, names);
-                        }
-                    });
-                    break;
-                case LIST:
-                    if (this.element.kind == Kind.BEAN) {
-                        this.element.collect(prefix + "[]", names);
-                    }
-                    else {
-                        names.add(prefix);
-                    }
-                    break;
-                case FREE_MAP:
-                    if (this.element != null) {
-                        // a map of beans (etl.sink.clickhouse.tables): its properties under a key placeholder
-                        this.element.collect(prefix + ".*", names);
-                    }
-                    else {
-                        names.add(prefix);
-                    }
-                    break;
-                default:
-                    names.add(prefix);
-                    break;
-            }
-        }
-
     }
 
 }

@@ -20,7 +20,9 @@ import dev.etl.error.SinkWriteException;
  * Everything one shard of a sink does on its io thread, one duty cycle at a time: merge queued chunks
  * into the open batch, seal it (rows, bytes, linger, flush or drain), write the sealed batch, retry it
  * after a transient failure (same bytes, same token), and settle it: acks released with the outcome,
- * in-flight budget returned, chunks counted out of the {@link ShardQueue}.
+ * in-flight budget returned, chunks counted out of the {@link ShardQueue}. The worker decides when;
+ * what it holds (the open and the sealed batch, the chunk being merged) and the bookkeeping of every way
+ * that leaves — settled, failed, abandoned — live in its {@link ShardHoldings}.
  *
  * <p>One sealed batch at a time ({@code max-in-flight-per-shard} 1). While it waits for a retry the
  * open batch keeps filling up to its limits, then the queue fills and lanes pause.
@@ -35,14 +37,11 @@ final class ShardWorker {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShardWorker.class);
     private static final long FAILURE_LOG_INTERVAL_NS = 10_000_000_000L;
-    private static final long HAND_OFF_SETTLE_NS = 1_000_000_000L;
     private static final int INITIAL_BATCH_BYTES = 64 * 1024;
 
     private final String sinkName;
     private final int shard;
     private final ShardQueue queue;
-    private final ChunkPool pool;
-    private final InFlightBudget budget;
     private final ShardWriter writer;
     private final WriteGate gate;
     private final SinkMetrics metrics;
@@ -57,22 +56,13 @@ final class ShardWorker {
 
     private final BatchAccumulator open;
     private final ShardBatch batch;
+    /** The open and sealed batch, the chunk being merged, and their accounting. */
+    private final ShardHoldings holdings;
     private final AtomicLong flushRequests = new AtomicLong();
     private long flushesHandled;
-    private boolean nextChunkOverflows;
-    private long sequence;
     private long retryAtNs;
     private boolean finished;
     private int abandonedBatches;
-    /**
-     * What the worker owns beyond the queue: chunks polled and not yet settled, and their budget bytes
-     * (open batch + sealed batch + the chunk being merged). Kept apart from the buffers' own counts so
-     * that a throwable in the middle of a merge, seal or settle cannot lose track of them.
-     */
-    private long ownedBytes;
-    private int ownedChunks;
-    /** The chunk between {@code queue.poll()} and the end of its merge, or null. */
-    private Chunk merging;
     /** An unexpected throwable struck this worker: it fails every chunk it receives from now on. */
     private boolean failed;
 
@@ -82,8 +72,6 @@ final class ShardWorker {
         this.sinkName = definition.name();
         this.shard = shard;
         this.queue = queue;
-        this.pool = pool;
-        this.budget = budget;
         this.writer = writer;
         this.gate = gate;
         this.metrics = metrics;
@@ -98,6 +86,8 @@ final class ShardWorker {
         int bufferCap = batchBufferCap(maxBytes);
         this.open = new BatchAccumulator(INITIAL_BATCH_BYTES, bufferCap);
         this.batch = new ShardBatch(sinkName, shard, INITIAL_BATCH_BYTES, bufferCap);
+        this.holdings = new ShardHoldings(sinkName, shard, queue, pool, budget, metrics, fatalListener, maxRows,
+                maxBytes, open, batch);
     }
 
     /**
@@ -141,10 +131,10 @@ final class ShardWorker {
         long flushTarget = flushRequests.get();
         boolean force = draining || flushTarget != flushesHandled;
 
-        int work = mergeQueued(nowNs);
+        int work = holdings.mergeQueued(nowNs);
         if (!batch.isSealed() && !open.isEmpty()
-                && (force || nextChunkOverflows || open.isFull(maxRows, maxBytes) || nowNs - open.firstChunkNs() >= lingerNs)) {
-            seal();
+                && (force || holdings.nextChunkOverflows() || open.isFull(maxRows, maxBytes) || nowNs - open.firstChunkNs() >= lingerNs)) {
+            holdings.seal();
             retryAtNs = nowNs;
             work++;
         }
@@ -161,103 +151,6 @@ final class ShardWorker {
             }
         }
         return work;
-    }
-
-    private int mergeQueued(long nowNs) {
-        final ShardQueue queue = this.queue;
-        final BatchAccumulator open = this.open;
-        int merged = 0;
-        Chunk chunk;
-        // Stops at a full open batch: with a sealed batch still unwritten, that is the backpressure.
-        while (!nextChunkOverflows && !open.isFull(maxRows, maxBytes) && (chunk = queue.peek()) != null) {
-            if (chunk.isBlock()) {
-                // A deterministic block is an insert of its own: what is open is sealed first, and
-                // nothing joins the block (its bytes must be what a replay rebuilds).
-                if (!open.isEmpty()) {
-                    nextChunkOverflows = true;
-                    break;
-                }
-                queue.poll();
-                mergeBlock(chunk, nowNs);
-                nextChunkOverflows = true; // seal it now, alone
-                merged++;
-                break;
-            }
-            if (open.wouldOverflow(chunk, maxRows, maxBytes)) {
-                nextChunkOverflows = true;
-                break;
-            }
-            queue.poll();
-            // Owned from here on: whatever happens below, fail(Throwable) finds this chunk's acks and bytes.
-            int bytes = chunk.byteCount();
-            ownedBytes += bytes;
-            ownedChunks++;
-            // The hand-off took the chunk's buffer capacity from the budget; from now on only its content
-            // is in flight (in the batch buffer), and the buffer goes back to the (separately bounded) pool.
-            int slack = chunk.budgetBytes - bytes;
-            chunk.budgetBytes = 0;
-            if (slack > 0) {
-                budget.release(slack);
-            }
-            merging = chunk;
-            open.merge(chunk, nowNs);
-            merging = null;
-            pool.recycle(chunk);
-            merged++;
-        }
-        return merged;
-    }
-
-    /**
-     * Merges the whole chain of a deterministic block into the (empty) open batch, chunk by chunk, and
-     * marks the batch as that block. The chain's budget (its buffers' capacity) is exchanged for its
-     * content, as for an ordinary chunk.
-     */
-    private void mergeBlock(Chunk head, long nowNs) {
-        String token = head.blockToken;
-        int budgetBytes = head.budgetBytes;
-        head.budgetBytes = 0;
-        int content = 0;
-        int chunks = 0;
-        int empty = 0;
-        for (Chunk c = head; c != null; c = c.next) {
-            content += c.byteCount();
-            if (c.isEmpty()) {
-                empty++;
-            } else {
-                chunks++;
-            }
-        }
-        ownedBytes += content;
-        // Only chunks with rows join the batch (and are counted out when it settles): an empty one (the
-        // lanes cut them off; defensive) is counted out here.
-        ownedChunks += chunks;
-        if (empty > 0) {
-            queue.settled(empty);
-        }
-        if (budgetBytes - content > 0) {
-            budget.release(budgetBytes - content);
-        }
-        merging = head;
-        Chunk c = head;
-        while (c != null) {
-            Chunk following = c.next;
-            if (!c.isEmpty()) {
-                open.merge(c, nowNs);
-            }
-            merging = following;
-            pool.recycle(c);
-            c = following;
-        }
-        merging = null;
-        open.block(token);
-        metrics.blockSealed();
-    }
-
-    private void seal() {
-        batch.sealFrom(open, ++sequence);
-        nextChunkOverflows = false;
-        metrics.sealed(batch.rowCount(), batch.byteCount());
     }
 
     /** Attempts the sealed batch once; false if the worker was seized meanwhile. */
@@ -278,7 +171,7 @@ final class ShardWorker {
         long endNs = nanoClock.getAsLong();
         if (failure == null) {
             metrics.written(batch.rowCount(), batch.byteCount(), endNs - startNs);
-            settle(true);
+            holdings.settle(true);
         } else if (failure instanceof SinkWriteException e && !e.isTransient()) {
             metrics.attemptFailed(false, endNs - startNs);
             failedPermanently(failure);
@@ -311,7 +204,7 @@ final class ShardWorker {
                     batch.sequence(), batch.rowCount(), batch.byteCount(), attempts, describe(failure), suppressed);
         }
         metrics.batchFailed();
-        settle(false);
+        holdings.settle(false);
     }
 
     private void failedPermanently(Throwable failure) {
@@ -319,7 +212,7 @@ final class ShardWorker {
                 + batch.sequence() + " (" + batch.rowCount() + " rows, " + batch.byteCount() + " bytes, attempt "
                 + batch.attempt() + "): " + describe(failure);
         metrics.batchFailed();
-        settle(false);
+        holdings.settle(false);
         if (permanentFailure == ErrorPolicy.FAIL) {
             LOG.error("{}; failing the pipeline", message);
             try {
@@ -341,105 +234,28 @@ final class ShardWorker {
         return text == null ? failure.toString() : text;
     }
 
-    /** Releases the sealed batch's acks with {@code success}, its budget, and counts its chunks out. */
-    private void settle(boolean success) {
-        final ShardBatch batch = this.batch;
-        int bytes = batch.byteCount();
-        int chunks = batch.chunkCount();
-        batch.settle(success);
-        batch.clear();
-        ownedBytes -= bytes;
-        ownedChunks -= chunks;
-        budget.release(bytes);
-        queue.settled(chunks);
-    }
-
     /**
      * Recovery from an unexpected throwable on the io thread (a bug, or an {@code Error} such as out of
      * memory) anywhere in a duty cycle — between {@code poll()} and the end of a merge, in a seal, in a
      * settle: fails the acks of everything the worker owns (the chunk being merged, the open batch, the
      * sealed batch), returns their budget bytes, counts them out of the queue, counts
      * {@code etl_sink_io_failures_total}, logs at ERROR and fails the pipeline through the fatal
-     * listener. From then on the worker fails every chunk it receives (see {@link #failQueued}), so
-     * nothing is stranded and shutdown drains normally. Io thread only.
+     * listener ({@link ShardHoldings#failAll}). From then on the worker fails every chunk it receives (see
+     * {@link #failQueued}), so nothing is stranded and shutdown drains normally. Io thread only.
      */
     void fail(Throwable cause) {
         boolean first = !failed;
         failed = true;
-        Throwable cleanup = null;
-        long bytes = ownedBytes;
-        int chunks = ownedChunks;
-        Chunk chunk = merging;
-        merging = null;
-        if (chunk != null) {
-            try {
-                // its acks (and those of the rest of a block chain) not yet moved to the open batch
-                chunk.failChainAcks();
-            } catch (Throwable t) {
-                cleanup = t;
-            }
-        }
-        try {
-            open.failAll();
-        } catch (Throwable t) {
-            cleanup = t;
-        }
-        try {
-            batch.failAll();
-        } catch (Throwable t) {
-            cleanup = t;
-        }
-        nextChunkOverflows = false;
-        ownedBytes = 0;
-        ownedChunks = 0;
-        budget.release(bytes);
-        queue.settled(chunks);
-        metrics.ioFailure();
-        if (chunks > 0) {
-            metrics.batchFailed();
-        }
-        String message = "sink '" + sinkName + "' shard " + shard + ": unexpected failure on the io thread ("
-                + cause + "); failed the acks of " + chunks + " chunk(s) (" + bytes + " bytes) it held";
-        LOG.error("{}; failing the pipeline, this shard fails every chunk it receives from now on", message, cause);
-        if (cleanup != null) {
-            LOG.error("Sink '{}' shard {}: releasing acks after that failure threw too", sinkName, shard, cleanup);
-        }
-        if (first) {
-            try {
-                fatalListener.accept(new FatalPipelineException(ErrorClass.SINK_PERMANENT, message, cause));
-            } catch (RuntimeException e) {
-                LOG.error("Sink '{}' shard {}: fatal listener threw", sinkName, shard, e);
-            }
-        }
+        holdings.failAll(cause, first);
     }
 
     /** After {@link #fail}: fails every queued chunk (acks failed, bytes returned, chunk recycled). */
     private int failQueued(boolean draining) {
-        int work = 0;
-        Chunk chunk;
-        while ((chunk = queue.poll()) != null) {
-            int bytes = chunk.budgetBytes;
-            chunk.budgetBytes = 0;
-            int chunks = chunk.chainLength();
-            chunk.failChainAcks();
-            budget.release(bytes);
-            recycleChain(chunk);
-            queue.settled(chunks);
-            work++;
-        }
+        int work = holdings.failQueued();
         if (draining && queue.unsettledChunks() == 0) {
             finished = true;
         }
         return work;
-    }
-
-    private void recycleChain(Chunk head) {
-        Chunk c = head;
-        while (c != null) {
-            Chunk following = c.next;
-            pool.recycle(c);
-            c = following;
-        }
     }
 
     /** Tests only, before the io thread starts: {@code fault} runs in the middle of every merge. */
@@ -461,73 +277,7 @@ final class ShardWorker {
      * when the runtime never started.
      */
     int abandon() {
-        int batches = 0;
-        long rows = 0;
-        long bytes = 0;
-        int chunks = 0;
-        if (batch.isSealed()) {
-            int sealedBytes = batch.byteCount();
-            int sealedChunks = batch.chunkCount();
-            rows += batch.rowCount();
-            bytes += sealedBytes;
-            chunks += sealedChunks;
-            batch.settle(false);
-            ownedBytes -= sealedBytes;
-            ownedChunks -= sealedChunks;
-            budget.release(sealedBytes);
-            queue.settled(sealedChunks);
-            batches++;
-        }
-        if (!open.isEmpty()) {
-            int openBytes = open.byteCount();
-            int openChunks = open.chunkCount();
-            rows += open.rowCount();
-            bytes += openBytes;
-            chunks += openChunks;
-            open.failAll();
-            ownedBytes -= openBytes;
-            ownedChunks -= openChunks;
-            budget.release(openBytes);
-            queue.settled(openChunks);
-            batches++;
-        }
-        int queued = 0;
-        long handOffDeadlineNs = System.nanoTime() + HAND_OFF_SETTLE_NS;
-        // Also waits for hand-offs that counted in before shutdown closed the door and are offering now.
-        while (queue.unsettledChunks() > 0) {
-            Chunk chunk = queue.poll();
-            if (chunk == null) {
-                if (System.nanoTime() - handOffDeadlineNs >= 0) {
-                    LOG.error("Sink '{}' shard {}: {} chunk(s) counted in but never queued; their acks cannot be "
-                            + "failed here", sinkName, shard, queue.unsettledChunks());
-                    break;
-                }
-                Thread.onSpinWait();
-                continue;
-            }
-            int chunkBytes = chunk.budgetBytes;
-            chunk.budgetBytes = 0;
-            int inChain = chunk.chainLength();
-            rows += chunk.chainRows();
-            for (Chunk c = chunk; c != null; c = c.next) {
-                bytes += c.byteCount();
-            }
-            chunk.failChainAcks();
-            budget.release(chunkBytes);
-            recycleChain(chunk);
-            queue.settled(inChain);
-            queued += inChain;
-        }
-        if (queued > 0) {
-            chunks += queued;
-            batches++;
-        }
-        if (batches > 0) {
-            metrics.batchesAbandoned(batches);
-            LOG.warn("Sink '{}' shard {}: abandoned {} batch(es) at the shutdown deadline ({} rows, {} bytes in {} "
-                    + "chunks, {} of them still queued); their acks failed, their offsets are not committed and "
-                    + "they replay on restart", sinkName, shard, batches, rows, bytes, chunks, queued);
-        }
+        int batches = holdings.abandonAll();
         abandonedBatches += batches;
         finished = true;
         return batches;

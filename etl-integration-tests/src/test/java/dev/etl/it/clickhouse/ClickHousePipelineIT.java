@@ -98,6 +98,9 @@ class ClickHousePipelineIT {
 
         for (int shard = 0; shard < 2; shard++) {
             String url = infra.clickhouseShard(shard + 1).replicaUrl(1);
+            // the sink spreads inserts over both replicas: a commit means one replica has the rows, and
+            // replica 1 may still be fetching the other's parts (it flaked under load without this)
+            ClickHouseHttp.query(url, "SYSTEM SYNC REPLICA " + db.table("ids"));
             assertThat(ClickHouseHttp.query(url, "SELECT count(), uniqExact(id), sum(id) FROM " + db.table("ids")))
                     .as("shard %d", shard)
                     .isEqualTo(expectedCount[shard] + "\t" + expectedCount[shard] + "\t" + expectedSum[shard] + "\n");

@@ -104,12 +104,12 @@ final class ClickHouseSinkMapping {
     }
 
     /** {@code etl.sink.clickhouse.batch.*}. */
-    static BatchConfig batch(EtlClickHouseProperties.Batch batch) {
+    static BatchConfig batch(ClickHouseBatchProperties batch) {
         return new BatchConfig(batch.getMaxRows(), batch.getMaxBytes().toBytes(), batch.getLinger());
     }
 
     /** A named table's {@code batch.*}, each unset value from {@code etl.sink.clickhouse.batch.*}. */
-    static BatchConfig batch(ClickHouseTableProperties.Batch table, EtlClickHouseProperties.Batch shared) {
+    static BatchConfig batch(ClickHouseTableProperties.Batch table, ClickHouseBatchProperties shared) {
         return new BatchConfig((table.getMaxRows() != null) ? table.getMaxRows() : shared.getMaxRows(),
                 ((table.getMaxBytes() != null) ? table.getMaxBytes() : shared.getMaxBytes()).toBytes(),
                 (table.getLinger() != null) ? table.getLinger() : shared.getLinger());

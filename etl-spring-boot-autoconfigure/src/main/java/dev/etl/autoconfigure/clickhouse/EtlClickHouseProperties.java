@@ -9,14 +9,11 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
-import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.error.ErrorPolicy;
-import dev.etl.sink.BatchConfig;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.SinkDefinition;
 
 /**
@@ -124,7 +121,8 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, String> settings = new LinkedHashMap<>();
 
-    private final Ssl ssl = new Ssl();
+    @NestedConfigurationProperty
+    private final ClickHouseSslProperties ssl = new ClickHouseSslProperties();
 
     /**
      * Named tables, each a sink of its own named by its key (a chain writes to table "orders" with
@@ -135,9 +133,11 @@ public class EtlClickHouseProperties implements Validator {
      */
     private Map<String, ClickHouseTableProperties> tables = new LinkedHashMap<>();
 
-    private final Chunk chunk = new Chunk();
+    @NestedConfigurationProperty
+    private final ClickHouseChunkProperties chunk = new ClickHouseChunkProperties();
 
-    private final Batch batch = new Batch();
+    @NestedConfigurationProperty
+    private final ClickHouseBatchProperties batch = new ClickHouseBatchProperties();
 
     @NestedConfigurationProperty
     private final ClickHouseRetryProperties retry = new ClickHouseRetryProperties();
@@ -284,7 +284,7 @@ public class EtlClickHouseProperties implements Validator {
         this.settings = settings;
     }
 
-    public Ssl getSsl() {
+    public ClickHouseSslProperties getSsl() {
         return this.ssl;
     }
 
@@ -296,11 +296,11 @@ public class EtlClickHouseProperties implements Validator {
         this.tables = tables;
     }
 
-    public Chunk getChunk() {
+    public ClickHouseChunkProperties getChunk() {
         return this.chunk;
     }
 
-    public Batch getBatch() {
+    public ClickHouseBatchProperties getBatch() {
         return this.batch;
     }
 
@@ -367,102 +367,6 @@ public class EtlClickHouseProperties implements Validator {
 
         public void setReplicas(List<URI> replicas) {
             this.replicas = replicas;
-        }
-
-    }
-
-    /** TLS towards https:// replicas. */
-    public static class Ssl {
-
-        /**
-         * Name of the SSL bundle ("spring.ssl.bundle.*") whose trust material verifies the replicas'
-         * certificates (every replica must then be https://). Without it, https:// replicas are verified
-         * against the JVM's default trust store. A bundle with key material (a client certificate, mutual
-         * TLS) needs transport=http.
-         */
-        private String bundle;
-
-        public String getBundle() {
-            return this.bundle;
-        }
-
-        public void setBundle(String bundle) {
-            this.bundle = bundle;
-        }
-
-    }
-
-    /** When a lane hands its open chunk of a shard to the shard's worker (besides the end of every poll). */
-    public static class Chunk {
-
-        /**
-         * Rows at which a lane hands a shard's open chunk off.
-         */
-        private int maxRows = ChunkConfig.DEFAULTS.maxRows();
-
-        /**
-         * Encoded size at which a lane hands a shard's open chunk off.
-         */
-        private DataSize maxBytes = DataSize.ofBytes(ChunkConfig.DEFAULTS.maxBytes());
-
-        public int getMaxRows() {
-            return this.maxRows;
-        }
-
-        public void setMaxRows(int maxRows) {
-            this.maxRows = maxRows;
-        }
-
-        public DataSize getMaxBytes() {
-            return this.maxBytes;
-        }
-
-        public void setMaxBytes(DataSize maxBytes) {
-            this.maxBytes = maxBytes;
-        }
-
-    }
-
-    /** When a shard worker seals a batch. */
-    public static class Batch {
-
-        /**
-         * Rows at which a batch is sealed.
-         */
-        private int maxRows = BatchConfig.DEFAULTS.maxRows();
-
-        /**
-         * Encoded size at which a batch is sealed.
-         */
-        private DataSize maxBytes = DataSize.ofBytes(BatchConfig.DEFAULTS.maxBytes());
-
-        /**
-         * Time after a batch's first row at which it is sealed, full or not.
-         */
-        private Duration linger = BatchConfig.DEFAULTS.linger();
-
-        public int getMaxRows() {
-            return this.maxRows;
-        }
-
-        public void setMaxRows(int maxRows) {
-            this.maxRows = maxRows;
-        }
-
-        public DataSize getMaxBytes() {
-            return this.maxBytes;
-        }
-
-        public void setMaxBytes(DataSize maxBytes) {
-            this.maxBytes = maxBytes;
-        }
-
-        public Duration getLinger() {
-            return this.linger;
-        }
-
-        public void setLinger(Duration linger) {
-            this.linger = linger;
         }
 
     }
