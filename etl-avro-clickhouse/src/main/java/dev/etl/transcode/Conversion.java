@@ -79,11 +79,11 @@ final class Conversion {
     /** Decimal: precision (digits). */
     private final int precision;
     /** Union branches by writer index; the element of an array; the value under a Nullable. */
-    private final Conversion[] children;
+    final Conversion[] children;
     /** The ClickHouse type written, for messages. */
     final String columnType;
 
-    private Conversion(Builder b) {
+    Conversion(ConversionBuilder b) {
         this.op = b.op;
         this.read = b.read;
         this.write = b.write;
@@ -101,8 +101,8 @@ final class Conversion {
         this.columnType = b.columnType;
     }
 
-    static Builder builder(int op, String columnType) {
-        return new Builder(op, columnType);
+    static ConversionBuilder builder(int op, String columnType) {
+        return new ConversionBuilder(op, columnType);
     }
 
     /**
@@ -219,14 +219,14 @@ final class Conversion {
             return;
         }
         case OP_DECIMAL_BYTES:
-            decimal(in, in.readLength(), out);
+            Decimals.write(in, in.readLength(), width, precision, limitMagnitude, columnType, out);
             return;
         case OP_DECIMAL_FIXED:
             in.require(size);
-            decimal(in, size, out);
+            Decimals.write(in, size, width, precision, limitMagnitude, columnType, out);
             return;
         case OP_UUID_STRING:
-            uuidString(in, out);
+            UuidText.write(in, out);
             return;
         case OP_UUID_FIXED:
             in.require(16);
@@ -242,7 +242,7 @@ final class Conversion {
             children[0].write(in, out);
             return;
         case OP_ARRAY:
-            array(in, out);
+            ArrayBlocks.write(children[0], in, out);
             return;
         default:
             throw new IllegalStateException("opcode " + op);
@@ -349,184 +349,8 @@ final class Conversion {
         }
     }
 
-    /**
-     * An Avro decimal (big-endian two's complement unscaled value of {@code length} bytes at the
-     * cursor) as a little-endian Decimal of {@code width} bytes. Redundant sign bytes are dropped
-     * first, as Avro's own {@code BigInteger} reading does; then the value must have at most
-     * {@code precision} digits, as the object path checks.
-     */
-    private void decimal(AvroCursor in, int length, RowBuffer out) {
-        if (length == 0) {
-            throw new MalformedBody("a decimal of zero bytes at byte " + in.position());
-        }
-        int first = 0;
-        while (first < length - 1 && (in.peek(first) == 0 && in.peek(first + 1) >= 0
-                || in.peek(first) == -1 && in.peek(first + 1) < 0)) {
-            first++;
-        }
-        int significant = length - first;
-        boolean negative = in.peek(first) < 0;
-        if (significant > width) {
-            in.skip(length);
-            throw new ValueRejected("a decimal of " + significant + " bytes does not fit " + columnType);
-        }
-        if (significant <= 8) {
-            long v = in.peek(first);
-            for (int i = first + 1; i < length; i++) {
-                v = v << 8 | (in.peek(i) & 0xff);
-            }
-            if (precision <= 18 && (v == Long.MIN_VALUE || Math.abs(v) >= POW10[precision])) {
-                in.skip(length);
-                throw new ValueRejected("unscaled value " + v + " has more than " + precision + " digits for "
-                        + columnType);
-            }
-        } else if (!withinLimit(in, first, significant, negative)) {
-            in.skip(length);
-            throw new ValueRejected("an unscaled value of " + significant + " bytes has more than " + precision
-                    + " digits for " + columnType);
-        }
-        out.ensureRemaining(width);
-        int pad = negative ? 0xff : 0;
-        for (int i = 0; i < width; i++) {
-            out.writeByte(i < significant ? in.peek(length - 1 - i) : pad);
-        }
-        in.skip(length);
-    }
-
-    /** |value| < 10^precision, the value's magnitude computed into the lane's scratch. */
-    private boolean withinLimit(AvroCursor in, int first, int significant, boolean negative) {
-        byte[] m = in.digits;
-        int carry = 1;
-        for (int i = significant - 1; i >= 0; i--) {
-            int b = in.peek(first + i) & 0xff;
-            if (negative) {
-                // two's complement negation: invert, then add one from the lowest byte up
-                b = (~b & 0xff) + carry;
-                carry = b >> 8;
-                b &= 0xff;
-            }
-            m[i] = (byte) b;
-        }
-        byte[] limit = limitMagnitude;
-        int mStart = 0;
-        while (mStart < significant && m[mStart] == 0) {
-            mStart++;
-        }
-        int mLength = significant - mStart;
-        if (mLength != limit.length) {
-            return mLength < limit.length;
-        }
-        for (int i = 0; i < mLength; i++) {
-            int a = m[mStart + i] & 0xff;
-            int b = limit[i] & 0xff;
-            if (a != b) {
-                return a < b;
-            }
-        }
-        return false;
-    }
-
-    /** The canonical 36-character text form (what Avro's UUID conversion writes) as ClickHouse's UUID. */
-    private static void uuidString(AvroCursor in, RowBuffer out) {
-        int at = in.position();
-        int length = in.readLength();
-        if (length != 36) {
-            in.skip(length);
-            throw new ValueRejected("a uuid string of " + length + " bytes at byte " + at
-                    + " (expected the 36-character form)");
-        }
-        long high = 0;
-        long low = 0;
-        for (int i = 0; i < 36; i++) {
-            int c = in.peek(i);
-            if (i == 8 || i == 13 || i == 18 || i == 23) {
-                if (c != '-') {
-                    in.skip(36);
-                    throw new ValueRejected("malformed uuid string at byte " + at);
-                }
-                continue;
-            }
-            int digit = Character.digit(c, 16);
-            if (digit < 0) {
-                in.skip(36);
-                throw new ValueRejected("malformed uuid string at byte " + at);
-            }
-            if (i < 18) {
-                high = high << 4 | digit;
-            } else {
-                low = low << 4 | digit;
-            }
-        }
-        in.skip(36);
-        out.writeLongLE(high);
-        out.writeLongLE(low);
-    }
-
-    /**
-     * RowBinary needs the element count before the elements; Avro may split an array into blocks.
-     * Writers (Avro's included) write one block, so the count of the first block is written and the
-     * elements converted; only when a second block follows is the output cut back and the array
-     * counted first.
-     */
-    private void array(AvroCursor in, RowBuffer out) {
-        Conversion element = children[0];
-        int outStart = out.length();
-        int inStart = in.mark();
-        long count = blockCount(in);
-        out.writeVarUInt(count);
-        for (long i = 0; i < count; i++) {
-            element.write(in, out);
-        }
-        if (count == 0) {
-            return;
-        }
-        long next = blockCount(in);
-        if (next == 0) {
-            return;
-        }
-        // More blocks: count them all, then convert again from the start.
-        out.truncate(outStart);
-        in.reset(inStart);
-        long total = 0;
-        int mark;
-        for (long n = blockCount(in); n != 0; n = blockCount(in)) {
-            total += n;
-            for (long i = 0; i < n; i++) {
-                element.skipValue(in);
-            }
-        }
-        mark = in.mark();
-        if (total > Integer.MAX_VALUE - 8) {
-            throw new MalformedBody("an array of " + total + " items");
-        }
-        in.reset(inStart);
-        out.writeVarUInt(total);
-        for (long n = blockCount(in); n != 0; n = blockCount(in)) {
-            for (long i = 0; i < n; i++) {
-                element.write(in, out);
-            }
-        }
-        if (in.mark() != mark) {
-            throw new IllegalStateException("array re-read ended at another position");
-        }
-    }
-
-    /** A block's item count; a negative count's byte size is read and ignored (the items are read one by one). */
-    private static long blockCount(AvroCursor in) {
-        int at = in.position();
-        long count = in.readLong();
-        if (count < 0) {
-            count = -count;
-            in.readLong();
-        }
-        if (count > Integer.MAX_VALUE - 8) {
-            throw new MalformedBody("array block of " + count + " items at byte " + at);
-        }
-        return count;
-    }
-
     /** Skips the value this conversion would read, without writing (counting a multi-block array). */
-    private void skipValue(AvroCursor in) {
+    void skipValue(AvroCursor in) {
         switch (op) {
         case OP_NUMBER:
             switch (read) {
@@ -582,7 +406,7 @@ final class Conversion {
             return;
         }
         case OP_ARRAY:
-            for (long n = blockCount(in); n != 0; n = blockCount(in)) {
+            for (long n = ArrayBlocks.blockCount(in); n != 0; n = ArrayBlocks.blockCount(in)) {
                 for (long i = 0; i < n; i++) {
                     children[0].skipValue(in);
                 }
@@ -593,142 +417,4 @@ final class Conversion {
         }
     }
 
-    private static final long[] POW10 = new long[19];
-
-    static {
-        long p = 1;
-        for (int i = 0; i < POW10.length; i++) {
-            POW10[i] = p;
-            p *= 10;
-        }
-    }
-
-    static long pow10(int exponent) {
-        return POW10[exponent];
-    }
-
-    /** Collects a conversion's parameters; only {@link ConversionCompiler} uses it. */
-    static final class Builder {
-        private final int op;
-        private final String columnType;
-        private int read;
-        private int write;
-        private int width;
-        private int size;
-        private long min = Long.MIN_VALUE;
-        private long max = Long.MAX_VALUE;
-        private long multiplier = 1;
-        private long divisor = 1;
-        private int[] codes;
-        private byte[][] strings;
-        private byte[] limitMagnitude;
-        private int precision;
-        private Conversion[] children;
-
-        private Builder(int op, String columnType) {
-            this.op = op;
-            this.columnType = columnType;
-        }
-
-        Builder read(int read) {
-            this.read = read;
-            return this;
-        }
-
-        Builder write(int write) {
-            this.write = write;
-            return this;
-        }
-
-        Builder width(int width) {
-            this.width = width;
-            return this;
-        }
-
-        Builder size(int size) {
-            this.size = size;
-            return this;
-        }
-
-        Builder range(long min, long max) {
-            this.min = min;
-            this.max = max;
-            return this;
-        }
-
-        Builder scale(long multiplier, long divisor) {
-            this.multiplier = multiplier;
-            this.divisor = divisor;
-            return this;
-        }
-
-        Builder codes(int[] codes) {
-            this.codes = codes;
-            return this;
-        }
-
-        Builder strings(byte[][] strings) {
-            this.strings = strings;
-            return this;
-        }
-
-        Builder decimal(int precision, byte[] limitMagnitude) {
-            this.precision = precision;
-            this.limitMagnitude = limitMagnitude;
-            return this;
-        }
-
-        Builder children(Conversion... children) {
-            this.children = children;
-            return this;
-        }
-
-        Conversion build() {
-            if (op == OP_UNION && children.length == 2) {
-                for (int nul = 0; nul < 2; nul++) {
-                    if (children[nul].op == OP_NULL && children[1 - nul].op == OP_NOT_NULL
-                            && children[1 - nul].children[0].op == OP_STRING) {
-                        Builder b = new Builder(OP_NULLABLE_STRING, columnType);
-                        b.size = nul;
-                        return new Conversion(b);
-                    }
-                }
-            }
-            if (op == OP_NUMBER) {
-                int plain = plain();
-                if (plain != 0) {
-                    Builder b = new Builder(plain, columnType);
-                    b.read = read;
-                    b.write = write;
-                    b.width = width;
-                    b.min = min;
-                    b.max = max;
-                    return new Conversion(b);
-                }
-            }
-            return new Conversion(this);
-        }
-
-        /** The specialised opcode when the number is written unchanged and needs no range check, else 0. */
-        private int plain() {
-            boolean unchecked = min == Long.MIN_VALUE && max == Long.MAX_VALUE
-                    || read == READ_INT && min <= Integer.MIN_VALUE && max >= Integer.MAX_VALUE;
-            if (write == WRITE_INT && unchecked) {
-                if (read == READ_INT) {
-                    return width == 4 ? OP_INT_TO_INT32 : width == 8 ? OP_INT_TO_INT64 : 0;
-                }
-                return read == READ_LONG && width == 8 ? OP_LONG_TO_INT64 : 0;
-            }
-            if (write == WRITE_INT && read == READ_LONG && width == 8 && min == 0 && max == Long.MAX_VALUE) {
-                return OP_LONG_TO_UINT64;
-            }
-            if (write == WRITE_FLOAT32 && read == READ_FLOAT) {
-                return OP_FLOAT_TO_FLOAT32;
-            }
-            if (write == WRITE_FLOAT64 && read == READ_DOUBLE) {
-                return OP_DOUBLE_TO_FLOAT64;
-            }
-            return 0;
-        }
-    }
 }

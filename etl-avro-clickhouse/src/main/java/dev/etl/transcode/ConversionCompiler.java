@@ -230,9 +230,9 @@ final class ConversionCompiler {
                         + "timestamp-millis, -micros or -nanos (or local-timestamp-*)");
             }
             int precision = type.kind == ColumnType.Kind.DATE_TIME ? 0 : type.size;
-            long multiplier = precision >= unit ? Conversion.pow10(precision - unit) : 1;
-            long divisor = precision < unit ? Conversion.pow10(unit - precision) : 1;
-            Conversion.Builder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
+            long multiplier = precision >= unit ? Decimals.pow10(precision - unit) : 1;
+            long divisor = precision < unit ? Decimals.pow10(unit - precision) : 1;
+            ConversionBuilder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
             return type.kind == ColumnType.Kind.DATE_TIME ? b.width(4).range(0, UINT32_MAX).build() : b.width(8).build();
         }
         default:
@@ -257,7 +257,7 @@ final class ConversionCompiler {
         return number(read, Conversion.WRITE_INT, type).width(width).range(min, max).build();
     }
 
-    private static Conversion.Builder number(int read, int write, ColumnType type) {
+    private static ConversionBuilder number(int read, int write, ColumnType type) {
         return Conversion.builder(Conversion.OP_NUMBER, type.name).read(read).write(write);
     }
 
