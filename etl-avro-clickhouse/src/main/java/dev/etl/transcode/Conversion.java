@@ -176,7 +176,7 @@ final class Conversion {
         }
     }
 
-    private ValueRejected outOfRange(long value) {
+    ValueRejected outOfRange(long value) {
         return new ValueRejected("value " + value + " out of range for " + columnType + " [" + min + ", " + max + "]");
     }
 

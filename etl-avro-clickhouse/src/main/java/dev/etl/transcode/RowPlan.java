@@ -32,6 +32,15 @@ final class RowPlan {
     static final int SKIP_VARINT = 5;
     /** SKIP of an int or enum: one varint of at most 5 bytes. */
     static final int SKIP_INT = 8;
+    // CONVERT steps of the commonest conversions, run in the loop itself (one switch per field, not two).
+    private static final int INT32 = 9;
+    private static final int INT_INT64 = 10;
+    private static final int INT64 = 11;
+    private static final int FLOAT32 = 12;
+    private static final int FLOAT64 = 13;
+    private static final int STRING = 14;
+    private static final int BOOL = 15;
+    private static final int UINT64 = 16;
     /** SKIP of a float, double or fixed: {@code marks[i]} bytes. */
     static final int SKIP_BYTES = 6;
     /** SKIP of a string or bytes: a length and that many bytes. */
@@ -50,7 +59,7 @@ final class RowPlan {
 
     RowPlan(int[] ops, int[] marks, int[] columnOf, Conversion[] conversions, Schema[] skips, byte[][] constants,
             ClickHouseColumn[] columns, int markCount) {
-        this.ops = ops;
+        this.ops = fused(ops, conversions);
         this.marks = marks;
         this.columnOf = columnOf;
         this.conversions = conversions;
@@ -58,6 +67,27 @@ final class RowPlan {
         this.constants = constants;
         this.columns = columns;
         this.markCount = markCount;
+    }
+
+    private static int[] fused(int[] ops, Conversion[] conversions) {
+        int[] fused = ops.clone();
+        for (int i = 0; i < fused.length; i++) {
+            if (fused[i] != CONVERT) {
+                continue;
+            }
+            fused[i] = switch (conversions[i].op) {
+                case Conversion.OP_INT_TO_INT32 -> INT32;
+                case Conversion.OP_INT_TO_INT64 -> INT_INT64;
+                case Conversion.OP_LONG_TO_INT64 -> INT64;
+                case Conversion.OP_FLOAT_TO_FLOAT32 -> FLOAT32;
+                case Conversion.OP_DOUBLE_TO_FLOAT64 -> FLOAT64;
+                case Conversion.OP_STRING -> STRING;
+                case Conversion.OP_BOOL -> BOOL;
+                case Conversion.OP_LONG_TO_UINT64 -> UINT64;
+                default -> CONVERT;
+            };
+        }
+        return fused;
     }
 
     /**
@@ -72,6 +102,35 @@ final class RowPlan {
         try {
             for (; i < ops.length; i++) {
                 switch (ops[i]) {
+                case INT32:
+                    out.writeIntLE(in.readInt());
+                    break;
+                case INT_INT64:
+                    out.writeLongLE(in.readInt());
+                    break;
+                case INT64:
+                    out.writeLongLE(in.readLong());
+                    break;
+                case FLOAT32:
+                    out.writeFloatLE(in.readFloat());
+                    break;
+                case FLOAT64:
+                    out.writeDoubleLE(in.readDouble());
+                    break;
+                case STRING:
+                    in.copyString(out);
+                    break;
+                case BOOL:
+                    out.writeByte(in.readBoolean() ? 1 : 0);
+                    break;
+                case UINT64: {
+                    long v = in.readLong();
+                    if (v < 0) {
+                        throw conversions[i].outOfRange(v);
+                    }
+                    out.writeLongLE(v);
+                    break;
+                }
                 case SKIP_VARINT:
                     in.readLong();
                     break;
@@ -125,7 +184,8 @@ final class RowPlan {
             }
             switch (ops[i]) {
             case SKIP, SKIP_VARINT, SKIP_INT, SKIP_BYTES, SKIP_LENGTH -> sb.append("SKIP");
-            case CONVERT -> sb.append("CONVERT ").append(columns[columnOf[i]].name());
+            case CONVERT, INT32, INT_INT64, INT64, FLOAT32, FLOAT64, STRING, BOOL, UINT64 -> sb.append("CONVERT ")
+                    .append(columns[columnOf[i]].name());
             case MARK -> sb.append("MARK ").append(marks[i]);
             case CONVERT_AT -> sb.append("CONVERT_AT ").append(marks[i]).append(' ')
                     .append(columns[columnOf[i]].name());
