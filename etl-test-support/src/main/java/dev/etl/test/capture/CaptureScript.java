@@ -120,6 +120,19 @@ public final class CaptureScript {
         return this;
     }
 
+    /**
+     * Cancels every scripted fault of {@code shard}: failures not yet consumed by a write and the latency
+     * (a blocked shard stays blocked until {@link #release(int)}).
+     */
+    public CaptureScript clearFaults(int shard) {
+        synchronized (lock) {
+            failTransient[check(shard)] = 0;
+            failPermanent[shard] = 0;
+            latencyNs[shard] = 0;
+        }
+        return this;
+    }
+
     /** Every successful write so far, in completion order. */
     public List<Write> writes() {
         synchronized (lock) {
