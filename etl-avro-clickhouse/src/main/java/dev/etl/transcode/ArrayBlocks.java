@@ -4,8 +4,7 @@ import dev.etl.sink.RowBuffer;
 
 /** Avro arrays (blocks of items) as ClickHouse Arrays (a count, then the items). */
 final class ArrayBlocks {
-    private ArrayBlocks() {
-    }
+    private ArrayBlocks() {}
 
     /**
      * RowBinary needs the element count before the elements; Avro may split an array into blocks.

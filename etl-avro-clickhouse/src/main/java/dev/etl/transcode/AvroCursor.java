@@ -1,10 +1,9 @@
 package dev.etl.transcode;
 
+import dev.etl.sink.RowBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-
-import dev.etl.sink.RowBuffer;
 
 /**
  * A cursor over one Avro binary body in a {@code byte[]}, with the copy operations transcoding
@@ -20,7 +19,8 @@ import dev.etl.sink.RowBuffer;
  */
 final class AvroCursor {
     private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private byte[] buf = new byte[0];
@@ -255,8 +255,8 @@ final class AvroCursor {
     }
 
     private MalformedBody eof(int wanted) {
-        return new MalformedBody("unexpected end of body: needed " + wanted + " more byte(s) at byte " + position()
-                + " of " + length());
+        return new MalformedBody(
+                "unexpected end of body: needed " + wanted + " more byte(s) at byte " + position() + " of " + length());
     }
 
     private MalformedBody malformed(int at) {

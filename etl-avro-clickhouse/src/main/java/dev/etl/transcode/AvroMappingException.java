@@ -20,8 +20,11 @@ public final class AvroMappingException extends EtlException {
     private final String columnType;
 
     AvroMappingException(String field, String column, String avroType, String columnType, String problem) {
-        super(ErrorClass.ENCODE, "field '" + field + "' (Avro " + avroType + ") → column '" + column + "' ("
-                + columnType + "): " + problem, null);
+        super(
+                ErrorClass.ENCODE,
+                "field '" + field + "' (Avro " + avroType + ") → column '" + column + "' (" + columnType + "): "
+                        + problem,
+                null);
         this.field = field;
         this.column = column;
         this.avroType = avroType;

@@ -1,12 +1,11 @@
 package dev.etl.transcode;
 
+import dev.etl.clickhouse.ClickHouseColumn;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-
-import dev.etl.clickhouse.ClickHouseColumn;
 import org.apache.avro.Schema;
 
 /**
@@ -65,8 +64,7 @@ public final class AvroRowMapping {
     private final List<ClickHouseColumn> columns;
 
     /** One column: its declared name and type, parsed type, and reader field path. */
-    record Mapped(ClickHouseColumn column, ColumnType type, String path) {
-    }
+    record Mapped(ClickHouseColumn column, ColumnType type, String path) {}
 
     private AvroRowMapping(Schema reader, List<Mapped> mapped) {
         this.reader = reader;

@@ -1,11 +1,5 @@
 package dev.etl.transcode;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.avro.SchemaRegistryException;
 import dev.etl.clickhouse.ColumnEncodeException;
@@ -16,6 +10,11 @@ import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.apache.avro.Schema;
 
@@ -77,6 +76,7 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
     /** The thread of the first call; set once (CAS), then read plainly on every call. */
     @SuppressWarnings("unused") // accessed through OWNER as well
     private Thread owner;
+
     private final AvroCursor in = new AvroCursor();
     private final Int2ObjectHashMap<Compiled> plans = new Int2ObjectHashMap<>();
     private int lastId = -1;
@@ -91,8 +91,8 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
 
     /** Confluent wire format (magic byte 0, 4-byte schema id, body); writer schemas from {@code registry}. */
     public static Builder confluent(AvroRowMapping mapping, SchemaRegistryClient registry) {
-        return new Builder(Objects.requireNonNull(mapping, "mapping"), Objects.requireNonNull(registry, "registry"),
-                null);
+        return new Builder(
+                Objects.requireNonNull(mapping, "mapping"), Objects.requireNonNull(registry, "registry"), null);
     }
 
     /**
@@ -102,15 +102,18 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
      * @throws AvroMappingException when the mapping cannot read {@code writerSchema}
      */
     public static Builder raw(AvroRowMapping mapping, Schema writerSchema) {
-        return new Builder(Objects.requireNonNull(mapping, "mapping"), null,
-                Objects.requireNonNull(writerSchema, "writerSchema"));
+        return new Builder(
+                Objects.requireNonNull(mapping, "mapping"), null, Objects.requireNonNull(writerSchema, "writerSchema"));
     }
 
     @Override
     public void encode(Payload value, RecordMeta meta, RowBuffer out) {
         if (!value.isPresent()) {
-            throw DeserializationException.of(-1, "a tombstone (absent value) has no row: filter tombstones before "
-                    + "the sink (.filter(\"not-tombstone\", Payload::isPresent))", null);
+            throw DeserializationException.of(
+                    -1,
+                    "a tombstone (absent value) has no row: filter tombstones before "
+                            + "the sink (.filter(\"not-tombstone\", Payload::isPresent))",
+                    null);
         }
         transcode(value.array(), value.offset(), value.length(), out);
     }
@@ -129,29 +132,40 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
             bodyOffset = offset;
         } else {
             if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(-1, "payload of " + length
-                        + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)", null);
+                throw DeserializationException.of(
+                        -1,
+                        "payload of " + length
+                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
+                        null);
             }
             if (array[offset] != 0) {
-                throw DeserializationException.of(-1, String.format(
-                        "bad magic byte 0x%02x: not Confluent wire format (expected 0x00)", array[offset] & 0xff), null);
+                throw DeserializationException.of(
+                        -1,
+                        String.format(
+                                "bad magic byte 0x%02x: not Confluent wire format (expected 0x00)",
+                                array[offset] & 0xff),
+                        null);
             }
-            id = (array[offset + 1] & 0xff) << 24 | (array[offset + 2] & 0xff) << 16 | (array[offset + 3] & 0xff) << 8
+            id = (array[offset + 1] & 0xff) << 24
+                    | (array[offset + 2] & 0xff) << 16
+                    | (array[offset + 3] & 0xff) << 8
                     | (array[offset + 4] & 0xff);
             compiled = id == lastId ? last : lookup(id);
             bodyOffset = offset + HEADER_LENGTH;
         }
         if (compiled.error != null) {
-            throw DeserializationException.of(id, "writer schema " + compiled.label + " cannot be transcoded: "
-                    + compiled.error.getMessage(), compiled.error);
+            throw DeserializationException.of(
+                    id,
+                    "writer schema " + compiled.label + " cannot be transcoded: " + compiled.error.getMessage(),
+                    compiled.error);
         }
         AvroCursor in = this.in;
         in.wrap(array, bodyOffset, length - (bodyOffset - offset));
         try {
             compiled.plan.write(in, out);
         } catch (MalformedBody e) {
-            throw DeserializationException.of(id, "Avro body does not match writer schema " + compiled.label + ": "
-                    + e.getMessage(), null);
+            throw DeserializationException.of(
+                    id, "Avro body does not match writer schema " + compiled.label + ": " + e.getMessage(), null);
         }
     }
 
@@ -165,11 +179,15 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
         if (previous == null || previous == current) {
             return;
         }
-        throw new FatalPipelineException(ErrorClass.ENCODE, "AvroRowTranscoder " + this + " is used by threads '"
-                + previous.getName() + "' and '" + current.getName() + "': one instance must serve one lane (it "
-                + "reuses its cursor, so sharing it corrupts rows). Call build() inside the ChainFactory lambda, e.g. "
-                + "ctx -> Chains.from(ctx, Deserializer.payload()).sink(builder.build(), router), and share the "
-                + "AvroRowTranscoder.Builder instead", null);
+        throw new FatalPipelineException(
+                ErrorClass.ENCODE,
+                "AvroRowTranscoder " + this + " is used by threads '"
+                        + previous.getName() + "' and '" + current.getName()
+                        + "': one instance must serve one lane (it "
+                        + "reuses its cursor, so sharing it corrupts rows). Call build() inside the ChainFactory lambda, e.g. "
+                        + "ctx -> Chains.from(ctx, Deserializer.payload()).sink(builder.build(), router), and share the "
+                        + "AvroRowTranscoder.Builder instead",
+                null);
     }
 
     private Compiled lookup(int id) {
@@ -278,8 +296,10 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
                 if (e.invalidAnswer()) {
                     throw DeserializationException.of(id, "unusable writer schema: " + e.getMessage(), e);
                 }
-                throw new FatalPipelineException(ErrorClass.DESERIALIZATION,
-                        "cannot fetch writer schema id " + id + " (schema id " + id + "): " + e.getMessage(), e);
+                throw new FatalPipelineException(
+                        ErrorClass.DESERIALIZATION,
+                        "cannot fetch writer schema id " + id + " (schema id " + id + "): " + e.getMessage(),
+                        e);
             }
         }
     }

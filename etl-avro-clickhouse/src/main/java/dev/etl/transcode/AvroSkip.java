@@ -1,7 +1,6 @@
 package dev.etl.transcode;
 
 import java.util.List;
-
 import org.apache.avro.Schema;
 
 /**
@@ -9,83 +8,82 @@ import org.apache.avro.Schema;
  * (a {@code switch} per value); unmapped fields are usually primitives, one varint or a length.
  */
 final class AvroSkip {
-    private AvroSkip() {
-    }
+    private AvroSkip() {}
 
     static void skip(Schema schema, AvroCursor in) {
         switch (schema.getType()) {
-        case NULL:
-            return;
-        case BOOLEAN:
-            in.readBoolean();
-            return;
-        case INT:
-        case ENUM:
-            in.readInt();
-            return;
-        case LONG:
-            in.readLong();
-            return;
-        case FLOAT:
-            in.skip(4);
-            return;
-        case DOUBLE:
-            in.skip(8);
-            return;
-        case STRING:
-        case BYTES:
-            in.skipLengthPrefixed();
-            return;
-        case FIXED:
-            in.skip(schema.getFixedSize());
-            return;
-        case UNION: {
-            List<Schema> branches = schema.getTypes();
-            int at = in.position();
-            int index = in.readInt();
-            if (index < 0 || index >= branches.size()) {
-                throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
-                        + branches.size() + " branches");
+            case NULL:
+                return;
+            case BOOLEAN:
+                in.readBoolean();
+                return;
+            case INT:
+            case ENUM:
+                in.readInt();
+                return;
+            case LONG:
+                in.readLong();
+                return;
+            case FLOAT:
+                in.skip(4);
+                return;
+            case DOUBLE:
+                in.skip(8);
+                return;
+            case STRING:
+            case BYTES:
+                in.skipLengthPrefixed();
+                return;
+            case FIXED:
+                in.skip(schema.getFixedSize());
+                return;
+            case UNION: {
+                List<Schema> branches = schema.getTypes();
+                int at = in.position();
+                int index = in.readInt();
+                if (index < 0 || index >= branches.size()) {
+                    throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
+                            + branches.size() + " branches");
+                }
+                skip(branches.get(index), in);
+                return;
             }
-            skip(branches.get(index), in);
-            return;
-        }
-        case RECORD: {
-            List<Schema.Field> fields = schema.getFields();
-            for (int i = 0; i < fields.size(); i++) {
-                skip(fields.get(i).schema(), in);
+            case RECORD: {
+                List<Schema.Field> fields = schema.getFields();
+                for (int i = 0; i < fields.size(); i++) {
+                    skip(fields.get(i).schema(), in);
+                }
+                return;
             }
-            return;
-        }
-        case ARRAY:
-        case MAP: {
-            boolean map = schema.getType() == Schema.Type.MAP;
-            Schema items = map ? schema.getValueType() : schema.getElementType();
-            for (long count = in.readLong(); count != 0; count = in.readLong()) {
-                if (count < 0) {
-                    // A negative count is followed by the block's size in bytes: skip the block whole.
-                    long size = in.readLong();
-                    if (size < 0 || size > in.remaining()) {
-                        throw new MalformedBody("block size " + size + " at byte " + in.position()
-                                + " exceeds the " + in.remaining() + " bytes left");
+            case ARRAY:
+            case MAP: {
+                boolean map = schema.getType() == Schema.Type.MAP;
+                Schema items = map ? schema.getValueType() : schema.getElementType();
+                for (long count = in.readLong(); count != 0; count = in.readLong()) {
+                    if (count < 0) {
+                        // A negative count is followed by the block's size in bytes: skip the block whole.
+                        long size = in.readLong();
+                        if (size < 0 || size > in.remaining()) {
+                            throw new MalformedBody("block size " + size + " at byte " + in.position() + " exceeds the "
+                                    + in.remaining() + " bytes left");
+                        }
+                        in.skip((int) size);
+                        continue;
                     }
-                    in.skip((int) size);
-                    continue;
-                }
-                if (count > Integer.MAX_VALUE - 8) {
-                    throw new MalformedBody("collection block of " + count + " items before byte " + in.position());
-                }
-                for (long i = 0; i < count; i++) {
-                    if (map) {
-                        in.skipLengthPrefixed();
+                    if (count > Integer.MAX_VALUE - 8) {
+                        throw new MalformedBody("collection block of " + count + " items before byte " + in.position());
                     }
-                    skip(items, in);
+                    for (long i = 0; i < count; i++) {
+                        if (map) {
+                            in.skipLengthPrefixed();
+                        }
+                        skip(items, in);
+                    }
                 }
+                return;
             }
-            return;
-        }
-        default:
-            throw new IllegalStateException("unknown Avro type " + schema.getType());
+            default:
+                throw new IllegalStateException("unknown Avro type " + schema.getType());
         }
     }
 }

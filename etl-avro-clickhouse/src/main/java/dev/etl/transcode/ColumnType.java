@@ -11,8 +11,29 @@ import java.util.Map;
  */
 final class ColumnType {
     enum Kind {
-        INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT32, FLOAT64, BOOL, STRING, FIXED_STRING, DATE,
-        DATE32, DATE_TIME, DATE_TIME64, DECIMAL, UUID, ENUM8, ENUM16, NULLABLE, ARRAY
+        INT8,
+        INT16,
+        INT32,
+        INT64,
+        UINT8,
+        UINT16,
+        UINT32,
+        UINT64,
+        FLOAT32,
+        FLOAT64,
+        BOOL,
+        STRING,
+        FIXED_STRING,
+        DATE,
+        DATE32,
+        DATE_TIME,
+        DATE_TIME64,
+        DECIMAL,
+        UUID,
+        ENUM8,
+        ENUM16,
+        NULLABLE,
+        ARRAY
     }
 
     final Kind kind;
@@ -153,7 +174,12 @@ final class ColumnType {
                     close();
                     if (word.equals("LowCardinality")) {
                         // The same bytes as the inner type on the RowBinary wire; only the name differs.
-                        yield new ColumnType(inner.kind, s.substring(from, at), inner.inner, inner.size, inner.scale,
+                        yield new ColumnType(
+                                inner.kind,
+                                s.substring(from, at),
+                                inner.inner,
+                                inner.size,
+                                inner.scale,
                                 inner.enumValues);
                     }
                     Kind kind = word.equals("Nullable") ? Kind.NULLABLE : Kind.ARRAY;

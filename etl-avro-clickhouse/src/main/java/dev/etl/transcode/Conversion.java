@@ -65,10 +65,12 @@ final class Conversion {
     private final int width;
     /** A fixed's size in the writer schema. */
     private final int size;
+
     private final long min;
     private final long max;
     /** Time conversions: multiply by {@code multiplier} when above 1, else floor-divide by {@code divisor}. */
     private final long multiplier;
+
     private final long divisor;
     /** Enum codes per writer symbol index. */
     private final int[] codes;
@@ -111,46 +113,46 @@ final class Conversion {
      */
     void write(AvroCursor in, RowBuffer out) {
         switch (op) {
-        case OP_INT_TO_INT32:
-            out.writeIntLE(in.readInt());
-            return;
-        case OP_INT_TO_INT64:
-            out.writeLongLE(in.readInt());
-            return;
-        case OP_LONG_TO_INT64:
-            out.writeLongLE(in.readLong());
-            return;
-        case OP_FLOAT_TO_FLOAT32:
-            out.writeFloatLE(in.readFloat());
-            return;
-        case OP_DOUBLE_TO_FLOAT64:
-            out.writeDoubleLE(in.readDouble());
-            return;
-        case OP_LONG_TO_UINT64: {
-            long v = in.readLong();
-            if (v < 0) {
-                throw outOfRange(v);
+            case OP_INT_TO_INT32:
+                out.writeIntLE(in.readInt());
+                return;
+            case OP_INT_TO_INT64:
+                out.writeLongLE(in.readInt());
+                return;
+            case OP_LONG_TO_INT64:
+                out.writeLongLE(in.readLong());
+                return;
+            case OP_FLOAT_TO_FLOAT32:
+                out.writeFloatLE(in.readFloat());
+                return;
+            case OP_DOUBLE_TO_FLOAT64:
+                out.writeDoubleLE(in.readDouble());
+                return;
+            case OP_LONG_TO_UINT64: {
+                long v = in.readLong();
+                if (v < 0) {
+                    throw outOfRange(v);
+                }
+                out.writeLongLE(v);
+                return;
             }
-            out.writeLongLE(v);
-            return;
-        }
-        case OP_STRING:
-            in.copyString(out);
-            return;
-        case OP_NULLABLE_STRING:
-            nullableString(in, out);
-            return;
-        case OP_ENUM_CODE:
-            enumCode(in, out);
-            return;
-        case OP_BOOL:
-            out.writeByte(in.readBoolean() ? 1 : 0);
-            return;
-        case OP_UNION:
-            union(in, out);
-            return;
-        default:
-            writeOther(in, out);
+            case OP_STRING:
+                in.copyString(out);
+                return;
+            case OP_NULLABLE_STRING:
+                nullableString(in, out);
+                return;
+            case OP_ENUM_CODE:
+                enumCode(in, out);
+                return;
+            case OP_BOOL:
+                out.writeByte(in.readBoolean() ? 1 : 0);
+                return;
+            case OP_UNION:
+                union(in, out);
+                return;
+            default:
+                writeOther(in, out);
         }
     }
 
@@ -184,68 +186,68 @@ final class Conversion {
         int at = in.position();
         int index = in.readInt();
         if (index < 0 || index >= children.length) {
-            throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
-                    + children.length + " branches");
+            throw new MalformedBody(
+                    "union index " + index + " at byte " + at + " out of range for " + children.length + " branches");
         }
         children[index].write(in, out);
     }
 
     private void writeOther(AvroCursor in, RowBuffer out) {
         switch (op) {
-        case OP_NUMBER:
-            number(in, out);
-            return;
-        case OP_BYTES_TO_FIXED_STRING: {
-            int length = in.readLength();
-            if (length > width) {
-                in.skip(length);
-                throw new ValueRejected(length + " bytes do not fit " + columnType);
+            case OP_NUMBER:
+                number(in, out);
+                return;
+            case OP_BYTES_TO_FIXED_STRING: {
+                int length = in.readLength();
+                if (length > width) {
+                    in.skip(length);
+                    throw new ValueRejected(length + " bytes do not fit " + columnType);
+                }
+                in.copy(length, out);
+                pad(out, width - length);
+                return;
             }
-            in.copy(length, out);
-            pad(out, width - length);
-            return;
-        }
-        case OP_FIXED_TO_FIXED_STRING:
-            in.copy(size, out);
-            pad(out, width - size);
-            return;
-        case OP_FIXED_TO_STRING:
-            out.writeVarUInt(size);
-            in.copy(size, out);
-            return;
-        case OP_ENUM_STRING: {
-            byte[] s = strings[enumIndex(in, strings.length)];
-            out.writeBytes(s, 0, s.length);
-            return;
-        }
-        case OP_DECIMAL_BYTES:
-            Decimals.write(in, in.readLength(), width, precision, limitMagnitude, columnType, out);
-            return;
-        case OP_DECIMAL_FIXED:
-            in.require(size);
-            Decimals.write(in, size, width, precision, limitMagnitude, columnType, out);
-            return;
-        case OP_UUID_STRING:
-            UuidText.write(in, out);
-            return;
-        case OP_UUID_FIXED:
-            in.require(16);
-            out.writeLongLE(in.peekLongBE(0));
-            out.writeLongLE(in.peekLongBE(8));
-            in.skip(16);
-            return;
-        case OP_NULL:
-            out.writeByte(1);
-            return;
-        case OP_NOT_NULL:
-            out.writeByte(0);
-            children[0].write(in, out);
-            return;
-        case OP_ARRAY:
-            ArrayBlocks.write(children[0], in, out);
-            return;
-        default:
-            throw new IllegalStateException("opcode " + op);
+            case OP_FIXED_TO_FIXED_STRING:
+                in.copy(size, out);
+                pad(out, width - size);
+                return;
+            case OP_FIXED_TO_STRING:
+                out.writeVarUInt(size);
+                in.copy(size, out);
+                return;
+            case OP_ENUM_STRING: {
+                byte[] s = strings[enumIndex(in, strings.length)];
+                out.writeBytes(s, 0, s.length);
+                return;
+            }
+            case OP_DECIMAL_BYTES:
+                Decimals.write(in, in.readLength(), width, precision, limitMagnitude, columnType, out);
+                return;
+            case OP_DECIMAL_FIXED:
+                in.require(size);
+                Decimals.write(in, size, width, precision, limitMagnitude, columnType, out);
+                return;
+            case OP_UUID_STRING:
+                UuidText.write(in, out);
+                return;
+            case OP_UUID_FIXED:
+                in.require(16);
+                out.writeLongLE(in.peekLongBE(0));
+                out.writeLongLE(in.peekLongBE(8));
+                in.skip(16);
+                return;
+            case OP_NULL:
+                out.writeByte(1);
+                return;
+            case OP_NOT_NULL:
+                out.writeByte(0);
+                children[0].write(in, out);
+                return;
+            case OP_ARRAY:
+                ArrayBlocks.write(children[0], in, out);
+                return;
+            default:
+                throw new IllegalStateException("opcode " + op);
         }
     }
 
@@ -253,64 +255,64 @@ final class Conversion {
         long l = 0;
         double d = 0;
         switch (read) {
-        case READ_INT:
-            l = in.readInt();
-            break;
-        case READ_LONG:
-            l = in.readLong();
-            break;
-        case READ_INT_AS_FLOAT:
-            d = (float) in.readInt();
-            break;
-        case READ_INT_AS_DOUBLE:
-            d = in.readInt();
-            break;
-        case READ_LONG_AS_FLOAT:
-            d = (float) in.readLong();
-            break;
-        case READ_LONG_AS_DOUBLE:
-            d = in.readLong();
-            break;
-        case READ_FLOAT:
-            d = in.readFloat();
-            break;
-        case READ_DOUBLE:
-            d = in.readDouble();
-            break;
-        default:
-            throw new IllegalStateException("read " + read);
+            case READ_INT:
+                l = in.readInt();
+                break;
+            case READ_LONG:
+                l = in.readLong();
+                break;
+            case READ_INT_AS_FLOAT:
+                d = (float) in.readInt();
+                break;
+            case READ_INT_AS_DOUBLE:
+                d = in.readInt();
+                break;
+            case READ_LONG_AS_FLOAT:
+                d = (float) in.readLong();
+                break;
+            case READ_LONG_AS_DOUBLE:
+                d = in.readLong();
+                break;
+            case READ_FLOAT:
+                d = in.readFloat();
+                break;
+            case READ_DOUBLE:
+                d = in.readDouble();
+                break;
+            default:
+                throw new IllegalStateException("read " + read);
         }
         switch (write) {
-        case WRITE_INT:
-            writeInt(l, out);
-            return;
-        case WRITE_TIME:
-            long ticks;
-            if (multiplier > 1) {
-                long high = Math.multiplyHigh(l, multiplier);
-                ticks = l * multiplier;
-                if (high != (ticks >> 63)) {
-                    throw new ValueRejected("value " + l + " overflows " + columnType);
+            case WRITE_INT:
+                writeInt(l, out);
+                return;
+            case WRITE_TIME:
+                long ticks;
+                if (multiplier > 1) {
+                    long high = Math.multiplyHigh(l, multiplier);
+                    ticks = l * multiplier;
+                    if (high != (ticks >> 63)) {
+                        throw new ValueRejected("value " + l + " overflows " + columnType);
+                    }
+                } else {
+                    ticks = Math.floorDiv(l, divisor);
                 }
-            } else {
-                ticks = Math.floorDiv(l, divisor);
-            }
-            writeInt(ticks, out);
-            return;
-        case WRITE_FLOAT32_OF_LONG:
-            out.writeFloatLE((float) l);
-            return;
-        case WRITE_FLOAT64_OF_LONG:
-            out.writeDoubleLE((double) l);
-            return;
-        case WRITE_FLOAT32:
-            out.writeFloatLE((float) d);
-            return;
-        case WRITE_FLOAT64:
-            out.writeDoubleLE(d);
-            return;
-        default:
-            throw new IllegalStateException("write " + write);
+                writeInt(ticks, out);
+                return;
+            case WRITE_FLOAT32_OF_LONG:
+                out.writeFloatLE((float) l);
+                return;
+            case WRITE_FLOAT64_OF_LONG:
+                out.writeDoubleLE((double) l);
+                return;
+            case WRITE_FLOAT32:
+                out.writeFloatLE((float) d);
+                return;
+            case WRITE_FLOAT64:
+                out.writeDoubleLE(d);
+                return;
+            default:
+                throw new IllegalStateException("write " + write);
         }
     }
 
@@ -319,17 +321,17 @@ final class Conversion {
             throw outOfRange(value);
         }
         switch (width) {
-        case 1:
-            out.writeByte((int) value);
-            return;
-        case 2:
-            out.writeShortLE((int) value);
-            return;
-        case 4:
-            out.writeIntLE((int) value);
-            return;
-        default:
-            out.writeLongLE(value);
+            case 1:
+                out.writeByte((int) value);
+                return;
+            case 2:
+                out.writeShortLE((int) value);
+                return;
+            case 4:
+                out.writeIntLE((int) value);
+                return;
+            default:
+                out.writeLongLE(value);
         }
     }
 
@@ -337,8 +339,8 @@ final class Conversion {
         int at = in.position();
         int index = in.readInt();
         if (index < 0 || index >= symbols) {
-            throw new MalformedBody("enum index " + index + " at byte " + at + " out of range for " + symbols
-                    + " symbols");
+            throw new MalformedBody(
+                    "enum index " + index + " at byte " + at + " out of range for " + symbols + " symbols");
         }
         return index;
     }
@@ -352,69 +354,69 @@ final class Conversion {
     /** Skips the value this conversion would read, without writing (counting a multi-block array). */
     void skipValue(AvroCursor in) {
         switch (op) {
-        case OP_NUMBER:
-            switch (read) {
-            case READ_INT, READ_INT_AS_FLOAT, READ_INT_AS_DOUBLE -> in.readInt();
-            case READ_LONG, READ_LONG_AS_FLOAT, READ_LONG_AS_DOUBLE -> in.readLong();
-            case READ_FLOAT -> in.skip(4);
-            default -> in.skip(8);
-            }
-            return;
-        case OP_INT_TO_INT32, OP_INT_TO_INT64:
-            in.readInt();
-            return;
-        case OP_LONG_TO_INT64, OP_LONG_TO_UINT64:
-            in.readLong();
-            return;
-        case OP_NULLABLE_STRING:
-            if (in.readInt() != size) {
-                in.skipLengthPrefixed();
-            }
-            return;
-        case OP_FLOAT_TO_FLOAT32:
-            in.skip(4);
-            return;
-        case OP_DOUBLE_TO_FLOAT64:
-            in.skip(8);
-            return;
-        case OP_BOOL:
-            in.readBoolean();
-            return;
-        case OP_STRING, OP_BYTES_TO_FIXED_STRING, OP_DECIMAL_BYTES, OP_UUID_STRING:
-            in.skipLengthPrefixed();
-            return;
-        case OP_FIXED_TO_FIXED_STRING, OP_FIXED_TO_STRING, OP_DECIMAL_FIXED:
-            in.skip(size);
-            return;
-        case OP_UUID_FIXED:
-            in.skip(16);
-            return;
-        case OP_ENUM_CODE, OP_ENUM_STRING:
-            in.readInt();
-            return;
-        case OP_NULL:
-            return;
-        case OP_NOT_NULL:
-            children[0].skipValue(in);
-            return;
-        case OP_UNION: {
-            int index = in.readInt();
-            if (index < 0 || index >= children.length) {
-                throw new MalformedBody("union index " + index + " out of range for " + children.length + " branches");
-            }
-            children[index].skipValue(in);
-            return;
-        }
-        case OP_ARRAY:
-            for (long n = ArrayBlocks.blockCount(in); n != 0; n = ArrayBlocks.blockCount(in)) {
-                for (long i = 0; i < n; i++) {
-                    children[0].skipValue(in);
+            case OP_NUMBER:
+                switch (read) {
+                    case READ_INT, READ_INT_AS_FLOAT, READ_INT_AS_DOUBLE -> in.readInt();
+                    case READ_LONG, READ_LONG_AS_FLOAT, READ_LONG_AS_DOUBLE -> in.readLong();
+                    case READ_FLOAT -> in.skip(4);
+                    default -> in.skip(8);
                 }
+                return;
+            case OP_INT_TO_INT32, OP_INT_TO_INT64:
+                in.readInt();
+                return;
+            case OP_LONG_TO_INT64, OP_LONG_TO_UINT64:
+                in.readLong();
+                return;
+            case OP_NULLABLE_STRING:
+                if (in.readInt() != size) {
+                    in.skipLengthPrefixed();
+                }
+                return;
+            case OP_FLOAT_TO_FLOAT32:
+                in.skip(4);
+                return;
+            case OP_DOUBLE_TO_FLOAT64:
+                in.skip(8);
+                return;
+            case OP_BOOL:
+                in.readBoolean();
+                return;
+            case OP_STRING, OP_BYTES_TO_FIXED_STRING, OP_DECIMAL_BYTES, OP_UUID_STRING:
+                in.skipLengthPrefixed();
+                return;
+            case OP_FIXED_TO_FIXED_STRING, OP_FIXED_TO_STRING, OP_DECIMAL_FIXED:
+                in.skip(size);
+                return;
+            case OP_UUID_FIXED:
+                in.skip(16);
+                return;
+            case OP_ENUM_CODE, OP_ENUM_STRING:
+                in.readInt();
+                return;
+            case OP_NULL:
+                return;
+            case OP_NOT_NULL:
+                children[0].skipValue(in);
+                return;
+            case OP_UNION: {
+                int index = in.readInt();
+                if (index < 0 || index >= children.length) {
+                    throw new MalformedBody(
+                            "union index " + index + " out of range for " + children.length + " branches");
+                }
+                children[index].skipValue(in);
+                return;
             }
-            return;
-        default:
-            throw new IllegalStateException("opcode " + op);
+            case OP_ARRAY:
+                for (long n = ArrayBlocks.blockCount(in); n != 0; n = ArrayBlocks.blockCount(in)) {
+                    for (long i = 0; i < n; i++) {
+                        children[0].skipValue(in);
+                    }
+                }
+                return;
+            default:
+                throw new IllegalStateException("opcode " + op);
         }
     }
-
 }

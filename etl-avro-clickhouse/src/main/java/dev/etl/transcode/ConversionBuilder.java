@@ -81,7 +81,8 @@ final class ConversionBuilder {
     Conversion build() {
         if (op == OP_UNION && children.length == 2) {
             for (int nul = 0; nul < 2; nul++) {
-                if (children[nul].op == OP_NULL && children[1 - nul].op == OP_NOT_NULL
+                if (children[nul].op == OP_NULL
+                        && children[1 - nul].op == OP_NOT_NULL
                         && children[1 - nul].children[0].op == OP_STRING) {
                     ConversionBuilder b = new ConversionBuilder(OP_NULLABLE_STRING, columnType);
                     b.size = nul;

@@ -1,11 +1,10 @@
 package dev.etl.transcode;
 
+import dev.etl.sink.RowBuffer;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.stream.Collectors;
-
-import dev.etl.sink.RowBuffer;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -46,7 +45,9 @@ final class ConversionCompiler {
                 Schema target = reader.getType() == Type.UNION ? readerBranch(reader, branch, type) : reader;
                 children[i] = compile(branch, target, type);
             }
-            return Conversion.builder(Conversion.OP_UNION, type.name).children(children).build();
+            return Conversion.builder(Conversion.OP_UNION, type.name)
+                    .children(children)
+                    .build();
         }
         if (reader.getType() == Type.UNION) {
             return compile(writer, readerBranch(reader, writer, type), type);
@@ -61,7 +62,8 @@ final class ConversionCompiler {
             return Conversion.builder(Conversion.OP_NULL, type.name).build();
         }
         if (type.kind == ColumnType.Kind.NULLABLE) {
-            return Conversion.builder(Conversion.OP_NOT_NULL, type.name).children(compile(writer, reader, type.inner))
+            return Conversion.builder(Conversion.OP_NOT_NULL, type.name)
+                    .children(compile(writer, reader, type.inner))
                     .build();
         }
         return value(writer, reader, type);
@@ -73,171 +75,205 @@ final class ConversionCompiler {
         LogicalType logical = reader.getLogicalType();
         String logicalName = logical == null ? null : logical.getName();
         switch (r) {
-        case INT:
-        case LONG: {
-            int read;
-            if (w == Type.INT) {
-                read = Conversion.READ_INT;
-            } else if (w == Type.LONG && r == Type.LONG) {
-                read = Conversion.READ_LONG;
-            } else {
-                throw promotion(writer, reader, type);
+            case INT:
+            case LONG: {
+                int read;
+                if (w == Type.INT) {
+                    read = Conversion.READ_INT;
+                } else if (w == Type.LONG && r == Type.LONG) {
+                    read = Conversion.READ_LONG;
+                } else {
+                    throw promotion(writer, reader, type);
+                }
+                return integral(read, r, logicalName, writer, reader, type);
             }
-            return integral(read, r, logicalName, writer, reader, type);
-        }
-        case FLOAT:
-        case DOUBLE: {
-            int read = switch (w) {
-                case INT -> r == Type.FLOAT ? Conversion.READ_INT_AS_FLOAT : Conversion.READ_INT_AS_DOUBLE;
-                case LONG -> r == Type.FLOAT ? Conversion.READ_LONG_AS_FLOAT : Conversion.READ_LONG_AS_DOUBLE;
-                case FLOAT -> Conversion.READ_FLOAT;
-                case DOUBLE -> {
-                    if (r != Type.DOUBLE) {
-                        throw promotion(writer, reader, type);
+            case FLOAT:
+            case DOUBLE: {
+                int read = switch (w) {
+                    case INT -> r == Type.FLOAT ? Conversion.READ_INT_AS_FLOAT : Conversion.READ_INT_AS_DOUBLE;
+                    case LONG -> r == Type.FLOAT ? Conversion.READ_LONG_AS_FLOAT : Conversion.READ_LONG_AS_DOUBLE;
+                    case FLOAT -> Conversion.READ_FLOAT;
+                    case DOUBLE -> {
+                        if (r != Type.DOUBLE) {
+                            throw promotion(writer, reader, type);
+                        }
+                        yield Conversion.READ_DOUBLE;
                     }
-                    yield Conversion.READ_DOUBLE;
+                    default -> throw promotion(writer, reader, type);
+                };
+                if (type.kind == ColumnType.Kind.FLOAT64) {
+                    return number(read, Conversion.WRITE_FLOAT64, type).build();
                 }
-                default -> throw promotion(writer, reader, type);
-            };
-            if (type.kind == ColumnType.Kind.FLOAT64) {
-                return number(read, Conversion.WRITE_FLOAT64, type).build();
-            }
-            if (type.kind == ColumnType.Kind.FLOAT32 && r == Type.FLOAT) {
-                return number(read, Conversion.WRITE_FLOAT32, type).build();
-            }
-            throw mismatch(writer, reader, type, r == Type.DOUBLE && type.kind == ColumnType.Kind.FLOAT32
-                    ? "a double is not narrowed to Float32 (declare the column Float64)"
-                    : r == Type.DOUBLE ? "a double is written to Float64 columns only"
-                            : "a float is written to Float32 or Float64 columns only");
-        }
-        case BOOLEAN:
-            if (w != Type.BOOLEAN) {
-                throw promotion(writer, reader, type);
-            }
-            if (type.kind != ColumnType.Kind.BOOL && type.kind != ColumnType.Kind.UINT8) {
-                throw mismatch(writer, reader, type, "a boolean is written to Bool or UInt8 columns only");
-            }
-            return Conversion.builder(Conversion.OP_BOOL, type.name).build();
-        case STRING:
-        case BYTES:
-            if (w != Type.STRING && w != Type.BYTES) {
-                throw promotion(writer, reader, type);
-            }
-            if (logical instanceof LogicalTypes.Decimal decimal) {
-                if (type.kind != ColumnType.Kind.DECIMAL) {
-                    throw mismatch(writer, reader, type, "a decimal is written to Decimal columns only");
+                if (type.kind == ColumnType.Kind.FLOAT32 && r == Type.FLOAT) {
+                    return number(read, Conversion.WRITE_FLOAT32, type).build();
                 }
-                return decimal(Conversion.OP_DECIMAL_BYTES, 0, decimal, writer, reader, type);
+                throw mismatch(
+                        writer,
+                        reader,
+                        type,
+                        r == Type.DOUBLE && type.kind == ColumnType.Kind.FLOAT32
+                                ? "a double is not narrowed to Float32 (declare the column Float64)"
+                                : r == Type.DOUBLE
+                                        ? "a double is written to Float64 columns only"
+                                        : "a float is written to Float32 or Float64 columns only");
             }
-            if (type.kind == ColumnType.Kind.UUID) {
-                if (!"uuid".equals(logicalName)) {
-                    throw mismatch(writer, reader, type, "a UUID column needs logicalType uuid");
+            case BOOLEAN:
+                if (w != Type.BOOLEAN) {
+                    throw promotion(writer, reader, type);
                 }
-                return Conversion.builder(Conversion.OP_UUID_STRING, type.name).build();
-            }
-            if (type.kind == ColumnType.Kind.STRING) {
-                return Conversion.builder(Conversion.OP_STRING, type.name).build();
-            }
-            if (type.kind == ColumnType.Kind.FIXED_STRING) {
-                return Conversion.builder(Conversion.OP_BYTES_TO_FIXED_STRING, type.name).width(type.size).build();
-            }
-            throw mismatch(writer, reader, type, "a " + r.getName() + " is written to String, FixedString"
-                    + (r == Type.STRING ? " or (with logicalType uuid) UUID" : "") + " columns only");
-        case FIXED: {
-            if (w != Type.FIXED || writer.getFixedSize() != reader.getFixedSize()) {
-                throw promotion(writer, reader, type);
-            }
-            int size = writer.getFixedSize();
-            if (logical instanceof LogicalTypes.Decimal decimal) {
-                if (type.kind != ColumnType.Kind.DECIMAL) {
-                    throw mismatch(writer, reader, type, "a decimal is written to Decimal columns only");
+                if (type.kind != ColumnType.Kind.BOOL && type.kind != ColumnType.Kind.UINT8) {
+                    throw mismatch(writer, reader, type, "a boolean is written to Bool or UInt8 columns only");
                 }
-                return decimal(Conversion.OP_DECIMAL_FIXED, size, decimal, writer, reader, type);
-            }
-            if (type.kind == ColumnType.Kind.UUID && size == 16) {
-                return Conversion.builder(Conversion.OP_UUID_FIXED, type.name).size(16).build();
-            }
-            if (type.kind == ColumnType.Kind.FIXED_STRING) {
-                if (type.size < size) {
-                    throw mismatch(writer, reader, type, "a fixed of " + size + " bytes does not fit " + type.name);
+                return Conversion.builder(Conversion.OP_BOOL, type.name).build();
+            case STRING:
+            case BYTES:
+                if (w != Type.STRING && w != Type.BYTES) {
+                    throw promotion(writer, reader, type);
                 }
-                return Conversion.builder(Conversion.OP_FIXED_TO_FIXED_STRING, type.name).size(size).width(type.size)
+                if (logical instanceof LogicalTypes.Decimal decimal) {
+                    if (type.kind != ColumnType.Kind.DECIMAL) {
+                        throw mismatch(writer, reader, type, "a decimal is written to Decimal columns only");
+                    }
+                    return decimal(Conversion.OP_DECIMAL_BYTES, 0, decimal, writer, reader, type);
+                }
+                if (type.kind == ColumnType.Kind.UUID) {
+                    if (!"uuid".equals(logicalName)) {
+                        throw mismatch(writer, reader, type, "a UUID column needs logicalType uuid");
+                    }
+                    return Conversion.builder(Conversion.OP_UUID_STRING, type.name)
+                            .build();
+                }
+                if (type.kind == ColumnType.Kind.STRING) {
+                    return Conversion.builder(Conversion.OP_STRING, type.name).build();
+                }
+                if (type.kind == ColumnType.Kind.FIXED_STRING) {
+                    return Conversion.builder(Conversion.OP_BYTES_TO_FIXED_STRING, type.name)
+                            .width(type.size)
+                            .build();
+                }
+                throw mismatch(
+                        writer,
+                        reader,
+                        type,
+                        "a " + r.getName() + " is written to String, FixedString"
+                                + (r == Type.STRING ? " or (with logicalType uuid) UUID" : "") + " columns only");
+            case FIXED: {
+                if (w != Type.FIXED || writer.getFixedSize() != reader.getFixedSize()) {
+                    throw promotion(writer, reader, type);
+                }
+                int size = writer.getFixedSize();
+                if (logical instanceof LogicalTypes.Decimal decimal) {
+                    if (type.kind != ColumnType.Kind.DECIMAL) {
+                        throw mismatch(writer, reader, type, "a decimal is written to Decimal columns only");
+                    }
+                    return decimal(Conversion.OP_DECIMAL_FIXED, size, decimal, writer, reader, type);
+                }
+                if (type.kind == ColumnType.Kind.UUID && size == 16) {
+                    return Conversion.builder(Conversion.OP_UUID_FIXED, type.name)
+                            .size(16)
+                            .build();
+                }
+                if (type.kind == ColumnType.Kind.FIXED_STRING) {
+                    if (type.size < size) {
+                        throw mismatch(writer, reader, type, "a fixed of " + size + " bytes does not fit " + type.name);
+                    }
+                    return Conversion.builder(Conversion.OP_FIXED_TO_FIXED_STRING, type.name)
+                            .size(size)
+                            .width(type.size)
+                            .build();
+                }
+                if (type.kind == ColumnType.Kind.STRING) {
+                    return Conversion.builder(Conversion.OP_FIXED_TO_STRING, type.name)
+                            .size(size)
+                            .build();
+                }
+                throw mismatch(
+                        writer,
+                        reader,
+                        type,
+                        "a fixed is written to FixedString, String or (16 bytes, logicalType uuid) UUID columns only");
+            }
+            case ENUM:
+                if (w != Type.ENUM) {
+                    throw promotion(writer, reader, type);
+                }
+                return enumeration(writer, reader, type);
+            case ARRAY:
+                if (w != Type.ARRAY) {
+                    throw promotion(writer, reader, type);
+                }
+                if (type.kind != ColumnType.Kind.ARRAY) {
+                    throw mismatch(writer, reader, type, "an array is written to Array(...) columns only");
+                }
+                return Conversion.builder(Conversion.OP_ARRAY, type.name)
+                        .children(compile(writer.getElementType(), reader.getElementType(), type.inner))
                         .build();
-            }
-            if (type.kind == ColumnType.Kind.STRING) {
-                return Conversion.builder(Conversion.OP_FIXED_TO_STRING, type.name).size(size).build();
-            }
-            throw mismatch(writer, reader, type,
-                    "a fixed is written to FixedString, String or (16 bytes, logicalType uuid) UUID columns only");
-        }
-        case ENUM:
-            if (w != Type.ENUM) {
-                throw promotion(writer, reader, type);
-            }
-            return enumeration(writer, reader, type);
-        case ARRAY:
-            if (w != Type.ARRAY) {
-                throw promotion(writer, reader, type);
-            }
-            if (type.kind != ColumnType.Kind.ARRAY) {
-                throw mismatch(writer, reader, type, "an array is written to Array(...) columns only");
-            }
-            return Conversion.builder(Conversion.OP_ARRAY, type.name)
-                    .children(compile(writer.getElementType(), reader.getElementType(), type.inner)).build();
-        case RECORD:
-            throw mismatch(writer, reader, type, "a record is not a column value: map its fields (path a.b)");
-        case MAP:
-            throw mismatch(writer, reader, type, "maps are not supported by the transcoder");
-        default:
-            throw mismatch(writer, reader, type, "not supported by the transcoder");
+            case RECORD:
+                throw mismatch(writer, reader, type, "a record is not a column value: map its fields (path a.b)");
+            case MAP:
+                throw mismatch(writer, reader, type, "maps are not supported by the transcoder");
+            default:
+                throw mismatch(writer, reader, type, "not supported by the transcoder");
         }
     }
 
     private Conversion integral(int read, Type r, String logical, Schema writer, Schema reader, ColumnType type) {
         switch (type.kind) {
-        case INT8:
-            return ints(read, 1, Byte.MIN_VALUE, Byte.MAX_VALUE, type);
-        case INT16:
-            return ints(read, 2, Short.MIN_VALUE, Short.MAX_VALUE, type);
-        case INT32:
-            return ints(read, 4, Integer.MIN_VALUE, Integer.MAX_VALUE, type);
-        case INT64:
-            return ints(read, 8, Long.MIN_VALUE, Long.MAX_VALUE, type);
-        case UINT8:
-            return ints(read, 1, 0, 0xFF, type);
-        case UINT16:
-            return ints(read, 2, 0, 0xFFFF, type);
-        case UINT32:
-            return ints(read, 4, 0, UINT32_MAX, type);
-        case UINT64:
-            return ints(read, 8, 0, Long.MAX_VALUE, type);
-        case FLOAT32:
-            return number(read, Conversion.WRITE_FLOAT32_OF_LONG, type).build();
-        case FLOAT64:
-            return number(read, Conversion.WRITE_FLOAT64_OF_LONG, type).build();
-        case DATE:
-        case DATE32:
-            if (!"date".equals(logical)) {
-                throw mismatch(writer, reader, type, "a " + type.kind + " column needs an int with logicalType date");
+            case INT8:
+                return ints(read, 1, Byte.MIN_VALUE, Byte.MAX_VALUE, type);
+            case INT16:
+                return ints(read, 2, Short.MIN_VALUE, Short.MAX_VALUE, type);
+            case INT32:
+                return ints(read, 4, Integer.MIN_VALUE, Integer.MAX_VALUE, type);
+            case INT64:
+                return ints(read, 8, Long.MIN_VALUE, Long.MAX_VALUE, type);
+            case UINT8:
+                return ints(read, 1, 0, 0xFF, type);
+            case UINT16:
+                return ints(read, 2, 0, 0xFFFF, type);
+            case UINT32:
+                return ints(read, 4, 0, UINT32_MAX, type);
+            case UINT64:
+                return ints(read, 8, 0, Long.MAX_VALUE, type);
+            case FLOAT32:
+                return number(read, Conversion.WRITE_FLOAT32_OF_LONG, type).build();
+            case FLOAT64:
+                return number(read, Conversion.WRITE_FLOAT64_OF_LONG, type).build();
+            case DATE:
+            case DATE32:
+                if (!"date".equals(logical)) {
+                    throw mismatch(
+                            writer, reader, type, "a " + type.kind + " column needs an int with logicalType date");
+                }
+                return type.kind == ColumnType.Kind.DATE
+                        ? ints(read, 2, 0, 0xFFFF, type)
+                        : ints(read, 4, DATE32_MIN, DATE32_MAX, type);
+            case DATE_TIME:
+            case DATE_TIME64: {
+                int unit = timestampDigits(logical);
+                if (r != Type.LONG || unit < 0) {
+                    throw mismatch(
+                            writer,
+                            reader,
+                            type,
+                            "a " + type.kind + " column needs a long with logicalType "
+                                    + "timestamp-millis, -micros or -nanos (or local-timestamp-*)");
+                }
+                int precision = type.kind == ColumnType.Kind.DATE_TIME ? 0 : type.size;
+                long multiplier = precision >= unit ? Decimals.pow10(precision - unit) : 1;
+                long divisor = precision < unit ? Decimals.pow10(unit - precision) : 1;
+                ConversionBuilder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
+                return type.kind == ColumnType.Kind.DATE_TIME
+                        ? b.width(4).range(0, UINT32_MAX).build()
+                        : b.width(8).build();
             }
-            return type.kind == ColumnType.Kind.DATE ? ints(read, 2, 0, 0xFFFF, type)
-                    : ints(read, 4, DATE32_MIN, DATE32_MAX, type);
-        case DATE_TIME:
-        case DATE_TIME64: {
-            int unit = timestampDigits(logical);
-            if (r != Type.LONG || unit < 0) {
-                throw mismatch(writer, reader, type, "a " + type.kind + " column needs a long with logicalType "
-                        + "timestamp-millis, -micros or -nanos (or local-timestamp-*)");
-            }
-            int precision = type.kind == ColumnType.Kind.DATE_TIME ? 0 : type.size;
-            long multiplier = precision >= unit ? Decimals.pow10(precision - unit) : 1;
-            long divisor = precision < unit ? Decimals.pow10(unit - precision) : 1;
-            ConversionBuilder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
-            return type.kind == ColumnType.Kind.DATE_TIME ? b.width(4).range(0, UINT32_MAX).build() : b.width(8).build();
-        }
-        default:
-            throw mismatch(writer, reader, type, "an " + r.getName()
-                    + " is written to integer, float, Date/Date32 (date) and DateTime/DateTime64 (timestamps) columns only");
+            default:
+                throw mismatch(
+                        writer,
+                        reader,
+                        type,
+                        "an " + r.getName()
+                                + " is written to integer, float, Date/Date32 (date) and DateTime/DateTime64 (timestamps) columns only");
         }
     }
 
@@ -254,23 +290,34 @@ final class ConversionCompiler {
     }
 
     private static Conversion ints(int read, int width, long min, long max, ColumnType type) {
-        return number(read, Conversion.WRITE_INT, type).width(width).range(min, max).build();
+        return number(read, Conversion.WRITE_INT, type)
+                .width(width)
+                .range(min, max)
+                .build();
     }
 
     private static ConversionBuilder number(int read, int write, ColumnType type) {
         return Conversion.builder(Conversion.OP_NUMBER, type.name).read(read).write(write);
     }
 
-    private Conversion decimal(int op, int size, LogicalTypes.Decimal decimal, Schema writer, Schema reader,
-            ColumnType type) {
+    private Conversion decimal(
+            int op, int size, LogicalTypes.Decimal decimal, Schema writer, Schema reader, ColumnType type) {
         if (decimal.getScale() != type.scale) {
-            throw mismatch(writer, reader, type, "scale " + decimal.getScale() + " differs from the column's scale "
-                    + type.scale + " (values are never rescaled)");
+            throw mismatch(
+                    writer,
+                    reader,
+                    type,
+                    "scale " + decimal.getScale() + " differs from the column's scale " + type.scale
+                            + " (values are never rescaled)");
         }
         byte[] limit = BigInteger.TEN.pow(type.size).toByteArray();
         int first = limit[0] == 0 ? 1 : 0;
         byte[] magnitude = java.util.Arrays.copyOfRange(limit, first, limit.length);
-        return Conversion.builder(op, type.name).size(size).width(type.width()).decimal(type.size, magnitude).build();
+        return Conversion.builder(op, type.name)
+                .size(size)
+                .width(type.width())
+                .decimal(type.size, magnitude)
+                .build();
     }
 
     private Conversion enumeration(Schema writer, Schema reader, ColumnType type) {
@@ -285,8 +332,11 @@ final class ConversionCompiler {
             String symbol = symbols.get(i);
             String target = reader.hasEnumSymbol(symbol) ? symbol : reader.getEnumDefault();
             if (target == null) {
-                throw mismatch(writer, reader, type, "writer symbol " + symbol + " is not a reader symbol and the "
-                        + "reader enum has no default");
+                throw mismatch(
+                        writer,
+                        reader,
+                        type,
+                        "writer symbol " + symbol + " is not a reader symbol and the " + "reader enum has no default");
             }
             if (code) {
                 Integer c = type.enumValues.get(target);
@@ -302,9 +352,14 @@ final class ConversionCompiler {
             }
         }
         if (code) {
-            return Conversion.builder(Conversion.OP_ENUM_CODE, type.name).width(type.width()).codes(codes).build();
+            return Conversion.builder(Conversion.OP_ENUM_CODE, type.name)
+                    .width(type.width())
+                    .codes(codes)
+                    .build();
         }
-        return Conversion.builder(Conversion.OP_ENUM_STRING, type.name).strings(strings).build();
+        return Conversion.builder(Conversion.OP_ENUM_STRING, type.name)
+                .strings(strings)
+                .build();
     }
 
     /**
@@ -328,8 +383,12 @@ final class ConversionCompiler {
                 return branch;
             }
         }
-        throw new AvroMappingException(field, column, describe(readerUnion) + " (written as " + describe(writer) + ")",
-                type.name, "no branch of the reader union reads a writer " + describe(writer));
+        throw new AvroMappingException(
+                field,
+                column,
+                describe(readerUnion) + " (written as " + describe(writer) + ")",
+                type.name,
+                "no branch of the reader union reads a writer " + describe(writer));
     }
 
     private static boolean named(Type t) {
@@ -348,12 +407,13 @@ final class ConversionCompiler {
     }
 
     private AvroMappingException promotion(Schema writer, Schema reader, ColumnType type) {
-        return mismatch(writer, reader, type, "writer " + describe(writer) + " does not resolve to reader "
-                + describe(reader));
+        return mismatch(
+                writer, reader, type, "writer " + describe(writer) + " does not resolve to reader " + describe(reader));
     }
 
     private AvroMappingException mismatch(Schema writer, Schema reader, ColumnType type, String problem) {
-        String avro = writer == reader || writer.equals(reader) ? describe(reader)
+        String avro = writer == reader || writer.equals(reader)
+                ? describe(reader)
                 : describe(reader) + " (written as " + describe(writer) + ")";
         return new AvroMappingException(field, column, avro, type.name, problem);
     }
@@ -361,8 +421,8 @@ final class ConversionCompiler {
     /** A short name of an Avro type: {@code long(timestamp-millis)}, {@code enum Kind}, {@code ["null", string]}. */
     static String describe(Schema s) {
         return switch (s.getType()) {
-            case UNION -> s.getTypes().stream().map(ConversionCompiler::describe)
-                    .collect(Collectors.joining(", ", "[", "]"));
+            case UNION ->
+                s.getTypes().stream().map(ConversionCompiler::describe).collect(Collectors.joining(", ", "[", "]"));
             case ARRAY -> "array<" + describe(s.getElementType()) + ">";
             case MAP -> "map<" + describe(s.getValueType()) + ">";
             case RECORD -> "record " + s.getFullName();

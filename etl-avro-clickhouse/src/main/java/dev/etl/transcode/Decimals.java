@@ -8,8 +8,7 @@ import dev.etl.sink.RowBuffer;
  * wide values uses the lane's scratch in the cursor.
  */
 final class Decimals {
-    private Decimals() {
-    }
+    private Decimals() {}
 
     /**
      * An Avro decimal (big-endian two's complement unscaled value of {@code length} bytes at the
@@ -17,14 +16,20 @@ final class Decimals {
      * first, as Avro's own {@code BigInteger} reading does; then the value must have at most
      * {@code precision} digits, as the object path checks.
      */
-    static void write(AvroCursor in, int length, int width, int precision, byte[] limitMagnitude, String columnType,
+    static void write(
+            AvroCursor in,
+            int length,
+            int width,
+            int precision,
+            byte[] limitMagnitude,
+            String columnType,
             RowBuffer out) {
         if (length == 0) {
             throw new MalformedBody("a decimal of zero bytes at byte " + in.position());
         }
         int first = 0;
-        while (first < length - 1 && (in.peek(first) == 0 && in.peek(first + 1) >= 0
-                || in.peek(first) == -1 && in.peek(first + 1) < 0)) {
+        while (first < length - 1
+                && (in.peek(first) == 0 && in.peek(first + 1) >= 0 || in.peek(first) == -1 && in.peek(first + 1) < 0)) {
             first++;
         }
         int significant = length - first;
@@ -40,8 +45,8 @@ final class Decimals {
             }
             if (precision <= 18 && (v == Long.MIN_VALUE || Math.abs(v) >= pow10(precision))) {
                 in.skip(length);
-                throw new ValueRejected("unscaled value " + v + " has more than " + precision + " digits for "
-                        + columnType);
+                throw new ValueRejected(
+                        "unscaled value " + v + " has more than " + precision + " digits for " + columnType);
             }
         } else if (!withinLimit(in, first, significant, negative, limitMagnitude)) {
             in.skip(length);
@@ -57,8 +62,8 @@ final class Decimals {
     }
 
     /** |value| < 10^precision, the value's magnitude computed into the lane's scratch. */
-    private static boolean withinLimit(AvroCursor in, int first, int significant, boolean negative,
-            byte[] limitMagnitude) {
+    private static boolean withinLimit(
+            AvroCursor in, int first, int significant, boolean negative, byte[] limitMagnitude) {
         byte[] m = in.digits;
         int carry = 1;
         for (int i = significant - 1; i >= 0; i--) {

@@ -1,5 +1,7 @@
 package dev.etl.transcode;
 
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.sink.RowBuffer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -10,9 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import dev.etl.clickhouse.ClickHouseColumn;
-import dev.etl.sink.RowBuffer;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -47,6 +46,7 @@ final class PlanCompiler {
 
     /** Per column: null (not reached), a constant, or the mark of a passed field. */
     private final byte[][] constantOf;
+
     private final int[] markOf;
     private final Conversion[] conversionOf;
     private int nextColumn;
@@ -73,8 +73,8 @@ final class PlanCompiler {
 
     RowPlan compile() {
         if (writer.getType() != Schema.Type.RECORD) {
-            throw new AvroMappingException("", "", ConversionCompiler.describe(writer), "-",
-                    "the writer schema is not a record");
+            throw new AvroMappingException(
+                    "", "", ConversionCompiler.describe(writer), "-", "the writer schema is not a record");
         }
         // Which reader paths the writer has, so that missing ones become constants before the walk.
         List<Item> items = new ArrayList<>();
@@ -94,8 +94,8 @@ final class PlanCompiler {
             int first = columns.get(0);
             for (int c : columns) {
                 AvroRowMapping.Mapped m = mapped.get(c);
-                conversionOf[c] = new ConversionCompiler(m.path(), m.column().name()).compile(item.writer, item.reader,
-                        m.type());
+                conversionOf[c] =
+                        new ConversionCompiler(m.path(), m.column().name()).compile(item.writer, item.reader, m.type());
             }
             if (columns.size() == 1 && first == nextColumn) {
                 step(RowPlan.CONVERT, -1, first, conversionOf[first], null, null);
@@ -117,7 +117,8 @@ final class PlanCompiler {
             emitReady();
         }
         if (nextColumn != n) {
-            throw new IllegalStateException("plan ends before column " + mapped.get(nextColumn).column());
+            throw new IllegalStateException(
+                    "plan ends before column " + mapped.get(nextColumn).column());
         }
         int size = ops.size();
         int[] opArray = new int[size];
@@ -128,14 +129,19 @@ final class PlanCompiler {
             marks[i] = markArgs.get(i);
             columnArray[i] = columnOf.get(i);
         }
-        return new RowPlan(opArray, marks, columnArray, conversions.toArray(new Conversion[0]),
-                skips.toArray(new Schema[0]), constants.toArray(new byte[0][]),
-                mapping.columns().toArray(new ClickHouseColumn[0]), markCount);
+        return new RowPlan(
+                opArray,
+                marks,
+                columnArray,
+                conversions.toArray(new Conversion[0]),
+                skips.toArray(new Schema[0]),
+                constants.toArray(new byte[0][]),
+                mapping.columns().toArray(new ClickHouseColumn[0]),
+                markCount);
     }
 
     /** A writer field in writer order: mapped (reader path and schema) or skipped ({@code path} null). */
-    private record Item(Schema writer, Schema reader, String path) {
-    }
+    private record Item(Schema writer, Schema reader, String path) {}
 
     private void walk(Schema writerRecord, Schema readerRecord, String prefix, List<Item> items) {
         for (Schema.Field wf : writerRecord.getFields()) {
@@ -155,8 +161,12 @@ final class PlanCompiler {
             // A prefix of mapped paths: only records are walked into.
             if (wf.schema().getType() != Schema.Type.RECORD || rf.schema().getType() != Schema.Type.RECORD) {
                 AvroRowMapping.Mapped m = firstUnder(path);
-                throw new AvroMappingException(m.path(), m.column().name(), ConversionCompiler.describe(rf.schema()),
-                        m.column().type(), "the path goes through '" + path + "', which is not a record"
+                throw new AvroMappingException(
+                        m.path(),
+                        m.column().name(),
+                        ConversionCompiler.describe(rf.schema()),
+                        m.column().type(),
+                        "the path goes through '" + path + "', which is not a record"
                                 + (rf.schema().getType() == Schema.Type.UNION ? " (a union: not transcoded)" : ""));
             }
             present.add(path);
@@ -204,23 +214,22 @@ final class PlanCompiler {
         if (op == RowPlan.SKIP) {
             // The common skips as their own steps, without interpreting the schema per record.
             switch (skip.getType()) {
-            case INT, ENUM -> op = RowPlan.SKIP_INT;
-            case LONG -> op = RowPlan.SKIP_VARINT;
-            case FLOAT -> {
-                op = RowPlan.SKIP_BYTES;
-                mark = 4;
-            }
-            case DOUBLE -> {
-                op = RowPlan.SKIP_BYTES;
-                mark = 8;
-            }
-            case FIXED -> {
-                op = RowPlan.SKIP_BYTES;
-                mark = skip.getFixedSize();
-            }
-            case STRING, BYTES -> op = RowPlan.SKIP_LENGTH;
-            default -> {
-            }
+                case INT, ENUM -> op = RowPlan.SKIP_INT;
+                case LONG -> op = RowPlan.SKIP_VARINT;
+                case FLOAT -> {
+                    op = RowPlan.SKIP_BYTES;
+                    mark = 4;
+                }
+                case DOUBLE -> {
+                    op = RowPlan.SKIP_BYTES;
+                    mark = 8;
+                }
+                case FIXED -> {
+                    op = RowPlan.SKIP_BYTES;
+                    mark = skip.getFixedSize();
+                }
+                case STRING, BYTES -> op = RowPlan.SKIP_LENGTH;
+                default -> {}
             }
         }
         ops.add(op);
@@ -248,17 +257,26 @@ final class PlanCompiler {
             String path = prefix + segments[i];
             Schema.Field field = record == null ? null : record.getField(segments[i]);
             if (field == null) {
-                throw new AvroMappingException(m.path(), m.column().name(), "missing", m.column().type(),
+                throw new AvroMappingException(
+                        m.path(),
+                        m.column().name(),
+                        "missing",
+                        m.column().type(),
                         "the reader schema " + mapping.readerSchema().getFullName() + " has no field '" + path + "'"
-                                + (record == null ? " ('" + prefix.substring(0, prefix.length() - 1)
-                                        + "' is not a record)" : ""));
+                                + (record == null
+                                        ? " ('" + prefix.substring(0, prefix.length() - 1) + "' is not a record)"
+                                        : ""));
             }
             if (defaulted) {
                 value = value instanceof GenericRecord r ? r.get(field.name()) : null;
             } else if (!present.contains(path)) {
                 if (!field.hasDefaultValue()) {
-                    throw new AvroMappingException(m.path(), m.column().name(),
-                            ConversionCompiler.describe(field.schema()), m.column().type(), "the writer schema "
+                    throw new AvroMappingException(
+                            m.path(),
+                            m.column().name(),
+                            ConversionCompiler.describe(field.schema()),
+                            m.column().type(),
+                            "the writer schema "
                                     + writer.getFullName() + " has no field '" + path
                                     + "' and the reader field has no default");
                 }
@@ -269,8 +287,12 @@ final class PlanCompiler {
             boolean last = i == segments.length - 1;
             if (!last && leaf.getType() != Schema.Type.RECORD) {
                 if (leaf.getType() == Schema.Type.UNION) {
-                    throw new AvroMappingException(m.path(), m.column().name(), ConversionCompiler.describe(leaf),
-                            m.column().type(), "the path goes through '" + path + "', a union: not transcoded");
+                    throw new AvroMappingException(
+                            m.path(),
+                            m.column().name(),
+                            ConversionCompiler.describe(leaf),
+                            m.column().type(),
+                            "the path goes through '" + path + "', a union: not transcoded");
                 }
                 record = null;
             } else {
@@ -286,8 +308,12 @@ final class PlanCompiler {
         try {
             conversion.write(in, out);
         } catch (ValueRejected e) {
-            throw new AvroMappingException(m.path(), m.column().name(), ConversionCompiler.describe(leaf),
-                    m.column().type(), "the reader default does not fit the column: " + e.getMessage());
+            throw new AvroMappingException(
+                    m.path(),
+                    m.column().name(),
+                    ConversionCompiler.describe(leaf),
+                    m.column().type(),
+                    "the reader default does not fit the column: " + e.getMessage());
         }
         return out.toByteArray();
     }

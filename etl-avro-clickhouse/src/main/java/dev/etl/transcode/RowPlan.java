@@ -1,10 +1,9 @@
 package dev.etl.transcode;
 
-import org.apache.avro.Schema;
-
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.sink.RowBuffer;
+import org.apache.avro.Schema;
 
 /**
  * A compiled (writer schema, mapping) pair: one pass over the Avro body in writer order that writes
@@ -51,14 +50,22 @@ final class RowPlan {
     private final int[] marks;
     /** The column a CONVERT, CONVERT_AT or CONSTANT step writes (for messages). */
     private final int[] columnOf;
+
     private final Conversion[] conversions;
     private final Schema[] skips;
     private final byte[][] constants;
     private final ClickHouseColumn[] columns;
     final int markCount;
 
-    RowPlan(int[] ops, int[] marks, int[] columnOf, Conversion[] conversions, Schema[] skips, byte[][] constants,
-            ClickHouseColumn[] columns, int markCount) {
+    RowPlan(
+            int[] ops,
+            int[] marks,
+            int[] columnOf,
+            Conversion[] conversions,
+            Schema[] skips,
+            byte[][] constants,
+            ClickHouseColumn[] columns,
+            int markCount) {
         this.ops = fused(ops, conversions);
         this.marks = marks;
         this.columnOf = columnOf;
@@ -102,75 +109,75 @@ final class RowPlan {
         try {
             for (; i < ops.length; i++) {
                 switch (ops[i]) {
-                case INT32:
-                    out.writeIntLE(in.readInt());
-                    break;
-                case INT_INT64:
-                    out.writeLongLE(in.readInt());
-                    break;
-                case INT64:
-                    out.writeLongLE(in.readLong());
-                    break;
-                case FLOAT32:
-                    out.writeFloatLE(in.readFloat());
-                    break;
-                case FLOAT64:
-                    out.writeDoubleLE(in.readDouble());
-                    break;
-                case STRING:
-                    in.copyString(out);
-                    break;
-                case BOOL:
-                    out.writeByte(in.readBoolean() ? 1 : 0);
-                    break;
-                case UINT64: {
-                    long v = in.readLong();
-                    if (v < 0) {
-                        throw conversions[i].outOfRange(v);
+                    case INT32:
+                        out.writeIntLE(in.readInt());
+                        break;
+                    case INT_INT64:
+                        out.writeLongLE(in.readInt());
+                        break;
+                    case INT64:
+                        out.writeLongLE(in.readLong());
+                        break;
+                    case FLOAT32:
+                        out.writeFloatLE(in.readFloat());
+                        break;
+                    case FLOAT64:
+                        out.writeDoubleLE(in.readDouble());
+                        break;
+                    case STRING:
+                        in.copyString(out);
+                        break;
+                    case BOOL:
+                        out.writeByte(in.readBoolean() ? 1 : 0);
+                        break;
+                    case UINT64: {
+                        long v = in.readLong();
+                        if (v < 0) {
+                            throw conversions[i].outOfRange(v);
+                        }
+                        out.writeLongLE(v);
+                        break;
                     }
-                    out.writeLongLE(v);
-                    break;
-                }
-                case SKIP_VARINT:
-                    in.readLong();
-                    break;
-                case SKIP_INT:
-                    in.readInt();
-                    break;
-                case SKIP_BYTES:
-                    in.skip(marks[i]);
-                    break;
-                case SKIP_LENGTH:
-                    in.skipLengthPrefixed();
-                    break;
-                case SKIP:
-                    AvroSkip.skip(skips[i], in);
-                    break;
-                case CONVERT:
-                    conversions[i].write(in, out);
-                    break;
-                case MARK:
-                    in.marks[marks[i]] = in.mark();
-                    break;
-                case CONVERT_AT: {
-                    int back = in.mark();
-                    in.reset(in.marks[marks[i]]);
-                    conversions[i].write(in, out);
-                    in.reset(back);
-                    break;
-                }
-                case CONSTANT:
-                default:
-                    byte[] c = constants[i];
-                    out.writeBytes(c, 0, c.length);
+                    case SKIP_VARINT:
+                        in.readLong();
+                        break;
+                    case SKIP_INT:
+                        in.readInt();
+                        break;
+                    case SKIP_BYTES:
+                        in.skip(marks[i]);
+                        break;
+                    case SKIP_LENGTH:
+                        in.skipLengthPrefixed();
+                        break;
+                    case SKIP:
+                        AvroSkip.skip(skips[i], in);
+                        break;
+                    case CONVERT:
+                        conversions[i].write(in, out);
+                        break;
+                    case MARK:
+                        in.marks[marks[i]] = in.mark();
+                        break;
+                    case CONVERT_AT: {
+                        int back = in.mark();
+                        in.reset(in.marks[marks[i]]);
+                        conversions[i].write(in, out);
+                        in.reset(back);
+                        break;
+                    }
+                    case CONSTANT:
+                    default:
+                        byte[] c = constants[i];
+                        out.writeBytes(c, 0, c.length);
                 }
             }
         } catch (ValueRejected e) {
             throw new ColumnEncodeException(columns[columnOf[i]], e.getMessage(), null);
         }
         if (in.remaining() != 0) {
-            throw new MalformedBody(in.remaining() + " trailing byte(s) after the record (body is " + in.length()
-                    + " bytes)");
+            throw new MalformedBody(
+                    in.remaining() + " trailing byte(s) after the record (body is " + in.length() + " bytes)");
         }
     }
 
@@ -183,13 +190,13 @@ final class RowPlan {
                 sb.append(", ");
             }
             switch (ops[i]) {
-            case SKIP, SKIP_VARINT, SKIP_INT, SKIP_BYTES, SKIP_LENGTH -> sb.append("SKIP");
-            case CONVERT, INT32, INT_INT64, INT64, FLOAT32, FLOAT64, STRING, BOOL, UINT64 -> sb.append("CONVERT ")
-                    .append(columns[columnOf[i]].name());
-            case MARK -> sb.append("MARK ").append(marks[i]);
-            case CONVERT_AT -> sb.append("CONVERT_AT ").append(marks[i]).append(' ')
-                    .append(columns[columnOf[i]].name());
-            default -> sb.append("CONSTANT ").append(columns[columnOf[i]].name());
+                case SKIP, SKIP_VARINT, SKIP_INT, SKIP_BYTES, SKIP_LENGTH -> sb.append("SKIP");
+                case CONVERT, INT32, INT_INT64, INT64, FLOAT32, FLOAT64, STRING, BOOL, UINT64 ->
+                    sb.append("CONVERT ").append(columns[columnOf[i]].name());
+                case MARK -> sb.append("MARK ").append(marks[i]);
+                case CONVERT_AT ->
+                    sb.append("CONVERT_AT ").append(marks[i]).append(' ').append(columns[columnOf[i]].name());
+                default -> sb.append("CONSTANT ").append(columns[columnOf[i]].name());
             }
         }
         return sb.append(']').toString();

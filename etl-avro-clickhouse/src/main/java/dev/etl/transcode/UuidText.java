@@ -4,8 +4,7 @@ import dev.etl.sink.RowBuffer;
 
 /** Avro's {@code uuid} on a {@code string} as ClickHouse's UUID (two little-endian halves, high first). */
 final class UuidText {
-    private UuidText() {
-    }
+    private UuidText() {}
 
     /** The canonical 36-character text form (what Avro's UUID conversion writes) as ClickHouse's UUID. */
     static void write(AvroCursor in, RowBuffer out) {
@@ -13,8 +12,8 @@ final class UuidText {
         int length = in.readLength();
         if (length != 36) {
             in.skip(length);
-            throw new ValueRejected("a uuid string of " + length + " bytes at byte " + at
-                    + " (expected the 36-character form)");
+            throw new ValueRejected(
+                    "a uuid string of " + length + " bytes at byte " + at + " (expected the 36-character form)");
         }
         long high = 0;
         long low = 0;

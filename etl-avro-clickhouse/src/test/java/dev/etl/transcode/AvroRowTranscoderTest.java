@@ -1,13 +1,7 @@
 package dev.etl.transcode;
 
-import java.lang.management.ManagementFactory;
-import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.Random;
-import java.util.UUID;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.avro.SchemaRegistryClient;
@@ -16,13 +10,18 @@ import dev.etl.error.DeserializationException;
 import dev.etl.record.Payload;
 import dev.etl.sink.RowBuffer;
 import dev.etl.test.avro.StubSchemaRegistry;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Every supported conversion, byte for byte against the object path ({@code GenericDatumReader} and
@@ -123,18 +122,28 @@ class AvroRowTranscoderTest {
         byte[] hash = new byte[4];
         random.nextBytes(hash);
         r.put("hash", new GenericData.Fixed(ORDER.getField("hash").schema(), hash));
-        r.put("status", new GenericData.EnumSymbol(ORDER.getField("status").schema(),
-                List.of("NEW", "PAID", "SHIPPED").get(random.nextInt(3))));
+        r.put(
+                "status",
+                new GenericData.EnumSymbol(
+                        ORDER.getField("status").schema(),
+                        List.of("NEW", "PAID", "SHIPPED").get(random.nextInt(3))));
         r.put("day", random.nextInt(40_000));
         r.put("ts_ms", 1_700_000_000_000L + random.nextInt(1_000_000_000));
         r.put("ts_us", 1_700_000_000_000_000L + random.nextLong() % 1_000_000_000_000L);
-        r.put("amount", ByteBuffer.wrap(java.math.BigInteger.valueOf(random.nextLong() % 1_000_000_000_000_000L)
-                .toByteArray()));
-        r.put("big", new GenericData.Fixed(ORDER.getField("big").schema(), fixed16(
-                new java.math.BigInteger(120, random).subtract(java.math.BigInteger.ONE.shiftLeft(119)))));
+        r.put(
+                "amount",
+                ByteBuffer.wrap(java.math.BigInteger.valueOf(random.nextLong() % 1_000_000_000_000_000L)
+                        .toByteArray()));
+        r.put(
+                "big",
+                new GenericData.Fixed(
+                        ORDER.getField("big").schema(),
+                        fixed16(new java.math.BigInteger(120, random)
+                                .subtract(java.math.BigInteger.ONE.shiftLeft(119)))));
         UUID uid = new UUID(random.nextLong(), random.nextLong());
         r.put("uid", random.nextBoolean() ? uid.toString() : uid.toString().toUpperCase());
-        ByteBuffer u = ByteBuffer.allocate(16).putLong(uid.getMostSignificantBits()).putLong(uid.getLeastSignificantBits());
+        ByteBuffer u =
+                ByteBuffer.allocate(16).putLong(uid.getMostSignificantBits()).putLong(uid.getLeastSignificantBits());
         r.put("uid_fixed", new GenericData.Fixed(ORDER.getField("uid_fixed").schema(), u.array()));
         r.put("coupon", random.nextBoolean() ? null : "SPRING" + random.nextInt(10));
         r.put("discount", random.nextBoolean() ? null : random.nextInt());
@@ -148,7 +157,8 @@ class AvroRowTranscoderTest {
             lines.add(random.nextInt(3) == 0 ? null : random.nextLong());
         }
         r.put("lines", lines);
-        GenericData.Record customer = new GenericData.Record(ORDER.getField("customer").schema());
+        GenericData.Record customer =
+                new GenericData.Record(ORDER.getField("customer").schema());
         customer.put("name", "c" + random.nextInt(100));
         customer.put("tier", random.nextInt(4));
         r.put("customer", customer);
@@ -210,12 +220,14 @@ class AvroRowTranscoderTest {
         r.put("e", new GenericData.EnumSymbol(schema.getField("e").schema(), "Y"));
         r.put("arr", List.of(1, -2));
         byte[] row = transcode(AvroRowTranscoder.raw(mapping, schema).build(), AvroWireFormat.raw(schema, r));
-        assertThat(HexFormat.of().formatHex(row)).isEqualTo("05" // Enum8 code 5
-                + "0102" // UInt16 513 little-endian
-                + "03" + "68c3a9" // String: length 3, UTF-8 of hé
-                + "01" // NULL
-                + "40420f0000000000" // 1000 ms = 1,000,000 µs
-                + "02" + "0100" + "feff"); // Array(Int16): count 2, 1, -2
+        assertThat(HexFormat.of().formatHex(row))
+                .isEqualTo(
+                        "05" // Enum8 code 5
+                                + "0102" // UInt16 513 little-endian
+                                + "03" + "68c3a9" // String: length 3, UTF-8 of hé
+                                + "01" // NULL
+                                + "40420f0000000000" // 1000 ms = 1,000,000 µs
+                                + "02" + "0100" + "feff"); // Array(Int16): count 2, 1, -2
     }
 
     @Test
@@ -225,9 +237,12 @@ class AvroRowTranscoderTest {
                   {"name": "a", "type": "int"}, {"name": "skipped", "type": "string"}, {"name": "b", "type": "long"}
                 ]}""");
         AvroRowMapping mapping = AvroRowMapping.builder(schema)
-                .column("b", "Int64").column("a", "Int32").column("a_again", "Int64", "a").build();
-        assertThat(mapping.compile(schema)).hasToString("[MARK 0, SKIP, SKIP, CONVERT b, CONVERT_AT 0 a, "
-                + "CONVERT_AT 0 a_again]");
+                .column("b", "Int64")
+                .column("a", "Int32")
+                .column("a_again", "Int64", "a")
+                .build();
+        assertThat(mapping.compile(schema))
+                .hasToString("[MARK 0, SKIP, SKIP, CONVERT b, CONVERT_AT 0 a, " + "CONVERT_AT 0 a_again]");
         GenericData.Record r = new GenericData.Record(schema);
         r.put("a", 7);
         r.put("skipped", "zzz");
@@ -238,25 +253,34 @@ class AvroRowTranscoderTest {
 
     @Test
     void columnsInWriterOrderAreOneConvertEach() {
-        AvroRowMapping mapping = AvroRowMapping.builder(ORDER).column("id", "Int64").column("qty", "Int32")
-                .column("name", "String").build();
-        assertThat(mapping.compile(ORDER).toString()).startsWith("[CONVERT id, CONVERT qty, SKIP, SKIP, SKIP, SKIP, "
-                + "CONVERT name, SKIP");
+        AvroRowMapping mapping = AvroRowMapping.builder(ORDER)
+                .column("id", "Int64")
+                .column("qty", "Int32")
+                .column("name", "String")
+                .build();
+        assertThat(mapping.compile(ORDER).toString())
+                .startsWith("[CONVERT id, CONVERT qty, SKIP, SKIP, SKIP, SKIP, " + "CONVERT name, SKIP");
     }
 
     @Test
     void aMissingFieldFailsTheBuildNamingFieldAndColumn() {
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("x", "String", "customer.nick").build())
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
+                        .column("x", "String", "customer.nick")
+                        .build())
                 .isInstanceOf(AvroMappingException.class)
-                .hasMessageContaining("'customer.nick'").hasMessageContaining("column 'x'")
-                .hasMessageContaining("String").hasMessageContaining("has no field");
+                .hasMessageContaining("'customer.nick'")
+                .hasMessageContaining("column 'x'")
+                .hasMessageContaining("String")
+                .hasMessageContaining("has no field");
     }
 
     @Test
     void anIncompatibleTypeFailsTheBuildNamingBothTypes() {
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("score", "Int64").build())
+        assertThatThrownBy(() ->
+                        AvroRowMapping.builder(ORDER).column("score", "Int64").build())
                 .isInstanceOf(AvroMappingException.class)
-                .hasMessageContaining("field 'score' (Avro double)").hasMessageContaining("column 'score' (Int64)")
+                .hasMessageContaining("field 'score' (Avro double)")
+                .hasMessageContaining("column 'score' (Int64)")
                 .satisfies(e -> {
                     AvroMappingException m = (AvroMappingException) e;
                     assertThat(m.field()).isEqualTo("score");
@@ -264,32 +288,52 @@ class AvroRowTranscoderTest {
                     assertThat(m.avroType()).isEqualTo("double");
                     assertThat(m.columnType()).isEqualTo("Int64");
                 });
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("coupon", "String").build())
-                .hasMessageContaining("may be null").hasMessageContaining("Nullable");
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("status", "Enum8('NEW' = 1, 'PAID' = 2)").build())
+        assertThatThrownBy(() ->
+                        AvroRowMapping.builder(ORDER).column("coupon", "String").build())
+                .hasMessageContaining("may be null")
+                .hasMessageContaining("Nullable");
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
+                        .column("status", "Enum8('NEW' = 1, 'PAID' = 2)")
+                        .build())
                 .hasMessageContaining("symbol SHIPPED has no value");
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("amount", "Decimal(18, 3)").build())
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
+                        .column("amount", "Decimal(18, 3)")
+                        .build())
                 .hasMessageContaining("scale 2 differs");
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("unmapped", "Map(String, String)").build())
-                .isInstanceOf(AvroMappingException.class).hasMessageContaining("Map");
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("customer", "String").build())
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
+                        .column("unmapped", "Map(String, String)")
+                        .build())
+                .isInstanceOf(AvroMappingException.class)
+                .hasMessageContaining("Map");
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
+                        .column("customer", "String")
+                        .build())
                 .hasMessageContaining("a record is not a column value");
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("qty", "Date").build())
+        assertThatThrownBy(() ->
+                        AvroRowMapping.builder(ORDER).column("qty", "Date").build())
                 .hasMessageContaining("logicalType date");
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER).column("hash", "FixedString(3)").build())
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
+                        .column("hash", "FixedString(3)")
+                        .build())
                 .hasMessageContaining("does not fit");
     }
 
     @Test
     void aValueOutOfRangeFailsItsColumnLikeTheObjectPath() throws Exception {
-        AvroRowMapping mapping = AvroRowMapping.builder(ORDER).column("id", "UInt64").column("qty", "UInt8").build();
+        AvroRowMapping mapping = AvroRowMapping.builder(ORDER)
+                .column("id", "UInt64")
+                .column("qty", "UInt8")
+                .build();
         GenericRecord r = order(new Random(1));
         r.put("qty", 300);
         byte[] body = AvroWireFormat.raw(ORDER, r);
         AvroRowTranscoder transcoder = AvroRowTranscoder.raw(mapping, ORDER).build();
-        assertThatThrownBy(() -> transcode(transcoder, body)).isInstanceOf(ColumnEncodeException.class)
-                .hasMessageContaining("column 'qty' (UInt8)").hasMessageContaining("300");
-        assertThatThrownBy(() -> new ObjectPath(mapping, ORDER).row(body)).isInstanceOf(ColumnEncodeException.class)
+        assertThatThrownBy(() -> transcode(transcoder, body))
+                .isInstanceOf(ColumnEncodeException.class)
+                .hasMessageContaining("column 'qty' (UInt8)")
+                .hasMessageContaining("300");
+        assertThatThrownBy(() -> new ObjectPath(mapping, ORDER).row(body))
+                .isInstanceOf(ColumnEncodeException.class)
                 .hasMessageContaining("column 'qty' (UInt8)");
     }
 
@@ -301,12 +345,14 @@ class AvroRowTranscoderTest {
         for (int length = 0; length < body.length; length++) {
             int cut = length;
             assertThatThrownBy(() -> transcoder.transcode(body, 0, cut, new RowBuffer(64)))
-                    .as("prefix of %d/%d bytes", cut, body.length).isInstanceOf(DeserializationException.class)
+                    .as("prefix of %d/%d bytes", cut, body.length)
+                    .isInstanceOf(DeserializationException.class)
                     .hasMessageContaining("does not match writer schema");
         }
         byte[] longer = Arrays.copyOf(body, body.length + 1);
         assertThatThrownBy(() -> transcoder.transcode(longer, 0, longer.length, new RowBuffer(64)))
-                .isInstanceOf(DeserializationException.class).hasMessageContaining("trailing");
+                .isInstanceOf(DeserializationException.class)
+                .hasMessageContaining("trailing");
     }
 
     @Test
@@ -314,23 +360,29 @@ class AvroRowTranscoderTest {
         Schema schema = new Schema.Parser().parse("""
                 {"type": "record", "name": "R", "fields": [{"name": "xs", "type": {"type": "array", "items": "int"}},
                   {"name": "tail", "type": "int"}]}""");
-        AvroRowMapping mapping = AvroRowMapping.builder(schema).column("xs", "Array(Int32)").column("tail", "Int8")
+        AvroRowMapping mapping = AvroRowMapping.builder(schema)
+                .column("xs", "Array(Int32)")
+                .column("tail", "Int8")
                 .build();
         // Blocks of 2 and 1 items (the second with a negative count and its byte size), then the end.
-        byte[] body = { 4, 2, 4, 1, 2, 6, 0, 10 };
+        byte[] body = {4, 2, 4, 1, 2, 6, 0, 10};
         byte[] row = transcode(AvroRowTranscoder.raw(mapping, schema).build(), body);
         assertThat(HexFormat.of().formatHex(row)).isEqualTo("03" + "01000000" + "02000000" + "03000000" + "05");
     }
 
     @Test
     void aWriterSchemaIdCompilesOncePerProcess() {
-        Schema v2 = new Schema.Parser().parse(ORDER.toString().replace(
-                "{\"name\":\"id\",\"type\":\"long\"}", "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"extra\",\"type\":\"int\"}"));
+        Schema v2 = new Schema.Parser()
+                .parse(ORDER.toString()
+                        .replace(
+                                "{\"name\":\"id\",\"type\":\"long\"}",
+                                "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"extra\",\"type\":\"int\"}"));
         assertThat(v2.getField("extra")).isNotNull();
         try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
             stub.put(1, ORDER);
             stub.put(2, v2);
-            SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url()).build();
+            SchemaRegistryClient registry =
+                    SchemaRegistryClient.builder(stub.url()).build();
             AvroRowMapping mapping = everyType();
             AvroRowTranscoder.Builder shared = AvroRowTranscoder.confluent(mapping, registry);
             AvroRowTranscoder lane1 = shared.build();
@@ -353,8 +405,8 @@ class AvroRowTranscoderTest {
                 }
                 RowBuffer out = new RowBuffer(64);
                 (i % 2 == 0 ? lane1 : lane2).encode(new Payload().wrap(payload), null, out);
-                assertThat(out.toByteArray()).isEqualTo(ObjectPath.unchecked(reference)
-                        .apply(AvroWireFormat.raw(ORDER, r)));
+                assertThat(out.toByteArray())
+                        .isEqualTo(ObjectPath.unchecked(reference).apply(AvroWireFormat.raw(ORDER, r)));
             }
             assertThat(shared.compilations()).isEqualTo(2);
             assertThat(stub.requests()).isEqualTo(2);
@@ -366,18 +418,23 @@ class AvroRowTranscoderTest {
         AvroRowTranscoder shared = AvroRowTranscoder.raw(everyType(), ORDER).build();
         byte[] body = AvroWireFormat.raw(ORDER, order(new Random(2)));
         transcode(shared, body);
-        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
-        Thread other = new Thread(() -> {
-            try {
-                transcode(shared, body);
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }, "etl-lane-p-1");
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread other = new Thread(
+                () -> {
+                    try {
+                        transcode(shared, body);
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                },
+                "etl-lane-p-1");
         other.start();
         other.join();
-        assertThat(failure.get()).isInstanceOf(dev.etl.error.FatalPipelineException.class)
-                .hasMessageContaining("one instance must serve one lane").hasMessageContaining("etl-lane-p-1")
+        assertThat(failure.get())
+                .isInstanceOf(dev.etl.error.FatalPipelineException.class)
+                .hasMessageContaining("one instance must serve one lane")
+                .hasMessageContaining("etl-lane-p-1")
                 .hasMessageContaining("build() inside the ChainFactory");
         assertThat(transcode(shared, body)).as("the owner keeps working").isNotEmpty();
     }
@@ -386,7 +443,8 @@ class AvroRowTranscoderTest {
     void lanesRacingOnANewSchemaIdCompileItOnce() throws Exception {
         try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
             stub.put(3, ORDER);
-            SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url()).build();
+            SchemaRegistryClient registry =
+                    SchemaRegistryClient.builder(stub.url()).build();
             registry.schemaById(3); // fetched before the race, so the lanes race on compiling only
             AvroRowMapping mapping = everyType();
             byte[] payload = AvroWireFormat.confluent(3, ORDER, order(new Random(9)));
@@ -430,11 +488,13 @@ class AvroRowTranscoderTest {
 
     @Test
     void aWriterSchemaTheMappingCannotReadFailsEveryPayloadOfItsId() {
-        Schema incompatible = new Schema.Parser().parse(ORDER.toString().replace(
-                "{\"name\":\"qty\",\"type\":\"int\"}", "{\"name\":\"qty\",\"type\":\"string\"}"));
+        Schema incompatible = new Schema.Parser()
+                .parse(ORDER.toString()
+                        .replace("{\"name\":\"qty\",\"type\":\"int\"}", "{\"name\":\"qty\",\"type\":\"string\"}"));
         try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
             stub.put(7, incompatible);
-            SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url()).build();
+            SchemaRegistryClient registry =
+                    SchemaRegistryClient.builder(stub.url()).build();
             AvroRowTranscoder.Builder shared = AvroRowTranscoder.confluent(
                     AvroRowMapping.builder(ORDER).column("qty", "Int32").build(), registry);
             AvroRowTranscoder transcoder = shared.build();
@@ -447,8 +507,10 @@ class AvroRowTranscoderTest {
             for (int i = 0; i < 3; i++) {
                 assertThatThrownBy(() -> transcoder.transcode(payload, 0, payload.length, new RowBuffer(16)))
                         .isInstanceOf(DeserializationException.class)
-                        .hasMessageContaining("schema id 7").hasMessageContaining("cannot be transcoded")
-                        .hasMessageContaining("field 'qty'").hasCauseInstanceOf(AvroMappingException.class);
+                        .hasMessageContaining("schema id 7")
+                        .hasMessageContaining("cannot be transcoded")
+                        .hasMessageContaining("field 'qty'")
+                        .hasCauseInstanceOf(AvroMappingException.class);
             }
             assertThat(shared.compilations()).isEqualTo(1);
         }
@@ -457,16 +519,22 @@ class AvroRowTranscoderTest {
     @Test
     void badFramingAndTombstonesAreDeserializationErrors() {
         try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
-            SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url()).build();
-            AvroRowTranscoder transcoder = AvroRowTranscoder.confluent(everyType(), registry).build();
-            assertThatThrownBy(() -> transcoder.transcode(new byte[] { 0, 0 }, 0, 2, new RowBuffer(16)))
-                    .isInstanceOf(DeserializationException.class).hasMessageContaining("shorter than the 5-byte");
-            assertThatThrownBy(() -> transcoder.transcode(new byte[] { 1, 0, 0, 0, 1 }, 0, 5, new RowBuffer(16)))
-                    .isInstanceOf(DeserializationException.class).hasMessageContaining("bad magic byte 0x01");
-            assertThatThrownBy(() -> transcoder.transcode(new byte[] { 0, 0, 0, 0, 99 }, 0, 5, new RowBuffer(16)))
-                    .isInstanceOf(DeserializationException.class).hasMessageContaining("unknown schema id 99");
+            SchemaRegistryClient registry =
+                    SchemaRegistryClient.builder(stub.url()).build();
+            AvroRowTranscoder transcoder =
+                    AvroRowTranscoder.confluent(everyType(), registry).build();
+            assertThatThrownBy(() -> transcoder.transcode(new byte[] {0, 0}, 0, 2, new RowBuffer(16)))
+                    .isInstanceOf(DeserializationException.class)
+                    .hasMessageContaining("shorter than the 5-byte");
+            assertThatThrownBy(() -> transcoder.transcode(new byte[] {1, 0, 0, 0, 1}, 0, 5, new RowBuffer(16)))
+                    .isInstanceOf(DeserializationException.class)
+                    .hasMessageContaining("bad magic byte 0x01");
+            assertThatThrownBy(() -> transcoder.transcode(new byte[] {0, 0, 0, 0, 99}, 0, 5, new RowBuffer(16)))
+                    .isInstanceOf(DeserializationException.class)
+                    .hasMessageContaining("unknown schema id 99");
             assertThatThrownBy(() -> transcoder.encode(new Payload(), null, new RowBuffer(16)))
-                    .isInstanceOf(DeserializationException.class).hasMessageContaining("tombstone");
+                    .isInstanceOf(DeserializationException.class)
+                    .hasMessageContaining("tombstone");
         }
     }
 

@@ -1,5 +1,9 @@
 package dev.etl.transcode;
 
+import dev.etl.clickhouse.ClickHouseType;
+import dev.etl.clickhouse.ClickHouseTypes;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.sink.RowBuffer;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -11,11 +15,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Function;
-
-import dev.etl.clickhouse.ClickHouseType;
-import dev.etl.clickhouse.ClickHouseTypes;
-import dev.etl.clickhouse.RowBinaryEncoder;
-import dev.etl.sink.RowBuffer;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
@@ -69,35 +68,39 @@ final class ObjectPath {
         return v;
     }
 
-    @SuppressWarnings({ "unchecked", "rawtypes" })
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private static ClickHouseType<Object> type(ColumnType t, Schema avro) {
-        return (ClickHouseType) switch (t.kind) {
-            case INT8 -> ClickHouseTypes.int8();
-            case INT16 -> ClickHouseTypes.int16();
-            case INT32 -> ClickHouseTypes.int32();
-            case INT64 -> ClickHouseTypes.int64();
-            case UINT8 -> ClickHouseTypes.uint8();
-            case UINT16 -> ClickHouseTypes.uint16();
-            case UINT32 -> ClickHouseTypes.uint32();
-            case UINT64 -> ClickHouseTypes.uint64();
-            case FLOAT32 -> ClickHouseTypes.float32();
-            case FLOAT64 -> ClickHouseTypes.float64();
-            case BOOL -> ClickHouseTypes.bool();
-            case STRING -> nonNull(avro).getType() == Schema.Type.STRING
-                    || nonNull(avro).getType() == Schema.Type.ENUM ? ClickHouseTypes.string()
-                            : ClickHouseTypes.stringBytes();
-            case FIXED_STRING -> ClickHouseTypes.fixedString(t.size);
-            case DATE -> ClickHouseTypes.date();
-            case DATE32 -> ClickHouseTypes.date32();
-            case DATE_TIME -> ClickHouseTypes.dateTime();
-            case DATE_TIME64 -> ClickHouseTypes.dateTime64(t.size);
-            case DECIMAL -> ClickHouseTypes.decimal(t.size, t.scale);
-            case UUID -> ClickHouseTypes.uuid();
-            case ENUM8 -> ClickHouseTypes.enum8(t.enumValues);
-            case ENUM16 -> ClickHouseTypes.enum16(t.enumValues);
-            case NULLABLE -> ClickHouseTypes.nullable(type(t.inner, nonNull(avro)));
-            case ARRAY -> ClickHouseTypes.array(type(t.inner, nonNull(avro).getElementType()));
-        };
+        return (ClickHouseType)
+                switch (t.kind) {
+                    case INT8 -> ClickHouseTypes.int8();
+                    case INT16 -> ClickHouseTypes.int16();
+                    case INT32 -> ClickHouseTypes.int32();
+                    case INT64 -> ClickHouseTypes.int64();
+                    case UINT8 -> ClickHouseTypes.uint8();
+                    case UINT16 -> ClickHouseTypes.uint16();
+                    case UINT32 -> ClickHouseTypes.uint32();
+                    case UINT64 -> ClickHouseTypes.uint64();
+                    case FLOAT32 -> ClickHouseTypes.float32();
+                    case FLOAT64 -> ClickHouseTypes.float64();
+                    case BOOL -> ClickHouseTypes.bool();
+                    case STRING ->
+                        nonNull(avro).getType() == Schema.Type.STRING
+                                        || nonNull(avro).getType() == Schema.Type.ENUM
+                                ? ClickHouseTypes.string()
+                                : ClickHouseTypes.stringBytes();
+                    case FIXED_STRING -> ClickHouseTypes.fixedString(t.size);
+                    case DATE -> ClickHouseTypes.date();
+                    case DATE32 -> ClickHouseTypes.date32();
+                    case DATE_TIME -> ClickHouseTypes.dateTime();
+                    case DATE_TIME64 -> ClickHouseTypes.dateTime64(t.size);
+                    case DECIMAL -> ClickHouseTypes.decimal(t.size, t.scale);
+                    case UUID -> ClickHouseTypes.uuid();
+                    case ENUM8 -> ClickHouseTypes.enum8(t.enumValues);
+                    case ENUM16 -> ClickHouseTypes.enum16(t.enumValues);
+                    case NULLABLE -> ClickHouseTypes.nullable(type(t.inner, nonNull(avro)));
+                    case ARRAY ->
+                        ClickHouseTypes.array(type(t.inner, nonNull(avro).getElementType()));
+                };
     }
 
     /** The non-null branch of a {@code ["null", T]} union, else the schema. */
@@ -105,7 +108,10 @@ final class ObjectPath {
         if (s.getType() != Schema.Type.UNION) {
             return s;
         }
-        return s.getTypes().stream().filter(b -> b.getType() != Schema.Type.NULL).findFirst().orElse(s);
+        return s.getTypes().stream()
+                .filter(b -> b.getType() != Schema.Type.NULL)
+                .findFirst()
+                .orElse(s);
     }
 
     /** A generic value as the Java value the column's ClickHouseType takes. */
@@ -122,57 +128,58 @@ final class ObjectPath {
         }
         String logical = s.getLogicalType() == null ? null : s.getLogicalType().getName();
         switch (t.kind) {
-        case INT8, INT16, INT32, UINT8, UINT16:
-            if (v instanceof Boolean b) {
-                return b ? 1 : 0;
-            }
-            return Math.toIntExact(((Number) v).longValue());
-        case UINT32, INT64, UINT64:
-            return ((Number) v).longValue();
-        case FLOAT32:
-            return ((Number) v).floatValue();
-        case FLOAT64:
-            return ((Number) v).doubleValue();
-        case BOOL:
-            return v;
-        case STRING:
-            if (v instanceof CharSequence || v instanceof GenericEnumSymbol) {
-                return v.toString();
-            }
-            return bytes(v);
-        case FIXED_STRING:
-            return bytes(v);
-        case DATE, DATE32:
-            return LocalDate.ofEpochDay((Integer) v);
-        case DATE_TIME, DATE_TIME64: {
-            long l = (Long) v;
-            return switch (logical) {
-                case "timestamp-millis", "local-timestamp-millis" -> Instant.ofEpochMilli(l);
-                case "timestamp-micros", "local-timestamp-micros" ->
+            case INT8, INT16, INT32, UINT8, UINT16:
+                if (v instanceof Boolean b) {
+                    return b ? 1 : 0;
+                }
+                return Math.toIntExact(((Number) v).longValue());
+            case UINT32, INT64, UINT64:
+                return ((Number) v).longValue();
+            case FLOAT32:
+                return ((Number) v).floatValue();
+            case FLOAT64:
+                return ((Number) v).doubleValue();
+            case BOOL:
+                return v;
+            case STRING:
+                if (v instanceof CharSequence || v instanceof GenericEnumSymbol) {
+                    return v.toString();
+                }
+                return bytes(v);
+            case FIXED_STRING:
+                return bytes(v);
+            case DATE, DATE32:
+                return LocalDate.ofEpochDay((Integer) v);
+            case DATE_TIME, DATE_TIME64: {
+                long l = (Long) v;
+                return switch (logical) {
+                    case "timestamp-millis", "local-timestamp-millis" -> Instant.ofEpochMilli(l);
+                    case "timestamp-micros", "local-timestamp-micros" ->
                         Instant.ofEpochSecond(Math.floorDiv(l, 1_000_000L), Math.floorMod(l, 1_000_000L) * 1000);
-                default -> Instant.ofEpochSecond(Math.floorDiv(l, 1_000_000_000L), Math.floorMod(l, 1_000_000_000L));
-            };
-        }
-        case DECIMAL:
-            return new BigDecimal(new BigInteger(bytes(v)), ((LogicalTypes.Decimal) s.getLogicalType()).getScale());
-        case UUID: {
-            if (v instanceof CharSequence) {
-                return UUID.fromString(v.toString());
+                    default ->
+                        Instant.ofEpochSecond(Math.floorDiv(l, 1_000_000_000L), Math.floorMod(l, 1_000_000_000L));
+                };
             }
-            ByteBuffer b = ByteBuffer.wrap(bytes(v));
-            return new UUID(b.getLong(), b.getLong());
-        }
-        case ENUM8, ENUM16:
-            return t.enumValues.get(v.toString());
-        case ARRAY: {
-            List<Object> out = new ArrayList<>();
-            for (Object e : (List<?>) v) {
-                out.add(convert(e, s.getElementType(), t.inner));
+            case DECIMAL:
+                return new BigDecimal(new BigInteger(bytes(v)), ((LogicalTypes.Decimal) s.getLogicalType()).getScale());
+            case UUID: {
+                if (v instanceof CharSequence) {
+                    return UUID.fromString(v.toString());
+                }
+                ByteBuffer b = ByteBuffer.wrap(bytes(v));
+                return new UUID(b.getLong(), b.getLong());
             }
-            return out;
-        }
-        default:
-            throw new IllegalArgumentException(t.name);
+            case ENUM8, ENUM16:
+                return t.enumValues.get(v.toString());
+            case ARRAY: {
+                List<Object> out = new ArrayList<>();
+                for (Object e : (List<?>) v) {
+                    out.add(convert(e, s.getElementType(), t.inner));
+                }
+                return out;
+            }
+            default:
+                throw new IllegalArgumentException(t.name);
         }
     }
 

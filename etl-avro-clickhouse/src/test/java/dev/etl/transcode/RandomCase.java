@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.UUID;
-
 import org.apache.avro.JsonProperties;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
@@ -43,12 +42,10 @@ final class RandomCase {
     private boolean promotions = true;
 
     /** A reader field that can be mapped, with the column types it may be written to. */
-    private record Leaf(String path, List<String> columns) {
-    }
+    private record Leaf(String path, List<String> columns) {}
 
     /** A leaf type: its reader and writer schemas, the columns it converts to, its default (or none). */
-    private record Kind(Schema reader, Schema writer, List<String> columns, Object defaultValue) {
-    }
+    private record Kind(Schema reader, Schema writer, List<String> columns, Object defaultValue) {}
 
     private static final Object NO_DEFAULT = new Object();
 
@@ -67,14 +64,14 @@ final class RandomCase {
             if (random.nextInt(5) == 0) {
                 continue;
             }
-            columns.add(new String[] { leaf.path, pick(leaf.columns) });
+            columns.add(new String[] {leaf.path, pick(leaf.columns)});
             if (random.nextInt(6) == 0) {
-                columns.add(new String[] { leaf.path, pick(leaf.columns) });
+                columns.add(new String[] {leaf.path, pick(leaf.columns)});
             }
         }
         if (columns.isEmpty()) {
             Leaf leaf = leaves.get(0);
-            columns.add(new String[] { leaf.path, pick(leaf.columns) });
+            columns.add(new String[] {leaf.path, pick(leaf.columns)});
         }
         Collections.shuffle(columns, new Random(random.nextLong()));
         AvroRowMapping.Builder b = AvroRowMapping.builder(reader);
@@ -105,7 +102,8 @@ final class RandomCase {
             }
             Kind kind = random.nextInt(8) == 0 ? array() : random.nextInt(6) == 0 ? nullable() : scalar(true);
             boolean hasDefault = kind.defaultValue != NO_DEFAULT;
-            Schema.Field rf = hasDefault ? new Schema.Field(field, kind.reader, null, kind.defaultValue)
+            Schema.Field rf = hasDefault
+                    ? new Schema.Field(field, kind.reader, null, kind.defaultValue)
                     : new Schema.Field(field, kind.reader);
             String writerName = field;
             if (evolve && random.nextInt(10) == 0) {
@@ -121,14 +119,13 @@ final class RandomCase {
         }
         if (evolve) {
             for (int extra = random.nextInt(3); extra > 0; extra--) {
-                writerFields.add(random.nextInt(writerFields.size() + 1),
-                        new Schema.Field("extra" + names++, any(0)));
+                writerFields.add(random.nextInt(writerFields.size() + 1), new Schema.Field("extra" + names++, any(0)));
             }
             Collections.shuffle(writerFields, new Random(random.nextLong()));
         }
         Schema r = Schema.createRecord(name, null, NS, false, readerFields);
         Schema w = Schema.createRecord(name, null, NS, false, copy(writerFields));
-        return new Schema[] { r, w };
+        return new Schema[] {r, w};
     }
 
     private static List<Schema.Field> copy(List<Schema.Field> fields) {
@@ -146,7 +143,8 @@ final class RandomCase {
         promotions = false;
         Kind element = random.nextInt(4) == 0 ? nullable() : scalar(false);
         promotions = true;
-        List<String> columns = element.columns.stream().map(c -> "Array(" + c + ")").toList();
+        List<String> columns =
+                element.columns.stream().map(c -> "Array(" + c + ")").toList();
         return new Kind(Schema.createArray(element.reader), Schema.createArray(element.writer), columns, List.of());
     }
 
@@ -169,100 +167,141 @@ final class RandomCase {
     private Kind scalar(boolean wrap) {
         Kind k = scalarKind();
         if (wrap && random.nextInt(8) == 0) {
-            return new Kind(k.reader, k.writer, k.columns.stream().map(c -> c.startsWith("LowCardinality(")
-                    ? "LowCardinality(Nullable(String))" : "Nullable(" + c + ")").toList(), k.defaultValue);
+            return new Kind(
+                    k.reader,
+                    k.writer,
+                    k.columns.stream()
+                            .map(c -> c.startsWith("LowCardinality(")
+                                    ? "LowCardinality(Nullable(String))"
+                                    : "Nullable(" + c + ")")
+                            .toList(),
+                    k.defaultValue);
         }
         return k;
     }
 
     private Kind scalarKind() {
         switch (random.nextInt(15)) {
-        case 0:
-            return new Kind(prim(Schema.Type.INT), prim(Schema.Type.INT), List.of("Int8", "Int16", "Int32", "Int64",
-                    "UInt8", "UInt16", "UInt32", "UInt64", "Float32", "Float64"), 7);
-        case 1:
-            return new Kind(prim(Schema.Type.LONG), promoted(Schema.Type.LONG, Schema.Type.INT),
-                    List.of("Int64", "UInt64", "Int32", "UInt32", "Int8", "Float64", "Float32"), 7L);
-        case 2:
-            return new Kind(prim(Schema.Type.FLOAT), promoted(Schema.Type.FLOAT, Schema.Type.INT, Schema.Type.LONG),
-                    List.of("Float32", "Float64"), 1.5f);
-        case 3:
-            return new Kind(prim(Schema.Type.DOUBLE), promoted(Schema.Type.DOUBLE, Schema.Type.INT, Schema.Type.LONG,
-                    Schema.Type.FLOAT), List.of("Float64"), 2.5);
-        case 4:
-            return new Kind(prim(Schema.Type.BOOLEAN), prim(Schema.Type.BOOLEAN), List.of("Bool", "UInt8"), true);
-        case 5:
-            return new Kind(prim(Schema.Type.STRING), promoted(Schema.Type.STRING, Schema.Type.BYTES),
-                    List.of("String", "LowCardinality(String)", "FixedString(" + (1 + random.nextInt(12)) + ")"), "");
-        case 6:
-            return new Kind(prim(Schema.Type.BYTES), promoted(Schema.Type.BYTES, Schema.Type.STRING),
-                    List.of("String", "FixedString(" + (1 + random.nextInt(12)) + ")"), new byte[0]);
-        case 7: {
-            int size = 1 + random.nextInt(20);
-            Schema fixed = Schema.createFixed("F" + names++, null, NS, size);
-            return new Kind(fixed, fixed, List.of("FixedString(" + (size + random.nextInt(4)) + ")", "String"),
-                    "x".repeat(size));
-        }
-        case 8:
-            return enumeration();
-        case 9:
-            return logical(LogicalTypes.date(), Schema.Type.INT, List.of("Date", "Date32", "Int32"), 7);
-        case 10: {
-            LogicalType t = switch (random.nextInt(6)) {
-                case 0 -> LogicalTypes.timestampMillis();
-                case 1 -> LogicalTypes.timestampMicros();
-                case 2 -> LogicalTypes.timestampNanos();
-                case 3 -> LogicalTypes.localTimestampMillis();
-                case 4 -> LogicalTypes.localTimestampMicros();
-                default -> LogicalTypes.localTimestampNanos();
-            };
-            Kind k = logical(t, Schema.Type.LONG, List.of("DateTime", "DateTime64(" + random.nextInt(10) + ")",
-                    "DateTime64(" + random.nextInt(10) + ", 'UTC')", "Int64"), 7L);
-            if (evolve && promotions && random.nextInt(5) == 0) {
-                return new Kind(k.reader, prim(Schema.Type.INT), k.columns, k.defaultValue);
+            case 0:
+                return new Kind(
+                        prim(Schema.Type.INT),
+                        prim(Schema.Type.INT),
+                        List.of(
+                                "Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64", "Float32",
+                                "Float64"),
+                        7);
+            case 1:
+                return new Kind(
+                        prim(Schema.Type.LONG),
+                        promoted(Schema.Type.LONG, Schema.Type.INT),
+                        List.of("Int64", "UInt64", "Int32", "UInt32", "Int8", "Float64", "Float32"),
+                        7L);
+            case 2:
+                return new Kind(
+                        prim(Schema.Type.FLOAT),
+                        promoted(Schema.Type.FLOAT, Schema.Type.INT, Schema.Type.LONG),
+                        List.of("Float32", "Float64"),
+                        1.5f);
+            case 3:
+                return new Kind(
+                        prim(Schema.Type.DOUBLE),
+                        promoted(Schema.Type.DOUBLE, Schema.Type.INT, Schema.Type.LONG, Schema.Type.FLOAT),
+                        List.of("Float64"),
+                        2.5);
+            case 4:
+                return new Kind(prim(Schema.Type.BOOLEAN), prim(Schema.Type.BOOLEAN), List.of("Bool", "UInt8"), true);
+            case 5:
+                return new Kind(
+                        prim(Schema.Type.STRING),
+                        promoted(Schema.Type.STRING, Schema.Type.BYTES),
+                        List.of("String", "LowCardinality(String)", "FixedString(" + (1 + random.nextInt(12)) + ")"),
+                        "");
+            case 6:
+                return new Kind(
+                        prim(Schema.Type.BYTES),
+                        promoted(Schema.Type.BYTES, Schema.Type.STRING),
+                        List.of("String", "FixedString(" + (1 + random.nextInt(12)) + ")"),
+                        new byte[0]);
+            case 7: {
+                int size = 1 + random.nextInt(20);
+                Schema fixed = Schema.createFixed("F" + names++, null, NS, size);
+                return new Kind(
+                        fixed,
+                        fixed,
+                        List.of("FixedString(" + (size + random.nextInt(4)) + ")", "String"),
+                        "x".repeat(size));
             }
-            return k;
-        }
-        case 11: {
-            int p = 1 + random.nextInt(40);
-            int s = random.nextInt(p + 1);
-            Schema bytes = LogicalTypes.decimal(p, s).addToSchema(prim(Schema.Type.BYTES));
-            Schema same = LogicalTypes.decimal(p, s).addToSchema(prim(Schema.Type.BYTES));
-            return new Kind(bytes, same, List.of(decimalColumn(p, s)), NO_DEFAULT);
-        }
-        case 12: {
-            int size = 1 + random.nextInt(16);
-            int max = (int) Math.floor(Math.log10(2) * (8 * size - 1));
-            if (max < 1) {
-                size = 2;
-                max = 4;
+            case 8:
+                return enumeration();
+            case 9:
+                return logical(LogicalTypes.date(), Schema.Type.INT, List.of("Date", "Date32", "Int32"), 7);
+            case 10: {
+                LogicalType t = switch (random.nextInt(6)) {
+                    case 0 -> LogicalTypes.timestampMillis();
+                    case 1 -> LogicalTypes.timestampMicros();
+                    case 2 -> LogicalTypes.timestampNanos();
+                    case 3 -> LogicalTypes.localTimestampMillis();
+                    case 4 -> LogicalTypes.localTimestampMicros();
+                    default -> LogicalTypes.localTimestampNanos();
+                };
+                Kind k = logical(
+                        t,
+                        Schema.Type.LONG,
+                        List.of(
+                                "DateTime",
+                                "DateTime64(" + random.nextInt(10) + ")",
+                                "DateTime64(" + random.nextInt(10) + ", 'UTC')",
+                                "Int64"),
+                        7L);
+                if (evolve && promotions && random.nextInt(5) == 0) {
+                    return new Kind(k.reader, prim(Schema.Type.INT), k.columns, k.defaultValue);
+                }
+                return k;
             }
-            int p = 1 + random.nextInt(max);
-            int s = random.nextInt(p + 1);
-            Schema fixed = LogicalTypes.decimal(p, s).addToSchema(Schema.createFixed("D" + names++, null, NS, size));
-            return new Kind(fixed, fixed, List.of(decimalColumn(p, s)), NO_DEFAULT);
-        }
-        case 13:
-            return logical(LogicalTypes.uuid(), Schema.Type.STRING, List.of("UUID", "String"), NO_DEFAULT);
-        default: {
-            Schema fixed = LogicalTypes.uuid().addToSchema(Schema.createFixed("U" + names++, null, NS, 16));
-            return new Kind(fixed, fixed, List.of("UUID", "FixedString(16)"), NO_DEFAULT);
-        }
+            case 11: {
+                int p = 1 + random.nextInt(40);
+                int s = random.nextInt(p + 1);
+                Schema bytes = LogicalTypes.decimal(p, s).addToSchema(prim(Schema.Type.BYTES));
+                Schema same = LogicalTypes.decimal(p, s).addToSchema(prim(Schema.Type.BYTES));
+                return new Kind(bytes, same, List.of(decimalColumn(p, s)), NO_DEFAULT);
+            }
+            case 12: {
+                int size = 1 + random.nextInt(16);
+                int max = (int) Math.floor(Math.log10(2) * (8 * size - 1));
+                if (max < 1) {
+                    size = 2;
+                    max = 4;
+                }
+                int p = 1 + random.nextInt(max);
+                int s = random.nextInt(p + 1);
+                Schema fixed =
+                        LogicalTypes.decimal(p, s).addToSchema(Schema.createFixed("D" + names++, null, NS, size));
+                return new Kind(fixed, fixed, List.of(decimalColumn(p, s)), NO_DEFAULT);
+            }
+            case 13:
+                return logical(LogicalTypes.uuid(), Schema.Type.STRING, List.of("UUID", "String"), NO_DEFAULT);
+            default: {
+                Schema fixed = LogicalTypes.uuid().addToSchema(Schema.createFixed("U" + names++, null, NS, 16));
+                return new Kind(fixed, fixed, List.of("UUID", "FixedString(16)"), NO_DEFAULT);
+            }
         }
     }
 
     /** Decimal(P, s): usually wide enough for the Avro precision, sometimes not. */
     private String decimalColumn(int p, int s) {
-        int precision = random.nextInt(4) == 0 ? Math.max(s, 1) + random.nextInt(76 - Math.max(s, 1) + 1)
+        int precision = random.nextInt(4) == 0
+                ? Math.max(s, 1) + random.nextInt(76 - Math.max(s, 1) + 1)
                 : Math.min(76, p + random.nextInt(3));
         precision = Math.max(precision, Math.max(s, 1));
-        return random.nextBoolean() ? "Decimal(" + precision + ", " + s + ")" : switch (precision) {
-            case 9 -> "Decimal32(" + s + ")";
-            case 18 -> "Decimal64(" + s + ")";
-            case 38 -> "Decimal128(" + s + ")";
-            case 76 -> "Decimal256(" + s + ")";
-            default -> "Decimal(" + precision + "," + s + ")";
-        };
+        return random.nextBoolean()
+                ? "Decimal(" + precision + ", " + s + ")"
+                : switch (precision) {
+                    case 9 -> "Decimal32(" + s + ")";
+                    case 18 -> "Decimal64(" + s + ")";
+                    case 38 -> "Decimal128(" + s + ")";
+                    case 76 -> "Decimal256(" + s + ")";
+                    default -> "Decimal(" + precision + "," + s + ")";
+                };
     }
 
     private Kind enumeration() {
@@ -302,8 +341,11 @@ final class RandomCase {
             codes.put(symbol, code);
         }
         StringBuilder type = new StringBuilder(wide ? "Enum16(" : "Enum8(");
-        codes.forEach((k, v) -> type.append(type.charAt(type.length() - 1) == '(' ? "" : ", ").append('\'').append(k)
-                .append("' = ").append(v));
+        codes.forEach((k, v) -> type.append(type.charAt(type.length() - 1) == '(' ? "" : ", ")
+                .append('\'')
+                .append(k)
+                .append("' = ")
+                .append(v));
         type.append(')');
         return new Kind(reader, writer, List.of(type.toString(), "String"), symbols.get(0));
     }
@@ -327,25 +369,29 @@ final class RandomCase {
     /** A writer-only field: any type, unmapped (skipped). */
     private Schema any(int depth) {
         switch (random.nextInt(depth < 2 ? 9 : 6)) {
-        case 0:
-            return prim(Schema.Type.INT);
-        case 1:
-            return prim(Schema.Type.STRING);
-        case 2:
-            return prim(Schema.Type.DOUBLE);
-        case 3:
-            return Schema.createFixed("X" + names++, null, NS, 1 + random.nextInt(5));
-        case 4:
-            return Schema.createUnion(prim(Schema.Type.NULL), prim(Schema.Type.LONG), prim(Schema.Type.BYTES));
-        case 5:
-            return Schema.createEnum("XE" + names++, null, NS, List.of("A", "B"));
-        case 6:
-            return Schema.createMap(any(depth + 1));
-        case 7:
-            return Schema.createArray(any(depth + 1));
-        default:
-            return Schema.createRecord("XR" + names++, null, NS, false,
-                    List.of(new Schema.Field("a", any(depth + 1)), new Schema.Field("b", any(depth + 1))));
+            case 0:
+                return prim(Schema.Type.INT);
+            case 1:
+                return prim(Schema.Type.STRING);
+            case 2:
+                return prim(Schema.Type.DOUBLE);
+            case 3:
+                return Schema.createFixed("X" + names++, null, NS, 1 + random.nextInt(5));
+            case 4:
+                return Schema.createUnion(prim(Schema.Type.NULL), prim(Schema.Type.LONG), prim(Schema.Type.BYTES));
+            case 5:
+                return Schema.createEnum("XE" + names++, null, NS, List.of("A", "B"));
+            case 6:
+                return Schema.createMap(any(depth + 1));
+            case 7:
+                return Schema.createArray(any(depth + 1));
+            default:
+                return Schema.createRecord(
+                        "XR" + names++,
+                        null,
+                        NS,
+                        false,
+                        List.of(new Schema.Field("a", any(depth + 1)), new Schema.Field("b", any(depth + 1))));
         }
     }
 
@@ -362,87 +408,116 @@ final class RandomCase {
     private Object value(Schema s) {
         LogicalType logical = s.getLogicalType();
         switch (s.getType()) {
-        case NULL:
-            return null;
-        case BOOLEAN:
-            return random.nextBoolean();
-        case INT:
-            if (logical != null) {
-                return pickInt(new int[] { 0, -1, 65535, 65536, 120529, 120530, -25567, -25568 },
-                        random.nextInt(60_000));
+            case NULL:
+                return null;
+            case BOOLEAN:
+                return random.nextBoolean();
+            case INT:
+                if (logical != null) {
+                    return pickInt(
+                            new int[] {0, -1, 65535, 65536, 120529, 120530, -25567, -25568}, random.nextInt(60_000));
+                }
+                return pickInt(
+                        new int[] {
+                            0, -1, 1, 127, 128, -128, -129, 255, 256, 65535, 65536, Integer.MAX_VALUE, Integer.MIN_VALUE
+                        },
+                        random.nextInt());
+            case LONG: {
+                if (logical != null) {
+                    long unit = logical.getName().endsWith("millis")
+                            ? 1_000L
+                            : logical.getName().endsWith("micros") ? 1_000_000L : 1_000_000_000L;
+                    long[] edges = {
+                        0,
+                        -1,
+                        1L << 40,
+                        -(1L << 40),
+                        1L << 62,
+                        -(1L << 62),
+                        0xFFFF_FFFFL * unit,
+                        0x1_0000_0000L * unit,
+                        -unit
+                    };
+                    return pickLong(edges, 1_700_000_000L * unit + random.nextLong(1_000_000_000L * unit));
+                }
+                return pickLong(
+                        new long[] {
+                            0,
+                            -1,
+                            1,
+                            Long.MAX_VALUE,
+                            Long.MIN_VALUE,
+                            1L << 32,
+                            (1L << 32) - 1,
+                            Integer.MAX_VALUE + 1L,
+                            Integer.MIN_VALUE - 1L,
+                            1L << 53
+                        },
+                        random.nextLong());
             }
-            return pickInt(new int[] { 0, -1, 1, 127, 128, -128, -129, 255, 256, 65535, 65536, Integer.MAX_VALUE,
-                    Integer.MIN_VALUE }, random.nextInt());
-        case LONG: {
-            if (logical != null) {
-                long unit = logical.getName().endsWith("millis") ? 1_000L
-                        : logical.getName().endsWith("micros") ? 1_000_000L : 1_000_000_000L;
-                long[] edges = { 0, -1, 1L << 40, -(1L << 40), 1L << 62, -(1L << 62), 0xFFFF_FFFFL * unit,
-                        0x1_0000_0000L * unit, -unit };
-                return pickLong(edges, 1_700_000_000L * unit + random.nextLong(1_000_000_000L * unit));
+            case FLOAT: {
+                int r = random.nextInt(10);
+                return r == 0
+                        ? Float.NaN
+                        : r == 1 ? Float.NEGATIVE_INFINITY : r == 2 ? -0.0f : (float) (random.nextDouble() * 2e6 - 1e6);
             }
-            return pickLong(new long[] { 0, -1, 1, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 32, (1L << 32) - 1,
-                    Integer.MAX_VALUE + 1L, Integer.MIN_VALUE - 1L, 1L << 53 }, random.nextLong());
-        }
-        case FLOAT: {
-            int r = random.nextInt(10);
-            return r == 0 ? Float.NaN : r == 1 ? Float.NEGATIVE_INFINITY : r == 2 ? -0.0f
-                    : (float) (random.nextDouble() * 2e6 - 1e6);
-        }
-        case DOUBLE: {
-            int r = random.nextInt(10);
-            return r == 0 ? Double.NaN : r == 1 ? Double.POSITIVE_INFINITY : r == 2 ? Double.MIN_VALUE
-                    : random.nextDouble() * 2e12 - 1e12;
-        }
-        case STRING:
-            if (logical != null) {
-                UUID u = new UUID(random.nextLong(), random.nextLong());
-                return random.nextInt(4) == 0 ? u.toString().toUpperCase() : u.toString();
+            case DOUBLE: {
+                int r = random.nextInt(10);
+                return r == 0
+                        ? Double.NaN
+                        : r == 1
+                                ? Double.POSITIVE_INFINITY
+                                : r == 2 ? Double.MIN_VALUE : random.nextDouble() * 2e12 - 1e12;
             }
-            return text();
-        case BYTES:
-            if (logical instanceof LogicalTypes.Decimal d) {
-                return ByteBuffer.wrap(decimalBytes(d.getPrecision(), -1));
+            case STRING:
+                if (logical != null) {
+                    UUID u = new UUID(random.nextLong(), random.nextLong());
+                    return random.nextInt(4) == 0 ? u.toString().toUpperCase() : u.toString();
+                }
+                return text();
+            case BYTES:
+                if (logical instanceof LogicalTypes.Decimal d) {
+                    return ByteBuffer.wrap(decimalBytes(d.getPrecision(), -1));
+                }
+                return ByteBuffer.wrap(text().getBytes(StandardCharsets.UTF_8));
+            case FIXED: {
+                byte[] bytes = new byte[s.getFixedSize()];
+                if (logical instanceof LogicalTypes.Decimal d) {
+                    bytes = decimalBytes(d.getPrecision(), s.getFixedSize());
+                } else {
+                    random.nextBytes(bytes);
+                }
+                return new GenericData.Fixed(s, bytes);
             }
-            return ByteBuffer.wrap(text().getBytes(StandardCharsets.UTF_8));
-        case FIXED: {
-            byte[] bytes = new byte[s.getFixedSize()];
-            if (logical instanceof LogicalTypes.Decimal d) {
-                bytes = decimalBytes(d.getPrecision(), s.getFixedSize());
-            } else {
-                random.nextBytes(bytes);
+            case ENUM:
+                return new GenericData.EnumSymbol(s, pick(s.getEnumSymbols()));
+            case UNION: {
+                List<Schema> branches = s.getTypes();
+                return value(branches.get(random.nextInt(branches.size())));
             }
-            return new GenericData.Fixed(s, bytes);
-        }
-        case ENUM:
-            return new GenericData.EnumSymbol(s, pick(s.getEnumSymbols()));
-        case UNION: {
-            List<Schema> branches = s.getTypes();
-            return value(branches.get(random.nextInt(branches.size())));
-        }
-        case ARRAY: {
-            List<Object> list = new ArrayList<>();
-            for (int i = random.nextInt(5); i > 0; i--) {
-                list.add(value(s.getElementType()));
+            case ARRAY: {
+                List<Object> list = new ArrayList<>();
+                for (int i = random.nextInt(5); i > 0; i--) {
+                    list.add(value(s.getElementType()));
+                }
+                return list;
             }
-            return list;
-        }
-        case MAP: {
-            Map<String, Object> map = new HashMap<>();
-            for (int i = random.nextInt(4); i > 0; i--) {
-                map.put(text(), value(s.getValueType()));
+            case MAP: {
+                Map<String, Object> map = new HashMap<>();
+                for (int i = random.nextInt(4); i > 0; i--) {
+                    map.put(text(), value(s.getValueType()));
+                }
+                return map;
             }
-            return map;
-        }
-        case RECORD: {
-            GenericData.Record record = new GenericData.Record(s);
-            for (Schema.Field f : s.getFields()) {
-                record.put(f.pos(), value(f.schema()));
+            case RECORD: {
+                GenericData.Record record = new GenericData.Record(s);
+                for (Schema.Field f : s.getFields()) {
+                    record.put(f.pos(), value(f.schema()));
+                }
+                return record;
             }
-            return record;
-        }
-        default:
-            throw new IllegalArgumentException(s.toString());
+            default:
+                throw new IllegalArgumentException(s.toString());
         }
     }
 

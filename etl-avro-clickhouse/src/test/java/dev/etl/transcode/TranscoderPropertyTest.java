@@ -1,17 +1,16 @@
 package dev.etl.transcode;
 
-import java.util.Arrays;
-import java.util.HexFormat;
-import java.util.SplittableRandom;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.sink.RowBuffer;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.SplittableRandom;
 import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.generic.GenericRecord;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The transcoder writes exactly what the object path writes ({@code GenericDatumReader(writer,
@@ -53,18 +52,22 @@ class TranscoderPropertyTest {
             try {
                 property.check(seed);
             } catch (Throwable e) {
-                throw new AssertionError("failed with seed " + seed + " (replay: -Dtranscoder.properties.seed=" + seed
-                        + "): " + e.getMessage(), e);
+                throw new AssertionError(
+                        "failed with seed " + seed + " (replay: -Dtranscoder.properties.seed=" + seed + "): "
+                                + e.getMessage(),
+                        e);
             }
         }
     }
 
     private static void check(long seed, boolean evolve) throws Exception {
         RandomCase c = new RandomCase(seed, evolve);
-        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(c.reader, c.writer).getType())
+        assertThat(SchemaCompatibility.checkReaderWriterCompatibility(c.reader, c.writer)
+                        .getType())
                 .as("the generator makes compatible pairs: %s", c)
                 .isEqualTo(SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE);
-        AvroRowTranscoder transcoder = AvroRowTranscoder.raw(c.mapping, c.writer).build();
+        AvroRowTranscoder transcoder =
+                AvroRowTranscoder.raw(c.mapping, c.writer).build();
         ObjectPath reference = new ObjectPath(c.mapping, c.writer);
         for (int i = 0; i < RECORDS; i++) {
             GenericRecord record = c.record();
@@ -88,8 +91,10 @@ class TranscoderPropertyTest {
                 actual = Arrays.copyOfRange(out.array(), 1, out.length());
             } catch (ColumnEncodeException e) {
                 if (expected != null) {
-                    throw new AssertionError("the transcoder rejected record " + i + " that the object path wrote ("
-                            + e.getMessage() + ")\nrecord " + record + "\n" + c, e);
+                    throw new AssertionError(
+                            "the transcoder rejected record " + i + " that the object path wrote (" + e.getMessage()
+                                    + ")\nrecord " + record + "\n" + c,
+                            e);
                 }
                 continue;
             }
@@ -98,8 +103,9 @@ class TranscoderPropertyTest {
                         + record + "\n" + c);
             }
             if (!Arrays.equals(actual, expected)) {
-                throw new AssertionError("record " + i + " differs\nexpected " + HexFormat.of().formatHex(expected)
-                        + "\nactual   " + HexFormat.of().formatHex(actual) + "\nrecord " + record + "\n" + c);
+                throw new AssertionError(
+                        "record " + i + " differs\nexpected " + HexFormat.of().formatHex(expected) + "\nactual   "
+                                + HexFormat.of().formatHex(actual) + "\nrecord " + record + "\n" + c);
             }
         }
     }

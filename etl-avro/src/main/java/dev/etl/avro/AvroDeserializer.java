@@ -1,10 +1,5 @@
 package dev.etl.avro;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.util.List;
-import java.util.Objects;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
@@ -12,6 +7,10 @@ import dev.etl.error.FatalPipelineException;
 import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.List;
+import java.util.Objects;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.specific.SpecificRecord;
@@ -77,6 +76,7 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
     /** The thread of the first call; set once (CAS), then read plainly on every call. */
     @SuppressWarnings("unused") // accessed through OWNER as well
     private Thread owner;
+
     private T reuse;
     private long tombstones;
 
@@ -100,8 +100,8 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
      * included), then passed to {@code mapper}.
      */
     public static <T> Builder<T> custom(Schema readerSchema, AvroRecordMapper<T> mapper) {
-        return new Builder<>(AvroTarget.mapped(Objects.requireNonNull(readerSchema, "readerSchema"),
-                Objects.requireNonNull(mapper, "mapper")));
+        return new Builder<>(AvroTarget.mapped(
+                Objects.requireNonNull(readerSchema, "readerSchema"), Objects.requireNonNull(mapper, "mapper")));
     }
 
     @Override
@@ -139,11 +139,13 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
         if (previous == null || previous == current) {
             return;
         }
-        throw new FatalPipelineException(ErrorClass.DESERIALIZATION, "AvroDeserializer " + this
-                + " is used by lane threads '" + previous.getName() + "' and '" + current.getName()
-                + "': one instance must serve one lane (it reuses its decoders and the record it emits, so sharing "
-                + "it corrupts valid records). Call build() inside the ChainFactory lambda, e.g. "
-                + "ctx -> Chains.from(ctx, builder.build())..., and share the AvroDeserializer.Builder instead",
+        throw new FatalPipelineException(
+                ErrorClass.DESERIALIZATION,
+                "AvroDeserializer " + this
+                        + " is used by lane threads '" + previous.getName() + "' and '" + current.getName()
+                        + "': one instance must serve one lane (it reuses its decoders and the record it emits, so sharing "
+                        + "it corrupts valid records). Call build() inside the ChainFactory lambda, e.g. "
+                        + "ctx -> Chains.from(ctx, builder.build())..., and share the AvroDeserializer.Builder instead",
                 null);
     }
 
@@ -220,8 +222,8 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
 
         /** A new deserializer for one lane. */
         public AvroDeserializer<T> build() {
-            int formats = (registry != null ? 1 : 0) + (rawWriter != null ? 1 : 0)
-                    + (singleObjectWriters != null ? 1 : 0);
+            int formats =
+                    (registry != null ? 1 : 0) + (rawWriter != null ? 1 : 0) + (singleObjectWriters != null ? 1 : 0);
             if (formats != 1) {
                 throw new IllegalStateException(
                         "choose exactly one wire format: confluent(registry), raw(schema) or singleObject(schemas)");

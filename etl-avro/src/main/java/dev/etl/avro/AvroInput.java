@@ -5,7 +5,6 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-
 import org.apache.avro.util.Utf8;
 
 /**
@@ -18,7 +17,8 @@ import org.apache.avro.util.Utf8;
  */
 final class AvroInput {
     private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private byte[] buf = new byte[0];
     private int start;
@@ -190,7 +190,8 @@ final class AvroInput {
     ByteBuffer readBytes(Object reuse) {
         int length = readLength();
         ByteBuffer out;
-        if (reuse instanceof ByteBuffer && ((ByteBuffer) reuse).capacity() >= length
+        if (reuse instanceof ByteBuffer
+                && ((ByteBuffer) reuse).capacity() >= length
                 && ((ByteBuffer) reuse).hasArray()) {
             out = (ByteBuffer) reuse;
             out.clear();
@@ -226,8 +227,8 @@ final class AvroInput {
     }
 
     private AvroBodyException eof(int wanted) {
-        return new AvroBodyException("unexpected end of body: needed " + wanted + " more byte(s) at byte " + position()
-                + " of " + length());
+        return new AvroBodyException(
+                "unexpected end of body: needed " + wanted + " more byte(s) at byte " + position() + " of " + length());
     }
 
     private AvroBodyException malformedVarint(String what, int at) {

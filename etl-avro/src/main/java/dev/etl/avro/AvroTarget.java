@@ -1,7 +1,6 @@
 package dev.etl.avro;
 
 import java.io.IOException;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
@@ -36,7 +35,10 @@ abstract class AvroTarget<T> {
                 log.debug("Avro writer schema {} -> reader {}: fast path", label, reader.getFullName());
                 return wrap(fast);
             } catch (FastDecoderCompiler.Unsupported e) {
-                log.info("Avro writer schema {} -> reader {}: resolving reader ({})", label, reader.getFullName(),
+                log.info(
+                        "Avro writer schema {} -> reader {}: resolving reader ({})",
+                        label,
+                        reader.getFullName(),
                         e.getMessage());
             }
         }

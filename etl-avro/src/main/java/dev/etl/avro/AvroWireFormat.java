@@ -3,7 +3,6 @@ package dev.etl.avro;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericDatumWriter;
@@ -22,10 +21,9 @@ public final class AvroWireFormat {
     /** First byte of a Confluent-framed payload. */
     public static final byte CONFLUENT_MAGIC = 0;
     /** First two bytes of an Avro single-object payload. */
-    public static final byte[] SINGLE_OBJECT_MARKER = { (byte) 0xC3, 0x01 };
+    public static final byte[] SINGLE_OBJECT_MARKER = {(byte) 0xC3, 0x01};
 
-    private AvroWireFormat() {
-    }
+    private AvroWireFormat() {}
 
     /** Magic byte 0, the 4-byte big-endian {@code schemaId}, then the body of {@code datum}. */
     public static byte[] confluent(int schemaId, Schema schema, Object datum) {

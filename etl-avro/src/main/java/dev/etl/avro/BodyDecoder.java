@@ -61,8 +61,8 @@ abstract class BodyDecoder<T> {
 
         @Override
         T decode(byte[] array, int offset, int length, T reuse) throws IOException {
-            org.apache.avro.io.BinaryDecoder decoder = org.apache.avro.io.DecoderFactory.get()
-                    .binaryDecoder(array, offset, length, this.decoder);
+            org.apache.avro.io.BinaryDecoder decoder =
+                    org.apache.avro.io.DecoderFactory.get().binaryDecoder(array, offset, length, this.decoder);
             this.decoder = decoder;
             T value = reader.read(reuse, decoder);
             if (!decoder.isEnd()) {

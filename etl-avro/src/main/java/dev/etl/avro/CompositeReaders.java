@@ -2,7 +2,6 @@ package dev.etl.avro;
 
 import java.util.Collection;
 import java.util.Map;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericArray;
 import org.apache.avro.generic.GenericData;
@@ -10,8 +9,7 @@ import org.apache.avro.generic.GenericFixed;
 
 /** The {@link ValueReader}s of non-primitive types; each reuses the previous value where it can. */
 final class CompositeReaders {
-    private CompositeReaders() {
-    }
+    private CompositeReaders() {}
 
     /** A writer union: reads the branch index, then the branch (each branch resolved against the reader). */
     static final class Union extends ValueReader {
@@ -112,8 +110,7 @@ final class CompositeReaders {
         @SuppressWarnings("unchecked")
         Object read(AvroInput in, Object reuse) {
             long count = in.readLong();
-            Map<Object, Object> map = (Map<Object, Object>) model.newMap(reuse,
-                    (int) Math.min(Math.abs(count), 1024));
+            Map<Object, Object> map = (Map<Object, Object>) model.newMap(reuse, (int) Math.min(Math.abs(count), 1024));
             while (count != 0) {
                 if (count < 0) {
                     count = -count;

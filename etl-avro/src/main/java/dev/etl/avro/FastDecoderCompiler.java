@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import org.apache.avro.Schema;
 import org.apache.avro.Schema.Type;
 import org.apache.avro.generic.GenericData;
@@ -63,79 +62,80 @@ final class FastDecoderCompiler {
         Type w = writer.getType();
         Type r = reader.getType();
         switch (w) {
-        case NULL:
-            return expect(r == Type.NULL, writer, reader, ValueReader.OP_NULL);
-        case BOOLEAN:
-            return expect(r == Type.BOOLEAN, writer, reader, ValueReader.OP_BOOLEAN);
-        case INT:
-            switch (r) {
+            case NULL:
+                return expect(r == Type.NULL, writer, reader, ValueReader.OP_NULL);
+            case BOOLEAN:
+                return expect(r == Type.BOOLEAN, writer, reader, ValueReader.OP_BOOLEAN);
             case INT:
-                return new ValueReader.Primitive(ValueReader.OP_INT);
+                switch (r) {
+                    case INT:
+                        return new ValueReader.Primitive(ValueReader.OP_INT);
+                    case LONG:
+                        return new ValueReader.Primitive(ValueReader.OP_INT_AS_LONG);
+                    case FLOAT:
+                        return new ValueReader.Primitive(ValueReader.OP_INT_AS_FLOAT);
+                    case DOUBLE:
+                        return new ValueReader.Primitive(ValueReader.OP_INT_AS_DOUBLE);
+                    default:
+                        throw mismatch(writer, reader);
+                }
             case LONG:
-                return new ValueReader.Primitive(ValueReader.OP_INT_AS_LONG);
+                switch (r) {
+                    case LONG:
+                        return new ValueReader.Primitive(ValueReader.OP_LONG);
+                    case FLOAT:
+                        return new ValueReader.Primitive(ValueReader.OP_LONG_AS_FLOAT);
+                    case DOUBLE:
+                        return new ValueReader.Primitive(ValueReader.OP_LONG_AS_DOUBLE);
+                    default:
+                        throw mismatch(writer, reader);
+                }
             case FLOAT:
-                return new ValueReader.Primitive(ValueReader.OP_INT_AS_FLOAT);
+                if (r == Type.FLOAT) {
+                    return new ValueReader.Primitive(ValueReader.OP_FLOAT);
+                }
+                return expect(r == Type.DOUBLE, writer, reader, ValueReader.OP_FLOAT_AS_DOUBLE);
             case DOUBLE:
-                return new ValueReader.Primitive(ValueReader.OP_INT_AS_DOUBLE);
+                return expect(r == Type.DOUBLE, writer, reader, ValueReader.OP_DOUBLE);
+            case STRING:
+            case BYTES:
+                // Same encoding; the reader's type decides the Java type.
+                if (r == Type.BYTES) {
+                    return new CompositeReaders.Bytes();
+                }
+                if (r != Type.STRING) {
+                    throw mismatch(writer, reader);
+                }
+                return new ValueReader.Primitive(javaString(reader) ? ValueReader.OP_STRING : ValueReader.OP_UTF8);
+            case FIXED:
+                if (r != Type.FIXED || reader.getFixedSize() != writer.getFixedSize() || !namesMatch(writer, reader)) {
+                    throw mismatch(writer, reader);
+                }
+                return new CompositeReaders.Fixed(reader, model);
+            case ENUM:
+                if (r != Type.ENUM || !namesMatch(writer, reader)) {
+                    throw mismatch(writer, reader);
+                }
+                return enumReader(writer, reader);
+            case ARRAY:
+                if (r != Type.ARRAY) {
+                    throw mismatch(writer, reader);
+                }
+                return new CompositeReaders.Array(
+                        reader, model, resolve(writer.getElementType(), reader.getElementType()));
+            case MAP:
+                if (r != Type.MAP) {
+                    throw mismatch(writer, reader);
+                }
+                return new CompositeReaders.MapReader(
+                        model, javaString(reader), resolve(writer.getValueType(), reader.getValueType()));
+            case RECORD:
+                if (r != Type.RECORD || !namesMatch(writer, reader)) {
+                    throw mismatch(writer, reader);
+                }
+                return record(writer, reader);
             default:
-                throw mismatch(writer, reader);
-            }
-        case LONG:
-            switch (r) {
-            case LONG:
-                return new ValueReader.Primitive(ValueReader.OP_LONG);
-            case FLOAT:
-                return new ValueReader.Primitive(ValueReader.OP_LONG_AS_FLOAT);
-            case DOUBLE:
-                return new ValueReader.Primitive(ValueReader.OP_LONG_AS_DOUBLE);
-            default:
-                throw mismatch(writer, reader);
-            }
-        case FLOAT:
-            if (r == Type.FLOAT) {
-                return new ValueReader.Primitive(ValueReader.OP_FLOAT);
-            }
-            return expect(r == Type.DOUBLE, writer, reader, ValueReader.OP_FLOAT_AS_DOUBLE);
-        case DOUBLE:
-            return expect(r == Type.DOUBLE, writer, reader, ValueReader.OP_DOUBLE);
-        case STRING:
-        case BYTES:
-            // Same encoding; the reader's type decides the Java type.
-            if (r == Type.BYTES) {
-                return new CompositeReaders.Bytes();
-            }
-            if (r != Type.STRING) {
-                throw mismatch(writer, reader);
-            }
-            return new ValueReader.Primitive(javaString(reader) ? ValueReader.OP_STRING : ValueReader.OP_UTF8);
-        case FIXED:
-            if (r != Type.FIXED || reader.getFixedSize() != writer.getFixedSize() || !namesMatch(writer, reader)) {
-                throw mismatch(writer, reader);
-            }
-            return new CompositeReaders.Fixed(reader, model);
-        case ENUM:
-            if (r != Type.ENUM || !namesMatch(writer, reader)) {
-                throw mismatch(writer, reader);
-            }
-            return enumReader(writer, reader);
-        case ARRAY:
-            if (r != Type.ARRAY) {
-                throw mismatch(writer, reader);
-            }
-            return new CompositeReaders.Array(reader, model, resolve(writer.getElementType(), reader.getElementType()));
-        case MAP:
-            if (r != Type.MAP) {
-                throw mismatch(writer, reader);
-            }
-            return new CompositeReaders.MapReader(model, javaString(reader),
-                    resolve(writer.getValueType(), reader.getValueType()));
-        case RECORD:
-            if (r != Type.RECORD || !namesMatch(writer, reader)) {
-                throw mismatch(writer, reader);
-            }
-            return record(writer, reader);
-        default:
-            throw new Unsupported("type " + w);
+                throw new Unsupported("type " + w);
         }
     }
 
@@ -181,8 +181,15 @@ final class FastDecoderCompiler {
             mutable.add(isImmutable(value) ? null : rf.schema());
         }
         inProgress.remove(key);
-        return new RecordReader(reader, model, ops, positions, readers, skippers,
-                defaultPositions.stream().mapToInt(Integer::intValue).toArray(), defaults.toArray(),
+        return new RecordReader(
+                reader,
+                model,
+                ops,
+                positions,
+                readers,
+                skippers,
+                defaultPositions.stream().mapToInt(Integer::intValue).toArray(),
+                defaults.toArray(),
                 mutable.toArray(new Schema[0]));
     }
 
@@ -244,23 +251,24 @@ final class FastDecoderCompiler {
 
     private static boolean promotes(Type writer, Type reader) {
         switch (writer) {
-        case INT:
-            return reader == Type.LONG || reader == Type.FLOAT || reader == Type.DOUBLE;
-        case LONG:
-            return reader == Type.FLOAT || reader == Type.DOUBLE;
-        case FLOAT:
-            return reader == Type.DOUBLE;
-        case STRING:
-            return reader == Type.BYTES;
-        case BYTES:
-            return reader == Type.STRING;
-        default:
-            return false;
+            case INT:
+                return reader == Type.LONG || reader == Type.FLOAT || reader == Type.DOUBLE;
+            case LONG:
+                return reader == Type.FLOAT || reader == Type.DOUBLE;
+            case FLOAT:
+                return reader == Type.DOUBLE;
+            case STRING:
+                return reader == Type.BYTES;
+            case BYTES:
+                return reader == Type.STRING;
+            default:
+                return false;
         }
     }
 
     private static boolean namesMatch(Schema writer, Schema reader) {
-        return writer.getFullName().equals(reader.getFullName()) || writer.getName().equals(reader.getName())
+        return writer.getFullName().equals(reader.getFullName())
+                || writer.getName().equals(reader.getName())
                 || reader.getAliases().contains(writer.getFullName());
     }
 
@@ -269,12 +277,15 @@ final class FastDecoderCompiler {
         if (reader.getLogicalType() != null && model.getConversionFor(reader.getLogicalType()) != null) {
             throw new Unsupported("logical type " + reader.getLogicalType().getName() + " with a conversion");
         }
-        if (reader.getProp("java-class") != null || reader.getProp("java-key-class") != null
+        if (reader.getProp("java-class") != null
+                || reader.getProp("java-key-class") != null
                 || reader.getProp("java-element-class") != null) {
             throw new Unsupported("java-class property");
         }
         String stringType = reader.getProp(GenericData.STRING_PROP);
-        if (stringType != null && !stringType.equals("String") && !stringType.equals("CharSequence")
+        if (stringType != null
+                && !stringType.equals("String")
+                && !stringType.equals("CharSequence")
                 && !stringType.equals("Utf8")) {
             throw new Unsupported("avro.java.string " + stringType);
         }
@@ -285,8 +296,12 @@ final class FastDecoderCompiler {
     }
 
     private static boolean isImmutable(Object value) {
-        return value == null || value instanceof String || value instanceof Number || value instanceof Boolean
-                || value instanceof GenericData.EnumSymbol || value instanceof java.lang.Enum;
+        return value == null
+                || value instanceof String
+                || value instanceof Number
+                || value instanceof Boolean
+                || value instanceof GenericData.EnumSymbol
+                || value instanceof java.lang.Enum;
     }
 
     private static ValueReader expect(boolean matches, Schema writer, Schema reader, int opcode) throws Unsupported {

@@ -1,10 +1,9 @@
 package dev.etl.avro;
 
+import dev.etl.error.DeserializationException;
 import java.io.IOException;
 import java.util.List;
 import java.util.stream.Collectors;
-
-import dev.etl.error.DeserializationException;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.apache.avro.Schema;
@@ -50,15 +49,19 @@ abstract class Framing<T> {
     }
 
     Writer<T> compile(Schema writer, String label) {
-        SchemaCompatibility.SchemaPairCompatibility pair = SchemaCompatibility
-                .checkReaderWriterCompatibility(target.reader, writer);
+        SchemaCompatibility.SchemaPairCompatibility pair =
+                SchemaCompatibility.checkReaderWriterCompatibility(target.reader, writer);
         if (pair.getType() != SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE) {
-            List<SchemaCompatibility.Incompatibility> problems = pair.getResult().getIncompatibilities();
+            List<SchemaCompatibility.Incompatibility> problems =
+                    pair.getResult().getIncompatibilities();
             String why = problems.stream()
                     .map(p -> p.getType() + " at " + p.getLocation() + " (" + p.getMessage() + ")")
                     .collect(Collectors.joining("; "));
-            return new Writer<>(null, label, "writer schema " + label + " cannot be read as reader schema "
-                    + target.reader.getFullName() + ": " + why);
+            return new Writer<>(
+                    null,
+                    label,
+                    "writer schema " + label + " cannot be read as reader schema " + target.reader.getFullName() + ": "
+                            + why);
         }
         return new Writer<>(target.decoderFor(writer, fastPath, label), label, null);
     }
@@ -70,14 +73,16 @@ abstract class Framing<T> {
         try {
             return writer.decoder.decode(array, offset, length, reuse);
         } catch (AvroTarget.MappingException e) {
-            throw DeserializationException.of(schemaId,
-                    "mapping a record of writer schema " + writer.label + " failed: " + e.getCause(), e.getCause());
+            throw DeserializationException.of(
+                    schemaId,
+                    "mapping a record of writer schema " + writer.label + " failed: " + e.getCause(),
+                    e.getCause());
         } catch (AvroBodyException e) {
-            throw DeserializationException.of(schemaId,
-                    "Avro body does not match writer schema " + writer.label + ": " + e.getMessage(), null);
+            throw DeserializationException.of(
+                    schemaId, "Avro body does not match writer schema " + writer.label + ": " + e.getMessage(), null);
         } catch (IOException | RuntimeException e) {
-            throw DeserializationException.of(schemaId,
-                    "Avro body does not match writer schema " + writer.label + ": " + e, e);
+            throw DeserializationException.of(
+                    schemaId, "Avro body does not match writer schema " + writer.label + ": " + e, e);
         }
     }
 
@@ -96,16 +101,23 @@ abstract class Framing<T> {
         @Override
         T decode(byte[] array, int offset, int length, T reuse) {
             if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(-1, "payload of " + length
-                        + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)", null);
+                throw DeserializationException.of(
+                        -1,
+                        "payload of " + length
+                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
+                        null);
             }
             byte magic = array[offset];
             if (magic != 0) {
-                throw DeserializationException.of(-1, String.format(
-                        "bad magic byte 0x%02x: not Confluent wire format (expected 0x00)", magic & 0xff), null);
+                throw DeserializationException.of(
+                        -1,
+                        String.format("bad magic byte 0x%02x: not Confluent wire format (expected 0x00)", magic & 0xff),
+                        null);
             }
-            int schemaId = (array[offset + 1] & 0xff) << 24 | (array[offset + 2] & 0xff) << 16
-                    | (array[offset + 3] & 0xff) << 8 | (array[offset + 4] & 0xff);
+            int schemaId = (array[offset + 1] & 0xff) << 24
+                    | (array[offset + 2] & 0xff) << 16
+                    | (array[offset + 3] & 0xff) << 8
+                    | (array[offset + 4] & 0xff);
             Writer<T> writer = writers.get(schemaId);
             if (writer == null) {
                 writer = load(schemaId);
@@ -119,14 +131,14 @@ abstract class Framing<T> {
                 schema = registry.schemaById(schemaId);
             } catch (SchemaRegistryException e) {
                 if (e.notFound()) {
-                    throw DeserializationException.of(schemaId, "unknown schema id " + schemaId + ": " + e.getMessage(),
-                            e);
+                    throw DeserializationException.of(
+                            schemaId, "unknown schema id " + schemaId + ": " + e.getMessage(), e);
                 }
                 if (e.invalidAnswer()) {
                     throw DeserializationException.of(schemaId, "unusable writer schema: " + e.getMessage(), e);
                 }
-                throw SchemaRegistryUnavailableException.of(schemaId,
-                        "cannot fetch writer schema id " + schemaId + ": " + e.getMessage(), e);
+                throw SchemaRegistryUnavailableException.of(
+                        schemaId, "cannot fetch writer schema id " + schemaId + ": " + e.getMessage(), e);
             }
             Writer<T> writer = compile(schema, "id " + schemaId + " (" + schema.getFullName() + ")");
             writers.put(schemaId, writer);
@@ -159,21 +171,25 @@ abstract class Framing<T> {
             super(target, fastPath);
             for (Schema schema : writerSchemas) {
                 long fingerprint = SchemaNormalization.parsingFingerprint64(schema);
-                writers.put(fingerprint, compile(schema,
-                        schema.getFullName() + " (fingerprint " + Long.toHexString(fingerprint) + ")"));
+                writers.put(
+                        fingerprint,
+                        compile(schema, schema.getFullName() + " (fingerprint " + Long.toHexString(fingerprint) + ")"));
             }
         }
 
         @Override
         T decode(byte[] array, int offset, int length, T reuse) {
             if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(-1, "payload of " + length
-                        + " byte(s) is shorter than the 10-byte single-object header", null);
+                throw DeserializationException.of(
+                        -1, "payload of " + length + " byte(s) is shorter than the 10-byte single-object header", null);
             }
             if (array[offset] != (byte) 0xC3 || array[offset + 1] != 0x01) {
-                throw DeserializationException.of(-1, String.format(
-                        "bad single-object marker 0x%02x%02x (expected 0xC301)", array[offset] & 0xff,
-                        array[offset + 1] & 0xff), null);
+                throw DeserializationException.of(
+                        -1,
+                        String.format(
+                                "bad single-object marker 0x%02x%02x (expected 0xC301)",
+                                array[offset] & 0xff, array[offset + 1] & 0xff),
+                        null);
             }
             long fingerprint = 0;
             for (int i = 7; i >= 0; i--) {
@@ -181,8 +197,10 @@ abstract class Framing<T> {
             }
             Writer<T> writer = writers.get(fingerprint);
             if (writer == null) {
-                throw DeserializationException.of(-1, "unknown writer schema fingerprint "
-                        + Long.toHexString(fingerprint) + " (not among the " + writers.size() + " configured schemas)",
+                throw DeserializationException.of(
+                        -1,
+                        "unknown writer schema fingerprint " + Long.toHexString(fingerprint) + " (not among the "
+                                + writers.size() + " configured schemas)",
                         null);
             }
             return decodeBody(writer, -1, array, offset + HEADER_LENGTH, length - HEADER_LENGTH, reuse);

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.util.ClassSecurityValidator;
@@ -17,8 +16,7 @@ import org.apache.avro.util.ClassSecurityValidator;
  * resolved through that class's loader — never a name taken from a writer schema or payload.
  */
 final class GeneratedClassTrust {
-    private GeneratedClassTrust() {
-    }
+    private GeneratedClassTrust() {}
 
     /** Adds the generated classes named by {@code type}'s schema to Avro's global trusted set. */
     static synchronized void trust(Class<?> type) {
@@ -41,36 +39,36 @@ final class GeneratedClassTrust {
 
     private static void collect(Schema schema, ClassLoader loader, Set<String> seen, List<Class<?>> out) {
         switch (schema.getType()) {
-        case RECORD:
-        case ENUM:
-        case FIXED:
-            if (!seen.add(schema.getFullName())) {
-                return;
-            }
-            try {
-                out.add(Class.forName(SpecificData.getClassName(schema), false, loader));
-            } catch (ClassNotFoundException e) {
-                // Not generated (e.g. a record used only as a generic part of the schema): nothing to trust.
-            }
-            if (schema.getType() == Schema.Type.RECORD) {
-                for (Schema.Field field : schema.getFields()) {
-                    collect(field.schema(), loader, seen, out);
+            case RECORD:
+            case ENUM:
+            case FIXED:
+                if (!seen.add(schema.getFullName())) {
+                    return;
                 }
-            }
-            return;
-        case ARRAY:
-            collect(schema.getElementType(), loader, seen, out);
-            return;
-        case MAP:
-            collect(schema.getValueType(), loader, seen, out);
-            return;
-        case UNION:
-            for (Schema branch : schema.getTypes()) {
-                collect(branch, loader, seen, out);
-            }
-            return;
-        default:
-            return;
+                try {
+                    out.add(Class.forName(SpecificData.getClassName(schema), false, loader));
+                } catch (ClassNotFoundException e) {
+                    // Not generated (e.g. a record used only as a generic part of the schema): nothing to trust.
+                }
+                if (schema.getType() == Schema.Type.RECORD) {
+                    for (Schema.Field field : schema.getFields()) {
+                        collect(field.schema(), loader, seen, out);
+                    }
+                }
+                return;
+            case ARRAY:
+                collect(schema.getElementType(), loader, seen, out);
+                return;
+            case MAP:
+                collect(schema.getValueType(), loader, seen, out);
+                return;
+            case UNION:
+                for (Schema branch : schema.getTypes()) {
+                    collect(branch, loader, seen, out);
+                }
+                return;
+            default:
+                return;
         }
     }
 }

@@ -26,8 +26,16 @@ final class RecordReader extends ValueReader {
     private final Object[] defaults;
     private final Schema[] mutableDefaultSchemas;
 
-    RecordReader(Schema schema, GenericData model, int[] ops, int[] positions, ValueReader[] readers,
-            Skipper[] skippers, int[] defaultPositions, Object[] defaults, Schema[] mutableDefaultSchemas) {
+    RecordReader(
+            Schema schema,
+            GenericData model,
+            int[] ops,
+            int[] positions,
+            ValueReader[] readers,
+            Skipper[] skippers,
+            int[] defaultPositions,
+            Object[] defaults,
+            Schema[] mutableDefaultSchemas) {
         this.schema = schema;
         this.model = model;
         this.recordClass = model.newRecord(null, schema).getClass();
@@ -49,10 +57,11 @@ final class RecordReader extends ValueReader {
 
     @Override
     Object read(AvroInput in, Object reuse) {
-        IndexedRecord record = reuse != null && reuse.getClass() == recordClass
-                && (!genericRecord || ((IndexedRecord) reuse).getSchema() == schema)
-                        ? (IndexedRecord) reuse
-                        : (IndexedRecord) model.newRecord(null, schema);
+        IndexedRecord record = reuse != null
+                        && reuse.getClass() == recordClass
+                        && (!genericRecord || ((IndexedRecord) reuse).getSchema() == schema)
+                ? (IndexedRecord) reuse
+                : (IndexedRecord) model.newRecord(null, schema);
         readInto(in, record);
         return record;
     }
@@ -63,33 +72,33 @@ final class RecordReader extends ValueReader {
         for (int i = 0; i < ops.length; i++) {
             int pos = positions[i];
             switch (ops[i]) {
-            case OP_INT:
-                record.put(pos, in.readInt());
-                break;
-            case OP_LONG:
-                record.put(pos, in.readLong());
-                break;
-            case OP_DOUBLE:
-                record.put(pos, in.readDouble());
-                break;
-            case OP_FLOAT:
-                record.put(pos, in.readFloat());
-                break;
-            case OP_BOOLEAN:
-                record.put(pos, in.readBoolean());
-                break;
-            case OP_UTF8:
-                record.put(pos, in.readUtf8(record.get(pos)));
-                break;
-            case OP_VALUE:
-                record.put(pos, readers[i].read(in, record.get(pos)));
-                break;
-            case -1:
-                skippers[i].skip(in);
-                break;
-            default:
-                record.put(pos, readPrimitive(ops[i], in, null));
-                break;
+                case OP_INT:
+                    record.put(pos, in.readInt());
+                    break;
+                case OP_LONG:
+                    record.put(pos, in.readLong());
+                    break;
+                case OP_DOUBLE:
+                    record.put(pos, in.readDouble());
+                    break;
+                case OP_FLOAT:
+                    record.put(pos, in.readFloat());
+                    break;
+                case OP_BOOLEAN:
+                    record.put(pos, in.readBoolean());
+                    break;
+                case OP_UTF8:
+                    record.put(pos, in.readUtf8(record.get(pos)));
+                    break;
+                case OP_VALUE:
+                    record.put(pos, readers[i].read(in, record.get(pos)));
+                    break;
+                case -1:
+                    skippers[i].skip(in);
+                    break;
+                default:
+                    record.put(pos, readPrimitive(ops[i], in, null));
+                    break;
             }
         }
         int[] defaultPositions = this.defaultPositions;

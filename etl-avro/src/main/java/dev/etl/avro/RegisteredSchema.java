@@ -10,5 +10,4 @@ import org.apache.avro.Schema;
  * @param version the version under the subject, from 1
  * @param schema the parsed schema
  */
-public record RegisteredSchema(String subject, int id, int version, Schema schema) {
-}
+public record RegisteredSchema(String subject, int id, int version, Schema schema) {}

@@ -12,7 +12,6 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.time.Duration;
 import java.util.Base64;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -24,11 +23,9 @@ import javax.net.ssl.TrustManagerFactory;
 final class RegistryConnection {
 
     /** The user ({@code null} without credentials) and its {@code Authorization} header value ({@code null} then). */
-    record Credentials(String user, String authorization) {
-    }
+    record Credentials(String user, String authorization) {}
 
-    private RegistryConnection() {
-    }
+    private RegistryConnection() {}
 
     static Credentials credentials(String baseUrl, String givenUser, String givenPassword) {
         // User info in the URL is the basic-auth credentials (Confluent's basic.auth.credentials.source=URL)
@@ -41,16 +38,16 @@ final class RegistryConnection {
             user = URLDecoder.decode(colon < 0 ? userInfo : userInfo.substring(0, colon), StandardCharsets.UTF_8);
             password = colon < 0 ? "" : URLDecoder.decode(userInfo.substring(colon + 1), StandardCharsets.UTF_8);
         }
-        String authorization = user == null ? null
-                : "Basic " + Base64.getEncoder()
-                        .encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
+        String authorization = user == null
+                ? null
+                : "Basic "
+                        + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         return new Credentials(user, authorization);
     }
 
     static HttpClient httpClient(Duration connectTimeout, SSLContext sslContext) {
-        HttpClient.Builder client = HttpClient.newBuilder()
-                .connectTimeout(connectTimeout)
-                .followRedirects(HttpClient.Redirect.NORMAL);
+        HttpClient.Builder client =
+                HttpClient.newBuilder().connectTimeout(connectTimeout).followRedirects(HttpClient.Redirect.NORMAL);
         if (sslContext != null) {
             client.sslContext(sslContext);
         }
@@ -66,15 +63,16 @@ final class RegistryConnection {
         try (InputStream in = Files.newInputStream(path)) {
             KeyStore store = KeyStore.getInstance(type);
             store.load(in, password);
-            TrustManagerFactory factory = TrustManagerFactory.getInstance(
-                    TrustManagerFactory.getDefaultAlgorithm());
+            TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             factory.init(store);
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(null, factory.getTrustManagers(), null);
             return context;
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("cannot load trust store " + path + " (" + type + "): "
-                    + e.getClass().getSimpleName(), e);
+            throw new IllegalArgumentException(
+                    "cannot load trust store " + path + " (" + type + "): "
+                            + e.getClass().getSimpleName(),
+                    e);
         }
     }
 }

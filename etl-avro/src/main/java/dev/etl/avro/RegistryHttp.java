@@ -1,5 +1,6 @@
 package dev.etl.avro;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -7,10 +8,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
-
 import javax.net.ssl.SSLException;
-
-import com.fasterxml.jackson.databind.JsonNode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +30,7 @@ import org.slf4j.LoggerFactory;
 final class RegistryHttp {
     /** The client's category: what operators configure for the registry's messages. */
     private static final Logger log = LoggerFactory.getLogger(SchemaRegistryClient.class);
+
     private static final String CONTENT_TYPE = "application/vnd.schemaregistry.v1+json";
 
     private final String baseUrl;
@@ -49,8 +48,15 @@ final class RegistryHttp {
     /**
      * @param authorization the {@code Authorization} header value, or null for none
      */
-    RegistryHttp(String baseUrl, String authorization, HttpClient http, Duration requestTimeout,
-            Duration callTimeout, int maxAttempts, Duration backoffInitial, Duration backoffMax,
+    RegistryHttp(
+            String baseUrl,
+            String authorization,
+            HttpClient http,
+            Duration requestTimeout,
+            Duration callTimeout,
+            int maxAttempts,
+            Duration backoffInitial,
+            Duration backoffMax,
             Duration unavailableCooldown) {
         this.baseUrl = baseUrl;
         this.authorization = authorization;
@@ -71,8 +77,11 @@ final class RegistryHttp {
      */
     void refuseWhileCoolingDown() {
         if (System.nanoTime() - unavailableUntilNs < 0) {
-            throw new SchemaRegistryException("schema registry " + baseUrl + " is unavailable (cooling down after: "
-                    + lastUnavailability + ")", -1, -1, null);
+            throw new SchemaRegistryException(
+                    "schema registry " + baseUrl + " is unavailable (cooling down after: " + lastUnavailability + ")",
+                    -1,
+                    -1,
+                    null);
         }
     }
 
@@ -114,16 +123,22 @@ final class RegistryHttp {
                 JsonNode answer = RegistryJson.parse(response.body());
                 if (status >= 200 && status < 300) {
                     if (answer == null) {
-                        throw new SchemaRegistryException(what + ": unparseable answer from " + baseUrl, status, -1,
-                                null);
+                        throw new SchemaRegistryException(
+                                what + ": unparseable answer from " + baseUrl, status, -1, null);
                     }
                     return answer;
                 }
                 int code = answer == null ? -1 : answer.path("error_code").asInt(-1);
-                String message = answer == null ? truncate(response.body()) : answer.path("message").asText("");
+                String message = answer == null
+                        ? truncate(response.body())
+                        : answer.path("message").asText("");
                 if (status != 429 && status < 500) {
-                    throw new SchemaRegistryException(what + ": " + baseUrl + " answered " + status
-                            + (code >= 0 ? " (error " + code + ")" : "") + ": " + message, status, code, null);
+                    throw new SchemaRegistryException(
+                            what + ": " + baseUrl + " answered " + status + (code >= 0 ? " (error " + code + ")" : "")
+                                    + ": " + message,
+                            status,
+                            code,
+                            null);
                 }
                 lastStatus = status;
                 lastCode = code;
@@ -133,8 +148,12 @@ final class RegistryHttp {
                 SSLException tls = sslCause(e);
                 if (tls != null) {
                     // a certificate that is not trusted or names another host does not fix itself: fail at once
-                    throw new SchemaRegistryException(what + ": TLS with schema registry " + redact(baseUrl)
-                            + " failed: " + tlsProblem(tls) + " (" + tls + ")", -1, -1, e);
+                    throw new SchemaRegistryException(
+                            what + ": TLS with schema registry " + redact(baseUrl) + " failed: " + tlsProblem(tls)
+                                    + " (" + tls + ")",
+                            -1,
+                            -1,
+                            e);
                 }
                 lastStatus = -1;
                 lastCode = -1;
@@ -160,7 +179,8 @@ final class RegistryHttp {
 
     /** Sleeps {@code backoff} with ±25% jitter, never past the deadline; false when interrupted. */
     private static boolean sleep(Duration backoff, long deadline) {
-        long jittered = (long) (backoff.toNanos() * (0.75 + ThreadLocalRandom.current().nextDouble() * 0.5));
+        long jittered =
+                (long) (backoff.toNanos() * (0.75 + ThreadLocalRandom.current().nextDouble() * 0.5));
         long sleepNs = Math.min(jittered, deadline - System.nanoTime());
         if (sleepNs <= 0) {
             return true;

@@ -1,10 +1,9 @@
 package dev.etl.avro;
 
-import java.io.IOException;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaParseException;
 
@@ -22,8 +21,7 @@ final class RegistryJson {
     /** Thread-safe once configured; shared by every client of the process. */
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    private RegistryJson() {
-    }
+    private RegistryJson() {}
 
     /** The JSON tree of an HTTP answer body, or null when it is empty or not JSON. */
     static JsonNode parse(String body) {
@@ -74,8 +72,8 @@ final class RegistryJson {
         try {
             return new Schema.Parser().parse(text.asText());
         } catch (SchemaParseException e) {
-            throw new SchemaRegistryException(what + ": registry served an unparseable Avro schema: " + e.getMessage(),
-                    200, -1, e);
+            throw new SchemaRegistryException(
+                    what + ": registry served an unparseable Avro schema: " + e.getMessage(), 200, -1, e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.etl.avro;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -9,10 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-
 import javax.net.ssl.SSLContext;
-
-import com.fasterxml.jackson.databind.JsonNode;
 import org.apache.avro.Schema;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -47,6 +45,7 @@ public final class SchemaRegistryClient {
     private final String user;
     /** The calls: retries, timeouts, the cooldown after an outage. */
     private final RegistryHttp http;
+
     private final long notFoundTtlNs;
 
     private final ConcurrentHashMap<Integer, Schema> byId = new ConcurrentHashMap<>();
@@ -54,17 +53,23 @@ public final class SchemaRegistryClient {
     private final ConcurrentHashMap<SubjectSchema, RegisteredSchema> bySubjectSchema = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<SubjectSchema, Integer> registeredIds = new ConcurrentHashMap<>();
 
-    private record SubjectSchema(String subject, Schema schema) {
-    }
+    private record SubjectSchema(String subject, Schema schema) {}
 
     private SchemaRegistryClient(Builder b) {
         // credentials given, or from the URL's user info; the URL kept, logged and named has none
         RegistryConnection.Credentials credentials = RegistryConnection.credentials(b.baseUrl, b.user, b.password);
         this.baseUrl = RegistryHttp.redact(b.baseUrl);
         this.user = credentials.user();
-        this.http = new RegistryHttp(this.baseUrl, credentials.authorization(),
-                RegistryConnection.httpClient(b.connectTimeout, b.sslContext), b.requestTimeout, b.callTimeout,
-                b.maxAttempts, b.backoffInitial, b.backoffMax, b.unavailableCooldown);
+        this.http = new RegistryHttp(
+                this.baseUrl,
+                credentials.authorization(),
+                RegistryConnection.httpClient(b.connectTimeout, b.sslContext),
+                b.requestTimeout,
+                b.callTimeout,
+                b.maxAttempts,
+                b.backoffInitial,
+                b.backoffMax,
+                b.unavailableCooldown);
         this.notFoundTtlNs = b.notFoundTtl.toNanos();
     }
 
@@ -95,8 +100,11 @@ public final class SchemaRegistryClient {
         Long notFoundUntil = notFoundUntilNs.get(id);
         if (notFoundUntil != null) {
             if (System.nanoTime() - notFoundUntil < 0) {
-                throw new SchemaRegistryException("schema id " + id + " is unknown to " + baseUrl
-                        + " (cached answer 40403)", 404, SchemaRegistryException.SCHEMA_NOT_FOUND, null);
+                throw new SchemaRegistryException(
+                        "schema id " + id + " is unknown to " + baseUrl + " (cached answer 40403)",
+                        404,
+                        SchemaRegistryException.SCHEMA_NOT_FOUND,
+                        null);
             }
             notFoundUntilNs.remove(id, notFoundUntil);
         }
@@ -124,8 +132,11 @@ public final class SchemaRegistryClient {
         if (cached != null) {
             return cached;
         }
-        JsonNode answer = http.call("POST", "/subjects/" + encode(subject) + "/versions",
-                RegistryJson.schemaBody(schema), "register under subject " + subject);
+        JsonNode answer = http.call(
+                "POST",
+                "/subjects/" + encode(subject) + "/versions",
+                RegistryJson.schemaBody(schema),
+                "register under subject " + subject);
         int id = RegistryJson.requiredInt(answer, "id", "register under subject " + subject);
         byId.putIfAbsent(id, schema);
         registeredIds.put(key, id);
@@ -154,8 +165,8 @@ public final class SchemaRegistryClient {
     /** The latest version registered under {@code subject}; never cached (it changes). */
     public RegisteredSchema latest(String subject) {
         String what = "latest version of subject " + subject;
-        return registered(http.call("GET", "/subjects/" + encode(subject) + "/versions/latest", null, what),
-                subject, what);
+        return registered(
+                http.call("GET", "/subjects/" + encode(subject) + "/versions/latest", null, what), subject, what);
     }
 
     /**
@@ -171,9 +182,10 @@ public final class SchemaRegistryClient {
         for (JsonNode version : versions) {
             String whatVersion = "version " + version.asInt() + " of subject " + subject;
             RegisteredSchema registered = registered(
-                    http.call("GET", "/subjects/" + encode(subject) + "/versions/" + version.asInt(), null,
-                            whatVersion),
-                    subject, whatVersion);
+                    http.call(
+                            "GET", "/subjects/" + encode(subject) + "/versions/" + version.asInt(), null, whatVersion),
+                    subject,
+                    whatVersion);
             byId.putIfAbsent(registered.id(), registered.schema());
             out.add(registered);
         }
@@ -204,30 +216,42 @@ public final class SchemaRegistryClient {
         try {
             answer = http.call("GET", "/subjects", null, "API check");
         } catch (SchemaRegistryException e) {
-            if (e.getCause() instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+            if (e.getCause() instanceof InterruptedException
+                    || Thread.currentThread().isInterrupted()) {
                 // The application is stopping (e.g. SIGTERM during startup): not a registry problem.
                 Thread.currentThread().interrupt();
                 log.info("API check of schema registry {} interrupted (the application is stopping)", url);
-                throw new SchemaRegistryException("interrupted while checking schema registry " + url
-                        + " (the application is stopping; the registry was not found wrong or unreachable)",
-                        -1, -1, e.getCause());
+                throw new SchemaRegistryException(
+                        "interrupted while checking schema registry " + url
+                                + " (the application is stopping; the registry was not found wrong or unreachable)",
+                        -1,
+                        -1,
+                        e.getCause());
             }
             if (RegistryHttp.sslCause(e) != null) {
                 throw e; // names the registry and what the handshake says; the base path is not the problem
             }
-            String what = e.httpStatus() == 404 ? "it has no /subjects endpoint (HTTP 404): wrong base path?"
+            String what = e.httpStatus() == 404
+                    ? "it has no /subjects endpoint (HTTP 404): wrong base path?"
                     : e.httpStatus() == 401 || e.httpStatus() == 403
                             ? "it refused our credentials (HTTP " + e.httpStatus() + ")"
                             : e.invalidAnswer() ? "GET /subjects did not answer JSON" : "it could not be asked";
-            throw new SchemaRegistryException("schema registry " + url
-                    + " does not answer the Confluent Schema Registry API: " + what + " ("
-                    + http.redactBaseUrlIn(e.getMessage()) + ")" + hint, e.httpStatus(), e.errorCode(), e.getCause());
+            throw new SchemaRegistryException(
+                    "schema registry " + url
+                            + " does not answer the Confluent Schema Registry API: " + what + " ("
+                            + http.redactBaseUrlIn(e.getMessage()) + ")" + hint,
+                    e.httpStatus(),
+                    e.errorCode(),
+                    e.getCause());
         }
         if (!answer.isArray()) {
-            throw new SchemaRegistryException("schema registry " + url
-                    + " does not answer the Confluent Schema Registry API: GET /subjects answered "
-                    + RegistryHttp.truncate(answer.toString()) + " instead of a JSON array of subjects" + hint,
-                    200, -1, null);
+            throw new SchemaRegistryException(
+                    "schema registry " + url
+                            + " does not answer the Confluent Schema Registry API: GET /subjects answered "
+                            + RegistryHttp.truncate(answer.toString()) + " instead of a JSON array of subjects" + hint,
+                    200,
+                    -1,
+                    null);
         }
         log.info("schema registry {} answers the Confluent Schema Registry API ({} subjects)", url, answer.size());
     }
@@ -361,7 +385,8 @@ public final class SchemaRegistryClient {
 
         @Override
         public String toString() {
-            return "SchemaRegistryClient.Builder[" + RegistryHttp.redact(baseUrl) + (user == null ? "" : ", user=" + user) + "]";
+            return "SchemaRegistryClient.Builder[" + RegistryHttp.redact(baseUrl)
+                    + (user == null ? "" : ", user=" + user) + "]";
         }
 
         private static Duration positive(Duration d, String what) {

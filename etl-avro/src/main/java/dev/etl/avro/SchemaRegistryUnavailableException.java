@@ -14,8 +14,8 @@ import dev.etl.error.DeserializationException;
 public class SchemaRegistryUnavailableException extends DeserializationException {
     private static final long serialVersionUID = 1L;
 
-    public SchemaRegistryUnavailableException(String stage, String partitionName, long offset, int schemaId,
-            String reason, Throwable cause) {
+    public SchemaRegistryUnavailableException(
+            String stage, String partitionName, long offset, int schemaId, String reason, Throwable cause) {
         super(stage, partitionName, offset, schemaId, reason, cause);
     }
 
@@ -26,8 +26,8 @@ public class SchemaRegistryUnavailableException extends DeserializationException
 
     @Override
     public SchemaRegistryUnavailableException at(String stage, String partitionName, long offset) {
-        SchemaRegistryUnavailableException located = new SchemaRegistryUnavailableException(stage, partitionName,
-                offset, schemaId(), reason(), getCause());
+        SchemaRegistryUnavailableException located =
+                new SchemaRegistryUnavailableException(stage, partitionName, offset, schemaId(), reason(), getCause());
         located.setStackTrace(getStackTrace());
         return located;
     }

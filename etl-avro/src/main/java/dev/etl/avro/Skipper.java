@@ -1,7 +1,6 @@
 package dev.etl.avro;
 
 import java.util.List;
-
 import org.apache.avro.Schema;
 
 /**
@@ -22,73 +21,73 @@ final class Skipper {
 
     private static void skip(Schema schema, AvroInput in) {
         switch (schema.getType()) {
-        case NULL:
-            return;
-        case BOOLEAN:
-            in.readBoolean();
-            return;
-        case INT:
-            in.readInt();
-            return;
-        case LONG:
-            in.readLong();
-            return;
-        case FLOAT:
-            in.skip(4);
-            return;
-        case DOUBLE:
-            in.skip(8);
-            return;
-        case STRING:
-        case BYTES:
-            in.skipLengthPrefixed();
-            return;
-        case FIXED:
-            in.skip(schema.getFixedSize());
-            return;
-        case ENUM:
-            in.readInt();
-            return;
-        case UNION: {
-            List<Schema> branches = schema.getTypes();
-            int at = in.position();
-            int index = in.readInt();
-            if (index < 0 || index >= branches.size()) {
-                throw new AvroBodyException("union index " + index + " at byte " + at + " out of range for "
-                        + branches.size() + " branches");
-            }
-            skip(branches.get(index), in);
-            return;
-        }
-        case RECORD: {
-            List<Schema.Field> fields = schema.getFields();
-            for (int i = 0; i < fields.size(); i++) {
-                skip(fields.get(i).schema(), in);
-            }
-            return;
-        }
-        case ARRAY:
-        case MAP: {
-            boolean map = schema.getType() == Schema.Type.MAP;
-            Schema items = map ? schema.getValueType() : schema.getElementType();
-            for (long count = in.readLong(); count != 0; count = in.readLong()) {
-                if (count < 0) {
-                    // A negative count is followed by the block's size in bytes: skip it whole.
-                    in.skip(checkedSize(in.readLong(), in));
-                    continue;
+            case NULL:
+                return;
+            case BOOLEAN:
+                in.readBoolean();
+                return;
+            case INT:
+                in.readInt();
+                return;
+            case LONG:
+                in.readLong();
+                return;
+            case FLOAT:
+                in.skip(4);
+                return;
+            case DOUBLE:
+                in.skip(8);
+                return;
+            case STRING:
+            case BYTES:
+                in.skipLengthPrefixed();
+                return;
+            case FIXED:
+                in.skip(schema.getFixedSize());
+                return;
+            case ENUM:
+                in.readInt();
+                return;
+            case UNION: {
+                List<Schema> branches = schema.getTypes();
+                int at = in.position();
+                int index = in.readInt();
+                if (index < 0 || index >= branches.size()) {
+                    throw new AvroBodyException("union index " + index + " at byte " + at + " out of range for "
+                            + branches.size() + " branches");
                 }
-                checkCount(count, in);
-                for (long i = 0; i < count; i++) {
-                    if (map) {
-                        in.skipLengthPrefixed();
+                skip(branches.get(index), in);
+                return;
+            }
+            case RECORD: {
+                List<Schema.Field> fields = schema.getFields();
+                for (int i = 0; i < fields.size(); i++) {
+                    skip(fields.get(i).schema(), in);
+                }
+                return;
+            }
+            case ARRAY:
+            case MAP: {
+                boolean map = schema.getType() == Schema.Type.MAP;
+                Schema items = map ? schema.getValueType() : schema.getElementType();
+                for (long count = in.readLong(); count != 0; count = in.readLong()) {
+                    if (count < 0) {
+                        // A negative count is followed by the block's size in bytes: skip it whole.
+                        in.skip(checkedSize(in.readLong(), in));
+                        continue;
                     }
-                    skip(items, in);
+                    checkCount(count, in);
+                    for (long i = 0; i < count; i++) {
+                        if (map) {
+                            in.skipLengthPrefixed();
+                        }
+                        skip(items, in);
+                    }
                 }
+                return;
             }
-            return;
-        }
-        default:
-            throw new IllegalStateException("unknown Avro type " + schema.getType());
+            default:
+                throw new IllegalStateException("unknown Avro type " + schema.getType());
         }
     }
 

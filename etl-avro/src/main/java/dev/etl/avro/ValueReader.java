@@ -60,36 +60,36 @@ abstract class ValueReader {
     /** Reads one primitive by opcode; shared by {@link Primitive} and {@link RecordReader}'s slow path. */
     static Object readPrimitive(int opcode, AvroInput in, Object reuse) {
         switch (opcode) {
-        case OP_INT:
-            return in.readInt();
-        case OP_LONG:
-            return in.readLong();
-        case OP_INT_AS_LONG:
-            return (long) in.readInt();
-        case OP_FLOAT:
-            return in.readFloat();
-        case OP_DOUBLE:
-            return in.readDouble();
-        case OP_INT_AS_DOUBLE:
-            return (double) in.readInt();
-        case OP_LONG_AS_DOUBLE:
-            return (double) in.readLong();
-        case OP_FLOAT_AS_DOUBLE:
-            return (double) in.readFloat();
-        case OP_INT_AS_FLOAT:
-            return (float) in.readInt();
-        case OP_LONG_AS_FLOAT:
-            return (float) in.readLong();
-        case OP_BOOLEAN:
-            return in.readBoolean();
-        case OP_UTF8:
-            return in.readUtf8(reuse);
-        case OP_STRING:
-            return in.readString();
-        case OP_NULL:
-            return null;
-        default:
-            throw new IllegalStateException("not a primitive opcode: " + opcode);
+            case OP_INT:
+                return in.readInt();
+            case OP_LONG:
+                return in.readLong();
+            case OP_INT_AS_LONG:
+                return (long) in.readInt();
+            case OP_FLOAT:
+                return in.readFloat();
+            case OP_DOUBLE:
+                return in.readDouble();
+            case OP_INT_AS_DOUBLE:
+                return (double) in.readInt();
+            case OP_LONG_AS_DOUBLE:
+                return (double) in.readLong();
+            case OP_FLOAT_AS_DOUBLE:
+                return (double) in.readFloat();
+            case OP_INT_AS_FLOAT:
+                return (float) in.readInt();
+            case OP_LONG_AS_FLOAT:
+                return (float) in.readLong();
+            case OP_BOOLEAN:
+                return in.readBoolean();
+            case OP_UTF8:
+                return in.readUtf8(reuse);
+            case OP_STRING:
+                return in.readString();
+            case OP_NULL:
+                return null;
+            default:
+                throw new IllegalStateException("not a primitive opcode: " + opcode);
         }
     }
 }

@@ -1,9 +1,8 @@
 package dev.etl.avro;
 
-import java.nio.ByteBuffer;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.etl.avro.generated.TestAddress;
 import dev.etl.avro.generated.TestOrder;
@@ -11,6 +10,10 @@ import dev.etl.avro.generated.TestStatus;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -20,10 +23,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
-
 class AvroDeserializerTest {
     private static final Schema USER = TestSchemas.parse("""
             {"type": "record", "name": "User", "fields": [
@@ -32,7 +31,9 @@ class AvroDeserializerTest {
 
     private final StubRegistry stub = newStub();
     private final SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url())
-            .backoff(Duration.ofMillis(5), Duration.ofMillis(10)).maxAttempts(2).build();
+            .backoff(Duration.ofMillis(5), Duration.ofMillis(10))
+            .maxAttempts(2)
+            .build();
 
     private static StubRegistry newStub() {
         try {
@@ -56,30 +57,45 @@ class AvroDeserializerTest {
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void decodesConfluentFramedRecordsIntoOneReusedRecord(boolean fastPath) throws Exception {
         stub.put(21, USER);
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).fastPath(fastPath).build();
+        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER)
+                .confluent(registry)
+                .fastPath(fastPath)
+                .build();
         byte[] a = AvroWireFormat.confluent(21, USER, user(1, "ann", null));
         byte[] b = AvroWireFormat.confluent(21, USER, user(2, "bob", "bob@example.com"));
 
-        assertThat(Fixtures.decodeToStrings(d, a, b)).containsExactly(
-                "{\"id\": 1, \"name\": \"ann\", \"email\": null}",
-                "{\"id\": 2, \"name\": \"bob\", \"email\": \"bob@example.com\"}");
+        assertThat(Fixtures.decodeToStrings(d, a, b))
+                .containsExactly(
+                        "{\"id\": 1, \"name\": \"ann\", \"email\": null}",
+                        "{\"id\": 2, \"name\": \"bob\", \"email\": \"bob@example.com\"}");
         List<GenericRecord> emitted = Fixtures.decode(d, a, b);
         assertThat(emitted.get(0)).as("reused per lane").isSameAs(emitted.get(1));
         assertThat(emitted.get(1).get("name")).isInstanceOf(Utf8.class);
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void decodesGeneratedSpecificRecords(boolean fastPath) throws Exception {
-        TestOrder order = TestOrder.newBuilder().setId(7).setCustomer("c-1").setQuantity(3).setPrice(9.5)
-                .setPaid(true).setStatus(TestStatus.PAID).setNote(null).setTags(List.of("a", "b"))
-                .setAttributes(java.util.Map.of("k", 1L)).setAddress(new TestAddress("Oslo", 150)).build();
+        TestOrder order = TestOrder.newBuilder()
+                .setId(7)
+                .setCustomer("c-1")
+                .setQuantity(3)
+                .setPrice(9.5)
+                .setPaid(true)
+                .setStatus(TestStatus.PAID)
+                .setNote(null)
+                .setTags(List.of("a", "b"))
+                .setAttributes(java.util.Map.of("k", 1L))
+                .setAddress(new TestAddress("Oslo", 150))
+                .build();
         stub.put(5, TestOrder.getClassSchema());
-        AvroDeserializer<TestOrder> d = AvroDeserializer.specific(TestOrder.class).confluent(registry)
-                .fastPath(fastPath).build();
+        AvroDeserializer<TestOrder> d = AvroDeserializer.specific(TestOrder.class)
+                .confluent(registry)
+                .fastPath(fastPath)
+                .build();
 
         List<TestOrder> out = Fixtures.decode(d, AvroWireFormat.confluent(5, TestOrder.getClassSchema(), order));
         assertThat(out).hasSize(1);
@@ -94,17 +110,22 @@ class AvroDeserializerTest {
     void aCustomMapperGetsTheDecodedRecord() throws Exception {
         stub.put(1, USER);
         AvroDeserializer<String> d = AvroDeserializer.custom(USER, r -> r.get("name") + "#" + r.get("id"))
-                .confluent(registry).build();
-        assertThat(Fixtures.decode(d, AvroWireFormat.confluent(1, USER, user(4, "eve", null)))).containsExactly("eve#4");
+                .confluent(registry)
+                .build();
+        assertThat(Fixtures.decode(d, AvroWireFormat.confluent(1, USER, user(4, "eve", null))))
+                .containsExactly("eve#4");
     }
 
     @Test
     void aFailingMapperIsADeserializationErrorWithTheSchemaId() {
         stub.put(1, USER);
         AvroDeserializer<String> d = AvroDeserializer.<String>custom(USER, r -> {
-            throw new IllegalStateException("no");
-        }).confluent(registry).build();
-        DeserializationException e = catchThrowableOfType(DeserializationException.class,
+                    throw new IllegalStateException("no");
+                })
+                .confluent(registry)
+                .build();
+        DeserializationException e = catchThrowableOfType(
+                DeserializationException.class,
                 () -> Fixtures.decode(d, AvroWireFormat.confluent(1, USER, user(4, "eve", null))));
         assertThat(e.schemaId()).isEqualTo(1);
         assertThat(e.reason()).contains("mapping", "IllegalStateException: no");
@@ -112,7 +133,8 @@ class AvroDeserializerTest {
 
     @Test
     void aTombstoneEmitsNothingAndIsCounted() throws Exception {
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).build();
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).confluent(registry).build();
         assertThat(Fixtures.decode(d, (byte[]) null)).isEmpty();
         assertThat(d.tombstones()).isEqualTo(1);
         assertThat(stub.requests).hasValue(0);
@@ -120,85 +142,117 @@ class AvroDeserializerTest {
 
     @Test
     void aPayloadShorterThanTheHeaderIsRejected() {
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).build();
-        DeserializationException e = catchThrowableOfType(DeserializationException.class,
-                () -> Fixtures.decode(d, new byte[] { 0, 0, 1 }));
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).confluent(registry).build();
+        DeserializationException e =
+                catchThrowableOfType(DeserializationException.class, () -> Fixtures.decode(d, new byte[] {0, 0, 1}));
         assertThat(e.schemaId()).isEqualTo(-1);
         assertThat(e.reason()).contains("3 byte(s)", "5-byte Confluent header");
     }
 
     @Test
     void aBadMagicByteIsRejected() {
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).build();
-        assertThatThrownBy(() -> Fixtures.decode(d, new byte[] { 1, 0, 0, 0, 1, 2 }))
-                .isInstanceOf(DeserializationException.class).hasMessageContaining("bad magic byte 0x01");
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).confluent(registry).build();
+        assertThatThrownBy(() -> Fixtures.decode(d, new byte[] {1, 0, 0, 0, 1, 2}))
+                .isInstanceOf(DeserializationException.class)
+                .hasMessageContaining("bad magic byte 0x01");
     }
 
     @Test
     void anUnknownSchemaIdIsATypedErrorNamingTheId() {
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).build();
-        DeserializationException e = catchThrowableOfType(DeserializationException.class,
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).confluent(registry).build();
+        DeserializationException e = catchThrowableOfType(
+                DeserializationException.class,
                 () -> Fixtures.decode(d, AvroWireFormat.confluent(404, USER, user(1, "a", null))));
         assertThat(e).isNotInstanceOf(SchemaRegistryUnavailableException.class);
         assertThat(e.schemaId()).isEqualTo(404);
         assertThat(e.reason()).contains("unknown schema id 404");
-        assertThat(e.at("deserialize", "users-0", 17).getMessage())
-                .contains("users-0@17", "schema id 404");
+        assertThat(e.at("deserialize", "users-0", 17).getMessage()).contains("users-0@17", "schema id 404");
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void aTruncatedBodyOrTrailingBytesNameTheSchemaId(boolean fastPath) {
         stub.put(8, USER);
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).fastPath(fastPath)
+        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER)
+                .confluent(registry)
+                .fastPath(fastPath)
                 .build();
         byte[] whole = AvroWireFormat.confluent(8, USER, user(1, "ann", "a@b"));
-        DeserializationException truncated = catchThrowableOfType(DeserializationException.class,
-                () -> Fixtures.decode(d, Arrays.copyOf(whole, whole.length - 2)));
+        DeserializationException truncated = catchThrowableOfType(
+                DeserializationException.class, () -> Fixtures.decode(d, Arrays.copyOf(whole, whole.length - 2)));
         assertThat(truncated.schemaId()).isEqualTo(8);
         assertThat(truncated.reason()).contains("does not match writer schema id 8 (User)");
 
-        DeserializationException trailing = catchThrowableOfType(DeserializationException.class,
-                () -> Fixtures.decode(d, Arrays.copyOf(whole, whole.length + 1)));
+        DeserializationException trailing = catchThrowableOfType(
+                DeserializationException.class, () -> Fixtures.decode(d, Arrays.copyOf(whole, whole.length + 1)));
         assertThat(trailing.reason()).contains("trailing");
     }
 
     @Test
     void aMalformedVarintIsNamedWithItsPosition() {
         stub.put(8, USER);
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).build();
-        byte[] bad = { 0, 0, 0, 0, 8, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff,
-                (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0 };
-        assertThatThrownBy(() -> Fixtures.decode(d, bad)).isInstanceOf(DeserializationException.class)
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).confluent(registry).build();
+        byte[] bad = {
+            0,
+            0,
+            0,
+            0,
+            8,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            (byte) 0xff,
+            0
+        };
+        assertThatThrownBy(() -> Fixtures.decode(d, bad))
+                .isInstanceOf(DeserializationException.class)
                 .hasMessageContaining("malformed long varint at byte 0");
     }
 
     @Test
     void aRegistryOutageFailsThePipelineByDefaultInsteadOfSkipping() {
         stub.failuresLeft.set(100);
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry).build();
-        FatalPipelineException e = catchThrowableOfType(FatalPipelineException.class,
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).confluent(registry).build();
+        FatalPipelineException e = catchThrowableOfType(
+                FatalPipelineException.class,
                 () -> Fixtures.decode(d, AvroWireFormat.confluent(3, USER, user(1, "a", null))));
         assertThat(e.getCause()).isInstanceOf(SchemaRegistryUnavailableException.class);
-        assertThat(((SchemaRegistryUnavailableException) e.getCause()).schemaId()).isEqualTo(3);
+        assertThat(((SchemaRegistryUnavailableException) e.getCause()).schemaId())
+                .isEqualTo(3);
         assertThat(e.getMessage()).contains("schema id 3", "answered 500");
         // Unlocated here: the chain head names the partition as the source does (ChainErrorPolicyTest).
-        assertThat(((SchemaRegistryUnavailableException) e.getCause()).partitionName()).isNull();
+        assertThat(((SchemaRegistryUnavailableException) e.getCause()).partitionName())
+                .isNull();
     }
 
     @Test
     void aRegistryOutageCanBeLeftToTheStagePolicy() {
         stub.failuresLeft.set(100);
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).confluent(registry)
-                .onRegistryUnavailable(ErrorPolicy.SKIP).build();
-        SchemaRegistryUnavailableException e = catchThrowableOfType(SchemaRegistryUnavailableException.class,
+        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER)
+                .confluent(registry)
+                .onRegistryUnavailable(ErrorPolicy.SKIP)
+                .build();
+        SchemaRegistryUnavailableException e = catchThrowableOfType(
+                SchemaRegistryUnavailableException.class,
                 () -> Fixtures.decode(d, AvroWireFormat.confluent(3, USER, user(1, "a", null))));
         assertThat(e.at("deserialize", "t-1", 5)).isInstanceOf(SchemaRegistryUnavailableException.class);
     }
 
     @Test
     void rawBodiesUseTheConfiguredWriterSchema() throws Exception {
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).raw(USER).build();
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).raw(USER).build();
         assertThat(Fixtures.decodeToStrings(d, AvroWireFormat.raw(USER, user(3, "raw", null))))
                 .containsExactly("{\"id\": 3, \"name\": \"raw\", \"email\": null}");
     }
@@ -210,62 +264,82 @@ class AvroDeserializerTest {
         GenericData.Record old = new GenericData.Record(other);
         old.put("id", 5L);
         old.put("name", "old");
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).singleObject(List.of(USER, other)).build();
-        assertThat(Fixtures.decodeToStrings(d, AvroWireFormat.singleObject(USER, user(1, "new", "n@x")),
-                AvroWireFormat.singleObject(other, old))).containsExactly(
+        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER)
+                .singleObject(List.of(USER, other))
+                .build();
+        assertThat(Fixtures.decodeToStrings(
+                        d,
+                        AvroWireFormat.singleObject(USER, user(1, "new", "n@x")),
+                        AvroWireFormat.singleObject(other, old)))
+                .containsExactly(
                         "{\"id\": 1, \"name\": \"new\", \"email\": \"n@x\"}",
                         "{\"id\": 5, \"name\": \"old\", \"email\": null}");
     }
 
     @Test
     void singleObjectPayloadsWithAnUnknownFingerprintOrMarkerAreRejected() {
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(USER).singleObject(List.of(USER)).build();
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).singleObject(List.of(USER)).build();
         Schema unknown = TestSchemas.parse("{\"type\":\"record\",\"name\":\"X\",\"fields\":[]}");
-        assertThatThrownBy(() -> Fixtures.decode(d, AvroWireFormat.singleObject(unknown, new GenericData.Record(unknown))))
-                .isInstanceOf(DeserializationException.class).hasMessageContaining("unknown writer schema fingerprint");
-        assertThatThrownBy(() -> Fixtures.decode(d, new byte[] { (byte) 0xC3, 0x02, 0, 0, 0, 0, 0, 0, 0, 0 }))
-                .isInstanceOf(DeserializationException.class).hasMessageContaining("0xc302");
-        assertThatThrownBy(() -> Fixtures.decode(d, new byte[] { (byte) 0xC3, 0x01, 0 }))
-                .isInstanceOf(DeserializationException.class).hasMessageContaining("10-byte single-object header");
+        assertThatThrownBy(
+                        () -> Fixtures.decode(d, AvroWireFormat.singleObject(unknown, new GenericData.Record(unknown))))
+                .isInstanceOf(DeserializationException.class)
+                .hasMessageContaining("unknown writer schema fingerprint");
+        assertThatThrownBy(() -> Fixtures.decode(d, new byte[] {(byte) 0xC3, 0x02, 0, 0, 0, 0, 0, 0, 0, 0}))
+                .isInstanceOf(DeserializationException.class)
+                .hasMessageContaining("0xc302");
+        assertThatThrownBy(() -> Fixtures.decode(d, new byte[] {(byte) 0xC3, 0x01, 0}))
+                .isInstanceOf(DeserializationException.class)
+                .hasMessageContaining("10-byte single-object header");
     }
 
     @Test
     void aBuilderNeedsExactlyOneWireFormat() {
         assertThatThrownBy(() -> AvroDeserializer.generic(USER).build()).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> AvroDeserializer.generic(USER).raw(USER).confluent(registry).build())
+        assertThatThrownBy(() -> AvroDeserializer.generic(USER)
+                        .raw(USER)
+                        .confluent(registry)
+                        .build())
                 .isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void bytesAreReadIntoTheReusedBuffer() throws Exception {
-        Schema blob = TestSchemas.parse("{\"type\":\"record\",\"name\":\"B\",\"fields\":[{\"name\":\"b\",\"type\":\"bytes\"}]}");
+        Schema blob = TestSchemas.parse(
+                "{\"type\":\"record\",\"name\":\"B\",\"fields\":[{\"name\":\"b\",\"type\":\"bytes\"}]}");
         GenericData.Record r = new GenericData.Record(blob);
-        r.put("b", ByteBuffer.wrap(new byte[] { 1, 2, 3 }));
-        AvroDeserializer<GenericRecord> d = AvroDeserializer.generic(blob).raw(blob).build();
+        r.put("b", ByteBuffer.wrap(new byte[] {1, 2, 3}));
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(blob).raw(blob).build();
         List<GenericRecord> out = Fixtures.decode(d, AvroWireFormat.raw(blob, r), AvroWireFormat.raw(blob, r));
-        assertThat(out.get(1).get("b")).isEqualTo(ByteBuffer.wrap(new byte[] { 1, 2, 3 }));
+        assertThat(out.get(1).get("b")).isEqualTo(ByteBuffer.wrap(new byte[] {1, 2, 3}));
     }
 
     @Test
     void aSecondThreadIsRejectedAtItsFirstCallWithWhatToDo() throws Exception {
-        AvroDeserializer<GenericRecord> shared = AvroDeserializer.generic(USER).raw(USER).build();
+        AvroDeserializer<GenericRecord> shared =
+                AvroDeserializer.generic(USER).raw(USER).build();
         byte[] valid = AvroWireFormat.raw(USER, user(1, "ann", null));
         assertThat(Fixtures.decode(shared, valid, valid)).hasSize(2);
 
-        java.util.concurrent.atomic.AtomicReference<Throwable> seen = new java.util.concurrent.atomic.AtomicReference<>();
-        Thread lane2 = new Thread(() -> {
-            try {
-                Fixtures.decode(shared, valid);
-            } catch (Throwable t) {
-                seen.set(t);
-            }
-        }, "etl-orders-lane-1");
+        java.util.concurrent.atomic.AtomicReference<Throwable> seen =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread lane2 = new Thread(
+                () -> {
+                    try {
+                        Fixtures.decode(shared, valid);
+                    } catch (Throwable t) {
+                        seen.set(t);
+                    }
+                },
+                "etl-orders-lane-1");
         lane2.start();
         lane2.join(10_000);
         assertThat(lane2.isAlive()).isFalse();
-        assertThat(seen.get()).isInstanceOf(FatalPipelineException.class)
-                .hasMessageContaining("used by lane threads '" + Thread.currentThread().getName()
-                        + "' and 'etl-orders-lane-1'")
+        assertThat(seen.get())
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining(
+                        "used by lane threads '" + Thread.currentThread().getName() + "' and 'etl-orders-lane-1'")
                 .hasMessageContaining("Call build() inside the ChainFactory lambda");
         // The owner keeps working; a fresh instance per lane is the fix.
         assertThat(Fixtures.decode(shared, valid)).hasSize(1);

@@ -1,11 +1,12 @@
 package dev.etl.avro;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
-
 import java.util.stream.LongStream;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
@@ -13,9 +14,6 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.DecoderFactory;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The compiled fast path decodes exactly what Avro's {@code GenericDatumReader(writer, reader)}
@@ -55,12 +53,14 @@ class FastDecoderPropertyTest {
         BodyDecoder<GenericRecord> fast = fast(V1, V2);
         for (int length = 0; length < body.length; length++) {
             int cut = length;
-            assertThatThrownBy(() -> fast.decode(body, 0, cut, null)).as("prefix of %d/%d bytes", cut, body.length)
+            assertThatThrownBy(() -> fast.decode(body, 0, cut, null))
+                    .as("prefix of %d/%d bytes", cut, body.length)
                     .isInstanceOf(AvroBodyException.class);
         }
         byte[] longer = Arrays.copyOf(body, body.length + 1);
         assertThatThrownBy(() -> fast.decode(longer, 0, longer.length, null))
-                .isInstanceOf(AvroBodyException.class).hasMessageContaining("trailing");
+                .isInstanceOf(AvroBodyException.class)
+                .hasMessageContaining("trailing");
     }
 
     private static void assertFastMatchesAvro(Schema writer, Schema reader, long seed) throws IOException {

@@ -1,16 +1,14 @@
 package dev.etl.avro;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Pushes payloads through a deserializer and collects what it emits. */
 final class Fixtures {
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     /** A record's metadata as a test sets it (the engine's own is internal). */
     static final class Meta implements RecordMeta {

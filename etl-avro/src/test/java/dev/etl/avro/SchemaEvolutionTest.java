@@ -1,23 +1,22 @@
 package dev.etl.avro;
 
-import java.time.Duration;
-import java.util.List;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.etl.avro.generated.TestOrder;
 import dev.etl.error.DeserializationException;
+import java.time.Duration;
+import java.util.List;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
-import org.apache.avro.io.DecoderFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * Writer → reader resolution through the registry: each schema change a producer may make, on the
@@ -46,7 +45,8 @@ class SchemaEvolutionTest {
 
     private final StubRegistry stub = newStub();
     private final SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url())
-            .backoff(Duration.ofMillis(5), Duration.ofMillis(10)).build();
+            .backoff(Duration.ofMillis(5), Duration.ofMillis(10))
+            .build();
 
     private static StubRegistry newStub() {
         try {
@@ -71,18 +71,23 @@ class SchemaEvolutionTest {
     }
 
     private GenericRecord decode(boolean fastPath, byte[] payload) throws Exception {
-        return Fixtures.decode(AvroDeserializer.generic(READER).confluent(registry).fastPath(fastPath).build(), payload)
+        return Fixtures.decode(
+                        AvroDeserializer.generic(READER)
+                                .confluent(registry)
+                                .fastPath(fastPath)
+                                .build(),
+                        payload)
                 .get(0);
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void anAddedFieldTakesItsDefault(boolean fastPath) throws Exception {
         assertThat(decode(fastPath, v1(1, 2.5f, "ann")).get("currency")).hasToString("EUR");
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void aRemovedFieldIsSkipped(boolean fastPath) throws Exception {
         GenericRecord r = decode(fastPath, v1(1, 2.5f, "ann"));
         assertThat(r.hasField("legacy")).isFalse();
@@ -90,7 +95,7 @@ class SchemaEvolutionTest {
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void intPromotesToLongAndFloatToDouble(boolean fastPath) throws Exception {
         GenericRecord r = decode(fastPath, v1(Integer.MIN_VALUE, 0.1f, "ann"));
         assertThat(r.get("id")).isEqualTo((long) Integer.MIN_VALUE);
@@ -98,23 +103,27 @@ class SchemaEvolutionTest {
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void aRenamedFieldIsFoundThroughItsAlias(boolean fastPath) throws Exception {
         assertThat(decode(fastPath, v1(1, 1f, "renamed")).get("buyer")).hasToString("renamed");
     }
 
     @ParameterizedTest(name = "fastPath={0}")
-    @ValueSource(booleans = { true, false })
+    @ValueSource(booleans = {true, false})
     void anIncompatibleChangeNamesBothSchemasAndTheField(boolean fastPath) {
         GenericData.Record r = new GenericData.Record(INCOMPATIBLE);
         r.put("id", 1);
         r.put("amount", "12.50");
         r.put("customer", "ann");
-        DeserializationException e = catchThrowableOfType(DeserializationException.class,
-                () -> decode(fastPath, AvroWireFormat.confluent(2, INCOMPATIBLE, r)));
+        DeserializationException e = catchThrowableOfType(
+                DeserializationException.class, () -> decode(fastPath, AvroWireFormat.confluent(2, INCOMPATIBLE, r)));
         assertThat(e.schemaId()).isEqualTo(2);
-        assertThat(e.reason()).contains("writer schema id 2 (shop.Order)", "reader schema shop.Order",
-                "TYPE_MISMATCH", "/fields/1/type");
+        assertThat(e.reason())
+                .contains(
+                        "writer schema id 2 (shop.Order)",
+                        "reader schema shop.Order",
+                        "TYPE_MISMATCH",
+                        "/fields/1/type");
     }
 
     @Test

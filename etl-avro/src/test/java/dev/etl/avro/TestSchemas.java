@@ -4,8 +4,7 @@ import org.apache.avro.Schema;
 
 /** Schemas the Avro tests share: a rich writer schema and an evolved reader of it. */
 final class TestSchemas {
-    private TestSchemas() {
-    }
+    private TestSchemas() {}
 
     static Schema parse(String json) {
         return new Schema.Parser().parse(json);

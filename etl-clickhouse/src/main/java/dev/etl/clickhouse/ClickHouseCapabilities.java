@@ -17,8 +17,8 @@ import java.util.Set;
  * @param nonReplicatedDeduplicationWindow the server knows the MergeTree setting
  *                                         {@code non_replicated_deduplication_window}
  */
-public record ClickHouseCapabilities(String version, boolean dedupToken, boolean asyncInsert,
-        boolean nonReplicatedDeduplicationWindow) {
+public record ClickHouseCapabilities(
+        String version, boolean dedupToken, boolean asyncInsert, boolean nonReplicatedDeduplicationWindow) {
 
     /** Capabilities of ClickHouse 18.16 (none of the three). */
     public static ClickHouseCapabilities legacy(String version) {
@@ -28,21 +28,29 @@ public record ClickHouseCapabilities(String version, boolean dedupToken, boolean
     /** Reads the capabilities of one replica (three small queries). */
     public static ClickHouseCapabilities detect(ClickHouseTransport transport, URI replica)
             throws ClickHouseRequestException {
-        String version = transport.query(replica, "SELECT version() FORMAT TabSeparated").strip();
-        Set<String> settings = lines(transport.query(replica, "SELECT name FROM system.settings WHERE name IN "
-                + "('insert_deduplication_token', 'async_insert') FORMAT TabSeparated"));
+        String version =
+                transport.query(replica, "SELECT version() FORMAT TabSeparated").strip();
+        Set<String> settings = lines(transport.query(
+                replica,
+                "SELECT name FROM system.settings WHERE name IN "
+                        + "('insert_deduplication_token', 'async_insert') FORMAT TabSeparated"));
         Set<String> mergeTree;
         try {
-            mergeTree = lines(transport.query(replica, "SELECT name FROM system.merge_tree_settings WHERE name = "
-                    + "'non_replicated_deduplication_window' FORMAT TabSeparated"));
+            mergeTree = lines(transport.query(
+                    replica,
+                    "SELECT name FROM system.merge_tree_settings WHERE name = "
+                            + "'non_replicated_deduplication_window' FORMAT TabSeparated"));
         } catch (ClickHouseRequestException e) {
             if (e.kind() != ClickHouseRequestException.Kind.HTTP) {
                 throw e;
             }
             mergeTree = Set.of(); // very old servers have no system.merge_tree_settings
         }
-        return new ClickHouseCapabilities(version, settings.contains("insert_deduplication_token"),
-                settings.contains("async_insert"), mergeTree.contains("non_replicated_deduplication_window"));
+        return new ClickHouseCapabilities(
+                version,
+                settings.contains("insert_deduplication_token"),
+                settings.contains("async_insert"),
+                mergeTree.contains("non_replicated_deduplication_window"));
     }
 
     /**

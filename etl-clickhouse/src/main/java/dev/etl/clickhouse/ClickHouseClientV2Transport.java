@@ -1,5 +1,13 @@
 package dev.etl.clickhouse;
 
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.ClientFaultCause;
+import com.clickhouse.client.api.ConnectionInitiationException;
+import com.clickhouse.client.api.DataTransferException;
+import com.clickhouse.client.api.ServerException;
+import com.clickhouse.client.api.insert.InsertResponse;
+import com.clickhouse.client.api.insert.InsertSettings;
+import com.clickhouse.data.ClickHouseFormat;
 import java.io.ByteArrayInputStream;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
@@ -18,15 +26,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.clickhouse.client.api.Client;
-import com.clickhouse.client.api.ClientFaultCause;
-import com.clickhouse.client.api.ConnectionInitiationException;
-import com.clickhouse.client.api.DataTransferException;
-import com.clickhouse.client.api.ServerException;
-import com.clickhouse.client.api.insert.InsertResponse;
-import com.clickhouse.client.api.insert.InsertSettings;
-import com.clickhouse.data.ClickHouseFormat;
 import org.apache.hc.core5.http.NoHttpResponseException;
 
 /**
@@ -60,6 +59,7 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
     private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
     /** client-v2 appends this to the server's text. */
     private static final Pattern TRANSPORT_SUFFIX = Pattern.compile("\\s*\\(transport error: \\d+\\)\\s*$");
+
     private static final int MAX_ERROR_TEXT = 4000;
 
     private final ClickHouseTransport reads;
@@ -81,8 +81,13 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
      * @param compression    whether insert bodies are LZ4-compressed by the client
      * @param reads          the transport reads go to (raw HTTP); closed with this one
      */
-    public ClickHouseClientV2Transport(Duration connectTimeout, Duration socketTimeout, String user, String password,
-            boolean compression, ClickHouseTransport reads) {
+    public ClickHouseClientV2Transport(
+            Duration connectTimeout,
+            Duration socketTimeout,
+            String user,
+            String password,
+            boolean compression,
+            ClickHouseTransport reads) {
         this(connectTimeout, socketTimeout, user, password, compression, null, reads);
     }
 
@@ -93,8 +98,14 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
      *            ciphers is refused (client-v2 cannot take them from an {@code SSLContext})
      * @throws IllegalArgumentException for such a {@code tls}
      */
-    public ClickHouseClientV2Transport(Duration connectTimeout, Duration socketTimeout, String user, String password,
-            boolean compression, ClickHouseTls tls, ClickHouseTransport reads) {
+    public ClickHouseClientV2Transport(
+            Duration connectTimeout,
+            Duration socketTimeout,
+            String user,
+            String password,
+            boolean compression,
+            ClickHouseTls tls,
+            ClickHouseTransport reads) {
         if (tls != null && tls.clientCertificate()) {
             throw new IllegalArgumentException("client-v2 inserts cannot present a client certificate (mutual TLS) "
                     + "from an SSLContext; use the HTTP transport");
@@ -116,18 +127,25 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
 
     /** The transport for a sink's configuration (reads through {@link ClickHouseHttpTransport#of}). */
     public static ClickHouseClientV2Transport of(ClickHouseSinkConfig config) {
-        return new ClickHouseClientV2Transport(config.connectTimeout(), config.socketTimeout(), config.user(),
-                config.password(), config.compression(), config.tls(), ClickHouseHttpTransport.of(config));
+        return new ClickHouseClientV2Transport(
+                config.connectTimeout(),
+                config.socketTimeout(),
+                config.user(),
+                config.password(),
+                config.compression(),
+                config.tls(),
+                ClickHouseHttpTransport.of(config));
     }
 
     @Override
-    public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException {
+    public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
+            throws ClickHouseRequestException {
         Client client = client(replica);
         InsertSettings settings = insertSettings(insert);
         CompletableFuture<InsertResponse> future = null;
         try {
-            future = client.insert(insert.quotedTable(), new ByteArrayInputStream(body, 0, length),
-                    format(insert.format()), settings);
+            future = client.insert(
+                    insert.quotedTable(), new ByteArrayInputStream(body, 0, length), format(insert.format()), settings);
             try (InsertResponse response = future.get(waitMillis, TimeUnit.MILLISECONDS)) {
                 return writtenRows(response.getResponseHeaders());
             }
@@ -193,8 +211,7 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
             // its default SSL mode (STRICT) verifies the chain and the host name
             builder.setRootCertificate(tls.trustedCertificatesPem());
         }
-        return builder
-                .addEndpoint(endpoint)
+        return builder.addEndpoint(endpoint)
                 .setUsername(user == null ? "default" : user)
                 .setPassword(password == null ? "" : password)
                 .setConnectTimeout(connectTimeout.toMillis(), ChronoUnit.MILLIS)
@@ -215,18 +232,20 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
         if (e instanceof ServerException s) {
             String text = serverText(s.getMessage());
             int code = s.getCode() > 0 ? s.getCode() : parseCode(text);
-            return new ClickHouseRequestException(ClickHouseRequestException.Kind.HTTP, s.getTransportProtocolCode(),
-                    code, text, e);
+            return new ClickHouseRequestException(
+                    ClickHouseRequestException.Kind.HTTP, s.getTransportProtocolCode(), code, text, e);
         }
         if (e instanceof TimeoutException) {
-            return new ClickHouseRequestException(ClickHouseRequestException.Kind.TIMEOUT, -1, -1,
-                    "no answer within the wait bound: " + e, e);
+            return new ClickHouseRequestException(
+                    ClickHouseRequestException.Kind.TIMEOUT, -1, -1, "no answer within the wait bound: " + e, e);
         }
         ClickHouseRequestException.Kind kind;
         if (hasCause(e, NoHttpResponseException.class)) {
             kind = ClickHouseRequestException.Kind.IO; // the server closed the connection without an answer
-        } else if (e instanceof ConnectionInitiationException || hasCause(e, ConnectException.class)
-                || hasCause(e, NoRouteToHostException.class) || hasCause(e, UnknownHostException.class)) {
+        } else if (e instanceof ConnectionInitiationException
+                || hasCause(e, ConnectException.class)
+                || hasCause(e, NoRouteToHostException.class)
+                || hasCause(e, UnknownHostException.class)) {
             kind = ClickHouseRequestException.Kind.CONNECT;
         } else if (hasCause(e, SocketTimeoutException.class)
                 || (e instanceof DataTransferException && hasCause(e, InterruptedIOException.class))) {
@@ -239,7 +258,9 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
 
     /** The server's text without client-v2's {@code (transport error: N)} suffix, bounded. */
     static String serverText(String message) {
-        String text = message == null ? "" : TRANSPORT_SUFFIX.matcher(message.strip()).replaceFirst("").strip();
+        String text = message == null
+                ? ""
+                : TRANSPORT_SUFFIX.matcher(message.strip()).replaceFirst("").strip();
         return text.length() > MAX_ERROR_TEXT ? text.substring(0, MAX_ERROR_TEXT) + "…" : text;
     }
 

@@ -12,8 +12,7 @@ import java.util.Set;
  */
 final class ClickHouseColumnDiff {
 
-    private ClickHouseColumnDiff() {
-    }
+    private ClickHouseColumnDiff() {}
 
     /**
      * A column-by-column diff, or null when the columns match under {@code mode}. Types are compared
@@ -58,16 +57,27 @@ final class ClickHouseColumnDiff {
             } else {
                 note = "";
             }
-            sb.append(String.format(format, i + 1, e == null ? "-" : e.name(), e == null ? "" : e.type(),
-                    a == null ? "-" : a.name(), a == null ? "" : a.type(), note));
+            sb.append(String.format(
+                    format,
+                    i + 1,
+                    e == null ? "-" : e.name(),
+                    e == null ? "" : e.type(),
+                    a == null ? "-" : a.name(),
+                    a == null ? "" : a.type(),
+                    note));
         }
         Set<String> expectedNames = new HashSet<>();
         expected.forEach(c -> expectedNames.add(c.name()));
         Set<String> actualNames = new HashSet<>();
         actual.forEach(c -> actualNames.add(c.name()));
-        List<String> missing = expected.stream().map(ClickHouseColumn::name).filter(n -> !actualNames.contains(n))
+        List<String> missing = expected.stream()
+                .map(ClickHouseColumn::name)
+                .filter(n -> !actualNames.contains(n))
                 .toList();
-        List<String> extra = actual.stream().map(ClickHouseColumn::name).filter(n -> !expectedNames.contains(n)).toList();
+        List<String> extra = actual.stream()
+                .map(ClickHouseColumn::name)
+                .filter(n -> !expectedNames.contains(n))
+                .toList();
         if (!missing.isEmpty()) {
             sb.append("  missing in the table: ").append(missing).append('\n');
         }

@@ -29,8 +29,9 @@ public final class ClickHouseErrors {
      * 349 CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN, 368 BAD_CAST (18.16's answer to a Native block whose column
      * type differs from the table's), 497 ACCESS_DENIED, 516 AUTHENTICATION_FAILED.
      */
-    public static final Set<Integer> PERMANENT_CODES = Set.of(6, 16, 20, 26, 27, 32, 33, 36, 38, 41, 43, 44, 47, 48,
-            53, 60, 62, 69, 70, 72, 73, 81, 115, 117, 131, 164, 192, 193, 194, 195, 349, 368, 497, 516);
+    public static final Set<Integer> PERMANENT_CODES = Set.of(
+            6, 16, 20, 26, 27, 32, 33, 36, 38, 41, 43, 44, 47, 48, 53, 60, 62, 69, 70, 72, 73, 81, 115, 117, 131, 164,
+            192, 193, 194, 195, 349, 368, 497, 516);
 
     /**
      * Codes that may pass on retry or on another replica. 159 TIMEOUT_EXCEEDED,
@@ -39,11 +40,10 @@ public final class ClickHouseErrors {
      * 285 TOO_FEW_LIVE_REPLICAS, 286 UNSATISFIED_QUORUM_FOR_PREVIOUS_WRITE, 319 UNKNOWN_STATUS_OF_INSERT,
      * 373 SESSION_IS_LOCKED, 394 QUERY_WAS_CANCELLED, 425 SYSTEM_ERROR, 999 KEEPER_EXCEPTION.
      */
-    public static final Set<Integer> TRANSIENT_CODES = Set.of(159, 202, 203, 209, 210, 225, 236, 241, 242, 252, 285,
-            286, 319, 373, 394, 425, 999);
+    public static final Set<Integer> TRANSIENT_CODES =
+            Set.of(159, 202, 203, 209, 210, 225, 236, 241, 242, 252, 285, 286, 319, 373, 394, 425, 999);
 
-    private ClickHouseErrors() {
-    }
+    private ClickHouseErrors() {}
 
     /** Whether a retry of the same bytes may succeed. */
     public static boolean isTransient(ClickHouseRequestException e) {

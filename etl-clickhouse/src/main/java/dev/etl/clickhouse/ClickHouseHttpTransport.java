@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
-
 import javax.net.ssl.SSLParameters;
 
 /**
@@ -46,8 +45,8 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     private final String authorization;
     private final boolean compression;
 
-    public ClickHouseHttpTransport(Duration connectTimeout, Duration socketTimeout, String user, String password,
-            boolean compression) {
+    public ClickHouseHttpTransport(
+            Duration connectTimeout, Duration socketTimeout, String user, String password, boolean compression) {
         this(connectTimeout, socketTimeout, user, password, compression, null);
     }
 
@@ -56,10 +55,15 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
      *            protocols and ciphers), or null for the JVM's defaults; the host name in the replica URL is
      *            always verified against the server's certificate
      */
-    public ClickHouseHttpTransport(Duration connectTimeout, Duration socketTimeout, String user, String password,
-            boolean compression, ClickHouseTls tls) {
-        HttpClient.Builder builder = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(connectTimeout);
+    public ClickHouseHttpTransport(
+            Duration connectTimeout,
+            Duration socketTimeout,
+            String user,
+            String password,
+            boolean compression,
+            ClickHouseTls tls) {
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout);
         if (tls != null) {
             builder.sslContext(tls.sslContext());
             SSLParameters parameters = tls.sslParameters();
@@ -69,20 +73,29 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         }
         this.client = builder.build();
         this.socketTimeout = socketTimeout;
-        this.authorization = user == null ? null
-                : "Basic " + Base64.getEncoder().encodeToString(
-                        (user + ":" + (password == null ? "" : password)).getBytes(StandardCharsets.UTF_8));
+        this.authorization = user == null
+                ? null
+                : "Basic "
+                        + Base64.getEncoder()
+                                .encodeToString((user + ":" + (password == null ? "" : password))
+                                        .getBytes(StandardCharsets.UTF_8));
         this.compression = compression;
     }
 
     /** The transport for a sink's configuration. */
     public static ClickHouseHttpTransport of(ClickHouseSinkConfig config) {
-        return new ClickHouseHttpTransport(config.connectTimeout(), config.socketTimeout(), config.user(),
-                config.password(), config.compression(), config.tls());
+        return new ClickHouseHttpTransport(
+                config.connectTimeout(),
+                config.socketTimeout(),
+                config.user(),
+                config.password(),
+                config.compression(),
+                config.tls());
     }
 
     @Override
-    public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) throws ClickHouseRequestException {
+    public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
+            throws ClickHouseRequestException {
         HttpRequest.Builder request = request(replica, queryString(insert));
         if (compression) {
             byte[] gz = gzip(body, length);
@@ -109,7 +122,8 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     @Override
     public String query(URI replica, String sql) throws ClickHouseRequestException {
         HttpRequest request = request(replica, "wait_end_of_query=1&send_progress_in_http_headers=0")
-                .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8)).build();
+                .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8))
+                .build();
         return send(request);
     }
 
@@ -139,13 +153,15 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         } catch (IOException e) {
             // java.net.http wraps a refused connection in a plain IOException whose cause is ConnectException
             ClickHouseRequestException.Kind kind = e.getCause() instanceof ConnectException
-                    ? ClickHouseRequestException.Kind.CONNECT : ClickHouseRequestException.Kind.IO;
+                    ? ClickHouseRequestException.Kind.CONNECT
+                    : ClickHouseRequestException.Kind.IO;
             throw new ClickHouseRequestException(kind, -1, -1, e.toString(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ClickHouseRequestException(ClickHouseRequestException.Kind.IO, -1, -1, "interrupted", e);
         }
-        String exceptionCode = response.headers().firstValue("X-ClickHouse-Exception-Code").orElse(null);
+        String exceptionCode =
+                response.headers().firstValue("X-ClickHouse-Exception-Code").orElse(null);
         if (response.statusCode() == 200 && exceptionCode == null) {
             return response;
         }
@@ -153,8 +169,12 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         if (text.length() > MAX_ERROR_TEXT) {
             text = text.substring(0, MAX_ERROR_TEXT) + "…";
         }
-        throw new ClickHouseRequestException(ClickHouseRequestException.Kind.HTTP, response.statusCode(),
-                serverCode(exceptionCode, text), text, null);
+        throw new ClickHouseRequestException(
+                ClickHouseRequestException.Kind.HTTP,
+                response.statusCode(),
+                serverCode(exceptionCode, text),
+                text,
+                null);
     }
 
     static int serverCode(String header, String text) {

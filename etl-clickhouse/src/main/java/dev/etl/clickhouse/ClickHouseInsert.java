@@ -26,7 +26,8 @@ public record ClickHouseInsert(String database, String table, Map<String, String
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(format, "format");
         if (settings.containsKey("query") || settings.containsKey("database")) {
-            throw new IllegalArgumentException("'query' and 'database' are not server settings of an insert: " + settings);
+            throw new IllegalArgumentException(
+                    "'query' and 'database' are not server settings of an insert: " + settings);
         }
         settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
     }

@@ -1,13 +1,12 @@
 package dev.etl.clickhouse;
 
-import java.util.concurrent.TimeUnit;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Pre-registered meters of one replica of one shard (tags {@code pipeline}, {@code sink},
@@ -26,14 +25,19 @@ final class ClickHouseReplicaMetrics {
     private final Counter permanentFailures;
     private final Counter deduplicated;
 
-    ClickHouseReplicaMetrics(MeterRegistry registry, String pipeline, String sink, int shard, String replica,
-            ReplicaBreaker breaker) {
+    ClickHouseReplicaMetrics(
+            MeterRegistry registry, String pipeline, String sink, int shard, String replica, ReplicaBreaker breaker) {
         Tags tags = Tags.of("pipeline", pipeline, "sink", sink, "shard", Integer.toString(shard), "replica", replica);
         Gauge.builder("etl.clickhouse.replica.healthy", breaker, b -> b.isClosed() ? 1 : 0)
-                .description("1 while the replica's circuit breaker is closed, else 0 (open, or half-open probe pending)")
-                .tags(tags).strongReference(true).register(registry);
+                .description(
+                        "1 while the replica's circuit breaker is closed, else 0 (open, or half-open probe pending)")
+                .tags(tags)
+                .strongReference(true)
+                .register(registry);
         FunctionCounter.builder("etl.clickhouse.breaker.opens", breaker, ReplicaBreaker::opens)
-                .description("Times the replica's circuit breaker opened").tags(tags).register(registry);
+                .description("Times the replica's circuit breaker opened")
+                .tags(tags)
+                .register(registry);
         successDuration = timer(registry, tags, "success");
         transientDuration = timer(registry, tags, "transient");
         permanentDuration = timer(registry, tags, "permanent");
@@ -44,17 +48,24 @@ final class ClickHouseReplicaMetrics {
                 .description("Successful inserts the replica reported as writing no row (X-ClickHouse-Summary "
                         + "written_rows 0): a block it already had, dropped as a duplicate. Servers without that "
                         + "header (18.16) never report it")
-                .tags(tags).register(registry);
+                .tags(tags)
+                .register(registry);
     }
 
     private static Timer timer(MeterRegistry registry, Tags tags, String outcome) {
-        return Timer.builder("etl.clickhouse.insert.duration").description("Insert requests to one replica, by outcome")
-                .tags(tags).tag("outcome", outcome).register(registry);
+        return Timer.builder("etl.clickhouse.insert.duration")
+                .description("Insert requests to one replica, by outcome")
+                .tags(tags)
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     private static Counter counter(MeterRegistry registry, Tags tags, String outcome) {
-        return Counter.builder("etl.clickhouse.inserts").description("Insert requests to one replica, by outcome")
-                .tags(tags).tag("outcome", outcome).register(registry);
+        return Counter.builder("etl.clickhouse.inserts")
+                .description("Insert requests to one replica, by outcome")
+                .tags(tags)
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     void success(long durationNs) {

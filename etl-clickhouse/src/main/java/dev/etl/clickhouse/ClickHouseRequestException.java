@@ -29,8 +29,10 @@ public final class ClickHouseRequestException extends Exception {
     private final String serverText;
 
     public ClickHouseRequestException(Kind kind, int status, int serverCode, String serverText, Throwable cause) {
-        super(kind + (status > 0 ? " HTTP " + status : "") + (serverCode >= 0 ? " code " + serverCode : "") + ": "
-                + serverText, cause);
+        super(
+                kind + (status > 0 ? " HTTP " + status : "") + (serverCode >= 0 ? " code " + serverCode : "") + ": "
+                        + serverText,
+                cause);
         this.kind = kind;
         this.status = status;
         this.serverCode = serverCode;

@@ -8,9 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import javax.net.ssl.SSLException;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,35 +63,60 @@ public final class ClickHouseSchemaValidator {
                 reachable.add(validateReplica(shard, uri, expected));
             } catch (ClickHouseRequestException e) {
                 if (e.kind() == ClickHouseRequestException.Kind.HTTP && e.serverCode() == READONLY) {
-                    throw readOnly(shard, replica, "the server refused a read with its own settings: " + e.serverText(), e);
+                    throw readOnly(
+                            shard, replica, "the server refused a read with its own settings: " + e.serverText(), e);
                 }
                 SSLException tls = sslCause(e);
                 if (tls != null) {
-                    throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "TLS with ClickHouse shard "
-                            + shard + " replica " + replica + " failed: " + tlsProblem(tls, uri) + " (" + tls + ")", e);
+                    throw new ClickHouseSchemaException(
+                            replica,
+                            config.qualifiedTable(),
+                            "TLS with ClickHouse shard " + shard + " replica " + replica + " failed: "
+                                    + tlsProblem(tls, uri) + " (" + tls + ")",
+                            e);
                 }
                 if (e.kind() == ClickHouseRequestException.Kind.HTTP) {
-                    throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "cannot validate table "
-                            + config.qualifiedTable() + " on shard " + shard + " replica " + replica + ": "
-                            + e.serverText(), e);
+                    throw new ClickHouseSchemaException(
+                            replica,
+                            config.qualifiedTable(),
+                            "cannot validate table "
+                                    + config.qualifiedTable() + " on shard " + shard + " replica " + replica + ": "
+                                    + e.serverText(),
+                            e);
                 }
-                if (e.getCause() instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+                if (e.getCause() instanceof InterruptedException
+                        || Thread.currentThread().isInterrupted()) {
                     // The application is stopping (e.g. SIGTERM during startup): not a replica problem.
                     Thread.currentThread().interrupt();
-                    log.info("validation of {} on ClickHouse shard {} replica {} interrupted (the application is "
-                            + "stopping)", config.qualifiedTable(), shard, replica);
-                    throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "interrupted while validating "
-                            + config.qualifiedTable() + " on ClickHouse shard " + shard + " replica " + replica
-                            + " (the application is stopping; the replica was not found unreachable)", e);
+                    log.info(
+                            "validation of {} on ClickHouse shard {} replica {} interrupted (the application is "
+                                    + "stopping)",
+                            config.qualifiedTable(),
+                            shard,
+                            replica);
+                    throw new ClickHouseSchemaException(
+                            replica,
+                            config.qualifiedTable(),
+                            "interrupted while validating "
+                                    + config.qualifiedTable() + " on ClickHouse shard " + shard + " replica " + replica
+                                    + " (the application is stopping; the replica was not found unreachable)",
+                            e);
                 }
-                log.warn("ClickHouse shard {} replica {} unreachable at startup, not validated: {}", shard, replica,
+                log.warn(
+                        "ClickHouse shard {} replica {} unreachable at startup, not validated: {}",
+                        shard,
+                        replica,
                         e.serverText());
                 unreachable.add(replica + " (" + e.serverText() + ")");
             }
         }
         if (reachable.isEmpty()) {
-            throw new ClickHouseSchemaException(null, config.qualifiedTable(), "no replica of ClickHouse shard " + shard
-                    + " is reachable to validate " + config.qualifiedTable() + ": " + unreachable, null);
+            throw new ClickHouseSchemaException(
+                    null,
+                    config.qualifiedTable(),
+                    "no replica of ClickHouse shard " + shard + " is reachable to validate " + config.qualifiedTable()
+                            + ": " + unreachable,
+                    null);
         }
         return ClickHouseCapabilities.common(reachable);
     }
@@ -106,19 +129,31 @@ public final class ClickHouseSchemaValidator {
         checkWritable(shard, uri, replica);
         checkSettings(shard, uri, replica, caps);
         String where = "database = " + literal(config.database()) + " AND ";
-        String engineRow = transport.query(uri, "SELECT engine, engine_full FROM system.tables WHERE " + where
-                + "name = " + literal(config.table()) + " FORMAT TabSeparated").strip();
+        String engineRow = transport
+                .query(
+                        uri,
+                        "SELECT engine, engine_full FROM system.tables WHERE " + where + "name = "
+                                + literal(config.table()) + " FORMAT TabSeparated")
+                .strip();
         if (engineRow.isEmpty()) {
-            throw new ClickHouseSchemaException(replica, table, "table " + table + " does not exist on shard " + shard
-                    + " replica " + replica + " (ClickHouse " + caps.version() + ")", null);
+            throw new ClickHouseSchemaException(
+                    replica,
+                    table,
+                    "table " + table + " does not exist on shard " + shard + " replica " + replica + " (ClickHouse "
+                            + caps.version() + ")",
+                    null);
         }
         String[] parts = engineRow.split("\t", 2);
         String engine = ClickHouseTypeNames.unescapeTsv(parts[0]);
         String engineFull = parts.length > 1 ? ClickHouseTypeNames.unescapeTsv(parts[1]) : "";
         if (engine.equals("Distributed")) {
-            throw new ClickHouseSchemaException(replica, table, "table " + table + " on replica " + replica
-                    + " is Distributed; point the sink at the shard-local table (an insert into a Distributed table"
-                    + " returns before the rows are durable on the shards)", null);
+            throw new ClickHouseSchemaException(
+                    replica,
+                    table,
+                    "table " + table + " on replica " + replica
+                            + " is Distributed; point the sink at the shard-local table (an insert into a Distributed table"
+                            + " returns before the rows are durable on the shards)",
+                    null);
         }
         if (config.deterministicBlocks()) {
             checkReplayWindow(uri, replica, shard, engine, engineFull, caps);
@@ -135,8 +170,10 @@ public final class ClickHouseSchemaValidator {
         }
         if (config.validation() != ValidationMode.OFF) {
             List<ClickHouseColumn> actual = new ArrayList<>();
-            String body = transport.query(uri, "SELECT name, type, default_kind FROM system.columns WHERE " + where
-                    + "table = " + literal(config.table()) + " FORMAT TabSeparated");
+            String body = transport.query(
+                    uri,
+                    "SELECT name, type, default_kind FROM system.columns WHERE " + where + "table = "
+                            + literal(config.table()) + " FORMAT TabSeparated");
             for (String line : body.split("\n")) {
                 if (line.isEmpty()) {
                     continue;
@@ -144,19 +181,29 @@ public final class ClickHouseSchemaValidator {
                 String[] f = line.split("\t", -1);
                 String kind = f.length > 2 ? f[2] : "";
                 if (!kind.equals("MATERIALIZED") && !kind.equals("ALIAS")) {
-                    actual.add(new ClickHouseColumn(ClickHouseTypeNames.unescapeTsv(f[0]),
-                            ClickHouseTypeNames.unescapeTsv(f[1])));
+                    actual.add(new ClickHouseColumn(
+                            ClickHouseTypeNames.unescapeTsv(f[0]), ClickHouseTypeNames.unescapeTsv(f[1])));
                 }
             }
             String diff = ClickHouseColumnDiff.diff(expected, actual, config.validation());
             if (diff != null) {
-                throw new ClickHouseSchemaException(replica, table, "table " + table + " on shard " + shard + " replica "
-                        + replica + " does not match the encoder (" + config.validation() + " validation):\n" + diff,
+                throw new ClickHouseSchemaException(
+                        replica,
+                        table,
+                        "table " + table + " on shard " + shard + " replica " + replica
+                                + " does not match the encoder (" + config.validation() + " validation):\n" + diff,
                         null);
             }
         }
-        log.info("ClickHouse shard {} replica {}: {} engine {} validated ({}), token={}, async_insert={}", shard,
-                replica, table, engine, config.validation(), caps.dedupToken(), caps.asyncInsert());
+        log.info(
+                "ClickHouse shard {} replica {}: {} engine {} validated ({}), token={}, async_insert={}",
+                shard,
+                replica,
+                table,
+                engine,
+                config.validation(),
+                caps.dedupToken(),
+                caps.asyncInsert());
         return caps;
     }
 
@@ -170,8 +217,9 @@ public final class ClickHouseSchemaValidator {
      * with SQL access control a missing INSERT grant shows at the first insert (ACCESS_DENIED, permanent).
      */
     private void checkWritable(int shard, URI uri, String replica) throws ClickHouseRequestException {
-        String readonly = transport.query(uri, "SELECT value FROM system.settings WHERE name = 'readonly' "
-                + "FORMAT TabSeparated").strip();
+        String readonly = transport
+                .query(uri, "SELECT value FROM system.settings WHERE name = 'readonly' " + "FORMAT TabSeparated")
+                .strip();
         if (!readonly.isEmpty() && !readonly.equals("0")) {
             throw readOnly(shard, replica, "its profile sets readonly=" + readonly, null);
         }
@@ -179,10 +227,15 @@ public final class ClickHouseSchemaValidator {
 
     private ClickHouseSchemaException readOnly(int shard, String replica, String why, Throwable cause) {
         String user = config.user() == null ? "default" : config.user();
-        return new ClickHouseSchemaException(replica, config.qualifiedTable(), "ClickHouse user '" + user + "' on shard "
-                + shard + " replica " + replica + " is read-only (" + why + "), so the sink cannot insert into "
-                + config.qualifiedTable() + ": use a user whose profile has readonly=0 (on servers with GRANT, one "
-                + "granted INSERT and SELECT on the table)", cause);
+        return new ClickHouseSchemaException(
+                replica,
+                config.qualifiedTable(),
+                "ClickHouse user '" + user + "' on shard "
+                        + shard + " replica " + replica + " is read-only (" + why + "), so the sink cannot insert into "
+                        + config.qualifiedTable()
+                        + ": use a user whose profile has readonly=0 (on servers with GRANT, one "
+                        + "granted INSERT and SELECT on the table)",
+                cause);
     }
 
     /** The TLS failure behind a request failure, or null. */
@@ -227,7 +280,9 @@ public final class ClickHouseSchemaValidator {
             return;
         }
         Set<String> known = new HashSet<>();
-        for (String line : transport.query(uri, "SELECT name FROM system.settings FORMAT TabSeparated").split("\n")) {
+        for (String line : transport
+                .query(uri, "SELECT name FROM system.settings FORMAT TabSeparated")
+                .split("\n")) {
             if (!line.isBlank()) {
                 known.add(ClickHouseTypeNames.unescapeTsv(line.strip()));
             }
@@ -238,10 +293,14 @@ public final class ClickHouseSchemaValidator {
         for (String name : config.settings().keySet()) {
             if (!known.contains(name)) {
                 String closest = dev.etl.util.Suggestion.closest(name, known);
-                throw new ClickHouseSchemaException(replica, config.qualifiedTable(), "insert setting '" + name
-                        + "' (etl.sink.clickhouse.settings / ClickHouseSinkConfig.Builder.setting) is not a setting of "
-                        + "ClickHouse " + caps.version() + " on shard " + shard + " replica " + replica
-                        + (closest == null ? "" : "; did you mean '" + closest + "'?"), null);
+                throw new ClickHouseSchemaException(
+                        replica,
+                        config.qualifiedTable(),
+                        "insert setting '" + name
+                                + "' (etl.sink.clickhouse.settings / ClickHouseSinkConfig.Builder.setting) is not a setting of "
+                                + "ClickHouse " + caps.version() + " on shard " + shard + " replica " + replica
+                                + (closest == null ? "" : "; did you mean '" + closest + "'?"),
+                        null);
             }
         }
     }
@@ -253,39 +312,63 @@ public final class ClickHouseSchemaValidator {
      * to the shard seals a block per {@code linger}; the window must cover the restart and the replay), and
      * when the table cannot deduplicate at all.
      */
-    private void checkReplayWindow(URI uri, String replica, int shard, String engine, String engineFull,
-            ClickHouseCapabilities caps) throws ClickHouseRequestException {
+    private void checkReplayWindow(
+            URI uri, String replica, int shard, String engine, String engineFull, ClickHouseCapabilities caps)
+            throws ClickHouseRequestException {
         String table = config.qualifiedTable();
         if (!engine.startsWith("Replicated")) {
             if (!caps.dedupToken() || dedupProblem(engine, engineFull, caps) != null) {
-                log.warn("ClickHouse shard {} replica {}: table {} ({}) cannot drop replayed blocks: deterministic "
-                        + "blocks make a replay after a crash rebuild the same inserts, but only a Replicated*MergeTree "
-                        + "table (or, on servers with insert_deduplication_token, a MergeTree with "
-                        + "non_replicated_deduplication_window > 0) drops them; replays will duplicate rows", shard,
-                        replica, table, engine);
+                log.warn(
+                        "ClickHouse shard {} replica {}: table {} ({}) cannot drop replayed blocks: deterministic "
+                                + "blocks make a replay after a crash rebuild the same inserts, but only a Replicated*MergeTree "
+                                + "table (or, on servers with insert_deduplication_token, a MergeTree with "
+                                + "non_replicated_deduplication_window > 0) drops them; replays will duplicate rows",
+                        shard,
+                        replica,
+                        table,
+                        engine);
             }
             return;
         }
         long window = settingOf(engineFull, "replicated_deduplication_window");
         if (window < 0) {
-            String body = transport.query(uri, "SELECT value FROM system.merge_tree_settings WHERE name = "
-                    + "'replicated_deduplication_window' FORMAT TabSeparated").strip();
+            String body = transport
+                    .query(
+                            uri,
+                            "SELECT value FROM system.merge_tree_settings WHERE name = "
+                                    + "'replicated_deduplication_window' FORMAT TabSeparated")
+                    .strip();
             window = body.isEmpty() ? 100 : Long.parseLong(body);
         }
         long lingerMs = Math.max(1, config.batch().linger().toMillis());
         if (window < RECOMMENDED_REPLAY_WINDOW) {
-            log.warn("ClickHouse shard {} replica {}: table {} keeps the hashes of its last {} inserted blocks "
-                    + "(replicated_deduplication_window). A replayed block is dropped only while fewer blocks than that "
-                    + "were inserted into the shard's table after its first write: with P partitions sealing a block "
-                    + "per shard every {} ms that is {} × {} ms / P of restart and replay (P = 8: {} s). For crash "
-                    + "replays without duplicates create the table with SETTINGS replicated_deduplication_window = {} "
-                    + "or more ({} s at P = 8)", shard, replica, table, window, lingerMs, window, lingerMs,
-                    window * lingerMs / 8 / 1000, RECOMMENDED_REPLAY_WINDOW,
+            log.warn(
+                    "ClickHouse shard {} replica {}: table {} keeps the hashes of its last {} inserted blocks "
+                            + "(replicated_deduplication_window). A replayed block is dropped only while fewer blocks than that "
+                            + "were inserted into the shard's table after its first write: with P partitions sealing a block "
+                            + "per shard every {} ms that is {} × {} ms / P of restart and replay (P = 8: {} s). For crash "
+                            + "replays without duplicates create the table with SETTINGS replicated_deduplication_window = {} "
+                            + "or more ({} s at P = 8)",
+                    shard,
+                    replica,
+                    table,
+                    window,
+                    lingerMs,
+                    window,
+                    lingerMs,
+                    window * lingerMs / 8 / 1000,
+                    RECOMMENDED_REPLAY_WINDOW,
                     RECOMMENDED_REPLAY_WINDOW * lingerMs / 8 / 1000);
         } else {
-            log.info("ClickHouse shard {} replica {}: table {} deduplicates replayed blocks over its last {} blocks "
-                    + "(about {} s of replay at 8 partitions and a {} ms linger)", shard, replica, table, window,
-                    window * lingerMs / 8 / 1000, lingerMs);
+            log.info(
+                    "ClickHouse shard {} replica {}: table {} deduplicates replayed blocks over its last {} blocks "
+                            + "(about {} s of replay at 8 partitions and a {} ms linger)",
+                    shard,
+                    replica,
+                    table,
+                    window,
+                    window * lingerMs / 8 / 1000,
+                    lingerMs);
         }
     }
 

@@ -1,5 +1,12 @@
 package dev.etl.clickhouse;
 
+import dev.etl.error.SinkWriteException;
+import dev.etl.sink.SealedBatch;
+import dev.etl.sink.ShardWriter;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,17 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
-
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.error.SinkWriteException;
-import dev.etl.sink.SealedBatch;
-import dev.etl.sink.ShardWriter;
 
 /**
  * Writes sealed batches of one shard as {@code INSERT INTO db.table FORMAT RowBinary} (or
@@ -58,8 +56,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private static final Logger log = LoggerFactory.getLogger(ClickHouseShardWriter.class);
 
     /** The state of one replica, for metrics, health details and tests. */
-    public record ReplicaStatus(String replica, ReplicaBreaker.State state, int consecutiveFailures, long opens) {
-    }
+    public record ReplicaStatus(String replica, ReplicaBreaker.State state, int consecutiveFailures, long opens) {}
 
     private static final class Replica {
         final URI uri;
@@ -88,14 +85,17 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private final AtomicLong roundRobin = new AtomicLong();
     /** NATIVE only: the columns, and an encoder kept for the next batch (one per call in flight). */
     private final List<ClickHouseColumn> columns;
+
     private final AtomicReference<NativeBlockEncoder> spareEncoder = new AtomicReference<>();
     private final long maxRetainedBlockBytes;
     /** NATIVE only (else null): time per transposition, and batches whose rows are not the columns. */
     private final Timer transposeDuration;
+
     private final Counter rejectedBatches;
 
     /** Last failed attempt (sequence, replica index), so the retry can go to the next replica. */
     private final Object lastFailureLock = new Object();
+
     private long lastFailedSequence = Long.MIN_VALUE;
     private int lastFailedReplica = -1;
 
@@ -109,20 +109,32 @@ public final class ClickHouseShardWriter implements ShardWriter {
      * @param registry     where the replica meters are registered
      * @param nanoClock    monotonic clock for the breakers ({@code System::nanoTime})
      */
-    public ClickHouseShardWriter(ClickHouseSinkConfig config, int shard, String sinkName, String pipelineName,
-            ClickHouseCapabilities capabilities, ClickHouseTransport transport, MeterRegistry registry,
+    public ClickHouseShardWriter(
+            ClickHouseSinkConfig config,
+            int shard,
+            String sinkName,
+            String pipelineName,
+            ClickHouseCapabilities capabilities,
+            ClickHouseTransport transport,
+            MeterRegistry registry,
             LongSupplier nanoClock) {
-        this(config, shard, sinkName, pipelineName, capabilities, transport, registry, nanoClock, () -> {
-        });
+        this(config, shard, sinkName, pipelineName, capabilities, transport, registry, nanoClock, () -> {});
     }
 
     /**
      * As the other constructor, with {@code onClose} run once by the first {@link #close()} (the sink
      * uses it to close its transport after the last writer).
      */
-    public ClickHouseShardWriter(ClickHouseSinkConfig config, int shard, String sinkName, String pipelineName,
-            ClickHouseCapabilities capabilities, ClickHouseTransport transport, MeterRegistry registry,
-            LongSupplier nanoClock, Runnable onClose) {
+    public ClickHouseShardWriter(
+            ClickHouseSinkConfig config,
+            int shard,
+            String sinkName,
+            String pipelineName,
+            ClickHouseCapabilities capabilities,
+            ClickHouseTransport transport,
+            MeterRegistry registry,
+            LongSupplier nanoClock,
+            Runnable onClose) {
         this(config, List.of(), shard, sinkName, pipelineName, capabilities, transport, registry, nanoClock, onClose);
     }
 
@@ -133,9 +145,17 @@ public final class ClickHouseShardWriter implements ShardWriter {
      * @throws UnsupportedNativeTypeException with {@code NATIVE}, when {@code columns} is empty or a column's
      *                                        type cannot be sent in a Native block
      */
-    public ClickHouseShardWriter(ClickHouseSinkConfig config, List<ClickHouseColumn> columns, int shard,
-            String sinkName, String pipelineName, ClickHouseCapabilities capabilities, ClickHouseTransport transport,
-            MeterRegistry registry, LongSupplier nanoClock, Runnable onClose) {
+    public ClickHouseShardWriter(
+            ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns,
+            int shard,
+            String sinkName,
+            String pipelineName,
+            ClickHouseCapabilities capabilities,
+            ClickHouseTransport transport,
+            MeterRegistry registry,
+            LongSupplier nanoClock,
+            Runnable onClose) {
         Objects.requireNonNull(config, "config");
         this.columns = List.copyOf(columns);
         if (config.format() == InsertFormat.NATIVE) {
@@ -146,10 +166,14 @@ public final class ClickHouseShardWriter implements ShardWriter {
             Tags tags = Tags.of("pipeline", pipelineName, "sink", sinkName, "shard", Integer.toString(shard));
             this.transposeDuration = Timer.builder("etl.clickhouse.native.transpose.duration")
                     .description("Transposition of one batch's RowBinary rows into its Native block, on the io "
-                            + "thread, per attempt").tags(tags).register(registry);
+                            + "thread, per attempt")
+                    .tags(tags)
+                    .register(registry);
             this.rejectedBatches = Counter.builder("etl.clickhouse.native.rejected.batches")
                     .description("Batches failed permanently before any request because their bytes are not rows "
-                            + "of the sink's columns").tags(tags).register(registry);
+                            + "of the sink's columns")
+                    .tags(tags)
+                    .register(registry);
         } else {
             this.transposeDuration = null;
             this.rejectedBatches = null;
@@ -162,10 +186,13 @@ public final class ClickHouseShardWriter implements ShardWriter {
         List<URI> uris = config.shards().get(shard);
         this.replicas = new Replica[uris.size()];
         for (int i = 0; i < replicas.length; i++) {
-            ReplicaBreaker breaker = new ReplicaBreaker(config.breakerThreshold(), config.breakerOpenTime().toNanos(),
-                    nanoClock);
-            replicas[i] = new Replica(uris.get(i), breaker, new ClickHouseReplicaMetrics(registry, pipelineName,
-                    sinkName, shard, describe(uris.get(i)), breaker));
+            ReplicaBreaker breaker = new ReplicaBreaker(
+                    config.breakerThreshold(), config.breakerOpenTime().toNanos(), nanoClock);
+            replicas[i] = new Replica(
+                    uris.get(i),
+                    breaker,
+                    new ClickHouseReplicaMetrics(
+                            registry, pipelineName, sinkName, shard, describe(uris.get(i)), breaker));
         }
         this.sendToken = capabilities.dedupToken();
         this.insert = insertRequest(config, capabilities);
@@ -213,9 +240,12 @@ public final class ClickHouseShardWriter implements ShardWriter {
                 transposeDuration.record(nanoClock.getAsLong() - startNs, TimeUnit.NANOSECONDS);
             } catch (RowBinaryMismatchException e) {
                 rejectedBatches.increment();
-                throw SinkWriteException.permanentFailure("ClickHouse sink '" + sinkName + "' shard " + shard
-                        + " table " + table + ": batch " + batch.sequence() + " (" + batch.rowCount() + " rows, "
-                        + batch.byteCount() + " bytes) cannot be sent in the Native format: " + e.getMessage(), e);
+                throw SinkWriteException.permanentFailure(
+                        "ClickHouse sink '" + sinkName + "' shard " + shard
+                                + " table " + table + ": batch " + batch.sequence() + " (" + batch.rowCount()
+                                + " rows, "
+                                + batch.byteCount() + " bytes) cannot be sent in the Native format: " + e.getMessage(),
+                        e);
             }
             write(batch, encoder.block(), length);
         } finally {
@@ -260,9 +290,8 @@ public final class ClickHouseShardWriter implements ShardWriter {
         boolean settled = false;
         long startNs = nanoClock.getAsLong();
         try {
-            ClickHouseInsert request = sendToken
-                    ? insert.withSetting("insert_deduplication_token", batch.dedupToken())
-                    : insert;
+            ClickHouseInsert request =
+                    sendToken ? insert.withSetting("insert_deduplication_token", batch.dedupToken()) : insert;
             long written = transport.insert(replica.uri, request, body, length);
             settled = true;
             replica.breaker.onSuccess();
@@ -279,8 +308,12 @@ public final class ClickHouseShardWriter implements ShardWriter {
                 long opensBefore = replica.breaker.opens();
                 replica.breaker.onFailure();
                 if (replica.breaker.opens() != opensBefore) {
-                    log.warn("ClickHouse sink '{}' shard {}: circuit breaker of replica {} opened after {}", sinkName,
-                            shard, replica.name, e.getMessage());
+                    log.warn(
+                            "ClickHouse sink '{}' shard {}: circuit breaker of replica {} opened after {}",
+                            sinkName,
+                            shard,
+                            replica.name,
+                            e.getMessage());
                 }
                 synchronized (lastFailureLock) {
                     lastFailedSequence = batch.sequence();
@@ -304,8 +337,13 @@ public final class ClickHouseShardWriter implements ShardWriter {
             // unchanged (the engine treats it as a failed attempt and retries).
             settled = true;
             replica.breaker.onFailure();
-            log.warn("ClickHouse sink '{}' shard {}: insert to replica {} threw {}; counted as a transient failure "
-                    + "of the replica", sinkName, shard, replica.name, e.toString());
+            log.warn(
+                    "ClickHouse sink '{}' shard {}: insert to replica {} threw {}; counted as a transient failure "
+                            + "of the replica",
+                    sinkName,
+                    shard,
+                    replica.name,
+                    e.toString());
             replica.metrics.failure(true, nanoClock.getAsLong() - startNs);
             throw e;
         } finally {
@@ -337,12 +375,23 @@ public final class ClickHouseShardWriter implements ShardWriter {
     }
 
     private String allOpenMessage(SealedBatch batch) {
-        StringBuilder sb = new StringBuilder("ClickHouse sink '").append(sinkName).append("' shard ").append(shard)
-                .append(" table ").append(table).append(": no replica available for batch ").append(batch.sequence())
-                .append(" attempt ").append(batch.attempt()).append(", every circuit breaker is open [");
+        StringBuilder sb = new StringBuilder("ClickHouse sink '")
+                .append(sinkName)
+                .append("' shard ")
+                .append(shard)
+                .append(" table ")
+                .append(table)
+                .append(": no replica available for batch ")
+                .append(batch.sequence())
+                .append(" attempt ")
+                .append(batch.attempt())
+                .append(", every circuit breaker is open [");
         for (int i = 0; i < replicas.length; i++) {
-            sb.append(i == 0 ? "" : ", ").append(replicas[i].name).append(" retry in ")
-                    .append(replicas[i].breaker.remainingOpenNs() / 1_000_000).append(" ms");
+            sb.append(i == 0 ? "" : ", ")
+                    .append(replicas[i].name)
+                    .append(" retry in ")
+                    .append(replicas[i].breaker.remainingOpenNs() / 1_000_000)
+                    .append(" ms");
         }
         return sb.append(']').toString();
     }

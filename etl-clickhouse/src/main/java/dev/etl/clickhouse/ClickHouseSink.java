@@ -1,12 +1,10 @@
 package dev.etl.clickhouse;
 
-import java.util.List;
-import java.util.Objects;
-
-import io.micrometer.core.instrument.MeterRegistry;
-
 import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * Assembles a ClickHouse sink for the engine: a {@link SinkDefinition} with one
@@ -41,8 +39,7 @@ import dev.etl.sink.SinkDefinition;
  * when there are none or one of them has a type a Native block cannot carry, naming it.
  */
 public final class ClickHouseSink {
-    private ClickHouseSink() {
-    }
+    private ClickHouseSink() {}
 
     /**
      * A sink writing rows encoded by {@code encoder}: its columns are validated against the table, and it
@@ -51,8 +48,12 @@ public final class ClickHouseSink {
      * {@link ClickHouseSinkConfig#transport()}; the sink owns that transport: it is closed when the last
      * open writer closes (and rebuilt on demand if writers are created again).
      */
-    public static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
-            RowBinaryEncoder<?> encoder, MeterRegistry registry) {
+    public static SinkDefinition definition(
+            String sinkName,
+            String pipelineName,
+            ClickHouseSinkConfig config,
+            RowBinaryEncoder<?> encoder,
+            MeterRegistry registry) {
         return definition(sinkName, pipelineName, config, encoder.columns(), registry, transport(config), true)
                 .withEncoder(encoder);
     }
@@ -63,8 +64,12 @@ public final class ClickHouseSink {
      * transport, which the sink owns as in {@link #definition(String, String, ClickHouseSinkConfig,
      * RowBinaryEncoder, MeterRegistry)}.
      */
-    public static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
-            List<ClickHouseColumn> columns, MeterRegistry registry) {
+    public static SinkDefinition definition(
+            String sinkName,
+            String pipelineName,
+            ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns,
+            MeterRegistry registry) {
         return definition(sinkName, pipelineName, config, columns, registry, transport(config), true);
     }
 
@@ -72,8 +77,13 @@ public final class ClickHouseSink {
      * A sink for rows with {@code columns}, over a given transport (tests, custom HTTP stacks); the
      * caller owns the transport and closes it.
      */
-    public static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
-            List<ClickHouseColumn> columns, MeterRegistry registry, ClickHouseTransport transport) {
+    public static SinkDefinition definition(
+            String sinkName,
+            String pipelineName,
+            ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns,
+            MeterRegistry registry,
+            ClickHouseTransport transport) {
         return definition(sinkName, pipelineName, config, columns, registry, transport, false);
     }
 
@@ -86,8 +96,14 @@ public final class ClickHouseSink {
     }
 
     /** {@code owned}: close {@code transport} whenever the last writer created from the definition closes. */
-    static SinkDefinition definition(String sinkName, String pipelineName, ClickHouseSinkConfig config,
-            List<ClickHouseColumn> columns, MeterRegistry registry, ClickHouseTransport transport, boolean owned) {
+    static SinkDefinition definition(
+            String sinkName,
+            String pipelineName,
+            ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns,
+            MeterRegistry registry,
+            ClickHouseTransport transport,
+            boolean owned) {
         Objects.requireNonNull(sinkName, "sinkName");
         Objects.requireNonNull(pipelineName, "pipelineName");
         Objects.requireNonNull(registry, "registry");
@@ -100,17 +116,29 @@ public final class ClickHouseSink {
         OpenWriters open = new OpenWriters(owned ? transport : null);
         PlacementGate placement = new PlacementGate(config, transport);
         return SinkDefinition.of(sinkName, config.shards().size(), shard -> {
-            open.acquire();
-            try {
-                placement.runOnce();
-                ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
-                return new ClickHouseShardWriter(config, expected, shard, sinkName, pipelineName, capabilities,
-                        transport, registry, System::nanoTime, open::release);
-            } catch (RuntimeException | Error e) {
-                open.release();
-                throw e;
-            }
-        }).withBatch(config.batch()).withRetry(config.retry()).withDeterministicBlocks(config.deterministicBlocks());
+                    open.acquire();
+                    try {
+                        placement.runOnce();
+                        ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
+                        return new ClickHouseShardWriter(
+                                config,
+                                expected,
+                                shard,
+                                sinkName,
+                                pipelineName,
+                                capabilities,
+                                transport,
+                                registry,
+                                System::nanoTime,
+                                open::release);
+                    } catch (RuntimeException | Error e) {
+                        open.release();
+                        throw e;
+                    }
+                })
+                .withBatch(config.batch())
+                .withRetry(config.retry())
+                .withDeterministicBlocks(config.deterministicBlocks());
     }
 
     /** Runs the configured placement check once per definition, before the first writer's validation. */

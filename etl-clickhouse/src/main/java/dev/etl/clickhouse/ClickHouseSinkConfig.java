@@ -1,5 +1,8 @@
 package dev.etl.clickhouse;
 
+import dev.etl.clickhouse.sharding.PlacementCheck;
+import dev.etl.sink.BatchConfig;
+import dev.etl.sink.RetryConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,10 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-
-import dev.etl.clickhouse.sharding.PlacementCheck;
-import dev.etl.sink.BatchConfig;
-import dev.etl.sink.RetryConfig;
 
 /**
  * Configuration of one ClickHouse sink: where the shards and their replicas are, the shard-local
@@ -53,12 +52,27 @@ import dev.etl.sink.RetryConfig;
  * @param tls               TLS towards {@code https://} replicas (trust, client certificate), or null for the
  *                          JVM's default trust store; when set, every replica must be {@code https://}
  */
-public record ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user,
-        String password, Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
+public record ClickHouseSinkConfig(
+        String database,
+        String table,
+        List<List<URI>> shards,
+        String user,
+        String password,
+        Duration connectTimeout,
+        Duration socketTimeout,
+        boolean compression,
+        Transport transport,
         int breakerThreshold,
-        Duration breakerOpenTime, ValidationMode validation, boolean requireDedup, Map<String, String> settings,
-        BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck, boolean deterministicBlocks,
-        InsertFormat format, ClickHouseTls tls) {
+        Duration breakerOpenTime,
+        ValidationMode validation,
+        boolean requireDedup,
+        Map<String, String> settings,
+        BatchConfig batch,
+        RetryConfig retry,
+        PlacementCheck placementCheck,
+        boolean deterministicBlocks,
+        InsertFormat format,
+        ClickHouseTls tls) {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -100,32 +114,103 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
     /** Default startup validation: names, order and types. */
     public static final ValidationMode DEFAULT_VALIDATION = ValidationMode.FULL;
 
-    public static final Set<String> OWNED_SETTINGS = Set.of("wait_end_of_query", "insert_deduplicate",
-            "insert_deduplication_token", "async_insert", "send_progress_in_http_headers", "query", "database");
+    public static final Set<String> OWNED_SETTINGS = Set.of(
+            "wait_end_of_query",
+            "insert_deduplicate",
+            "insert_deduplication_token",
+            "async_insert",
+            "send_progress_in_http_headers",
+            "query",
+            "database");
 
     /**
      * A configuration with the {@linkplain #DEFAULT_FORMAT default insert format} and without TLS settings
      * (the JVM's default trust store for {@code https://} replicas).
      */
-    public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
-            Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
-            int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
-            Map<String, String> settings, BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck,
+    public ClickHouseSinkConfig(
+            String database,
+            String table,
+            List<List<URI>> shards,
+            String user,
+            String password,
+            Duration connectTimeout,
+            Duration socketTimeout,
+            boolean compression,
+            Transport transport,
+            int breakerThreshold,
+            Duration breakerOpenTime,
+            ValidationMode validation,
+            boolean requireDedup,
+            Map<String, String> settings,
+            BatchConfig batch,
+            RetryConfig retry,
+            PlacementCheck placementCheck,
             boolean deterministicBlocks) {
-        this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
-                breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
-                deterministicBlocks, DEFAULT_FORMAT, null);
+        this(
+                database,
+                table,
+                shards,
+                user,
+                password,
+                connectTimeout,
+                socketTimeout,
+                compression,
+                transport,
+                breakerThreshold,
+                breakerOpenTime,
+                validation,
+                requireDedup,
+                settings,
+                batch,
+                retry,
+                placementCheck,
+                deterministicBlocks,
+                DEFAULT_FORMAT,
+                null);
     }
 
     /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
-    public ClickHouseSinkConfig(String database, String table, List<List<URI>> shards, String user, String password,
-            Duration connectTimeout, Duration socketTimeout, boolean compression, Transport transport,
-            int breakerThreshold, Duration breakerOpenTime, ValidationMode validation, boolean requireDedup,
-            Map<String, String> settings, BatchConfig batch, RetryConfig retry, PlacementCheck placementCheck,
-            boolean deterministicBlocks, InsertFormat format) {
-        this(database, table, shards, user, password, connectTimeout, socketTimeout, compression, transport,
-                breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry, placementCheck,
-                deterministicBlocks, format, null);
+    public ClickHouseSinkConfig(
+            String database,
+            String table,
+            List<List<URI>> shards,
+            String user,
+            String password,
+            Duration connectTimeout,
+            Duration socketTimeout,
+            boolean compression,
+            Transport transport,
+            int breakerThreshold,
+            Duration breakerOpenTime,
+            ValidationMode validation,
+            boolean requireDedup,
+            Map<String, String> settings,
+            BatchConfig batch,
+            RetryConfig retry,
+            PlacementCheck placementCheck,
+            boolean deterministicBlocks,
+            InsertFormat format) {
+        this(
+                database,
+                table,
+                shards,
+                user,
+                password,
+                connectTimeout,
+                socketTimeout,
+                compression,
+                transport,
+                breakerThreshold,
+                breakerOpenTime,
+                validation,
+                requireDedup,
+                settings,
+                batch,
+                retry,
+                placementCheck,
+                deterministicBlocks,
+                format,
+                null);
     }
 
     public ClickHouseSinkConfig {
@@ -133,7 +218,8 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         requireText(table, "table");
         Objects.requireNonNull(shards, "shards");
         if (shards.isEmpty()) {
-            throw new IllegalArgumentException("ClickHouse sink for " + database + "." + table + " needs at least one shard");
+            throw new IllegalArgumentException(
+                    "ClickHouse sink for " + database + "." + table + " needs at least one shard");
         }
         List<List<URI>> copy = new ArrayList<>(shards.size());
         for (int i = 0; i < shards.size(); i++) {
@@ -142,15 +228,18 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 throw new IllegalArgumentException("ClickHouse shard " + i + " has no replica URI");
             }
             for (URI uri : replicas) {
-                if (uri == null || uri.getScheme() == null || uri.getHost() == null
+                if (uri == null
+                        || uri.getScheme() == null
+                        || uri.getHost() == null
                         || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
-                    throw new IllegalArgumentException("ClickHouse shard " + i + ": replica URI must be http(s)://host:port, got "
-                            + uri);
+                    throw new IllegalArgumentException(
+                            "ClickHouse shard " + i + ": replica URI must be http(s)://host:port, got " + uri);
                 }
                 if (uri.getRawUserInfo() != null) {
                     // do not echo the URI: it holds a secret
-                    throw new IllegalArgumentException("ClickHouse shard " + i + ": replica URI " + uri.getScheme() + "://"
-                            + uri.getHost() + ":" + uri.getPort() + " carries user info; use user/password instead");
+                    throw new IllegalArgumentException(
+                            "ClickHouse shard " + i + ": replica URI " + uri.getScheme() + "://" + uri.getHost() + ":"
+                                    + uri.getPort() + " carries user info; use user/password instead");
                 }
             }
             copy.add(List.copyOf(replicas));
@@ -161,14 +250,16 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 for (URI uri : shards.get(i)) {
                     if (!uri.getScheme().equals("https")) {
                         throw new IllegalArgumentException("ClickHouse shard " + i + ": TLS is configured but replica "
-                                + ClickHouseShardWriter.describe(uri) + " is plain http://; use the server's https_port "
+                                + ClickHouseShardWriter.describe(uri)
+                                + " is plain http://; use the server's https_port "
                                 + "with an https:// URL");
                     }
                 }
             }
             if (transport == Transport.CLIENT_V2 && tls.clientCertificate()) {
-                throw new IllegalArgumentException("ClickHouse TLS with a client certificate (mutual TLS) needs the HTTP "
-                        + "transport: client-v2 inserts cannot present it");
+                throw new IllegalArgumentException(
+                        "ClickHouse TLS with a client certificate (mutual TLS) needs the HTTP "
+                                + "transport: client-v2 inserts cannot present it");
             }
             if (transport == Transport.CLIENT_V2 && tls.restrictsParameters()) {
                 throw new IllegalArgumentException("ClickHouse TLS restricted to protocols " + tls.protocols()
@@ -228,7 +319,8 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
                 + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", transport=" + transport
                 + ", breakerThreshold="
                 + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
-                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", format=" + format + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
+                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", format="
+                + format + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
                 + ", placementCheck=" + placementCheck + ", tls=" + tls + "]";
     }
 
@@ -258,8 +350,7 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         private PlacementCheck placementCheck;
         private ClickHouseTls tls;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder table(String database, String table) {
             this.database = database;
@@ -380,9 +471,27 @@ public record ClickHouseSinkConfig(String database, String table, List<List<URI>
         }
 
         public ClickHouseSinkConfig build() {
-            return new ClickHouseSinkConfig(database, table, shards, user, password, connectTimeout, socketTimeout,
-                    compression, transport, breakerThreshold, breakerOpenTime, validation, requireDedup, settings, batch, retry,
-                    placementCheck, deterministicBlocks, format, tls);
+            return new ClickHouseSinkConfig(
+                    database,
+                    table,
+                    shards,
+                    user,
+                    password,
+                    connectTimeout,
+                    socketTimeout,
+                    compression,
+                    transport,
+                    breakerThreshold,
+                    breakerOpenTime,
+                    validation,
+                    requireDedup,
+                    settings,
+                    batch,
+                    retry,
+                    placementCheck,
+                    deterministicBlocks,
+                    format,
+                    tls);
         }
     }
 }

@@ -13,7 +13,6 @@ import java.util.Collection;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Objects;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManagerFactory;
@@ -43,8 +42,12 @@ import javax.net.ssl.TrustManagerFactory;
  * @param protocols           enabled TLS protocols, e.g. {@code TLSv1.3}; empty: the JVM's defaults
  * @param ciphers             enabled cipher suites; empty: the JVM's defaults
  */
-public record ClickHouseTls(SSLContext sslContext, List<X509Certificate> trustedCertificates,
-        boolean clientCertificate, List<String> protocols, List<String> ciphers) {
+public record ClickHouseTls(
+        SSLContext sslContext,
+        List<X509Certificate> trustedCertificates,
+        boolean clientCertificate,
+        List<String> protocols,
+        List<String> ciphers) {
 
     /** Copies the lists; {@code sslContext} is required. */
     public ClickHouseTls {
@@ -86,10 +89,17 @@ public record ClickHouseTls(SSLContext sslContext, List<X509Certificate> trusted
      * @param ciphers           enabled cipher suites, null or empty for the JVM's defaults
      * @throws IllegalArgumentException if the trust store cannot be read
      */
-    public static ClickHouseTls of(SSLContext sslContext, KeyStore trustStore, boolean clientCertificate,
-            Collection<String> protocols, Collection<String> ciphers) {
-        return new ClickHouseTls(sslContext, trustStore == null ? List.of() : certificates(trustStore),
-                clientCertificate, protocols == null ? List.of() : List.copyOf(protocols),
+    public static ClickHouseTls of(
+            SSLContext sslContext,
+            KeyStore trustStore,
+            boolean clientCertificate,
+            Collection<String> protocols,
+            Collection<String> ciphers) {
+        return new ClickHouseTls(
+                sslContext,
+                trustStore == null ? List.of() : certificates(trustStore),
+                clientCertificate,
+                protocols == null ? List.of() : List.copyOf(protocols),
                 ciphers == null ? List.of() : List.copyOf(ciphers));
     }
 
@@ -122,11 +132,12 @@ public record ClickHouseTls(SSLContext sslContext, List<X509Certificate> trusted
         Base64.Encoder encoder = Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII));
         for (X509Certificate certificate : trustedCertificates) {
             try {
-                pem.append("-----BEGIN CERTIFICATE-----\n").append(encoder.encodeToString(certificate.getEncoded()))
+                pem.append("-----BEGIN CERTIFICATE-----\n")
+                        .append(encoder.encodeToString(certificate.getEncoded()))
                         .append("\n-----END CERTIFICATE-----\n");
             } catch (CertificateEncodingException e) {
-                throw new IllegalStateException("cannot encode trusted certificate "
-                        + certificate.getSubjectX500Principal() + ": " + e, e);
+                throw new IllegalStateException(
+                        "cannot encode trusted certificate " + certificate.getSubjectX500Principal() + ": " + e, e);
             }
         }
         return pem.toString();

@@ -35,6 +35,5 @@ public interface ClickHouseTransport extends AutoCloseable {
 
     /** Releases connections and clients; idempotent. */
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

@@ -16,8 +16,7 @@ final class ClickHouseTypeNames {
     private static final Pattern DATETIME_TZ = Pattern.compile("DateTime\\('(?:[^'\\\\]|\\\\.)*'\\)");
     private static final Pattern DATETIME64_TZ = Pattern.compile("DateTime64\\((\\d+),'(?:[^'\\\\]|\\\\.)*'\\)");
 
-    private ClickHouseTypeNames() {
-    }
+    private ClickHouseTypeNames() {}
 
     static String normalise(String type) {
         String t = stripWhitespace(type.strip());
@@ -148,13 +147,14 @@ final class ClickHouseTypeNames {
             char c = s.charAt(i);
             if (c == '\\' && i + 1 < s.length()) {
                 char n = s.charAt(++i);
-                sb.append(switch (n) {
-                    case 't' -> '\t';
-                    case 'n' -> '\n';
-                    case 'r' -> '\r';
-                    case '0' -> '\0';
-                    default -> n;
-                });
+                sb.append(
+                        switch (n) {
+                            case 't' -> '\t';
+                            case 'n' -> '\n';
+                            case 'r' -> '\r';
+                            case '0' -> '\0';
+                            default -> n;
+                        });
             } else {
                 sb.append(c);
             }

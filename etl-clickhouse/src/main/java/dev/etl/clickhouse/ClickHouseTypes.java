@@ -1,5 +1,6 @@
 package dev.etl.clickhouse;
 
+import dev.etl.sink.RowBuffer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -12,8 +13,6 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-
-import dev.etl.sink.RowBuffer;
 
 /**
  * Factories of {@link ClickHouseType}s for values held as objects, used for nested columns
@@ -30,8 +29,7 @@ import dev.etl.sink.RowBuffer;
  * type.
  */
 public final class ClickHouseTypes {
-    private ClickHouseTypes() {
-    }
+    private ClickHouseTypes() {}
 
     private record Simple<V>(String name, BiConsumer<V, RowBuffer> writer) implements ClickHouseType<V> {
         @Override
@@ -137,8 +135,8 @@ public final class ClickHouseTypes {
     /** DateTime64(p): Int64 ticks of 10^-p seconds; sub-tick nanoseconds are truncated toward the past. */
     public static ClickHouseType<Instant> dateTime64(int precision) {
         RowBinary.checkPrecision(precision, 9, "DateTime64");
-        return of("DateTime64(" + precision + ")",
-                (v, out) -> out.writeLongLE(RowBinary.dateTime64Ticks(v, precision)));
+        return of(
+                "DateTime64(" + precision + ")", (v, out) -> out.writeLongLE(RowBinary.dateTime64Ticks(v, precision)));
     }
 
     public static ClickHouseType<UUID> uuid() {
@@ -264,8 +262,8 @@ public final class ClickHouseTypes {
     }
 
     /** Map(K, V): LEB128 entry count, then key, value, key, value… in the map's iteration order. */
-    public static <K, V> ClickHouseType<Map<? extends K, ? extends V>> map(ClickHouseType<K> key,
-            ClickHouseType<V> value) {
+    public static <K, V> ClickHouseType<Map<? extends K, ? extends V>> map(
+            ClickHouseType<K> key, ClickHouseType<V> value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
         return of("Map(" + key.name() + ", " + value.name() + ")", (v, out) -> {
@@ -289,8 +287,7 @@ public final class ClickHouseTypes {
     public static final class TupleBuilder<V> {
         private final List<ClickHouseType<V>> elements = new ArrayList<>();
 
-        private TupleBuilder() {
-        }
+        private TupleBuilder() {}
 
         /** Adds the next element. */
         public <E> TupleBuilder<V> element(ClickHouseType<E> type, Function<? super V, ? extends E> accessor) {

@@ -100,8 +100,7 @@ final class NativeArray extends NativeColumn {
 
     /** The default loop, repeated so that its call site sees only NativeArray (the JIT inlines it). */
     @Override
-    void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
-            byte[] out) {
+    void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {
         for (int r = 0, a = anchor; r < rows; r++, a += stride) {
             in.position = anchors[a] + offset;
             scatter(in, out);

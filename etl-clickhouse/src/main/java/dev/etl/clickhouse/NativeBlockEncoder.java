@@ -52,6 +52,7 @@ final class NativeBlockEncoder {
     private final int anchorsPerRow;
     /** Per column the anchor its value follows and its offset from that anchor (pass 2 reads by column). */
     private final int[] columnAnchor;
+
     private final int[] columnOffset;
     private final RowBinaryCursor in = new RowBinaryCursor();
     private int[] anchors = new int[0];
@@ -114,9 +115,12 @@ final class NativeBlockEncoder {
     static NativeBlockEncoder of(List<ClickHouseColumn> columns) {
         Objects.requireNonNull(columns, "columns");
         if (columns.isEmpty()) {
-            throw new UnsupportedNativeTypeException(null, null, "the Native insert format needs the sink's columns "
-                    + "(their names and types head the block), and none were declared: define the sink with its "
-                    + "RowBinaryEncoder or its column list, or use the RowBinary format");
+            throw new UnsupportedNativeTypeException(
+                    null,
+                    null,
+                    "the Native insert format needs the sink's columns "
+                            + "(their names and types head the block), and none were declared: define the sink with its "
+                            + "RowBinaryEncoder or its column list, or use the RowBinary format");
         }
         ClickHouseColumn[] cols = columns.toArray(new ClickHouseColumn[0]);
         NativeColumn[] nodes = new NativeColumn[cols.length];
@@ -124,9 +128,13 @@ final class NativeBlockEncoder {
             try {
                 nodes[i] = NativeTypes.parse(cols[i].type());
             } catch (IllegalArgumentException e) {
-                throw new UnsupportedNativeTypeException(cols[i].name(), cols[i].type(), "column '" + cols[i].name()
-                        + "' (" + cols[i].type() + ") cannot be sent in the Native insert format: " + e.getMessage()
-                        + "; write this table with the RowBinary format");
+                throw new UnsupportedNativeTypeException(
+                        cols[i].name(),
+                        cols[i].type(),
+                        "column '" + cols[i].name()
+                                + "' (" + cols[i].type() + ") cannot be sent in the Native insert format: "
+                                + e.getMessage()
+                                + "; write this table with the RowBinary format");
             }
         }
         return new NativeBlockEncoder(cols, nodes);
@@ -187,9 +195,14 @@ final class NativeBlockEncoder {
             }
         }
         if (cursor.position != byteCount) {
-            throw new RowBinaryMismatchException(null, -1, "the batch holds " + (byteCount - cursor.position)
-                    + " bytes after its " + rowCount + " rows (" + byteCount + " bytes) of the " + columns.length
-                    + " declared columns " + List.of(columns) + ": the rows were not encoded with these columns");
+            throw new RowBinaryMismatchException(
+                    null,
+                    -1,
+                    "the batch holds " + (byteCount - cursor.position)
+                            + " bytes after its " + rowCount + " rows (" + byteCount + " bytes) of the "
+                            + columns.length
+                            + " declared columns " + List.of(columns)
+                            + ": the rows were not encoded with these columns");
         }
         if (rowCount > 0) {
             for (NativeColumn node : n) {
@@ -197,8 +210,11 @@ final class NativeBlockEncoder {
             }
         }
         if (size > Integer.MAX_VALUE - 16) {
-            throw new RowBinaryMismatchException(null, -1, "the Native block of " + rowCount + " rows would take "
-                    + size + " bytes, more than a Java array holds; lower the batch's max-bytes");
+            throw new RowBinaryMismatchException(
+                    null,
+                    -1,
+                    "the Native block of " + rowCount + " rows would take " + size
+                            + " bytes, more than a Java array holds; lower the batch's max-bytes");
         }
         int total = (int) size;
         byte[] out = ensureCapacity(total);
@@ -254,12 +270,15 @@ final class NativeBlockEncoder {
         return anchors;
     }
 
-    private RowBinaryMismatchException mismatch(int rowCount, int byteCount, int row, int column, int rowStart,
-            String problem) {
+    private RowBinaryMismatchException mismatch(
+            int rowCount, int byteCount, int row, int column, int rowStart, String problem) {
         ClickHouseColumn c = columns[column];
-        return new RowBinaryMismatchException(c.name(), row, "row " + row + " of " + rowCount + " (at byte " + rowStart
-                + " of " + byteCount + "), column '" + c.name() + "' (" + c.type() + "): " + problem
-                + "; the rows were not encoded with the declared columns " + List.of(columns));
+        return new RowBinaryMismatchException(
+                c.name(),
+                row,
+                "row " + row + " of " + rowCount + " (at byte " + rowStart
+                        + " of " + byteCount + "), column '" + c.name() + "' (" + c.type() + "): " + problem
+                        + "; the rows were not encoded with the declared columns " + List.of(columns));
     }
 
     private byte[] ensureCapacity(int total) {

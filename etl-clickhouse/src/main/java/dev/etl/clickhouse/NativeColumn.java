@@ -66,8 +66,7 @@ abstract class NativeColumn {
     }
 
     /** After pass 2: writes what needs the whole column ({@code rows}: the batch's bytes). */
-    void finish(byte[] rows, byte[] out) {
-    }
+    void finish(byte[] rows, byte[] out) {}
 
     /** Whether this node is a fixed-width or String scalar (what Nullable and LowCardinality may wrap). */
     boolean isScalar() {
@@ -184,8 +183,8 @@ abstract class NativeColumn {
         }
 
         @Override
-        void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
-                byte[] out) {
+        void scatterColumn(
+                RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {
             byte[] src = in.bytes;
             int at = cursor;
             int a = anchor;
@@ -285,8 +284,8 @@ abstract class NativeColumn {
 
         /** Pass 1 already checked every length against the batch, so this loop only decodes and copies. */
         @Override
-        void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
-                byte[] out) {
+        void scatterColumn(
+                RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {
             byte[] src = in.bytes;
             int at = cursor;
             int a = anchor;
@@ -370,8 +369,8 @@ abstract class NativeColumn {
 
         /** The default loop, repeated so that its call site sees only Nullable (the JIT inlines it). */
         @Override
-        void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows,
-                byte[] out) {
+        void scatterColumn(
+                RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {
             for (int r = 0, a = anchor; r < rows; r++, a += stride) {
                 in.position = anchors[a] + offset;
                 scatter(in, out);

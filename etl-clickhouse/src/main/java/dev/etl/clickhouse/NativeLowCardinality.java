@@ -38,11 +38,13 @@ final class NativeLowCardinality extends NativeColumn {
     private int[] indexes = new int[64];
     /** Spans of the distinct values (keys from {@link #reserved} on) in the batch's bytes. */
     private int[] keyFrom = new int[64];
+
     private int[] keyLength = new int[64];
     private int keys;
     private long keyBytes;
     /** Open addressing: key index + 1, 0 = free; length a power of two, at most half full. */
     private int[] table = new int[128];
+
     private int start;
     /** The batch whose bytes the key spans point into (set while measuring). */
     private byte[] batch;
@@ -224,8 +226,7 @@ final class NativeLowCardinality extends NativeColumn {
 
     /** At the top level nothing is left to do in pass 2: the indexes were taken in pass 1. */
     @Override
-    void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {
-    }
+    void scatterColumn(RowBinaryCursor in, int[] anchors, int stride, int anchor, int offset, int rows, byte[] out) {}
 
     @Override
     void finish(byte[] rows, byte[] out) {

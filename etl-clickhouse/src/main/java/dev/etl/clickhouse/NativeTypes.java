@@ -20,15 +20,30 @@ import java.util.Map;
  */
 final class NativeTypes {
     /** Bytes of the fixed-width scalars whose name takes no arguments. */
-    static final Map<String, Integer> FIXED = Map.ofEntries(Map.entry("UInt8", 1), Map.entry("Int8", 1),
-            Map.entry("Bool", 1), Map.entry("UInt16", 2), Map.entry("Int16", 2), Map.entry("Date", 2),
-            Map.entry("UInt32", 4), Map.entry("Int32", 4), Map.entry("Float32", 4), Map.entry("Date32", 4),
-            Map.entry("DateTime", 4), Map.entry("IPv4", 4), Map.entry("UInt64", 8), Map.entry("Int64", 8),
-            Map.entry("Float64", 8), Map.entry("UInt128", 16), Map.entry("Int128", 16), Map.entry("UUID", 16),
-            Map.entry("IPv6", 16), Map.entry("UInt256", 32), Map.entry("Int256", 32));
+    static final Map<String, Integer> FIXED = Map.ofEntries(
+            Map.entry("UInt8", 1),
+            Map.entry("Int8", 1),
+            Map.entry("Bool", 1),
+            Map.entry("UInt16", 2),
+            Map.entry("Int16", 2),
+            Map.entry("Date", 2),
+            Map.entry("UInt32", 4),
+            Map.entry("Int32", 4),
+            Map.entry("Float32", 4),
+            Map.entry("Date32", 4),
+            Map.entry("DateTime", 4),
+            Map.entry("IPv4", 4),
+            Map.entry("UInt64", 8),
+            Map.entry("Int64", 8),
+            Map.entry("Float64", 8),
+            Map.entry("UInt128", 16),
+            Map.entry("Int128", 16),
+            Map.entry("UUID", 16),
+            Map.entry("IPv6", 16),
+            Map.entry("UInt256", 32),
+            Map.entry("Int256", 32));
 
-    private NativeTypes() {
-    }
+    private NativeTypes() {}
 
     /**
      * The transposition tree of {@code type}.
@@ -91,10 +106,11 @@ final class NativeTypes {
                 String inner = single(args, t);
                 String innerName = inner.strip();
                 boolean nullable = innerName.startsWith("Nullable(");
-                NativeColumn scalar = parse(nullable ? innerName.substring("Nullable(".length(), innerName.length() - 1)
-                        : innerName);
+                NativeColumn scalar =
+                        parse(nullable ? innerName.substring("Nullable(".length(), innerName.length() - 1) : innerName);
                 if (!scalar.isScalar()) {
-                    throw new IllegalArgumentException("'" + t + "': LowCardinality wraps a scalar or Nullable(scalar)");
+                    throw new IllegalArgumentException(
+                            "'" + t + "': LowCardinality wraps a scalar or Nullable(scalar)");
                 }
                 return new NativeLowCardinality(scalar, nullable);
             }

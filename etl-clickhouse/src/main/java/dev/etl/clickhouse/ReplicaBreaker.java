@@ -18,7 +18,9 @@ import java.util.function.LongSupplier;
 public final class ReplicaBreaker {
     /** Breaker states. */
     public enum State {
-        CLOSED, OPEN, HALF_OPEN
+        CLOSED,
+        OPEN,
+        HALF_OPEN
     }
 
     private final int threshold;

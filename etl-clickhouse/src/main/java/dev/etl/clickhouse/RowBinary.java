@@ -1,12 +1,11 @@
 package dev.etl.clickhouse;
 
+import dev.etl.sink.RowBuffer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.time.Instant;
 import java.util.UUID;
-
-import dev.etl.sink.RowBuffer;
 
 /**
  * The RowBinary wire rules shared by the column writers and {@link ClickHouseTypes}: range checks
@@ -17,6 +16,7 @@ final class RowBinary {
     static final long UINT32_MAX = 0xFFFF_FFFFL;
     /** Date32 range: 1900-01-01 to 2299-12-31, in days since 1970-01-01. */
     static final int DATE32_MIN = -25_567;
+
     static final int DATE32_MAX = 120_529;
 
     private static final long[] POW10 = new long[19];
@@ -29,12 +29,12 @@ final class RowBinary {
         }
     }
 
-    private RowBinary() {
-    }
+    private RowBinary() {}
 
     static void checkRange(long value, long min, long max, String type) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException("value " + value + " out of range for " + type + " [" + min + ", " + max + "]");
+            throw new IllegalArgumentException(
+                    "value " + value + " out of range for " + type + " [" + min + ", " + max + "]");
         }
     }
 
@@ -55,8 +55,9 @@ final class RowBinary {
 
     static void uint64(long value, RowBuffer out) {
         if (value < 0) {
-            throw new IllegalArgumentException("value " + value + " out of range for UInt64 [0, 2^63-1] as a signed long"
-                    + " (use uint64Bits to send the raw unsigned bits)");
+            throw new IllegalArgumentException(
+                    "value " + value + " out of range for UInt64 [0, 2^63-1] as a signed long"
+                            + " (use uint64Bits to send the raw unsigned bits)");
         }
         out.writeLongLE(value);
     }
@@ -164,8 +165,8 @@ final class RowBinary {
     static void checkUnscaled(long unscaled, int precision, String type) {
         long limit = POW10[precision];
         if (unscaled <= -limit || unscaled >= limit) {
-            throw new IllegalArgumentException("unscaled value " + unscaled + " has more than " + precision
-                    + " digits for " + type);
+            throw new IllegalArgumentException(
+                    "unscaled value " + unscaled + " has more than " + precision + " digits for " + type);
         }
     }
 
@@ -175,8 +176,8 @@ final class RowBinary {
         try {
             unscaled = value.setScale(scale, RoundingMode.UNNECESSARY).unscaledValue();
         } catch (ArithmeticException e) {
-            throw new IllegalArgumentException("value " + value.toPlainString() + " has more than " + scale
-                    + " decimal places for " + type, e);
+            throw new IllegalArgumentException(
+                    "value " + value.toPlainString() + " has more than " + scale + " decimal places for " + type, e);
         }
         if (unscaled.abs().compareTo(BigInteger.TEN.pow(precision)) >= 0) {
             throw new IllegalArgumentException("value " + value.toPlainString() + " has more than " + precision
@@ -202,14 +203,17 @@ final class RowBinary {
         for (java.util.Map.Entry<String, Integer> e : values.entrySet()) {
             int code = e.getValue();
             if (code < min || code > max) {
-                throw new IllegalArgumentException(kind + " value '" + e.getKey() + "' = " + code + " out of [" + min
-                        + ", " + max + "]");
+                throw new IllegalArgumentException(
+                        kind + " value '" + e.getKey() + "' = " + code + " out of [" + min + ", " + max + "]");
             }
             if (!first) {
                 sb.append(", ");
             }
             first = false;
-            sb.append('\'').append(e.getKey().replace("\\", "\\\\").replace("'", "\\'")).append("' = ").append(code);
+            sb.append('\'')
+                    .append(e.getKey().replace("\\", "\\\\").replace("'", "\\'"))
+                    .append("' = ")
+                    .append(code);
         }
         return sb.append(')').toString();
     }

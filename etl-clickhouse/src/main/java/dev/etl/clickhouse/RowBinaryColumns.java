@@ -20,8 +20,7 @@ import java.util.function.ToLongFunction;
  * <p>Stateless; the writers are immutable and thread-safe if the accessors are.
  */
 final class RowBinaryColumns {
-    private RowBinaryColumns() {
-    }
+    private RowBinaryColumns() {}
 
     static <T> ColumnWriter<T> uint8(ToIntFunction<? super T> accessor) {
         Objects.requireNonNull(accessor, "accessor");
@@ -148,8 +147,7 @@ final class RowBinaryColumns {
      * bytes wide (4, 8, 16 or 32; past 8 bytes sign-extended). Widths 4 and 8 check the value
      * against the precision.
      */
-    static <T> ColumnWriter<T> decimalLong(int precision, String type, ToLongFunction<? super T> unscaled,
-            int width) {
+    static <T> ColumnWriter<T> decimalLong(int precision, String type, ToLongFunction<? super T> unscaled, int width) {
         Objects.requireNonNull(unscaled, "unscaled");
         return (row, out) -> {
             long v = unscaled.applyAsLong(row);

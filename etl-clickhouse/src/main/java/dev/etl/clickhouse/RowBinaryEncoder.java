@@ -1,5 +1,8 @@
 package dev.etl.clickhouse;
 
+import dev.etl.record.RecordMeta;
+import dev.etl.sink.RowBuffer;
+import dev.etl.sink.RowEncoder;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
@@ -16,10 +19,6 @@ import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
-
-import dev.etl.record.RecordMeta;
-import dev.etl.sink.RowBuffer;
-import dev.etl.sink.RowEncoder;
 
 /**
  * A {@link RowEncoder} built declaratively: one accessor per column, in the table's column order
@@ -104,8 +103,7 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         private final List<ColumnWriter<? super T>> writers = new ArrayList<>();
         private final Set<String> names = new HashSet<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         private Builder<T> add(String name, String type, ColumnWriter<? super T> writer) {
             Objects.requireNonNull(name, "name");
@@ -265,8 +263,8 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
             return decimalLong(name, 76, scale, unscaled, 32);
         }
 
-        private Builder<T> decimalLong(String name, int precision, int scale, ToLongFunction<? super T> unscaled,
-                int width) {
+        private Builder<T> decimalLong(
+                String name, int precision, int scale, ToLongFunction<? super T> unscaled, int width) {
             RowBinary.checkScale(precision, scale);
             Objects.requireNonNull(unscaled, "unscaled");
             String type = RowBinary.decimalName(precision, scale);
@@ -306,13 +304,18 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         }
 
         /** Array(T) from a collection. */
-        public <E> Builder<T> array(String name, ClickHouseType<E> element,
+        public <E> Builder<T> array(
+                String name,
+                ClickHouseType<E> element,
                 Function<? super T, ? extends Collection<? extends E>> accessor) {
             return column(name, ClickHouseTypes.array(element), accessor);
         }
 
         /** Map(K, V) in the map's iteration order. */
-        public <K, V> Builder<T> map(String name, ClickHouseType<K> key, ClickHouseType<V> value,
+        public <K, V> Builder<T> map(
+                String name,
+                ClickHouseType<K> key,
+                ClickHouseType<V> value,
                 Function<? super T, ? extends Map<? extends K, ? extends V>> accessor) {
             return column(name, ClickHouseTypes.map(key, value), accessor);
         }

@@ -1,5 +1,15 @@
 package dev.etl.clickhouse;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.clickhouse.client.api.ClientException;
+import com.clickhouse.client.api.ConnectionInitiationException;
+import com.clickhouse.client.api.DataTransferException;
+import com.clickhouse.client.api.ServerException;
+import com.clickhouse.client.api.insert.InsertSettings;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -19,20 +29,9 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
-
-import com.clickhouse.client.api.ClientException;
-import com.clickhouse.client.api.ConnectionInitiationException;
-import com.clickhouse.client.api.DataTransferException;
-import com.clickhouse.client.api.ServerException;
-import com.clickhouse.client.api.insert.InsertSettings;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The client-v2 transport: what it sends (against a scripted HTTP server standing in for a replica)
@@ -46,8 +45,7 @@ class ClickHouseClientV2TransportTest {
         }
     }
 
-    record Received(String method, Map<String, String> params, Map<String, List<String>> headers, byte[] body) {
-    }
+    record Received(String method, Map<String, String> params, Map<String, List<String>> headers, byte[] body) {}
 
     private HttpServer server;
     private URI replica;
@@ -79,7 +77,8 @@ class ClickHouseClientV2TransportTest {
         if (raw != null) {
             for (String pair : raw.split("&")) {
                 int eq = pair.indexOf('=');
-                params.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                params.put(
+                        URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
                         URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
             }
         }
@@ -100,9 +99,15 @@ class ClickHouseClientV2TransportTest {
         }
     }
 
-    private ClickHouseClientV2Transport transport(Duration socketTimeout, String user, String password, boolean compress) {
-        ClickHouseClientV2Transport t = new ClickHouseClientV2Transport(Duration.ofSeconds(2), socketTimeout, user, password,
-                compress, new ClickHouseHttpTransport(Duration.ofSeconds(2), socketTimeout, user, password, false));
+    private ClickHouseClientV2Transport transport(
+            Duration socketTimeout, String user, String password, boolean compress) {
+        ClickHouseClientV2Transport t = new ClickHouseClientV2Transport(
+                Duration.ofSeconds(2),
+                socketTimeout,
+                user,
+                password,
+                compress,
+                new ClickHouseHttpTransport(Duration.ofSeconds(2), socketTimeout, user, password, false));
         transports.add(t);
         return t;
     }
@@ -123,28 +128,34 @@ class ClickHouseClientV2TransportTest {
 
     @Test
     void insertSendsTheStatementEverySettingAndExactlyTheByteRange() throws Exception {
-        byte[] body = { 9, 9, 1, 2, 3, 4, 5, 9 };
+        byte[] body = {9, 9, 1, 2, 3, 4, 5, 9};
         transport().insert(replica, insert(), body, 7);
         // the same byte range again from offset 0: the InputStream covers [0, length)
         assertThat(received).hasSize(1);
         Received r = received.get(0);
         assertThat(r.method()).isEqualTo("POST");
-        assertThat(r.params()).containsEntry("query", "INSERT INTO `shop`.`order\\`s` FORMAT RowBinary")
-                .containsEntry("wait_end_of_query", "1").containsEntry("insert_deduplicate", "1")
-                .containsEntry("send_progress_in_http_headers", "0").containsEntry("insert_quorum", "2")
-                .containsEntry("insert_deduplication_token", "sink/3/17 &=?").doesNotContainKey("decompress");
+        assertThat(r.params())
+                .containsEntry("query", "INSERT INTO `shop`.`order\\`s` FORMAT RowBinary")
+                .containsEntry("wait_end_of_query", "1")
+                .containsEntry("insert_deduplicate", "1")
+                .containsEntry("send_progress_in_http_headers", "0")
+                .containsEntry("insert_quorum", "2")
+                .containsEntry("insert_deduplication_token", "sink/3/17 &=?")
+                .doesNotContainKey("decompress");
         assertThat(r.body()).containsExactly(9, 9, 1, 2, 3, 4, 5);
-        assertThat(r.headers().get("Authorization")).containsExactly(
-                "Basic " + Base64.getEncoder().encodeToString("default:".getBytes(StandardCharsets.UTF_8)));
+        assertThat(r.headers().get("Authorization"))
+                .containsExactly(
+                        "Basic " + Base64.getEncoder().encodeToString("default:".getBytes(StandardCharsets.UTF_8)));
         assertThat(r.headers().get("Accept-encoding")).isNull(); // compressServerResponse(false)
     }
 
     @Test
     void credentialsAndClientSideCompression() throws Exception {
-        transport(Duration.ofSeconds(10), "etl", "s3cret", true).insert(replica, insert(), new byte[] { 1, 2, 3 }, 3);
+        transport(Duration.ofSeconds(10), "etl", "s3cret", true).insert(replica, insert(), new byte[] {1, 2, 3}, 3);
         Received r = received.get(0);
-        assertThat(r.headers().get("Authorization")).containsExactly(
-                "Basic " + Base64.getEncoder().encodeToString("etl:s3cret".getBytes(StandardCharsets.UTF_8)));
+        assertThat(r.headers().get("Authorization"))
+                .containsExactly(
+                        "Basic " + Base64.getEncoder().encodeToString("etl:s3cret".getBytes(StandardCharsets.UTF_8)));
         assertThat(r.params()).containsEntry("decompress", "1");
         assertThat(r.body()).hasSizeGreaterThan(16 + 9); // checksum + LZ4 block header + data
     }
@@ -153,10 +164,10 @@ class ClickHouseClientV2TransportTest {
     void oneClientPerReplicaReusedAndRebuiltAfterClose() throws Exception {
         ClickHouseClientV2Transport t = transport();
         for (int i = 0; i < 3; i++) {
-            t.insert(replica, insert(), new byte[] { 1 }, 1);
+            t.insert(replica, insert(), new byte[] {1}, 1);
         }
         t.close();
-        t.insert(replica, insert(), new byte[] { 1 }, 1);
+        t.insert(replica, insert(), new byte[] {1}, 1);
         assertThat(received).hasSize(4);
     }
 
@@ -164,7 +175,8 @@ class ClickHouseClientV2TransportTest {
     void settingsTranslationKeepsEveryServerSetting() {
         InsertSettings s = ClickHouseClientV2Transport.insertSettings(insert());
         assertThat(s.getDatabase()).isEqualTo("shop");
-        assertThat(s.getAllSettings()).containsEntry("clickhouse_setting_wait_end_of_query", "1")
+        assertThat(s.getAllSettings())
+                .containsEntry("clickhouse_setting_wait_end_of_query", "1")
                 .containsEntry("clickhouse_setting_insert_deduplicate", "1")
                 .containsEntry("clickhouse_setting_send_progress_in_http_headers", "0")
                 .containsEntry("clickhouse_setting_insert_quorum", "2")
@@ -173,25 +185,30 @@ class ClickHouseClientV2TransportTest {
 
     @Test
     void legacyServerErrorWithoutCodeHeaderTakesTheCodeFromTheText() {
-        String text = "Code: 33, e.displayText() = DB::Exception: Cannot read all data. Bytes read: 1. Bytes expected: 5.: "
-                + "(at row 1)\n, e.what() = DB::Exception\n";
+        String text =
+                "Code: 33, e.displayText() = DB::Exception: Cannot read all data. Bytes read: 1. Bytes expected: 5.: "
+                        + "(at row 1)\n, e.what() = DB::Exception\n";
         answer = new Answer(500, Map.of(), text, 0);
-        ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,
-                () -> transport().insert(replica, insert(), new byte[] { 1 }, 1));
+        ClickHouseRequestException e = catchThrowableOfType(
+                ClickHouseRequestException.class, () -> transport().insert(replica, insert(), new byte[] {1}, 1));
         assertThat(e.kind()).isEqualTo(ClickHouseRequestException.Kind.HTTP);
         assertThat(e.status()).isEqualTo(500);
         assertThat(e.serverCode()).isEqualTo(33);
-        assertThat(e.serverText()).startsWith("Code: 33, e.displayText() = DB::Exception: Cannot read all data")
+        assertThat(e.serverText())
+                .startsWith("Code: 33, e.displayText() = DB::Exception: Cannot read all data")
                 .doesNotContain("transport error");
         assertThat(ClickHouseErrors.isTransient(e)).isFalse();
     }
 
     @Test
     void modernServerErrorCodeComesFromTheHeader() {
-        answer = new Answer(404, Map.of("X-ClickHouse-Exception-Code", "60"),
-                "Code: 60. DB::Exception: Table shop.orders does not exist. (UNKNOWN_TABLE) (version 24.8.1.1)\n", 0);
-        ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,
-                () -> transport().insert(replica, insert(), new byte[] { 1 }, 1));
+        answer = new Answer(
+                404,
+                Map.of("X-ClickHouse-Exception-Code", "60"),
+                "Code: 60. DB::Exception: Table shop.orders does not exist. (UNKNOWN_TABLE) (version 24.8.1.1)\n",
+                0);
+        ClickHouseRequestException e = catchThrowableOfType(
+                ClickHouseRequestException.class, () -> transport().insert(replica, insert(), new byte[] {1}, 1));
         assertThat(e.kind()).isEqualTo(ClickHouseRequestException.Kind.HTTP);
         assertThat(e.status()).isEqualTo(404);
         assertThat(e.serverCode()).isEqualTo(60);
@@ -201,10 +218,13 @@ class ClickHouseClientV2TransportTest {
 
     @Test
     void overloadIsATransientServerError() {
-        answer = new Answer(500, Map.of("X-ClickHouse-Exception-Code", "252"),
-                "Code: 252. DB::Exception: Too many parts (300). (TOO_MANY_PARTS)\n", 0);
-        ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,
-                () -> transport().insert(replica, insert(), new byte[] { 1 }, 1));
+        answer = new Answer(
+                500,
+                Map.of("X-ClickHouse-Exception-Code", "252"),
+                "Code: 252. DB::Exception: Too many parts (300). (TOO_MANY_PARTS)\n",
+                0);
+        ClickHouseRequestException e = catchThrowableOfType(
+                ClickHouseRequestException.class, () -> transport().insert(replica, insert(), new byte[] {1}, 1));
         assertThat(e.serverCode()).isEqualTo(252);
         assertThat(ClickHouseErrors.isTransient(e)).isTrue();
     }
@@ -215,8 +235,9 @@ class ClickHouseClientV2TransportTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,
-                () -> transport().insert(URI.create("http://127.0.0.1:" + port), insert(), new byte[] { 1 }, 1));
+        ClickHouseRequestException e = catchThrowableOfType(
+                ClickHouseRequestException.class,
+                () -> transport().insert(URI.create("http://127.0.0.1:" + port), insert(), new byte[] {1}, 1));
         assertThat(e.kind()).isEqualTo(ClickHouseRequestException.Kind.CONNECT);
         assertThat(e.serverText()).contains("Connection refused");
         assertThat(ClickHouseErrors.isTransient(e)).isTrue();
@@ -225,8 +246,10 @@ class ClickHouseClientV2TransportTest {
     @Test
     void noAnswerWithinTheSocketTimeoutIsATimeout() {
         answer = new Answer(200, Map.of(), "", 1_500);
-        ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,
-                () -> transport(Duration.ofMillis(300), null, null, false).insert(replica, insert(), new byte[] { 1 }, 1));
+        ClickHouseRequestException e = catchThrowableOfType(
+                ClickHouseRequestException.class,
+                () -> transport(Duration.ofMillis(300), null, null, false)
+                        .insert(replica, insert(), new byte[] {1}, 1));
         assertThat(e.kind()).isEqualTo(ClickHouseRequestException.Kind.TIMEOUT);
         assertThat(ClickHouseErrors.isTransient(e)).isTrue();
         assertThat(received).hasSize(1); // no client-side retry
@@ -235,7 +258,8 @@ class ClickHouseClientV2TransportTest {
     @Test
     void readsGoThroughRawHttp() throws Exception {
         answer = new Answer(200, Map.of(), "18.16.1\n", 0);
-        assertThat(transport().query(replica, "SELECT version() FORMAT TabSeparated")).isEqualTo("18.16.1\n");
+        assertThat(transport().query(replica, "SELECT version() FORMAT TabSeparated"))
+                .isEqualTo("18.16.1\n");
         Received r = received.get(0);
         assertThat(new String(r.body(), StandardCharsets.UTF_8)).isEqualTo("SELECT version() FORMAT TabSeparated");
         assertThat(r.headers().get("User-agent")).noneMatch(ua -> ua.contains("clickhouse-java"));
@@ -243,9 +267,11 @@ class ClickHouseClientV2TransportTest {
 
     @Test
     void errorMappingOfClientV2Exceptions() {
-        ServerException server = new ServerException(0,
+        ServerException server = new ServerException(
+                0,
                 "Code: 60, e.displayText() = DB::Exception: Table db.t doesn't exist., e.what() = DB::Exception (transport error: 404)",
-                404, "q1");
+                404,
+                "q1");
         ClickHouseRequestException e = ClickHouseClientV2Transport.toRequestException(server);
         assertThat(e.kind()).isEqualTo(ClickHouseRequestException.Kind.HTTP);
         assertThat(e.status()).isEqualTo(404);
@@ -253,31 +279,48 @@ class ClickHouseClientV2TransportTest {
         assertThat(e.serverText()).endsWith("e.what() = DB::Exception");
         assertThat(e.getCause()).isSameAs(server);
 
-        assertThat(ClickHouseClientV2Transport.toRequestException(new ServerException(241, "Memory limit (transport error: 500)",
-                500, null)).serverCode()).isEqualTo(241);
+        assertThat(ClickHouseClientV2Transport.toRequestException(
+                                new ServerException(241, "Memory limit (transport error: 500)", 500, null))
+                        .serverCode())
+                .isEqualTo(241);
         assertThat(ClickHouseClientV2Transport.toRequestException(new ServerException(0, "no code here", 500, null))
-                .serverCode()).isEqualTo(-1);
+                        .serverCode())
+                .isEqualTo(-1);
 
-        ClickHouseRequestException connect = ClickHouseClientV2Transport.toRequestException(new ConnectionInitiationException(
-                "Insert request failed (attempt: 1)", new java.net.ConnectException("Connection refused")));
+        ClickHouseRequestException connect =
+                ClickHouseClientV2Transport.toRequestException(new ConnectionInitiationException(
+                        "Insert request failed (attempt: 1)", new java.net.ConnectException("Connection refused")));
         assertThat(connect.kind()).isEqualTo(ClickHouseRequestException.Kind.CONNECT);
-        assertThat(connect.serverText()).isEqualTo("Insert request failed (attempt: 1): java.net.ConnectException: Connection refused");
+        assertThat(connect.serverText())
+                .isEqualTo("Insert request failed (attempt: 1): java.net.ConnectException: Connection refused");
         assertThat(connect.status()).isEqualTo(-1);
         assertThat(connect.serverCode()).isEqualTo(-1);
 
-        assertThat(ClickHouseClientV2Transport.toRequestException(new ConnectionInitiationException("Insert request failed",
-                new org.apache.hc.core5.http.NoHttpResponseException("127.0.0.1:18123 failed to respond"))).kind())
+        assertThat(ClickHouseClientV2Transport.toRequestException(new ConnectionInitiationException(
+                                "Insert request failed",
+                                new org.apache.hc.core5.http.NoHttpResponseException(
+                                        "127.0.0.1:18123 failed to respond")))
+                        .kind())
                 .isEqualTo(ClickHouseRequestException.Kind.IO);
-        assertThat(ClickHouseClientV2Transport.toRequestException(new DataTransferException("Insert request failed",
-                new SocketTimeoutException("Read timed out"))).kind()).isEqualTo(ClickHouseRequestException.Kind.TIMEOUT);
-        assertThat(ClickHouseClientV2Transport.toRequestException(new DataTransferException("Insert request failed",
-                new java.net.SocketException("Connection reset"))).kind()).isEqualTo(ClickHouseRequestException.Kind.IO);
-        assertThat(ClickHouseClientV2Transport.toRequestException(new TimeoutException()).kind())
+        assertThat(ClickHouseClientV2Transport.toRequestException(new DataTransferException(
+                                "Insert request failed", new SocketTimeoutException("Read timed out")))
+                        .kind())
                 .isEqualTo(ClickHouseRequestException.Kind.TIMEOUT);
-        assertThat(ClickHouseClientV2Transport.toRequestException(new ClientException("Server returned '502 Bad gateway'"))
-                .kind()).isEqualTo(ClickHouseRequestException.Kind.IO);
+        assertThat(ClickHouseClientV2Transport.toRequestException(new DataTransferException(
+                                "Insert request failed", new java.net.SocketException("Connection reset")))
+                        .kind())
+                .isEqualTo(ClickHouseRequestException.Kind.IO);
+        assertThat(ClickHouseClientV2Transport.toRequestException(new TimeoutException())
+                        .kind())
+                .isEqualTo(ClickHouseRequestException.Kind.TIMEOUT);
+        assertThat(ClickHouseClientV2Transport.toRequestException(
+                                new ClientException("Server returned '502 Bad gateway'"))
+                        .kind())
+                .isEqualTo(ClickHouseRequestException.Kind.IO);
         // an ExecutionException's cause is what insert() maps; the cause chain is searched
-        assertThat(ClickHouseClientV2Transport.toRequestException(new ExecutionException(new DataTransferException("x",
-                new SocketTimeoutException("Read timed out")))).kind()).isEqualTo(ClickHouseRequestException.Kind.TIMEOUT);
+        assertThat(ClickHouseClientV2Transport.toRequestException(new ExecutionException(
+                                new DataTransferException("x", new SocketTimeoutException("Read timed out"))))
+                        .kind())
+                .isEqualTo(ClickHouseRequestException.Kind.TIMEOUT);
     }
 }

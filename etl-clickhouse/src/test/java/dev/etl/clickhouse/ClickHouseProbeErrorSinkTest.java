@@ -2,6 +2,16 @@ package dev.etl.clickhouse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.internal.sink.Chunk;
+import dev.etl.internal.sink.SinkRuntime;
+import dev.etl.sink.BatchConfig;
+import dev.etl.sink.RetryConfig;
+import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,20 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.error.ErrorPolicy;
-import dev.etl.error.FatalPipelineException;
-import dev.etl.sink.BatchConfig;
-import dev.etl.internal.sink.Chunk;
-import dev.etl.sink.RetryConfig;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.internal.sink.SinkRuntime;
 
 /**
  * Fault injection through the whole sink path: the ClickHouse writer's half-open probe dies with an
@@ -48,10 +45,13 @@ class ClickHouseProbeErrorSinkTest {
         FakeTransport transport = new FakeTransport();
         AtomicLong clock = new AtomicLong(1_000_000_000L);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table("shop", "orders").shard(A)
-                .breaker(1, Duration.ofSeconds(5)).build();
-        ClickHouseShardWriter writer = new ClickHouseShardWriter(config, 0, "orders", "p1",
-                ClickHouseCapabilities.legacy("18.16.1"), transport, registry, clock::get);
+        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                .table("shop", "orders")
+                .shard(A)
+                .breaker(1, Duration.ofSeconds(5))
+                .build();
+        ClickHouseShardWriter writer = new ClickHouseShardWriter(
+                config, 0, "orders", "p1", ClickHouseCapabilities.legacy("18.16.1"), transport, registry, clock::get);
         // Open the breaker, then let the open time pass: the next request is the half-open probe.
         transport.down(A);
         try {
@@ -71,8 +71,8 @@ class ClickHouseProbeErrorSinkTest {
                 .withBatch(new BatchConfig(1000, 1 << 20, Duration.ZERO))
                 .withRetry(new RetryConfig(1, Duration.ofMillis(1), Duration.ofMillis(1), 2.0, 0.0))
                 .withQueueCapacity(8);
-        try (SinkRuntime sink = new SinkRuntime("p1", definition, budget, 1, registry, fatals::add, System::nanoTime,
-                new Random(1))) {
+        try (SinkRuntime sink =
+                new SinkRuntime("p1", definition, budget, 1, registry, fatals::add, System::nanoTime, new Random(1))) {
             sink.start();
             AckRef ack = new AckRef(0, 0, 0, acks);
             Chunk chunk = sink.newChunk(0);
@@ -85,9 +85,12 @@ class ClickHouseProbeErrorSinkTest {
             List<AckRef> posted = new ArrayList<>();
             acks.drain(posted::add);
             assertThat(posted).containsExactly(ack);
-            assertThat(ack.succeeded()).as("one attempt, and it died with an Error: acks fail").isFalse();
+            assertThat(ack.succeeded())
+                    .as("one attempt, and it died with an Error: acks fail")
+                    .isFalse();
             assertThat(budget.inFlightBytes()).isZero();
-            assertThat(writer.replicaStatus().get(0).state()).as("not stuck half-open")
+            assertThat(writer.replicaStatus().get(0).state())
+                    .as("not stuck half-open")
                     .isEqualTo(ReplicaBreaker.State.OPEN);
             assertThat(fatals).as("a failed attempt, not an io-thread failure").isEmpty();
 
@@ -100,7 +103,8 @@ class ClickHouseProbeErrorSinkTest {
             assertThat(sink.tryHandOff(retry)).isTrue();
             await("the next batch", sink::isIdle);
             assertThat(next.succeeded()).isTrue();
-            assertThat(writer.replicaStatus().get(0).state()).as("the next probe recovered the replica")
+            assertThat(writer.replicaStatus().get(0).state())
+                    .as("the next probe recovered the replica")
                     .isEqualTo(ReplicaBreaker.State.CLOSED);
         }
     }

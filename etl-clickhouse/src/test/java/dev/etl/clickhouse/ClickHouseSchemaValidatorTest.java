@@ -1,15 +1,16 @@
 package dev.etl.clickhouse;
 
-import java.util.List;
-
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 class ClickHouseSchemaValidatorTest {
-    private static final List<ClickHouseColumn> EXPECTED = List.of(new ClickHouseColumn("id", "UInt64"),
-            new ClickHouseColumn("amount", "Decimal(18, 2)"), new ClickHouseColumn("customer", "String"));
+    private static final List<ClickHouseColumn> EXPECTED = List.of(
+            new ClickHouseColumn("id", "UInt64"),
+            new ClickHouseColumn("amount", "Decimal(18, 2)"),
+            new ClickHouseColumn("customer", "String"));
 
     private static ClickHouseColumn col(String name, String type) {
         return new ClickHouseColumn(name, type);
@@ -17,58 +18,85 @@ class ClickHouseSchemaValidatorTest {
 
     @Test
     void typeSpellingsOfTheSameWireTypeMatch() {
-        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(18, 2)", "Decimal64(2)")).isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(9,2)", "Decimal32( 2 )")).isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Array(Decimal(38, 4))", "Array(Decimal128(4))")).isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("DateTime", "DateTime('UTC')")).isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("DateTime64(3)", "DateTime64(3, 'Europe/Berlin')")).isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Enum8('a' = 1, 'b' = 2)", "Enum8('b' = 2, 'a' = 1)")).isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Enum8('a b' = 1)", "Enum8('ab' = 1)")).isFalse();
-        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(18, 2)", "Decimal(18, 3)")).isFalse();
+        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(18, 2)", "Decimal64(2)"))
+                .isTrue();
+        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(9,2)", "Decimal32( 2 )"))
+                .isTrue();
+        assertThat(ClickHouseColumnDiff.typesMatch("Array(Decimal(38, 4))", "Array(Decimal128(4))"))
+                .isTrue();
+        assertThat(ClickHouseColumnDiff.typesMatch("DateTime", "DateTime('UTC')"))
+                .isTrue();
+        assertThat(ClickHouseColumnDiff.typesMatch("DateTime64(3)", "DateTime64(3, 'Europe/Berlin')"))
+                .isTrue();
+        assertThat(ClickHouseColumnDiff.typesMatch("Enum8('a' = 1, 'b' = 2)", "Enum8('b' = 2, 'a' = 1)"))
+                .isTrue();
+        assertThat(ClickHouseColumnDiff.typesMatch("Enum8('a b' = 1)", "Enum8('ab' = 1)"))
+                .isFalse();
+        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(18, 2)", "Decimal(18, 3)"))
+                .isFalse();
         assertThat(ClickHouseColumnDiff.typesMatch("UInt64", "Int64")).isFalse();
     }
 
     @Test
     void matchingColumnsHaveNoDiff() {
-        List<ClickHouseColumn> actual = List.of(col("id", "UInt64"), col("amount", "Decimal64(2)"), col("customer", "String"));
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.FULL)).isNull();
+        List<ClickHouseColumn> actual =
+                List.of(col("id", "UInt64"), col("amount", "Decimal64(2)"), col("customer", "String"));
+        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.FULL))
+                .isNull();
     }
 
     @Test
     void fullModeShowsTheColumnWithTheWrongType() {
-        List<ClickHouseColumn> actual = List.of(col("id", "UInt64"), col("amount", "Float64"), col("customer", "String"));
+        List<ClickHouseColumn> actual =
+                List.of(col("id", "UInt64"), col("amount", "Float64"), col("customer", "String"));
         String diff = ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.FULL);
-        assertThat(diff).contains("amount").contains("Decimal(18, 2)").contains("Float64").contains("<- type differs");
+        assertThat(diff)
+                .contains("amount")
+                .contains("Decimal(18, 2)")
+                .contains("Float64")
+                .contains("<- type differs");
         assertThat(diff.lines().filter(l -> l.contains("<-")).count()).isEqualTo(1);
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.NAMES)).isNull();
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.OFF)).isNull();
+        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.NAMES))
+                .isNull();
+        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.OFF))
+                .isNull();
     }
 
     @Test
     void namesModeCatchesOrderMissingAndExtraColumns() {
-        List<ClickHouseColumn> swapped = List.of(col("id", "UInt64"), col("customer", "String"), col("amount", "Decimal(18, 2)"));
+        List<ClickHouseColumn> swapped =
+                List.of(col("id", "UInt64"), col("customer", "String"), col("amount", "Decimal(18, 2)"));
         assertThat(ClickHouseColumnDiff.diff(EXPECTED, swapped, ValidationMode.NAMES))
-                .contains("<- name differs").contains("different order");
-        List<ClickHouseColumn> other = List.of(col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("customer", "String"),
-                col("note", "String"));
+                .contains("<- name differs")
+                .contains("different order");
+        List<ClickHouseColumn> other = List.of(
+                col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("customer", "String"), col("note", "String"));
         assertThat(ClickHouseColumnDiff.diff(EXPECTED, other, ValidationMode.NAMES))
-                .contains("<- extra column in the table").contains("not written by the encoder: [note]");
+                .contains("<- extra column in the table")
+                .contains("not written by the encoder: [note]");
         assertThat(ClickHouseColumnDiff.diff(EXPECTED, other.subList(0, 2), ValidationMode.NAMES))
-                .contains("<- the table has no column here").contains("missing in the table: [customer]");
+                .contains("<- the table has no column here")
+                .contains("missing in the table: [customer]");
     }
 
     @Test
     void dedupVerdictPerEngineAndServer() {
         ClickHouseCapabilities old = ClickHouseCapabilities.legacy("18.16.1");
         ClickHouseCapabilities modern = new ClickHouseCapabilities("24.8", true, true, true);
-        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplicatedMergeTree", "", old)).isNull();
-        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplicatedReplacingMergeTree", "", old)).isNull();
+        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplicatedMergeTree", "", old))
+                .isNull();
+        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplicatedReplacingMergeTree", "", old))
+                .isNull();
         assertThat(ClickHouseSchemaValidator.dedupProblem("MergeTree", "MergeTree ORDER BY id", old))
                 .contains("no non_replicated_deduplication_window");
-        assertThat(ClickHouseSchemaValidator.dedupProblem("MergeTree", "MergeTree ORDER BY id SETTINGS index_granularity = 8192", modern))
+        assertThat(ClickHouseSchemaValidator.dedupProblem(
+                        "MergeTree", "MergeTree ORDER BY id SETTINGS index_granularity = 8192", modern))
                 .contains("= 0");
-        assertThat(ClickHouseSchemaValidator.dedupProblem("ReplacingMergeTree",
-                "ReplacingMergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100", modern)).isNull();
+        assertThat(ClickHouseSchemaValidator.dedupProblem(
+                        "ReplacingMergeTree",
+                        "ReplacingMergeTree ORDER BY id SETTINGS non_replicated_deduplication_window = 100",
+                        modern))
+                .isNull();
         assertThat(ClickHouseSchemaValidator.dedupProblem("Log", "Log", modern)).contains("Log");
     }
 
@@ -93,20 +121,25 @@ class ClickHouseSchemaValidatorTest {
     }
 
     private static ClickHouseSinkConfig.Builder config() {
-        return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123", "http://127.0.0.1:18124");
+        return ClickHouseSinkConfig.builder()
+                .table("db", "t")
+                .shard("http://127.0.0.1:18123", "http://127.0.0.1:18124");
     }
 
     @Test
     void validatesEveryReplicaAndNamesTheOneThatDiffers() {
         FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tFloat64\t\ncustomer\tString\t\n");
         assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED))
-                .isInstanceOf(ClickHouseSchemaException.class).hasMessageContaining("db.t")
-                .hasMessageContaining("replica http://127.0.0.1:18123").hasMessageContaining("amount");
+                .isInstanceOf(ClickHouseSchemaException.class)
+                .hasMessageContaining("db.t")
+                .hasMessageContaining("replica http://127.0.0.1:18123")
+                .hasMessageContaining("amount");
     }
 
     @Test
     void materializedColumnsAreIgnoredAndCapabilitiesReturned() {
-        FakeTransport t = server("ReplicatedMergeTree",
+        FakeTransport t = server(
+                "ReplicatedMergeTree",
                 "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\nday\tDate\tMATERIALIZED\n");
         ClickHouseCapabilities caps = new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
         assertThat(caps.version()).isEqualTo("18.16.1");
@@ -118,16 +151,22 @@ class ClickHouseSchemaValidatorTest {
     void nonReplicatedTableWarnsOrIsRefusedWhenDedupIsRequired() {
         FakeTransport t = server("MergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
         new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
-        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().requireDedup(true).build(), t).validateShard(0, EXPECTED))
-                .isInstanceOf(ClickHouseSchemaException.class).hasMessageContaining("does not deduplicate")
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(
+                                config().requireDedup(true).build(), t)
+                        .validateShard(0, EXPECTED))
+                .isInstanceOf(ClickHouseSchemaException.class)
+                .hasMessageContaining("does not deduplicate")
                 .hasMessageContaining("requireDedup");
     }
 
     @Test
     void distributedAndMissingTablesAreRefused() {
-        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), server("Distributed", "")).validateShard(0, EXPECTED))
-                .hasMessageContaining("Distributed").hasMessageContaining("shard-local");
-        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), server("", "")).validateShard(0, EXPECTED))
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), server("Distributed", ""))
+                        .validateShard(0, EXPECTED))
+                .hasMessageContaining("Distributed")
+                .hasMessageContaining("shard-local");
+        assertThatThrownBy(() ->
+                        new ClickHouseSchemaValidator(config().build(), server("", "")).validateShard(0, EXPECTED))
                 .hasMessageContaining("does not exist");
     }
 
@@ -135,45 +174,58 @@ class ClickHouseSchemaValidatorTest {
     void anInsertSettingTheServerDoesNotKnowIsRefusedWithTheClosestName() {
         FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
         new ClickHouseSchemaValidator(config().setting("insert_quorum", "2").build(), t).validateShard(0, EXPECTED);
-        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().setting("insert_qorum", "2").build(), t)
-                .validateShard(0, EXPECTED)).isInstanceOf(ClickHouseSchemaException.class)
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(
+                                config().setting("insert_qorum", "2").build(), t)
+                        .validateShard(0, EXPECTED))
+                .isInstanceOf(ClickHouseSchemaException.class)
                 .hasMessageContaining("insert setting 'insert_qorum'")
-                .hasMessageContaining("is not a setting of ClickHouse 18.16.1 on shard 0 replica http://127.0.0.1:18123")
+                .hasMessageContaining(
+                        "is not a setting of ClickHouse 18.16.1 on shard 0 replica http://127.0.0.1:18123")
                 .hasMessageContaining("did you mean 'insert_quorum'?");
     }
 
     @Test
     void theReplayWindowIsReadFromTheTableSettingsOrTheServerDefault() {
-        assertThat(ClickHouseSchemaValidator.settingOf("ReplicatedMergeTree('/t', 'r') ORDER BY id SETTINGS "
-                + "replicated_deduplication_window = 1000, index_granularity = 8192", "replicated_deduplication_window"))
-            .isEqualTo(1000);
-        assertThat(ClickHouseSchemaValidator.settingOf("MergeTree ORDER BY id SETTINGS "
-                + "non_replicated_deduplication_window = 5", "replicated_deduplication_window")).isEqualTo(-1);
-        assertThat(ClickHouseSchemaValidator.settingOf("ReplicatedMergeTree('/t', 'r') ORDER BY id",
-                "replicated_deduplication_window")).isEqualTo(-1);
+        assertThat(ClickHouseSchemaValidator.settingOf(
+                        "ReplicatedMergeTree('/t', 'r') ORDER BY id SETTINGS "
+                                + "replicated_deduplication_window = 1000, index_granularity = 8192",
+                        "replicated_deduplication_window"))
+                .isEqualTo(1000);
+        assertThat(ClickHouseSchemaValidator.settingOf(
+                        "MergeTree ORDER BY id SETTINGS " + "non_replicated_deduplication_window = 5",
+                        "replicated_deduplication_window"))
+                .isEqualTo(-1);
+        assertThat(ClickHouseSchemaValidator.settingOf(
+                        "ReplicatedMergeTree('/t', 'r') ORDER BY id", "replicated_deduplication_window"))
+                .isEqualTo(-1);
     }
 
     @Test
     void aSmallReplayWindowIsWarnedAboutWithTheNumbers() {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-            .getLogger(ClickHouseSchemaValidator.class);
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
                 new ch.qos.logback.core.read.ListAppender<>();
         logs.start();
         logger.addAppender(logs);
         try {
-            FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
+            FakeTransport t =
+                    server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
             java.util.function.Function<String, String> base = t.queries;
-            t.queries = sql -> sql.contains("merge_tree_settings WHERE name = 'replicated_deduplication_window'") ? "100\n"
+            t.queries = sql -> sql.contains("merge_tree_settings WHERE name = 'replicated_deduplication_window'")
+                    ? "100\n"
                     : base.apply(sql);
             new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
-            assertThat(logs.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
-                .anySatisfy(m -> assertThat(m).contains("keeps the hashes of its last 100 inserted blocks")
-                    .contains("replicated_deduplication_window = 1000"));
+            assertThat(logs.list)
+                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .anySatisfy(m -> assertThat(m)
+                            .contains("keeps the hashes of its last 100 inserted blocks")
+                            .contains("replicated_deduplication_window = 1000"));
             logs.list.clear();
             new ClickHouseSchemaValidator(config().deterministicBlocks(false).build(), t).validateShard(0, EXPECTED);
-            assertThat(logs.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
-                .noneSatisfy(m -> assertThat(m).contains("inserted blocks"));
+            assertThat(logs.list)
+                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .noneSatisfy(m -> assertThat(m).contains("inserted blocks"));
         } finally {
             logger.detachAppender(logs);
         }
@@ -208,22 +260,24 @@ class ClickHouseSchemaValidatorTest {
                 asked.add(ClickHouseShardWriter.describe(replica));
                 // What the transports do when the waiting thread is interrupted.
                 Thread.currentThread().interrupt();
-                throw new ClickHouseRequestException(ClickHouseRequestException.Kind.IO, -1, -1, "interrupted",
-                        new InterruptedException());
+                throw new ClickHouseRequestException(
+                        ClickHouseRequestException.Kind.IO, -1, -1, "interrupted", new InterruptedException());
             }
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         };
         try {
-            assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().build(), interrupted).validateShard(0, EXPECTED))
+            assertThatThrownBy(() ->
+                            new ClickHouseSchemaValidator(config().build(), interrupted).validateShard(0, EXPECTED))
                     .isInstanceOf(ClickHouseSchemaException.class)
                     .hasMessageContaining("interrupted while validating db.t on ClickHouse shard 0 replica")
                     .hasMessageContaining("the application is stopping")
                     .hasMessageNotContaining("no replica");
             assertThat(asked).as("stops at the interruption").hasSize(1);
-            assertThat(Thread.currentThread().isInterrupted()).as("interrupt status kept").isTrue();
+            assertThat(Thread.currentThread().isInterrupted())
+                    .as("interrupt status kept")
+                    .isTrue();
         } finally {
             Thread.interrupted();
         }
@@ -238,10 +292,12 @@ class ClickHouseSchemaValidatorTest {
         assertThatThrownBy(() -> new ClickHouseSchemaValidator(config, t).validateShard(0, EXPECTED))
                 .isInstanceOf(ClickHouseSchemaException.class)
                 .hasMessageContaining("ClickHouse user 'reader' on shard 0 replica http://127.0.0.1:18123 is read-only")
-                .hasMessageContaining("readonly=1").hasMessageContaining("readonly=0")
+                .hasMessageContaining("readonly=1")
+                .hasMessageContaining("readonly=0")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
         t.queries = base;
-        assertThat(new ClickHouseSchemaValidator(config, t).validateShard(0, EXPECTED)).isNotNull();
+        assertThat(new ClickHouseSchemaValidator(config, t).validateShard(0, EXPECTED))
+                .isNotNull();
     }
 
     @Test
@@ -254,13 +310,18 @@ class ClickHouseSchemaValidatorTest {
 
             @Override
             public String query(java.net.URI replica, String sql) throws ClickHouseRequestException {
-                throw new ClickHouseRequestException(ClickHouseRequestException.Kind.HTTP, 500, 164,
+                throw new ClickHouseRequestException(
+                        ClickHouseRequestException.Kind.HTTP,
+                        500,
+                        164,
                         "Code: 164, e.displayText() = DB::Exception: Cannot modify 'wait_end_of_query' setting in "
-                                + "readonly mode", null);
+                                + "readonly mode",
+                        null);
             }
         };
-        assertThatThrownBy(() -> new ClickHouseSchemaValidator(config().credentials("reader", null).build(), failing)
-                .validateShard(0, EXPECTED))
+        assertThatThrownBy(() -> new ClickHouseSchemaValidator(
+                                config().credentials("reader", null).build(), failing)
+                        .validateShard(0, EXPECTED))
                 .isInstanceOf(ClickHouseSchemaException.class)
                 .hasMessageContaining("ClickHouse user 'reader' on shard 0 replica http://127.0.0.1:18123 is read-only")
                 .hasMessageContaining("readonly mode");

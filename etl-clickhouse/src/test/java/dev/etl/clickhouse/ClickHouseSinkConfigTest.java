@@ -1,11 +1,11 @@
 package dev.etl.clickhouse;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ClickHouseSinkConfigTest {
     private static ClickHouseSinkConfig.Builder valid() {
@@ -13,11 +13,19 @@ class ClickHouseSinkConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "wait_end_of_query", "insert_deduplicate", "insert_deduplication_token", "async_insert",
-            "send_progress_in_http_headers" })
+    @ValueSource(
+            strings = {
+                "wait_end_of_query",
+                "insert_deduplicate",
+                "insert_deduplication_token",
+                "async_insert",
+                "send_progress_in_http_headers"
+            })
     void settingsTheSinkOwnsAreRefusedByName(String key) {
-        assertThatThrownBy(() -> valid().setting(key, "0").build()).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("'" + key + "'").hasMessageContaining("set by the sink");
+        assertThatThrownBy(() -> valid().setting(key, "0").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'" + key + "'")
+                .hasMessageContaining("set by the sink");
     }
 
     @Test
@@ -28,17 +36,26 @@ class ClickHouseSinkConfigTest {
 
     @Test
     void shardsNeedReplicasWithHttpUris() {
-        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").build()).hasMessageContaining("at least one shard");
-        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").shard(new String[0]).build())
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").build())
+                .hasMessageContaining("at least one shard");
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder()
+                        .table("db", "t")
+                        .shard(new String[0])
+                        .build())
                 .hasMessageContaining("shard 0 has no replica");
-        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").shard("tcp://x:9000").build())
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder()
+                        .table("db", "t")
+                        .shard("tcp://x:9000")
+                        .build())
                 .hasMessageContaining("http(s)");
         assertThatThrownBy(() -> valid().table("db", " ").build()).hasMessageContaining("table");
     }
 
     @Test
     void passwordIsNeverPrinted() {
-        assertThat(valid().credentials("etl", "hunter2").build().toString()).doesNotContain("hunter2").contains("******");
+        assertThat(valid().credentials("etl", "hunter2").build().toString())
+                .doesNotContain("hunter2")
+                .contains("******");
     }
 
     @Test
@@ -49,11 +66,13 @@ class ClickHouseSinkConfigTest {
         try (ClickHouseTransport t = ClickHouseSink.transport(defaults)) {
             assertThat(t).isInstanceOf(ClickHouseClientV2Transport.class);
         }
-        ClickHouseSinkConfig http = valid().transport(ClickHouseSinkConfig.Transport.HTTP).build();
+        ClickHouseSinkConfig http =
+                valid().transport(ClickHouseSinkConfig.Transport.HTTP).build();
         try (ClickHouseTransport t = ClickHouseSink.transport(http)) {
             assertThat(t).isInstanceOf(ClickHouseHttpTransport.class);
         }
-        assertThatThrownBy(() -> valid().transport(null).build()).isInstanceOf(NullPointerException.class)
+        assertThatThrownBy(() -> valid().transport(null).build())
+                .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("transport");
     }
 
@@ -63,7 +82,8 @@ class ClickHouseSinkConfigTest {
         assertThat(defaults.format()).isEqualTo(ClickHouseSinkConfig.DEFAULT_FORMAT);
         assertThat(defaults.toString()).contains("format=" + ClickHouseSinkConfig.DEFAULT_FORMAT);
         assertThat(valid().format(InsertFormat.NATIVE).build().format()).isEqualTo(InsertFormat.NATIVE);
-        assertThatThrownBy(() -> valid().format(null).build()).isInstanceOf(NullPointerException.class)
+        assertThatThrownBy(() -> valid().format(null).build())
+                .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("format");
     }
 }

@@ -1,11 +1,7 @@
 package dev.etl.clickhouse;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.function.Function;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.etl.clickhouse.sharding.DistributedPlacement;
 import dev.etl.clickhouse.sharding.KeyType;
@@ -16,9 +12,11 @@ import dev.etl.clickhouse.sharding.ShardWeights;
 import dev.etl.clickhouse.sharding.ShardingKey;
 import dev.etl.sink.ShardWriter;
 import dev.etl.sink.SinkDefinition;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
 
 class ClickHouseSinkTest {
     private static final List<ClickHouseColumn> COLUMNS = List.of(new ClickHouseColumn("id", "UInt64"));
@@ -41,14 +39,18 @@ class ClickHouseSinkTest {
     }
 
     private static ClickHouseSinkConfig config() {
-        return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123")
-                .shard("http://127.0.0.1:18125").build();
+        return ClickHouseSinkConfig.builder()
+                .table("db", "t")
+                .shard("http://127.0.0.1:18123")
+                .shard("http://127.0.0.1:18125")
+                .build();
     }
 
     @Test
     void anOwnedTransportIsClosedAfterTheLastWriterAndSurvivesARestart() {
         FakeTransport t = server("id\tUInt64\t\n");
-        SinkDefinition sink = ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t, true);
+        SinkDefinition sink =
+                ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t, true);
         ShardWriter w0 = sink.writers().apply(0);
         ShardWriter w1 = sink.writers().apply(1);
         w0.close();
@@ -64,19 +66,26 @@ class ClickHouseSinkTest {
     @Test
     void aNativeSinkRefusesAColumnItCannotSendWhenItIsDefined() {
         FakeTransport t = server("id\tUInt64\t\n");
-        ClickHouseSinkConfig nativeConfig = ClickHouseSinkConfig.builder().table("db", "t")
-                .shard("http://127.0.0.1:18123").format(InsertFormat.NATIVE).build();
-        List<ClickHouseColumn> columns = List.of(new ClickHouseColumn("id", "UInt64"),
-                new ClickHouseColumn("state", "AggregateFunction(uniq, UInt64)"));
-        assertThatThrownBy(() -> ClickHouseSink.definition("s", "p", nativeConfig, columns, new SimpleMeterRegistry(), t))
+        ClickHouseSinkConfig nativeConfig = ClickHouseSinkConfig.builder()
+                .table("db", "t")
+                .shard("http://127.0.0.1:18123")
+                .format(InsertFormat.NATIVE)
+                .build();
+        List<ClickHouseColumn> columns = List.of(
+                new ClickHouseColumn("id", "UInt64"), new ClickHouseColumn("state", "AggregateFunction(uniq, UInt64)"));
+        assertThatThrownBy(
+                        () -> ClickHouseSink.definition("s", "p", nativeConfig, columns, new SimpleMeterRegistry(), t))
                 .isInstanceOf(UnsupportedNativeTypeException.class)
                 .hasMessageStartingWith("column 'state' (AggregateFunction(uniq, UInt64)) cannot be sent in the Native "
                         + "insert format: type 'AggregateFunction(uniq, UInt64)' is not supported");
-        assertThatThrownBy(() -> ClickHouseSink.definition("s", "p", nativeConfig, List.of(), new SimpleMeterRegistry(), t))
-                .isInstanceOf(UnsupportedNativeTypeException.class).hasMessageContaining("needs the sink's columns");
+        assertThatThrownBy(() ->
+                        ClickHouseSink.definition("s", "p", nativeConfig, List.of(), new SimpleMeterRegistry(), t))
+                .isInstanceOf(UnsupportedNativeTypeException.class)
+                .hasMessageContaining("needs the sink's columns");
         assertThat(t.inserts).isEmpty();
         ShardWriter w = ClickHouseSink.definition("s", "p", nativeConfig, COLUMNS, new SimpleMeterRegistry(), t)
-                .writers().apply(0);
+                .writers()
+                .apply(0);
         w.write(new TestBatch("s", 0, 1, new byte[8], 8, 1, "tok", 1));
         assertThat(t.inserts.get(0).insert().statement()).endsWith("FORMAT Native");
         assertThat(t.inserts.get(0).length()).isEqualTo(2 + 10 + 8); // counts, "id" "UInt64", one UInt64
@@ -85,7 +94,8 @@ class ClickHouseSinkTest {
     @Test
     void aFailedValidationDoesNotLeakAWriterCount() {
         FakeTransport t = server("id\tInt64\t\n");
-        SinkDefinition sink = ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t, true);
+        SinkDefinition sink =
+                ClickHouseSink.definition("s", "p", config(), COLUMNS, new SimpleMeterRegistry(), t, true);
         assertThatThrownBy(() -> sink.writers().apply(0)).isInstanceOf(ClickHouseSchemaException.class);
         assertThat(t.closes).hasValue(1);
     }
@@ -102,8 +112,11 @@ class ClickHouseSinkTest {
             new DistributedPlacement(ShardingKey.cityHash64("id", KeyType.UINT64), ShardWeights.uniform(2));
 
     private static ClickHouseSinkConfig checked(PlacementCheckMode mode) {
-        return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123")
-                .shard("http://127.0.0.1:18125").placementCheck(PlacementCheck.of("db", "dist", PLACEMENT, mode))
+        return ClickHouseSinkConfig.builder()
+                .table("db", "t")
+                .shard("http://127.0.0.1:18123")
+                .shard("http://127.0.0.1:18125")
+                .placementCheck(PlacementCheck.of("db", "dist", PLACEMENT, mode))
                 .build();
     }
 
@@ -123,9 +136,10 @@ class ClickHouseSinkTest {
     @Test
     void underFailAPlacementThatCannotBeCheckedFailsTheFirstWriterBeforeValidation() {
         FakeTransport t = server("id\tUInt64\t\n"); // "dist" is answered as a ReplicatedMergeTree: not Distributed
-        SinkDefinition sink = ClickHouseSink.definition("s", "p", checked(PlacementCheckMode.FAIL), COLUMNS,
-                new SimpleMeterRegistry(), t, true);
-        assertThatThrownBy(() -> sink.writers().apply(0)).isInstanceOf(ShardPlacementException.class)
+        SinkDefinition sink = ClickHouseSink.definition(
+                "s", "p", checked(PlacementCheckMode.FAIL), COLUMNS, new SimpleMeterRegistry(), t, true);
+        assertThatThrownBy(() -> sink.writers().apply(0))
+                .isInstanceOf(ShardPlacementException.class)
                 .hasMessageContaining("placement could not be checked")
                 .hasMessageContaining("db.dist on http://127.0.0.1:18123 is ReplicatedMergeTree, not Distributed");
         assertThat(t.closes).hasValue(1);
@@ -135,8 +149,8 @@ class ClickHouseSinkTest {
     void underWarnTheSinkStartsAndTheCheckRunsOncePerDefinition() {
         FakeTransport t = server("id\tUInt64\t\n");
         List<String> seen = recordDistributedQueries(t);
-        SinkDefinition sink = ClickHouseSink.definition("s", "p", checked(PlacementCheckMode.WARN), COLUMNS,
-                new SimpleMeterRegistry(), t);
+        SinkDefinition sink = ClickHouseSink.definition(
+                "s", "p", checked(PlacementCheckMode.WARN), COLUMNS, new SimpleMeterRegistry(), t);
         sink.writers().apply(0).close();
         sink.writers().apply(1).close();
         assertThat(seen).hasSize(1);
@@ -146,8 +160,8 @@ class ClickHouseSinkTest {
     void underOffNothingIsAsked() {
         FakeTransport t = server("id\tUInt64\t\n");
         List<String> seen = recordDistributedQueries(t);
-        SinkDefinition sink = ClickHouseSink.definition("s", "p", checked(PlacementCheckMode.OFF), COLUMNS,
-                new SimpleMeterRegistry(), t);
+        SinkDefinition sink = ClickHouseSink.definition(
+                "s", "p", checked(PlacementCheckMode.OFF), COLUMNS, new SimpleMeterRegistry(), t);
         sink.writers().apply(0).close();
         assertThat(seen).isEmpty();
         assertThat(checked(PlacementCheckMode.OFF).toString()).contains("placementCheck=PlacementCheck[database=db");

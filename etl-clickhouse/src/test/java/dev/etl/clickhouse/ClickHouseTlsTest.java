@@ -1,5 +1,12 @@
 package dev.etl.clickhouse;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,20 +20,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
-
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * TLS towards {@code https://} replicas, against a local HTTPS server standing in for a replica (its
@@ -88,7 +86,8 @@ class ClickHouseTlsTest {
         KeyStore store = KeyStore.getInstance("PKCS12");
         store.load(null, null);
         try (InputStream in = resource("tls/ca.crt")) {
-            X509Certificate ca = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+            X509Certificate ca =
+                    (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
             store.setCertificateEntry("ca", ca);
         }
         return store;
@@ -99,15 +98,15 @@ class ClickHouseTlsTest {
     }
 
     private ClickHouseTransport http(ClickHouseTls tls) {
-        ClickHouseTransport t = new ClickHouseHttpTransport(Duration.ofSeconds(2), Duration.ofSeconds(5), "etl",
-                "hunter2", false, tls);
+        ClickHouseTransport t =
+                new ClickHouseHttpTransport(Duration.ofSeconds(2), Duration.ofSeconds(5), "etl", "hunter2", false, tls);
         transports.add(t);
         return t;
     }
 
     private ClickHouseTransport clientV2(ClickHouseTls tls) {
-        ClickHouseTransport t = new ClickHouseClientV2Transport(Duration.ofSeconds(2), Duration.ofSeconds(5), "etl",
-                "hunter2", false, tls, http(tls));
+        ClickHouseTransport t = new ClickHouseClientV2Transport(
+                Duration.ofSeconds(2), Duration.ofSeconds(5), "etl", "hunter2", false, tls, http(tls));
         transports.add(t);
         return t;
     }
@@ -119,20 +118,23 @@ class ClickHouseTlsTest {
     @Test
     void bothTransportsInsertOverHttpsWhenTheTrustStoreHoldsTheIssuingCa() throws Exception {
         ClickHouseTls tls = ClickHouseTls.trusting(testCaTrustStore());
-        byte[] row = { 1, 2, 3 };
+        byte[] row = {1, 2, 3};
         http(tls).insert(localhost(), insert(), row, row.length);
         clientV2(tls).insert(localhost(), insert(), row, row.length);
-        assertThat(http(tls).query(localhost(), "SELECT version() FORMAT TabSeparated")).isEqualTo("18.16.1\n");
+        assertThat(http(tls).query(localhost(), "SELECT version() FORMAT TabSeparated"))
+                .isEqualTo("18.16.1\n");
         assertThat(received).hasSize(3);
     }
 
     @Test
     void withoutTheCaNeitherTransportTrustsTheServer() {
-        byte[] row = { 1 };
+        byte[] row = {1};
         for (ClickHouseTransport t : List.of(http(null), clientV2(null))) {
-            ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,
-                    () -> t.insert(localhost(), insert(), row, row.length));
-            assertThat(ClickHouseSchemaValidator.sslCause(e)).as(t.getClass().getSimpleName()).isNotNull();
+            ClickHouseRequestException e = catchThrowableOfType(
+                    ClickHouseRequestException.class, () -> t.insert(localhost(), insert(), row, row.length));
+            assertThat(ClickHouseSchemaValidator.sslCause(e))
+                    .as(t.getClass().getSimpleName())
+                    .isNotNull();
             assertThat(chain(e)).containsIgnoringCase("certification path");
         }
         assertThat(received).isEmpty();
@@ -142,21 +144,28 @@ class ClickHouseTlsTest {
     void aCertificateForAnotherHostIsRefusedByBothTransports() throws Exception {
         ClickHouseTls tls = ClickHouseTls.trusting(testCaTrustStore());
         URI byAddress = URI.create("https://127.0.0.1:" + port); // the certificate names only localhost
-        byte[] row = { 1 };
+        byte[] row = {1};
         for (ClickHouseTransport t : List.of(http(tls), clientV2(tls))) {
-            ClickHouseRequestException e = catchThrowableOfType(ClickHouseRequestException.class,
-                    () -> t.insert(byAddress, insert(), row, row.length));
+            ClickHouseRequestException e = catchThrowableOfType(
+                    ClickHouseRequestException.class, () -> t.insert(byAddress, insert(), row, row.length));
             assertThat(e).as(t.getClass().getSimpleName()).isNotNull();
-            assertThat(chain(e)).as(t.getClass().getSimpleName()).containsAnyOf("No subject alternative",
-                    "doesn't match any of the subject alternative names", "No name matching");
+            assertThat(chain(e))
+                    .as(t.getClass().getSimpleName())
+                    .containsAnyOf(
+                            "No subject alternative",
+                            "doesn't match any of the subject alternative names",
+                            "No name matching");
         }
         assertThat(received).isEmpty();
     }
 
     @Test
     void startupValidationNamesTheReplicaAndWhyTheHandshakeFailed() throws Exception {
-        ClickHouseSinkConfig untrusted = ClickHouseSinkConfig.builder().table("db", "t").shard(localhost().toString())
-                .credentials("etl", "hunter2").build();
+        ClickHouseSinkConfig untrusted = ClickHouseSinkConfig.builder()
+                .table("db", "t")
+                .shard(localhost().toString())
+                .credentials("etl", "hunter2")
+                .build();
         assertThatThrownBy(() -> new ClickHouseSchemaValidator(untrusted, http(null)).validateShard(0, List.of()))
                 .isInstanceOf(ClickHouseSchemaException.class)
                 .hasMessageContaining("TLS with ClickHouse shard 0 replica https://localhost:" + port)
@@ -164,8 +173,11 @@ class ClickHouseTlsTest {
                 .satisfies((e) -> assertThat(e.getMessage()).doesNotContain("hunter2"));
 
         ClickHouseTls tls = ClickHouseTls.trusting(testCaTrustStore());
-        ClickHouseSinkConfig byAddress = ClickHouseSinkConfig.builder().table("db", "t")
-                .shard("https://127.0.0.1:" + port).tls(tls).build();
+        ClickHouseSinkConfig byAddress = ClickHouseSinkConfig.builder()
+                .table("db", "t")
+                .shard("https://127.0.0.1:" + port)
+                .tls(tls)
+                .build();
         assertThatThrownBy(() -> new ClickHouseSchemaValidator(byAddress, http(tls)).validateShard(0, List.of()))
                 .isInstanceOf(ClickHouseSchemaException.class)
                 .hasMessageContaining("replica https://127.0.0.1:" + port)
@@ -175,8 +187,11 @@ class ClickHouseTlsTest {
     @Test
     void aPlainHttpReplicaWithTlsConfiguredIsRefused() throws Exception {
         ClickHouseTls tls = ClickHouseTls.trusting(testCaTrustStore());
-        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t")
-                .shard("https://ch-1a:8443", "http://ch-1b:8123").tls(tls).build())
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder()
+                        .table("db", "t")
+                        .shard("https://ch-1a:8443", "http://ch-1b:8123")
+                        .tls(tls)
+                        .build())
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("replica http://ch-1b:8123 is plain http://");
     }
@@ -184,27 +199,45 @@ class ClickHouseTlsTest {
     @Test
     void clientV2RefusesAClientCertificateAndRestrictedProtocols() throws Exception {
         ClickHouseTls base = ClickHouseTls.trusting(testCaTrustStore());
-        ClickHouseTls mutual = new ClickHouseTls(base.sslContext(), base.trustedCertificates(), true, List.of(),
-                List.of());
-        ClickHouseTls restricted = new ClickHouseTls(base.sslContext(), base.trustedCertificates(), false,
-                List.of("TLSv1.3"), List.of());
-        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").shard("https://ch:8443")
-                .tls(mutual).build()).hasMessageContaining("mutual TLS");
-        assertThatThrownBy(() -> ClickHouseSinkConfig.builder().table("db", "t").shard("https://ch:8443")
-                .tls(restricted).build()).hasMessageContaining("TLSv1.3");
-        assertThat(ClickHouseSinkConfig.builder().table("db", "t").shard("https://ch:8443").tls(mutual)
-                .transport(ClickHouseSinkConfig.Transport.HTTP).build().tls()).isSameAs(mutual);
+        ClickHouseTls mutual =
+                new ClickHouseTls(base.sslContext(), base.trustedCertificates(), true, List.of(), List.of());
+        ClickHouseTls restricted =
+                new ClickHouseTls(base.sslContext(), base.trustedCertificates(), false, List.of("TLSv1.3"), List.of());
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder()
+                        .table("db", "t")
+                        .shard("https://ch:8443")
+                        .tls(mutual)
+                        .build())
+                .hasMessageContaining("mutual TLS");
+        assertThatThrownBy(() -> ClickHouseSinkConfig.builder()
+                        .table("db", "t")
+                        .shard("https://ch:8443")
+                        .tls(restricted)
+                        .build())
+                .hasMessageContaining("TLSv1.3");
+        assertThat(ClickHouseSinkConfig.builder()
+                        .table("db", "t")
+                        .shard("https://ch:8443")
+                        .tls(mutual)
+                        .transport(ClickHouseSinkConfig.Transport.HTTP)
+                        .build()
+                        .tls())
+                .isSameAs(mutual);
         assertThatThrownBy(() -> clientV2(mutual)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void theHttpTransportHonoursRestrictedProtocols() throws Exception {
         ClickHouseTls base = ClickHouseTls.trusting(testCaTrustStore());
-        ClickHouseTls tls13 = new ClickHouseTls(base.sslContext(), base.trustedCertificates(), false,
-                List.of("TLSv1.3"), List.of());
-        ClickHouseTls sslv3 = new ClickHouseTls(base.sslContext(), base.trustedCertificates(), false,
-                List.of("SSLv3"), List.of()); // disabled in every current JDK: nothing can be negotiated
-        byte[] row = { 1 };
+        ClickHouseTls tls13 =
+                new ClickHouseTls(base.sslContext(), base.trustedCertificates(), false, List.of("TLSv1.3"), List.of());
+        ClickHouseTls sslv3 = new ClickHouseTls(
+                base.sslContext(),
+                base.trustedCertificates(),
+                false,
+                List.of("SSLv3"),
+                List.of()); // disabled in every current JDK: nothing can be negotiated
+        byte[] row = {1};
         http(tls13).insert(localhost(), insert(), row, row.length);
         assertThatThrownBy(() -> http(sslv3).insert(localhost(), insert(), row, row.length))
                 .isInstanceOf(ClickHouseRequestException.class);
@@ -213,10 +246,12 @@ class ClickHouseTlsTest {
     @Test
     void trustedCertificatesGoToClientV2AsPemAndToStringNamesOnlySubjects() throws Exception {
         ClickHouseTls tls = ClickHouseTls.trusting(testCaTrustStore());
-        assertThat(tls.trustedCertificatesPem()).startsWith("-----BEGIN CERTIFICATE-----\n")
+        assertThat(tls.trustedCertificatesPem())
+                .startsWith("-----BEGIN CERTIFICATE-----\n")
                 .endsWith("-----END CERTIFICATE-----\n");
-        X509Certificate parsed = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(
-                new java.io.ByteArrayInputStream(tls.trustedCertificatesPem().getBytes(StandardCharsets.US_ASCII)));
+        X509Certificate parsed = (X509Certificate) CertificateFactory.getInstance("X.509")
+                .generateCertificate(new java.io.ByteArrayInputStream(
+                        tls.trustedCertificatesPem().getBytes(StandardCharsets.US_ASCII)));
         assertThat(parsed).isEqualTo(tls.trustedCertificates().get(0));
         assertThat(tls.toString()).contains("CN=etl test CA").doesNotContain("BEGIN");
     }

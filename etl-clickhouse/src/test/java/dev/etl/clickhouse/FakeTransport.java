@@ -12,8 +12,7 @@ import java.util.function.Function;
 /** Scripted replicas: per replica a queue of failures (empty queue = success); records every request. */
 final class FakeTransport implements ClickHouseTransport {
     /** One insert: the replica, the insert as the raw HTTP transport's query string, the body length, a copy of the body. */
-    record Request(String replica, String query, int length, ClickHouseInsert insert, byte[] body) {
-    }
+    record Request(String replica, String query, int length, ClickHouseInsert insert, byte[] body) {}
 
     final List<Request> inserts = new ArrayList<>();
     private final Map<String, Deque<ClickHouseRequestException>> failures = new HashMap<>();
@@ -44,20 +43,28 @@ final class FakeTransport implements ClickHouseTransport {
     }
 
     static ClickHouseRequestException connectRefused() {
-        return new ClickHouseRequestException(ClickHouseRequestException.Kind.CONNECT, -1, -1,
-                "java.net.ConnectException: Connection refused", null);
+        return new ClickHouseRequestException(
+                ClickHouseRequestException.Kind.CONNECT, -1, -1, "java.net.ConnectException: Connection refused", null);
     }
 
     static ClickHouseRequestException http(int status, String body) {
-        return new ClickHouseRequestException(ClickHouseRequestException.Kind.HTTP, status,
-                ClickHouseHttpTransport.serverCode(null, body), body, null);
+        return new ClickHouseRequestException(
+                ClickHouseRequestException.Kind.HTTP,
+                status,
+                ClickHouseHttpTransport.serverCode(null, body),
+                body,
+                null);
     }
 
     @Override
     public synchronized long insert(URI replica, ClickHouseInsert insert, byte[] body, int length)
             throws ClickHouseRequestException {
         String name = ClickHouseShardWriter.describe(replica);
-        inserts.add(new Request(name, ClickHouseHttpTransport.queryString(insert), length, insert,
+        inserts.add(new Request(
+                name,
+                ClickHouseHttpTransport.queryString(insert),
+                length,
+                insert,
                 java.util.Arrays.copyOf(body, length)));
         Deque<Throwable> thrown = throwables.get(name);
         if (thrown != null && !thrown.isEmpty()) {

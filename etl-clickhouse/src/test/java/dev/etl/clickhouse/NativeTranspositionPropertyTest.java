@@ -1,5 +1,6 @@
 package dev.etl.clickhouse;
 
+import dev.etl.sink.RowBuffer;
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -14,12 +15,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.function.Function;
-
 import org.junit.jupiter.api.Test;
-
-import dev.etl.sink.RowBuffer;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Seeded randomized check of the RowBinary → Native transposition against a reference model: random
@@ -43,8 +39,8 @@ class NativeTranspositionPropertyTest {
             try {
                 check(new Random(seed));
             } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError("seed " + seed + " (replay with -Dnative.transpose.seed=" + seed + "): "
-                        + e.getMessage(), e);
+                throw new AssertionError(
+                        "seed " + seed + " (replay with -Dnative.transpose.seed=" + seed + "): " + e.getMessage(), e);
             }
         }
     }
@@ -164,8 +160,7 @@ class NativeTranspositionPropertyTest {
         }
 
         @Override
-        public void prefix(Out out) {
-        }
+        public void prefix(Out out) {}
 
         @Override
         public void data(List<Object> values, Out out) {
@@ -187,8 +182,7 @@ class NativeTranspositionPropertyTest {
         }
 
         @Override
-        public void prefix(Out out) {
-        }
+        public void prefix(Out out) {}
 
         @Override
         public void data(List<Object> values, Out out) {
@@ -263,7 +257,7 @@ class NativeTranspositionPropertyTest {
 
     record ArraySpec(Spec element) implements Spec {
         @Override
-        @SuppressWarnings({ "unchecked", "rawtypes" })
+        @SuppressWarnings({"unchecked", "rawtypes"})
         public ClickHouseType<Object> type() {
             return (ClickHouseType) ClickHouseTypes.array(element.type());
         }
@@ -299,7 +293,7 @@ class NativeTranspositionPropertyTest {
 
     record MapSpec(Scalar key, Spec value) implements Spec {
         @Override
-        @SuppressWarnings({ "unchecked", "rawtypes" })
+        @SuppressWarnings({"unchecked", "rawtypes"})
         public ClickHouseType<Object> type() {
             return (ClickHouseType) ClickHouseTypes.map(key.type(), value.type());
         }
@@ -378,7 +372,7 @@ class NativeTranspositionPropertyTest {
 
     // ---------------------------------------------------------------- generators
 
-    @SuppressWarnings({ "unchecked", "rawtypes" })
+    @SuppressWarnings({"unchecked", "rawtypes"})
     private static Scalar scalar(ClickHouseType<?> type, int width, Function<Random, Object> generator) {
         return new Scalar((ClickHouseType) type, width, generator);
     }
@@ -392,17 +386,22 @@ class NativeTranspositionPropertyTest {
             case 4 -> scalar(ClickHouseTypes.float64(), 8, r -> r.nextInt(4) == 0 ? 0.0 : r.nextGaussian() * 1e6);
             case 5 -> scalar(ClickHouseTypes.float32(), 4, r -> (float) r.nextGaussian());
             case 6, 7 -> scalar(ClickHouseTypes.string(), -1, NativeTranspositionPropertyTest::randomString);
-            case 8 -> scalar(ClickHouseTypes.fixedString(4), 4, r -> {
-                byte[] b = new byte[r.nextInt(5)];
-                r.nextBytes(b);
-                return b;
-            });
-            case 9 -> scalar(ClickHouseTypes.uuid(), 16,
-                    r -> r.nextInt(4) == 0 ? new UUID(0, 0) : new UUID(r.nextLong(), r.nextLong()));
-            case 10 -> scalar(ClickHouseTypes.decimal(18, 4), 8,
-                    r -> BigDecimal.valueOf(r.nextInt(2_000_000) - 1_000_000, 4));
+            case 8 ->
+                scalar(ClickHouseTypes.fixedString(4), 4, r -> {
+                    byte[] b = new byte[r.nextInt(5)];
+                    r.nextBytes(b);
+                    return b;
+                });
+            case 9 ->
+                scalar(
+                        ClickHouseTypes.uuid(),
+                        16,
+                        r -> r.nextInt(4) == 0 ? new UUID(0, 0) : new UUID(r.nextLong(), r.nextLong()));
+            case 10 ->
+                scalar(ClickHouseTypes.decimal(18, 4), 8, r -> BigDecimal.valueOf(r.nextInt(2_000_000) - 1_000_000, 4));
             case 11 -> scalar(ClickHouseTypes.date(), 2, r -> LocalDate.ofEpochDay(r.nextInt(40_000)));
-            default -> scalar(ClickHouseTypes.int128(), 16, r -> new BigInteger(120, r).subtract(BigInteger.TWO.pow(119)));
+            default ->
+                scalar(ClickHouseTypes.int128(), 16, r -> new BigInteger(120, r).subtract(BigInteger.TWO.pow(119)));
         };
     }
 
@@ -424,8 +423,11 @@ class NativeTranspositionPropertyTest {
         return switch (kind) {
             case 0 -> randomScalar(random);
             case 1 -> new NullableSpec(randomScalar(random));
-            case 2 -> new LowCardinalitySpec(randomScalar(random), random.nextBoolean(),
-                    random.nextInt(4) == 0 ? 400 : 1 + random.nextInt(20));
+            case 2 ->
+                new LowCardinalitySpec(
+                        randomScalar(random),
+                        random.nextBoolean(),
+                        random.nextInt(4) == 0 ? 400 : 1 + random.nextInt(20));
             case 3, 4 -> new ArraySpec(randomSpec(random, depth + 1));
             case 5 -> new MapSpec(randomScalar(random), randomSpec(random, depth + 1));
             default -> {

@@ -1,12 +1,11 @@
 package dev.etl.clickhouse;
 
-import java.util.concurrent.atomic.AtomicLong;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class ReplicaBreakerTest {
     private final AtomicLong now = new AtomicLong();
@@ -44,7 +43,9 @@ class ReplicaBreakerTest {
         now.set(1_000);
         assertThat(breaker.tryAcquire()).isTrue();
         assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.HALF_OPEN);
-        assertThat(breaker.tryAcquire()).as("second caller while the probe runs").isFalse();
+        assertThat(breaker.tryAcquire())
+                .as("second caller while the probe runs")
+                .isFalse();
         assertThat(breaker.isAvailable()).isTrue();
         assertThat(breaker.isClosed()).as("a pending probe is not health").isFalse();
     }

@@ -1,5 +1,9 @@
 package dev.etl.clickhouse;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.etl.sink.RowBuffer;
 import java.lang.management.ManagementFactory;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -12,13 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
-
 import org.junit.jupiter.api.Test;
-
-import dev.etl.sink.RowBuffer;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Every RowBinary encoding byte for byte. Expected bytes are computed by hand from the format
@@ -53,10 +51,14 @@ class RowBinaryEncoderTest {
         assertThat(hex(b -> b.uint32("c", (Long v) -> v), 4_294_967_295L)).isEqualTo("ffffffff");
         assertThat(hex(b -> b.uint64("c", (Long v) -> v), 0x0102030405060708L)).isEqualTo("0807060504030201");
         assertThat(hex(b -> b.uint64Bits("c", (Long v) -> v), -1L)).isEqualTo(rep("ff", 8));
-        assertThat(hex(b -> b.uint128("c", (BigInteger v) -> v), BigInteger.ONE)).isEqualTo("01" + rep("00", 15));
-        assertThat(hex(b -> b.uint128("c", (BigInteger v) -> v), BigInteger.TWO.pow(128).subtract(BigInteger.ONE)))
+        assertThat(hex(b -> b.uint128("c", (BigInteger v) -> v), BigInteger.ONE))
+                .isEqualTo("01" + rep("00", 15));
+        assertThat(hex(
+                        b -> b.uint128("c", (BigInteger v) -> v),
+                        BigInteger.TWO.pow(128).subtract(BigInteger.ONE)))
                 .isEqualTo(rep("ff", 16));
-        assertThat(hex(b -> b.uint256("c", (BigInteger v) -> v), BigInteger.TWO.pow(255))).isEqualTo(rep("00", 31) + "80");
+        assertThat(hex(b -> b.uint256("c", (BigInteger v) -> v), BigInteger.TWO.pow(255)))
+                .isEqualTo(rep("00", 31) + "80");
     }
 
     @Test
@@ -65,34 +67,45 @@ class RowBinaryEncoderTest {
         assertThat(hex(b -> b.int16("c", (Integer v) -> v), -2)).isEqualTo("feff");
         assertThat(hex(b -> b.int32("c", (Integer v) -> v), -2)).isEqualTo("feffffff");
         assertThat(hex(b -> b.int64("c", (Long v) -> v), 1L)).isEqualTo("0100000000000000");
-        assertThat(hex(b -> b.int128("c", (BigInteger v) -> v), BigInteger.valueOf(-2))).isEqualTo("fe" + rep("ff", 15));
-        assertThat(hex(b -> b.int128("c", (BigInteger v) -> v), BigInteger.valueOf(0x0102))).isEqualTo("0201" + rep("00", 14));
-        assertThat(hex(b -> b.int256("c", (BigInteger v) -> v), BigInteger.valueOf(-1))).isEqualTo(rep("ff", 32));
+        assertThat(hex(b -> b.int128("c", (BigInteger v) -> v), BigInteger.valueOf(-2)))
+                .isEqualTo("fe" + rep("ff", 15));
+        assertThat(hex(b -> b.int128("c", (BigInteger v) -> v), BigInteger.valueOf(0x0102)))
+                .isEqualTo("0201" + rep("00", 14));
+        assertThat(hex(b -> b.int256("c", (BigInteger v) -> v), BigInteger.valueOf(-1)))
+                .isEqualTo(rep("ff", 32));
     }
 
     @Test
     void valuesOutOfRangeNameTheColumn() {
         assertThatThrownBy(() -> hex(b -> b.uint8("qty", (Integer v) -> v), 300))
                 .isInstanceOf(ColumnEncodeException.class)
-                .hasMessageContaining("column 'qty' (UInt8)").hasMessageContaining("300");
+                .hasMessageContaining("column 'qty' (UInt8)")
+                .hasMessageContaining("300");
         assertThatThrownBy(() -> hex(b -> b.uint8("qty", (Integer v) -> v), -1)).hasMessageContaining("'qty'");
-        assertThatThrownBy(() -> hex(b -> b.uint16("c", (Integer v) -> v), 65_536)).hasMessageContaining("UInt16");
-        assertThatThrownBy(() -> hex(b -> b.uint32("c", (Long v) -> v), 4_294_967_296L)).hasMessageContaining("UInt32");
+        assertThatThrownBy(() -> hex(b -> b.uint16("c", (Integer v) -> v), 65_536))
+                .hasMessageContaining("UInt16");
+        assertThatThrownBy(() -> hex(b -> b.uint32("c", (Long v) -> v), 4_294_967_296L))
+                .hasMessageContaining("UInt32");
         assertThatThrownBy(() -> hex(b -> b.uint64("id", (Long v) -> v), -5L))
-                .isInstanceOf(ColumnEncodeException.class).hasMessageContaining("column 'id' (UInt64)");
+                .isInstanceOf(ColumnEncodeException.class)
+                .hasMessageContaining("column 'id' (UInt64)");
         assertThatThrownBy(() -> hex(b -> b.uint128("c", (BigInteger v) -> v), BigInteger.TWO.pow(128)))
                 .hasMessageContaining("UInt128");
         assertThatThrownBy(() -> hex(b -> b.uint128("c", (BigInteger v) -> v), BigInteger.valueOf(-1)))
                 .hasMessageContaining("UInt128");
         assertThatThrownBy(() -> hex(b -> b.int8("c", (Integer v) -> v), 128)).hasMessageContaining("Int8");
-        assertThatThrownBy(() -> hex(b -> b.int16("c", (Integer v) -> v), -32_769)).hasMessageContaining("Int16");
+        assertThatThrownBy(() -> hex(b -> b.int16("c", (Integer v) -> v), -32_769))
+                .hasMessageContaining("Int16");
         assertThatThrownBy(() -> hex(b -> b.int128("c", (BigInteger v) -> v), BigInteger.TWO.pow(127)))
                 .hasMessageContaining("Int128");
-        assertThatThrownBy(() -> hex(b -> b.date("d", (Integer v) -> v), 65_536)).hasMessageContaining("'d' (Date)");
-        assertThatThrownBy(() -> hex(b -> b.date32("d", (Integer v) -> v), -25_568)).hasMessageContaining("Date32");
+        assertThatThrownBy(() -> hex(b -> b.date("d", (Integer v) -> v), 65_536))
+                .hasMessageContaining("'d' (Date)");
+        assertThatThrownBy(() -> hex(b -> b.date32("d", (Integer v) -> v), -25_568))
+                .hasMessageContaining("Date32");
         assertThatThrownBy(() -> hex(b -> b.dateTime("t", (Long v) -> v), -1L)).hasMessageContaining("DateTime");
         assertThatThrownBy(() -> hex(b -> b.string("name", (String v) -> v), (String) null))
-                .isInstanceOf(ColumnEncodeException.class).hasMessageContaining("column 'name' (String)")
+                .isInstanceOf(ColumnEncodeException.class)
+                .hasMessageContaining("column 'name' (String)")
                 .hasMessageContaining("null");
     }
 
@@ -110,10 +123,13 @@ class RowBinaryEncoderTest {
         assertThat(hex(b -> b.string("c", (String v) -> v), "héllo")).isEqualTo("0668c3a96c6c6f");
         // 200 bytes: LEB128 0xc8 0x01
         assertThat(hex(b -> b.string("c", (String v) -> v), "a".repeat(200))).isEqualTo("c801" + rep("61", 200));
-        assertThat(hex(b -> b.stringBytes("c", (byte[] v) -> v), new byte[] { 0, (byte) 0xff })).isEqualTo("0200ff");
-        assertThat(hex(b -> b.fixedString("c", 4, (byte[] v) -> v), new byte[] { 'a', 'b' })).isEqualTo("61620000");
+        assertThat(hex(b -> b.stringBytes("c", (byte[] v) -> v), new byte[] {0, (byte) 0xff}))
+                .isEqualTo("0200ff");
+        assertThat(hex(b -> b.fixedString("c", 4, (byte[] v) -> v), new byte[] {'a', 'b'}))
+                .isEqualTo("61620000");
         assertThatThrownBy(() -> hex(b -> b.fixedString("code", 4, (byte[] v) -> v), new byte[5]))
-                .hasMessageContaining("column 'code' (FixedString(4))").hasMessageContaining("5 bytes");
+                .hasMessageContaining("column 'code' (FixedString(4))")
+                .hasMessageContaining("5 bytes");
     }
 
     @Test
@@ -125,13 +141,16 @@ class RowBinaryEncoderTest {
         assertThat(hex(ClickHouseTypes.date32(), LocalDate.of(1969, 12, 31))).isEqualTo("ffffffff");
         // 1700000000 = 0x6553f100
         assertThat(hex(b -> b.dateTime("c", (Long v) -> v), 1_700_000_000L)).isEqualTo("00f15365");
-        assertThat(hex(ClickHouseTypes.dateTime(), Instant.ofEpochSecond(1_700_000_000L))).isEqualTo("00f15365");
+        assertThat(hex(ClickHouseTypes.dateTime(), Instant.ofEpochSecond(1_700_000_000L)))
+                .isEqualTo("00f15365");
         // 1700000000123 ms = 0x18bcfe5687b
-        assertThat(hex(b -> b.dateTime64("c", 3, (Long v) -> v), 1_700_000_000_123L)).isEqualTo("7b68e5cf8b010000");
+        assertThat(hex(b -> b.dateTime64("c", 3, (Long v) -> v), 1_700_000_000_123L))
+                .isEqualTo("7b68e5cf8b010000");
         // 1.123456789 s at precision 6 = 1123456 ticks = 0x112480
         assertThat(hex(b -> b.dateTime64Instant("c", 6, (Instant v) -> v), Instant.ofEpochSecond(1, 123_456_789)))
                 .isEqualTo("8024110000000000");
-        assertThat(hex(ClickHouseTypes.dateTime64(0), Instant.ofEpochSecond(-1, 500_000_000))).isEqualTo(rep("ff", 8));
+        assertThat(hex(ClickHouseTypes.dateTime64(0), Instant.ofEpochSecond(-1, 500_000_000)))
+                .isEqualTo(rep("ff", 8));
         assertThatThrownBy(() -> ClickHouseTypes.dateTime64(10)).hasMessageContaining("precision");
     }
 
@@ -151,16 +170,20 @@ class RowBinaryEncoderTest {
         assertThat(hex(b -> b.decimal256("c", 0, (Long v) -> v), -2L)).isEqualTo("fe" + rep("ff", 31));
         assertThat(hex(b -> b.decimal("c", 10, 2, (BigDecimal v) -> v), new BigDecimal("123.45")))
                 .isEqualTo("3930000000000000");
-        assertThat(hex(b -> b.decimal("c", 9, 3, (BigDecimal v) -> v), new BigDecimal("1.5"))).isEqualTo("dc050000");
+        assertThat(hex(b -> b.decimal("c", 9, 3, (BigDecimal v) -> v), new BigDecimal("1.5")))
+                .isEqualTo("dc050000");
         // -1.00 at scale 2 = -100 = 0x9c, sign-extended to 32 bytes
         assertThat(hex(b -> b.decimal("c", 40, 2, (BigDecimal v) -> v), new BigDecimal("-1.00")))
                 .isEqualTo("9c" + rep("ff", 31));
-        assertThat(hex(b -> b.decimal("c", 20, 0, (BigDecimal v) -> v), new BigDecimal("1"))).isEqualTo("01" + rep("00", 15));
+        assertThat(hex(b -> b.decimal("c", 20, 0, (BigDecimal v) -> v), new BigDecimal("1")))
+                .isEqualTo("01" + rep("00", 15));
 
-        RowBinaryEncoder<Long> enc = RowBinaryEncoder.<Long>builder().decimal64("amount", 2, v -> v).build();
+        RowBinaryEncoder<Long> enc =
+                RowBinaryEncoder.<Long>builder().decimal64("amount", 2, v -> v).build();
         assertThat(enc.columns()).containsExactly(new ClickHouseColumn("amount", "Decimal(18, 2)"));
         assertThatThrownBy(() -> hex(b -> b.decimal32("amount", 2, (Long v) -> v), 1_000_000_000L))
-                .hasMessageContaining("column 'amount' (Decimal(9, 2))").hasMessageContaining("9 digits");
+                .hasMessageContaining("column 'amount' (Decimal(9, 2))")
+                .hasMessageContaining("9 digits");
         assertThatThrownBy(() -> hex(b -> b.decimal("amount", 10, 2, (BigDecimal v) -> v), new BigDecimal("1.234")))
                 .hasMessageContaining("more than 2 decimal places");
         assertThatThrownBy(() -> hex(b -> b.decimal("amount", 3, 1, (BigDecimal v) -> v), new BigDecimal("100.0")))
@@ -174,12 +197,16 @@ class RowBinaryEncoderTest {
         Map<String, Integer> values = new LinkedHashMap<>();
         values.put("a", 1);
         values.put("b", -2);
-        RowBinaryEncoder<Integer> e8 = RowBinaryEncoder.<Integer>builder().enum8("status", values, v -> v).build();
+        RowBinaryEncoder<Integer> e8 = RowBinaryEncoder.<Integer>builder()
+                .enum8("status", values, v -> v)
+                .build();
         assertThat(e8.columns().get(0).type()).isEqualTo("Enum8('a' = 1, 'b' = -2)");
         assertThat(hex(b -> b.enum8("status", values, (Integer v) -> v), -2)).isEqualTo("fe");
         assertThatThrownBy(() -> hex(b -> b.enum8("status", values, (Integer v) -> v), 3))
-                .hasMessageContaining("column 'status'").hasMessageContaining("code 3");
-        assertThat(hex(b -> b.enum16("c", Map.of("x", 1000), (Integer v) -> v), 1000)).isEqualTo("e803");
+                .hasMessageContaining("column 'status'")
+                .hasMessageContaining("code 3");
+        assertThat(hex(b -> b.enum16("c", Map.of("x", 1000), (Integer v) -> v), 1000))
+                .isEqualTo("e803");
         assertThat(hex(ClickHouseTypes.enum16(Map.of("x", -1)), -1)).isEqualTo("ffff");
         assertThatThrownBy(() -> ClickHouseTypes.enum8(Map.of("x", 200))).hasMessageContaining("out of");
     }
@@ -196,15 +223,19 @@ class RowBinaryEncoderTest {
         v6[15] = 1;
         assertThat(hex(b -> b.ipv6("c", (byte[] v) -> v), v6)).isEqualTo("20010db8" + rep("00", 11) + "01");
         assertThatThrownBy(() -> hex(b -> b.ipv6("addr", (byte[] v) -> v), new byte[4]))
-                .hasMessageContaining("column 'addr' (IPv6)").hasMessageContaining("16 bytes");
+                .hasMessageContaining("column 'addr' (IPv6)")
+                .hasMessageContaining("16 bytes");
     }
 
     @Test
     void nullableIsAFlagBytePrefix() {
-        assertThat(hex(b -> b.nullableString("c", (String v) -> v), (String) null)).isEqualTo("01");
+        assertThat(hex(b -> b.nullableString("c", (String v) -> v), (String) null))
+                .isEqualTo("01");
         assertThat(hex(b -> b.nullableString("c", (String v) -> v), "a")).isEqualTo("000161");
-        assertThat(hex(b -> b.nullable("c", ClickHouseTypes.uint32(), (Long v) -> v), (Long) null)).isEqualTo("01");
-        assertThat(hex(b -> b.nullable("c", ClickHouseTypes.uint32(), (Long v) -> v), 5L)).isEqualTo("0005000000");
+        assertThat(hex(b -> b.nullable("c", ClickHouseTypes.uint32(), (Long v) -> v), (Long) null))
+                .isEqualTo("01");
+        assertThat(hex(b -> b.nullable("c", ClickHouseTypes.uint32(), (Long v) -> v), 5L))
+                .isEqualTo("0005000000");
         assertThat(ClickHouseTypes.nullable(ClickHouseTypes.uint32()).name()).isEqualTo("Nullable(UInt32)");
     }
 
@@ -214,19 +245,25 @@ class RowBinaryEncoderTest {
                 .isEqualTo("02016102" + "6263");
         assertThat(hex(b -> b.array("c", ClickHouseTypes.string(), (List<String> v) -> v), List.<String>of()))
                 .isEqualTo("00");
-        assertThat(hex(ClickHouseTypes.int64Array(), new long[] { 1, -1 })).isEqualTo("02" + "0100000000000000" + rep("ff", 8));
-        assertThat(hex(ClickHouseTypes.int32Array(), new int[] { 2 })).isEqualTo("0102000000");
-        assertThat(hex(ClickHouseTypes.float64Array(), new double[] { 1.0 })).isEqualTo("01000000000000f03f");
+        assertThat(hex(ClickHouseTypes.int64Array(), new long[] {1, -1}))
+                .isEqualTo("02" + "0100000000000000" + rep("ff", 8));
+        assertThat(hex(ClickHouseTypes.int32Array(), new int[] {2})).isEqualTo("0102000000");
+        assertThat(hex(ClickHouseTypes.float64Array(), new double[] {1.0})).isEqualTo("01000000000000f03f");
         // Array(Nullable(Int32)) [NULL, 1]
-        assertThat(hex(ClickHouseTypes.array(ClickHouseTypes.nullable(ClickHouseTypes.int32())), Arrays.asList(null, 1)))
+        assertThat(hex(
+                        ClickHouseTypes.array(ClickHouseTypes.nullable(ClickHouseTypes.int32())),
+                        Arrays.asList(null, 1)))
                 .isEqualTo("02" + "01" + "00" + "01000000");
-        assertThat(ClickHouseTypes.array(ClickHouseTypes.nullable(ClickHouseTypes.int32())).name())
+        assertThat(ClickHouseTypes.array(ClickHouseTypes.nullable(ClickHouseTypes.int32()))
+                        .name())
                 .isEqualTo("Array(Nullable(Int32))");
         // 130 elements: LEB128 0x82 0x01
         assertThat(hex(ClickHouseTypes.array(ClickHouseTypes.uint8()), java.util.Collections.nCopies(130, 7)))
                 .isEqualTo("8201" + rep("07", 130));
-        assertThatThrownBy(() -> hex(b -> b.array("tags", ClickHouseTypes.uint8(), (List<Integer> v) -> v), List.of(1, 256)))
-                .hasMessageContaining("column 'tags' (Array(UInt8))").hasMessageContaining("256");
+        assertThatThrownBy(() ->
+                        hex(b -> b.array("tags", ClickHouseTypes.uint8(), (List<Integer> v) -> v), List.of(1, 256)))
+                .hasMessageContaining("column 'tags' (Array(UInt8))")
+                .hasMessageContaining("256");
     }
 
     @Test
@@ -237,13 +274,15 @@ class RowBinaryEncoderTest {
         ClickHouseType<Map<? extends CharSequence, ? extends Integer>> type =
                 ClickHouseTypes.map(ClickHouseTypes.string(), ClickHouseTypes.uint8());
         assertThat(type.name()).isEqualTo("Map(String, UInt8)");
-        assertThat(hex(b -> b.map("c", ClickHouseTypes.string(), ClickHouseTypes.uint8(), (Map<String, Integer> v) -> v), m))
+        assertThat(hex(
+                        b -> b.map(
+                                "c", ClickHouseTypes.string(), ClickHouseTypes.uint8(), (Map<String, Integer> v) -> v),
+                        m))
                 .isEqualTo("02" + "016101" + "016202");
         assertThat(hex(type, Map.of())).isEqualTo("00");
     }
 
-    record Point(int x, String label) {
-    }
+    record Point(int x, String label) {}
 
     @Test
     void tuplesAreElementsBackToBack() {
@@ -260,14 +299,14 @@ class RowBinaryEncoderTest {
     @Test
     void lowCardinalityIsTheInnerEncoding() {
         assertThat(hex(b -> b.lowCardinalityString("c", (String v) -> v), "ab")).isEqualTo("026162");
-        ClickHouseType<CharSequence> lcNullable = ClickHouseTypes.lowCardinality(ClickHouseTypes.nullable(ClickHouseTypes.string()));
+        ClickHouseType<CharSequence> lcNullable =
+                ClickHouseTypes.lowCardinality(ClickHouseTypes.nullable(ClickHouseTypes.string()));
         assertThat(lcNullable.name()).isEqualTo("LowCardinality(Nullable(String))");
         assertThat(hex(lcNullable, null)).isEqualTo("01");
         assertThat(hex(lcNullable, "x")).isEqualTo("000178");
     }
 
-    record Order(long id, String customer, long amountCents, long tsMillis, String coupon, List<String> tags) {
-    }
+    record Order(long id, String customer, long amountCents, long tsMillis, String coupon, List<String> tags) {}
 
     @Test
     void builderListsColumnsInWireOrderAndWritesRowsBackToBack() {
@@ -279,13 +318,23 @@ class RowBinaryEncoderTest {
                 .nullableString("coupon", Order::coupon)
                 .array("tags", ClickHouseTypes.string(), Order::tags)
                 .build();
-        assertThat(enc.columns()).extracting(ClickHouseColumn::toString).containsExactly("id UInt64", "customer String",
-                "amount Decimal(18, 2)", "ts DateTime64(3)", "coupon Nullable(String)", "tags Array(String)");
+        assertThat(enc.columns())
+                .extracting(ClickHouseColumn::toString)
+                .containsExactly(
+                        "id UInt64",
+                        "customer String",
+                        "amount Decimal(18, 2)",
+                        "ts DateTime64(3)",
+                        "coupon Nullable(String)",
+                        "tags Array(String)");
         RowBuffer out = new RowBuffer(8);
         enc.encode(new Order(1, "x", 250, 1000, null, List.of("t")), null, out);
-        assertThat(HexFormat.of().formatHex(out.toByteArray())).isEqualTo("0100000000000000" + "0178" + "fa00000000000000"
-                + "e803000000000000" + "01" + "01" + "0174");
-        assertThatThrownBy(() -> RowBinaryEncoder.<Order>builder().uint64("id", Order::id).int64("id", Order::id))
+        assertThat(HexFormat.of().formatHex(out.toByteArray()))
+                .isEqualTo(
+                        "0100000000000000" + "0178" + "fa00000000000000" + "e803000000000000" + "01" + "01" + "0174");
+        assertThatThrownBy(() -> RowBinaryEncoder.<Order>builder()
+                        .uint64("id", Order::id)
+                        .int64("id", Order::id))
                 .hasMessageContaining("declared twice");
         assertThatThrownBy(() -> RowBinaryEncoder.<Order>builder().build()).hasMessageContaining("at least one column");
     }

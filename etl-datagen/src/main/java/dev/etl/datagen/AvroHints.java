@@ -10,8 +10,8 @@ import java.util.Set;
  * field (a typo must not silently generate the wrong data).
  */
 final class AvroHints {
-    static final Set<String> KNOWN = Set.of("min", "max", "length", "min-length", "max-length", "values",
-            "null-probability", "kind");
+    static final Set<String> KNOWN =
+            Set.of("min", "max", "length", "min-length", "max-length", "values", "null-probability", "kind");
     static final AvroHints NONE = new AvroHints(Map.of(), "");
 
     private final Map<String, Object> hints;
@@ -75,7 +75,8 @@ final class AvroHints {
             return fallback;
         }
         if (!(value instanceof Number)) {
-            throw new IllegalArgumentException("datagen hint '" + key + "' of " + path + " must be a number, got " + value);
+            throw new IllegalArgumentException(
+                    "datagen hint '" + key + "' of " + path + " must be a number, got " + value);
         }
         return (Number) value;
     }
@@ -84,8 +85,8 @@ final class AvroHints {
         Number n = number(key, fallback);
         if (n instanceof Double || n instanceof Float) {
             if (n.doubleValue() != Math.rint(n.doubleValue())) {
-                throw new IllegalArgumentException("datagen hint '" + key + "' of " + path + " must be a whole number, got "
-                        + n);
+                throw new IllegalArgumentException(
+                        "datagen hint '" + key + "' of " + path + " must be a whole number, got " + n);
             }
         }
         return n.longValue();
@@ -94,7 +95,8 @@ final class AvroHints {
     String string(String key) {
         Object value = hints.get(key);
         if (value != null && !(value instanceof String)) {
-            throw new IllegalArgumentException("datagen hint '" + key + "' of " + path + " must be a string, got " + value);
+            throw new IllegalArgumentException(
+                    "datagen hint '" + key + "' of " + path + " must be a string, got " + value);
         }
         return (String) value;
     }
@@ -105,8 +107,8 @@ final class AvroHints {
             return null;
         }
         if (!(value instanceof List) || ((List<?>) value).isEmpty()) {
-            throw new IllegalArgumentException("datagen hint 'values' of " + path + " must be a non-empty list, got "
-                    + value);
+            throw new IllegalArgumentException(
+                    "datagen hint 'values' of " + path + " must be a non-empty list, got " + value);
         }
         return (List<?>) value;
     }
@@ -114,8 +116,8 @@ final class AvroHints {
     /** {@code [min, max]} of a length: {@code length} alone, or {@code min-length}/{@code max-length}. */
     int[] lengths(int defaultMin, int defaultMax) {
         if (has("length") && (has("min-length") || has("max-length"))) {
-            throw new IllegalArgumentException("datagen hints of " + path
-                    + ": set either 'length' or 'min-length'/'max-length', not both");
+            throw new IllegalArgumentException(
+                    "datagen hints of " + path + ": set either 'length' or 'min-length'/'max-length', not both");
         }
         int min;
         int max;
@@ -126,8 +128,8 @@ final class AvroHints {
             max = (int) longValue("max-length", Math.max(defaultMax, min));
         }
         if (min < 0 || max < min) {
-            throw new IllegalArgumentException("datagen lengths of " + path + " must satisfy 0 <= min-length <= max-length, "
-                    + "got " + min + ".." + max);
+            throw new IllegalArgumentException("datagen lengths of " + path
+                    + " must satisfy 0 <= min-length <= max-length, " + "got " + min + ".." + max);
         }
         return new int[] {min, max};
     }

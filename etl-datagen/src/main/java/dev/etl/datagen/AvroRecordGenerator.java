@@ -1,7 +1,6 @@
 package dev.etl.datagen;
 
 import java.util.Objects;
-
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 
@@ -76,8 +75,9 @@ public final class AvroRecordGenerator implements RecordGenerator {
     private static byte[] header(Encoding encoding, int schemaId, Schema schema) {
         switch (encoding) {
             case CONFLUENT:
-                return new byte[] {0, (byte) (schemaId >>> 24), (byte) (schemaId >>> 16), (byte) (schemaId >>> 8),
-                    (byte) schemaId};
+                return new byte[] {
+                    0, (byte) (schemaId >>> 24), (byte) (schemaId >>> 16), (byte) (schemaId >>> 8), (byte) schemaId
+                };
             case SINGLE_OBJECT:
                 long fingerprint = SchemaNormalization.parsingFingerprint64(schema);
                 byte[] h = new byte[10];
@@ -127,7 +127,8 @@ public final class AvroRecordGenerator implements RecordGenerator {
 
     @Override
     public String toString() {
-        return "avro[" + schema.getFullName() + ", " + encoding.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
+        return "avro[" + schema.getFullName() + ", "
+                + encoding.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-')
                 + (encoding == Encoding.CONFLUENT ? " id " + schemaId : "") + "]";
     }
 

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -57,21 +56,22 @@ final class AvroSchemaCompiler {
             case ARRAY: {
                 hints.allowOnly("array", "length", "min-length", "max-length");
                 int[] lengths = hints.lengths(0, 4);
-                return new ArrayWriter(lengths[0], lengths[1],
-                        compile(schema.getElementType(), AvroHints.NONE, path + "[]", false));
+                return new ArrayWriter(
+                        lengths[0], lengths[1], compile(schema.getElementType(), AvroHints.NONE, path + "[]", false));
             }
             case MAP: {
                 hints.allowOnly("map", "length", "min-length", "max-length");
                 int[] lengths = hints.lengths(0, 4);
-                return new MapWriter(lengths[0], lengths[1],
-                        compile(schema.getValueType(), AvroHints.NONE, path + "{}", false));
+                return new MapWriter(
+                        lengths[0], lengths[1], compile(schema.getValueType(), AvroHints.NONE, path + "{}", false));
             }
             case UNION:
                 return union(schema, hints, path);
             case RECORD:
                 return record(schema, hints, path);
             default:
-                throw new IllegalArgumentException("datagen cannot generate Avro type " + schema.getType() + " at " + path);
+                throw new IllegalArgumentException(
+                        "datagen cannot generate Avro type " + schema.getType() + " at " + path);
         }
     }
 
@@ -138,8 +138,8 @@ final class AvroSchemaCompiler {
                 case "partition":
                     return isInt ? PARTITION_INT : PARTITION_LONG;
                 default:
-                    throw new IllegalArgumentException("datagen kind of " + hints.path
-                            + " must be one of id, sequence, partition; got " + kind);
+                    throw new IllegalArgumentException(
+                            "datagen kind of " + hints.path + " must be one of id, sequence, partition; got " + kind);
             }
         }
         List<?> values = hints.values();
@@ -151,7 +151,8 @@ final class AvroSchemaCompiler {
         for (int i = 0; i < picks.length; i++) {
             Object v = values.get(i);
             if (!(v instanceof Number) || ((Number) v).doubleValue() != Math.rint(((Number) v).doubleValue())) {
-                throw new IllegalArgumentException("datagen values of " + hints.path + " must be whole numbers, got " + v);
+                throw new IllegalArgumentException(
+                        "datagen values of " + hints.path + " must be whole numbers, got " + v);
             }
             picks[i] = ((Number) v).longValue();
             if (isInt && (picks[i] < Integer.MIN_VALUE || picks[i] > Integer.MAX_VALUE)) {
@@ -171,8 +172,8 @@ final class AvroSchemaCompiler {
             double[] picks = new double[values.size()];
             for (int i = 0; i < picks.length; i++) {
                 if (!(values.get(i) instanceof Number)) {
-                    throw new IllegalArgumentException("datagen values of " + hints.path + " must be numbers, got "
-                            + values.get(i));
+                    throw new IllegalArgumentException(
+                            "datagen values of " + hints.path + " must be numbers, got " + values.get(i));
                 }
                 picks[i] = ((Number) values.get(i)).doubleValue();
             }
@@ -181,8 +182,8 @@ final class AvroSchemaCompiler {
         double lo = hints.number("min", 0).doubleValue();
         double hi = hints.number("max", Math.max(1000, lo)).doubleValue();
         if (!(lo <= hi) || Double.isInfinite(hi - lo)) {
-            throw new IllegalArgumentException("datagen range of " + hints.path + " must satisfy min <= max, got "
-                    + lo + ".." + hi);
+            throw new IllegalArgumentException(
+                    "datagen range of " + hints.path + " must satisfy min <= max, got " + lo + ".." + hi);
         }
         return new DoubleWriter(lo, hi, isFloat);
     }
@@ -218,8 +219,8 @@ final class AvroSchemaCompiler {
         byte[][] encoded = new byte[values.size()][];
         for (int i = 0; i < encoded.length; i++) {
             if (!(values.get(i) instanceof String)) {
-                throw new IllegalArgumentException("datagen values of " + hints.path + " must be strings, got "
-                        + values.get(i));
+                throw new IllegalArgumentException(
+                        "datagen values of " + hints.path + " must be strings, got " + values.get(i));
             }
             byte[] utf8 = ((String) values.get(i)).getBytes(StandardCharsets.UTF_8);
             RecordBytes b = new RecordBytes(utf8.length + 10);
@@ -262,19 +263,23 @@ final class AvroSchemaCompiler {
                 writers.add(compile(types.get(i), branchHints, path, false));
             }
         }
-        double nullProbability = hints.number("null-probability", nullIndex < 0 ? 0 : 0.1).doubleValue();
+        double nullProbability =
+                hints.number("null-probability", nullIndex < 0 ? 0 : 0.1).doubleValue();
         if (hints.has("null-probability") && nullIndex < 0) {
-            throw new IllegalArgumentException("datagen hint 'null-probability' of " + path
-                    + " needs a union with null, got " + schema);
+            throw new IllegalArgumentException(
+                    "datagen hint 'null-probability' of " + path + " needs a union with null, got " + schema);
         }
         if (nullProbability < 0 || nullProbability > 1) {
-            throw new IllegalArgumentException("datagen null-probability of " + path + " must be in [0, 1], got "
-                    + nullProbability);
+            throw new IllegalArgumentException(
+                    "datagen null-probability of " + path + " must be in [0, 1], got " + nullProbability);
         }
         if (writers.isEmpty()) {
             nullProbability = 1;
         }
-        return new UnionWriter(nullIndex, nullProbability, indexes.stream().mapToInt(Integer::intValue).toArray(),
+        return new UnionWriter(
+                nullIndex,
+                nullProbability,
+                indexes.stream().mapToInt(Integer::intValue).toArray(),
                 writers.toArray(new AvroValueWriter[0]));
     }
 
@@ -288,8 +293,8 @@ final class AvroSchemaCompiler {
         for (int i = 0; i < fields.length; i++) {
             Schema.Field field = schema.getFields().get(i);
             String fieldPath = path + "." + field.name();
-            fields[i] = compile(field.schema(), AvroHints.of(field.getObjectProp("datagen"), fieldPath), fieldPath,
-                    false);
+            fields[i] =
+                    compile(field.schema(), AvroHints.of(field.getObjectProp("datagen"), fieldPath), fieldPath, false);
         }
         inProgress.remove(schema.getFullName());
         return new RecordWriter(fields);

@@ -10,6 +10,7 @@ import org.apache.avro.Schema;
 abstract class AvroValueWriter {
     /** 2026-01-01T00:00:00Z: the start of the default range of dates and timestamps (one year). */
     static final long BASE_EPOCH_MS = 1_767_225_600_000L;
+
     static final int BASE_EPOCH_DAYS = 20_454;
     static final long YEAR_MS = 365L * 86_400_000L;
 
@@ -31,8 +32,7 @@ abstract class AvroValueWriter {
 
     static final AvroValueWriter NULL = new AvroValueWriter() {
         @Override
-        void write(DatagenRandom random, GeneratedRecord record, RecordBytes out) {
-        }
+        void write(DatagenRandom random, GeneratedRecord record, RecordBytes out) {}
     };
 
     static final AvroValueWriter BOOLEAN = new AvroValueWriter() {
@@ -347,7 +347,8 @@ abstract class AvroValueWriter {
 
         @Override
         void write(DatagenRandom random, GeneratedRecord record, RecordBytes out) {
-            if (nullIndex >= 0 && (nullProbability >= 1 || (nullProbability > 0 && random.nextBoolean(nullProbability)))) {
+            if (nullIndex >= 0
+                    && (nullProbability >= 1 || (nullProbability > 0 && random.nextBoolean(nullProbability)))) {
                 out.writeAvroInt(nullIndex);
                 return;
             }

@@ -88,8 +88,11 @@ final class DatagenBatch implements PartitionBatch {
     }
 
     private FatalPipelineException generatorFailed(long sequence, Throwable e) {
-        return new FatalPipelineException(ErrorClass.SOURCE, "datagen generator " + generator + " failed at "
-                + topic + "-" + partition + " offset " + sequence + ": " + e, e);
+        return new FatalPipelineException(
+                ErrorClass.SOURCE,
+                "datagen generator " + generator + " failed at " + topic + "-" + partition + " offset " + sequence
+                        + ": " + e,
+                e);
     }
 
     @Override

@@ -1,12 +1,5 @@
 package dev.etl.datagen;
 
-import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.etl.error.SourceException;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.CommitOffsets;
@@ -14,6 +7,11 @@ import dev.etl.source.CommittedPosition;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
 import dev.etl.util.RateLimitedLog;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One lane of a {@link DatagenSource}: its partitions (assigned at the first poll, never revoked), the
@@ -43,10 +41,10 @@ final class DatagenLane implements SourceLane {
     private volatile Thread pollThread;
     private boolean closed;
 
-    private record PendingCallback(CommitOffsets offsets, CommitCallback callback) {
-    }
+    private record PendingCallback(CommitOffsets offsets, CommitCallback callback) {}
 
-    DatagenLane(DatagenSource source, int index, PartitionListener listener, DatagenPartition[] owned, DatagenBatch batch) {
+    DatagenLane(
+            DatagenSource source, int index, PartitionListener listener, DatagenPartition[] owned, DatagenBatch batch) {
         this.source = source;
         this.index = index;
         this.listener = listener;
@@ -141,9 +139,14 @@ final class DatagenLane implements SourceLane {
         }
         long suppressed = behindLog.permit();
         if (suppressed >= 0) {
-            log.warn("pipeline={} datagen lane={} is {} records behind its rate of {} records/s ({} similar suppressed): "
-                    + "the pipeline does not keep up (etl_source_lag_records shows by how much)", source.pipeline(),
-                    index, behind, schedule.ratePerSecond(), suppressed);
+            log.warn(
+                    "pipeline={} datagen lane={} is {} records behind its rate of {} records/s ({} similar suppressed): "
+                            + "the pipeline does not keep up (etl_source_lag_records shows by how much)",
+                    source.pipeline(),
+                    index,
+                    behind,
+                    schedule.ratePerSecond(),
+                    suppressed);
         }
     }
 
@@ -206,15 +209,19 @@ final class DatagenLane implements SourceLane {
         for (int i = 0; i < offsets.size(); i++) {
             int k = local(offsets.partition(i));
             if (k < 0 || !assigned) {
-                throw new SourceException("datagen lane " + index + " was asked to commit partition "
-                        + source.topic() + "-" + offsets.partition(i) + ", which it does not own", null);
+                throw new SourceException(
+                        "datagen lane " + index + " was asked to commit partition " + source.topic() + "-"
+                                + offsets.partition(i) + ", which it does not own",
+                        null);
             }
             DatagenPartition partition = owned[k];
             long offset = offsets.offset(i);
             if (offset > partition.position) {
-                throw new SourceException("datagen lane " + index + " was asked to commit " + source.topic() + "-"
-                        + partition.id + " at " + offset + ", past the " + partition.position
-                        + " records generated: the engine would commit data it never received", null);
+                throw new SourceException(
+                        "datagen lane " + index + " was asked to commit " + source.topic() + "-"
+                                + partition.id + " at " + offset + ", past the " + partition.position
+                                + " records generated: the engine would commit data it never received",
+                        null);
             }
         }
         for (int i = 0; i < offsets.size(); i++) {

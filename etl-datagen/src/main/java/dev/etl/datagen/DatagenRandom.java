@@ -14,8 +14,7 @@ public final class DatagenRandom {
 
     private long state;
 
-    DatagenRandom() {
-    }
+    DatagenRandom() {}
 
     /** Positions this generator at the start of record {@code sequence} of {@code partition}. */
     void reset(long seed, int partition, long sequence) {

@@ -19,8 +19,8 @@ final class DatagenSchedule {
 
     DatagenSchedule(int partitions, long ratePerSecond) {
         if (ratePerSecond < 0 || ratePerSecond > MAX_RATE) {
-            throw new IllegalArgumentException("rate must be in [0, " + MAX_RATE + "] records/s (0: unlimited), got "
-                    + ratePerSecond);
+            throw new IllegalArgumentException(
+                    "rate must be in [0, " + MAX_RATE + "] records/s (0: unlimited), got " + ratePerSecond);
         }
         this.partitions = partitions;
         this.ratePerSecond = ratePerSecond;

@@ -1,5 +1,10 @@
 package dev.etl.datagen;
 
+import dev.etl.source.PartitionListener;
+import dev.etl.source.Source;
+import dev.etl.source.SourceLane;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -8,15 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.source.PartitionListener;
-import dev.etl.source.Source;
-import dev.etl.source.SourceLane;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * A load-generator {@link Source}: synthetic records made by a {@link RecordGenerator}, in
@@ -83,6 +81,7 @@ public final class DatagenSource implements Source {
     private final AtomicLong startNs = new AtomicLong(Long.MIN_VALUE);
     /** The done bookkeeping of a bounded run: partitions left, the latch, the done callbacks. */
     private final DatagenDone done;
+
     private final List<Gauge> gauges = new CopyOnWriteArrayList<>();
 
     private DatagenSource(Builder b) {
@@ -133,8 +132,8 @@ public final class DatagenSource implements Source {
         for (int p = laneIndex, k = 0; p < partitionCount; p += lanes, k++) {
             mine[k] = partitions[p];
         }
-        DatagenLane lane = new DatagenLane(this, laneIndex, listener, mine,
-                new DatagenBatch(generator, seed, partitionCount, topic));
+        DatagenLane lane = new DatagenLane(
+                this, laneIndex, listener, mine, new DatagenBatch(generator, seed, partitionCount, topic));
         if (!openLanes.compareAndSet(laneIndex, null, lane)) {
             throw new IllegalStateException("datagen lane " + laneIndex + " was opened twice");
         }
@@ -151,8 +150,12 @@ public final class DatagenSource implements Source {
             gauges.add(Gauge.builder("etl.source.lag", partition, this::lag)
                     .description("Records between the lane's position and the partition's end offset (high "
                             + "watermark, or last stable offset under read_committed), sampled by the owning lane")
-                    .baseUnit("records").strongReference(true).tag("pipeline", pipeline).tag("topic", topic)
-                    .tag("partition", Integer.toString(partition.id)).register(registry));
+                    .baseUnit("records")
+                    .strongReference(true)
+                    .tag("pipeline", pipeline)
+                    .tag("topic", topic)
+                    .tag("partition", Integer.toString(partition.id))
+                    .register(registry));
         }
     }
 
@@ -174,8 +177,13 @@ public final class DatagenSource implements Source {
     void partitionDone(DatagenPartition partition) {
         if (done.partitionDone()) {
             long elapsedNs = elapsedNs(nanoClock.getAsLong());
-            log.info("pipeline={} datagen {}: all {} records of {} partitions written and committed in {} ms ({} records/s "
-                    + "including the last commit interval)", pipeline, topic, records, partitionCount,
+            log.info(
+                    "pipeline={} datagen {}: all {} records of {} partitions written and committed in {} ms ({} records/s "
+                            + "including the last commit interval)",
+                    pipeline,
+                    topic,
+                    records,
+                    partitionCount,
                     TimeUnit.NANOSECONDS.toMillis(elapsedNs),
                     elapsedNs > 0 ? Math.round(records * 1e9 / elapsedNs) : 0);
             done.complete();
@@ -241,7 +249,8 @@ public final class DatagenSource implements Source {
 
     private int checkPartition(int partition) {
         if (partition < 0 || partition >= partitionCount) {
-            throw new IllegalArgumentException("datagen has partitions 0.." + (partitionCount - 1) + ", got " + partition);
+            throw new IllegalArgumentException(
+                    "datagen has partitions 0.." + (partitionCount - 1) + ", got " + partition);
         }
         return partition;
     }
@@ -314,8 +323,8 @@ public final class DatagenSource implements Source {
         /** A bounded run of exactly {@code records} records over all partitions (at least 1). Default: unbounded. */
         public Builder records(long records) {
             if (records < 1) {
-                throw new IllegalArgumentException("datagen records must be >= 1 (omit it for an unbounded run), got "
-                        + records);
+                throw new IllegalArgumentException(
+                        "datagen records must be >= 1 (omit it for an unbounded run), got " + records);
             }
             this.records = records;
             return this;

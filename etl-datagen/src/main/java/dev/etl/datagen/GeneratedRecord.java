@@ -21,8 +21,7 @@ public final class GeneratedRecord {
     private long id;
     private boolean tombstone;
 
-    GeneratedRecord() {
-    }
+    GeneratedRecord() {}
 
     void reset(int partition, long sequence, long id) {
         this.partition = partition;

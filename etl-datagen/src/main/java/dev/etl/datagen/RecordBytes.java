@@ -14,8 +14,8 @@ import java.util.Arrays;
  * <p>Not thread-safe: confined to the lane thread that owns it.
  */
 public final class RecordBytes {
-    private static final byte[] ALPHANUMERIC =
-            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     private byte[] array;

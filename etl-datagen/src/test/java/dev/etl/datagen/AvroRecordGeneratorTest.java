@@ -3,6 +3,10 @@ package dev.etl.datagen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.avro.AvroDeserializer;
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.record.Payload;
+import dev.etl.test.avro.StubSchemaRegistry;
 import java.io.IOException;
 import java.io.InputStream;
 import java.math.BigDecimal;
@@ -13,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-
 import org.apache.avro.Conversions;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -24,11 +27,6 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.DecoderFactory;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.avro.AvroDeserializer;
-import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.record.Payload;
-import dev.etl.test.avro.StubSchemaRegistry;
 
 class AvroRecordGeneratorTest {
 
@@ -55,7 +53,9 @@ class AvroRecordGeneratorTest {
     static GenericRecord readFully(Schema schema, byte[] body, int offset) throws IOException {
         BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(body, offset, body.length - offset, null);
         GenericRecord record = new GenericDatumReader<GenericRecord>(schema).read(null, decoder);
-        assertThat(decoder.isEnd()).as("the body is exactly one datum, nothing after it").isTrue();
+        assertThat(decoder.isEnd())
+                .as("the body is exactly one datum, nothing after it")
+                .isTrue();
         return record;
     }
 
@@ -100,16 +100,22 @@ class AvroRecordGeneratorTest {
             assertThat((int) r.get("timeOfDay")).isBetween(0, 86_399_999);
             assertThat(UUID.fromString(r.get("uuid").toString()).version()).isEqualTo(4);
             Conversions.DecimalConversion decimals = new Conversions.DecimalConversion();
-            BigDecimal price = decimals.fromBytes((ByteBuffer) r.get("price"), schema.getField("price").schema(),
-                    LogicalTypes.decimal(9, 2));
+            BigDecimal price = decimals.fromBytes(
+                    (ByteBuffer) r.get("price"), schema.getField("price").schema(), LogicalTypes.decimal(9, 2));
             assertThat(price.signum()).isNotNegative();
             assertThat(price.precision()).isLessThanOrEqualTo(9);
-            BigDecimal big = decimals.fromFixed((GenericFixed) r.get("bigPrice"), schema.getField("bigPrice").schema(),
+            BigDecimal big = decimals.fromFixed(
+                    (GenericFixed) r.get("bigPrice"),
+                    schema.getField("bigPrice").schema(),
                     LogicalTypes.decimal(24, 4));
             assertThat(big.signum()).isNotNegative();
-            BigDecimal tiny = decimals.fromFixed((GenericFixed) r.get("tinyPrice"), schema.getField("tinyPrice").schema(),
+            BigDecimal tiny = decimals.fromFixed(
+                    (GenericFixed) r.get("tinyPrice"),
+                    schema.getField("tinyPrice").schema(),
                     LogicalTypes.decimal(4, 0));
-            assertThat(tiny.intValueExact()).as("4 digits in a 2-byte two's complement").isBetween(0, 9_999);
+            assertThat(tiny.intValueExact())
+                    .as("4 digits in a 2-byte two's complement")
+                    .isBetween(0, 9_999);
         }
         assertThat(statuses).containsExactlyInAnyOrder("NEW", "PAID", "CANCELLED", "ünïcødé");
         assertThat(eitherTypes).containsExactlyInAnyOrder("Integer", "Utf8", "Double");
@@ -133,12 +139,19 @@ class AvroRecordGeneratorTest {
         Schema schema = everyType();
         try (StubSchemaRegistry registry = StubSchemaRegistry.start()) {
             int id = registry.register("datagen-value", schema);
-            SchemaRegistryClient client = SchemaRegistryClient.builder(registry.url()).build();
-            check(AvroRecordGenerator.builder(schema).raw().build(), AvroDeserializer.generic(schema).raw(schema).build());
-            check(AvroRecordGenerator.builder(schema).confluent(id).build(),
+            SchemaRegistryClient client =
+                    SchemaRegistryClient.builder(registry.url()).build();
+            check(
+                    AvroRecordGenerator.builder(schema).raw().build(),
+                    AvroDeserializer.generic(schema).raw(schema).build());
+            check(
+                    AvroRecordGenerator.builder(schema).confluent(id).build(),
                     AvroDeserializer.generic(schema).confluent(client).build());
-            check(AvroRecordGenerator.builder(schema).singleObject().build(),
-                    AvroDeserializer.generic(schema).singleObject(List.of(schema)).build());
+            check(
+                    AvroRecordGenerator.builder(schema).singleObject().build(),
+                    AvroDeserializer.generic(schema)
+                            .singleObject(List.of(schema))
+                            .build());
         }
     }
 
@@ -147,8 +160,11 @@ class AvroRecordGeneratorTest {
         List<GenericRecord> decoded = new ArrayList<>();
         Payload value = new Payload();
         for (byte[] bytes : generate(generator, 5, 0, 300)) {
-            deserializer.deserialize(new Payload(), value.wrap(bytes), null, (r) -> decoded.add(GenericData.get().deepCopy(
-                    r.getSchema(), r)));
+            deserializer.deserialize(
+                    new Payload(),
+                    value.wrap(bytes),
+                    null,
+                    (r) -> decoded.add(GenericData.get().deepCopy(r.getSchema(), r)));
         }
         assertThat(decoded).hasSize(300);
         assertThat(decoded).extracting((r) -> (long) r.get("id")).doesNotHaveDuplicates();
@@ -162,14 +178,17 @@ class AvroRecordGeneratorTest {
         AvroRecordGenerator.builder(schema).build().generate(1, 2, DatagenRandom.of(0, 1, 2), out);
         assertThat(ByteBuffer.wrap(out.key().toByteArray()).getLong()).isEqualTo(9);
         out.reset(1, 2, 9);
-        AvroRecordGenerator.builder(schema).key(AvroRecordGenerator.Key.NONE).build().generate(1, 2,
-                DatagenRandom.of(0, 1, 2), out);
+        AvroRecordGenerator.builder(schema)
+                .key(AvroRecordGenerator.Key.NONE)
+                .build()
+                .generate(1, 2, DatagenRandom.of(0, 1, 2), out);
         assertThat(out.key().length()).isZero();
     }
 
     @Test
     void theConfluentHeaderIsMagicZeroAndTheBigEndianId() throws Exception {
-        AvroRecordGenerator generator = AvroRecordGenerator.builder(Schema.create(Schema.Type.NULL)).confluent(0x01020304)
+        AvroRecordGenerator generator = AvroRecordGenerator.builder(Schema.create(Schema.Type.NULL))
+                .confluent(0x01020304)
                 .build();
         assertThat(generate(generator, 0, 0, 1).get(0)).containsExactly(0, 1, 2, 3, 4);
         assertThat(generator.schemaId()).isEqualTo(0x01020304);
@@ -178,30 +197,36 @@ class AvroRecordGeneratorTest {
 
     @Test
     void anUnknownOrMisplacedHintFailsNamingTheField() {
-        assertThatThrownBy(() -> AvroRecordGenerator.builder(schema("{\"name\": \"qty\", \"type\": \"int\", "
-                + "\"datagen\": {\"maximum\": 3}}")).build())
-            .isInstanceOf(IllegalArgumentException.class)
-            .hasMessageContaining("unknown datagen hint 'maximum' on T.qty");
-        assertThatThrownBy(() -> AvroRecordGenerator.builder(schema("{\"name\": \"qty\", \"type\": \"int\", "
-                + "\"datagen\": {\"length\": 3}}")).build())
-            .hasMessageContaining("'length' does not apply to T.qty (type int)");
-        assertThatThrownBy(() -> AvroRecordGenerator.builder(schema("{\"name\": \"qty\", \"type\": \"int\", "
-                + "\"datagen\": {\"min\": 5, \"max\": 1}}")).build())
-            .hasMessageContaining("T.qty must satisfy min <= max");
+        assertThatThrownBy(() -> AvroRecordGenerator.builder(
+                                schema("{\"name\": \"qty\", \"type\": \"int\", " + "\"datagen\": {\"maximum\": 3}}"))
+                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown datagen hint 'maximum' on T.qty");
+        assertThatThrownBy(() -> AvroRecordGenerator.builder(
+                                schema("{\"name\": \"qty\", \"type\": \"int\", " + "\"datagen\": {\"length\": 3}}"))
+                        .build())
+                .hasMessageContaining("'length' does not apply to T.qty (type int)");
+        assertThatThrownBy(() -> AvroRecordGenerator.builder(schema(
+                                "{\"name\": \"qty\", \"type\": \"int\", " + "\"datagen\": {\"min\": 5, \"max\": 1}}"))
+                        .build())
+                .hasMessageContaining("T.qty must satisfy min <= max");
         assertThatThrownBy(() -> AvroRecordGenerator.builder(schema("{\"name\": \"c\", \"type\": {\"type\": \"enum\", "
-                + "\"name\": \"C\", \"symbols\": [\"A\"]}, \"datagen\": {\"values\": [\"B\"]}}")).build())
-            .hasMessageContaining("B of T.c is not a symbol of enum C");
+                                + "\"name\": \"C\", \"symbols\": [\"A\"]}, \"datagen\": {\"values\": [\"B\"]}}"))
+                        .build())
+                .hasMessageContaining("B of T.c is not a symbol of enum C");
         assertThatThrownBy(() -> AvroRecordGenerator.builder(schema("{\"name\": \"s\", \"type\": \"string\", "
-                + "\"datagen\": {\"null-probability\": 0.5}}")).build())
-            .hasMessageContaining("'null-probability' does not apply to T.s");
+                                + "\"datagen\": {\"null-probability\": 0.5}}"))
+                        .build())
+                .hasMessageContaining("'null-probability' does not apply to T.s");
     }
 
     @Test
     void aRecursiveSchemaIsRefused() {
-        Schema list = new Schema.Parser().parse("{\"type\": \"record\", \"name\": \"Node\", \"fields\": ["
-                + "{\"name\": \"next\", \"type\": [\"null\", \"Node\"]}]}");
+        Schema list = new Schema.Parser()
+                .parse("{\"type\": \"record\", \"name\": \"Node\", \"fields\": ["
+                        + "{\"name\": \"next\", \"type\": [\"null\", \"Node\"]}]}");
         assertThatThrownBy(() -> AvroRecordGenerator.builder(list).build())
-            .hasMessageContaining("recursive schemas: Node contains itself at Node.next");
+                .hasMessageContaining("recursive schemas: Node contains itself at Node.next");
     }
 
     private static Schema schema(String field) {

@@ -1,13 +1,12 @@
 package dev.etl.datagen;
 
+import dev.etl.record.Payload;
+import dev.etl.sink.RowEncoder;
+import dev.etl.test.capture.CaptureScript;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.HashMap;
 import java.util.Map;
-
-import dev.etl.record.Payload;
-import dev.etl.sink.RowEncoder;
-import dev.etl.test.capture.CaptureScript;
 
 /** Rows of (partition UInt32, offset UInt64) written to a capture sink, counted per record (tests). */
 final class CapturedRows {
@@ -17,8 +16,7 @@ final class CapturedRows {
         out.writeLongLE(meta.offset());
     };
 
-    private CapturedRows() {
-    }
+    private CapturedRows() {}
 
     static long key(int partition, long offset) {
         return ((long) partition << 40) | offset;

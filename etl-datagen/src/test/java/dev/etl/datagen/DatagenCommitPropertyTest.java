@@ -2,14 +2,6 @@ package dev.etl.datagen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
@@ -27,6 +19,12 @@ import dev.etl.source.Source;
 import dev.etl.source.SourceLane;
 import dev.etl.test.capture.CaptureScript;
 import dev.etl.test.capture.CaptureSink;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 /**
  * A seeded randomized harness: random partitions, lanes, record counts, poll and batch sizes, filtered
@@ -50,8 +48,8 @@ class DatagenCommitPropertyTest {
             try {
                 scenario(seed);
             } catch (AssertionError | Exception e) {
-                throw new AssertionError("scenario failed; replay with -Ddatagen.properties.seed=" + seed + ": "
-                        + e.getMessage(), e);
+                throw new AssertionError(
+                        "scenario failed; replay with -Ddatagen.properties.seed=" + seed + ": " + e.getMessage(), e);
             }
         }
     }
@@ -65,15 +63,28 @@ class DatagenCommitPropertyTest {
         int shards = 1 + random.nextInt(3);
         int filterModulus = 2 + random.nextInt(9); // ids divisible by it are filtered out
         boolean filter = random.nextBoolean();
-        PipelineConfig config = PipelineConfig.builder("datagen-props").lanes(lanes)
-                .checkpointInterval(Duration.ofMillis(1 + random.nextInt(30))).pollTimeout(Duration.ofMillis(5))
-                .drainTimeout(Duration.ofSeconds(20)).minPause(Duration.ofMillis(2))
-                .maxInFlightBytes(random.nextBoolean() ? 256L << 20 : 16 * 1024).build();
-        DatagenSource source = DatagenSource.builder(ID_VALUE).partitions(partitions)
-                .records(records).lanes(lanes).maxPollRecords(maxPoll).seed(seed).build();
-        CaptureSink sink = CaptureSink.create("capture", shards,
+        PipelineConfig config = PipelineConfig.builder("datagen-props")
+                .lanes(lanes)
+                .checkpointInterval(Duration.ofMillis(1 + random.nextInt(30)))
+                .pollTimeout(Duration.ofMillis(5))
+                .drainTimeout(Duration.ofSeconds(20))
+                .minPause(Duration.ofMillis(2))
+                .maxInFlightBytes(random.nextBoolean() ? 256L << 20 : 16 * 1024)
+                .build();
+        DatagenSource source = DatagenSource.builder(ID_VALUE)
+                .partitions(partitions)
+                .records(records)
+                .lanes(lanes)
+                .maxPollRecords(maxPoll)
+                .seed(seed)
+                .build();
+        CaptureSink sink = CaptureSink.create(
+                "capture",
+                shards,
                 new BatchConfig(1 + random.nextInt(3_000), 8L << 20, Duration.ofMillis(1 + random.nextInt(20))),
-                CaptureSink.TEST_RETRY, 64, dev.etl.error.ErrorPolicy.FAIL);
+                CaptureSink.TEST_RETRY,
+                64,
+                dev.etl.error.ErrorPolicy.FAIL);
         for (int s = 0; s < shards; s++) {
             sink.script().failNext(s, random.nextInt(4));
             if (random.nextInt(3) == 0) {
@@ -81,12 +92,16 @@ class DatagenCommitPropertyTest {
             }
         }
         List<String> violations = new ArrayList<>();
-        ObservedSource observed = new ObservedSource(source, sink.script(), partitions, filter ? filterModulus : 0,
-                violations);
+        ObservedSource observed =
+                new ObservedSource(source, sink.script(), partitions, filter ? filterModulus : 0, violations);
         ChainFactory chain = ctx -> Chains.from(ctx, Deserializer.payload())
                 .filter("some", (Payload value) -> !filter || (idOf(value) % filterModulus != 0))
                 .sink(CapturedRows.POSITION, KeyHashRouter.byRecordKey());
-        PipelineRuntime runtime = Pipeline.builder(config).source(observed).sink(sink.definition()).chains(chain).build();
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(observed)
+                .sink(sink.definition())
+                .chains(chain)
+                .build();
         source.onDone(runtime::shutdown);
         runtime.start();
         RunReport report = runtime.awaitTermination(Duration.ofSeconds(90));
@@ -99,13 +114,15 @@ class DatagenCommitPropertyTest {
         Map<Long, Integer> counts = CapturedRows.counts(sink.script());
         int expected = 0;
         for (int p = 0; p < partitions; p++) {
-            assertThat(source.committedOffset(p)).as("%s: partition %d committed to its end", scenario, p)
+            assertThat(source.committedOffset(p))
+                    .as("%s: partition %d committed to its end", scenario, p)
                     .isEqualTo(source.endOffset(p));
             for (long offset = 0; offset < source.endOffset(p); offset++) {
                 long id = offset * partitions + p;
                 boolean kept = !filter || id % filterModulus != 0;
-                assertThat(counts.getOrDefault(CapturedRows.key(p, offset), 0)).as("%s: datagen-%d offset %d", scenario,
-                        p, offset).isEqualTo(kept ? 1 : 0);
+                assertThat(counts.getOrDefault(CapturedRows.key(p, offset), 0))
+                        .as("%s: datagen-%d offset %d", scenario, p, offset)
+                        .isEqualTo(kept ? 1 : 0);
                 expected += kept ? 1 : 0;
             }
         }
@@ -138,7 +155,11 @@ class DatagenCommitPropertyTest {
         private final int filterModulus;
         private final List<String> violations;
 
-        ObservedSource(DatagenSource source, CaptureScript written, int partitions, int filterModulus,
+        ObservedSource(
+                DatagenSource source,
+                CaptureScript written,
+                int partitions,
+                int filterModulus,
                 List<String> violations) {
             this.source = source;
             this.written = written;

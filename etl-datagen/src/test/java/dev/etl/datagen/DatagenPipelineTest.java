@@ -2,11 +2,6 @@ package dev.etl.datagen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.Map;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.deser.Deserializer;
@@ -21,16 +16,23 @@ import dev.etl.sink.KeyHashRouter;
 import dev.etl.test.avro.StubSchemaRegistry;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /** The datagen source under a real pipeline: capture sink, acks, commits, backpressure, the end of a bounded run. */
 class DatagenPipelineTest {
 
-    static final ChainFactory POSITIONS = ctx -> Chains.from(ctx, Deserializer.payload())
-            .sink(CapturedRows.POSITION, KeyHashRouter.byRecordKey());
+    static final ChainFactory POSITIONS =
+            ctx -> Chains.from(ctx, Deserializer.payload()).sink(CapturedRows.POSITION, KeyHashRouter.byRecordKey());
 
     static PipelineConfig.Builder config(int lanes) {
-        return PipelineConfig.builder("datagen-test").lanes(lanes).checkpointInterval(Duration.ofMillis(20))
-                .pollTimeout(Duration.ofMillis(10)).drainTimeout(Duration.ofSeconds(10)).minPause(Duration.ofMillis(5));
+        return PipelineConfig.builder("datagen-test")
+                .lanes(lanes)
+                .checkpointInterval(Duration.ofMillis(20))
+                .pollTimeout(Duration.ofMillis(10))
+                .drainTimeout(Duration.ofSeconds(10))
+                .minPause(Duration.ofMillis(5));
     }
 
     static void assertEveryRecordOnce(DatagenSource source, CaptureSink sink) {
@@ -38,11 +40,14 @@ class DatagenPipelineTest {
         long expected = 0;
         for (int p = 0; p < source.partitions(); p++) {
             for (long offset = 0; offset < source.endOffset(p); offset++) {
-                assertThat(counts.get(CapturedRows.key(p, offset))).as("datagen-%d offset %d written once", p, offset)
+                assertThat(counts.get(CapturedRows.key(p, offset)))
+                        .as("datagen-%d offset %d written once", p, offset)
                         .isEqualTo(1);
             }
             expected += source.endOffset(p);
-            assertThat(source.committedOffset(p)).as("partition %d committed to its end", p).isEqualTo(source.endOffset(p));
+            assertThat(source.committedOffset(p))
+                    .as("partition %d committed to its end", p)
+                    .isEqualTo(source.endOffset(p));
         }
         assertThat(counts).hasSize((int) expected);
     }
@@ -50,10 +55,18 @@ class DatagenPipelineTest {
     @Test
     void aBoundedRunWritesEveryRecordOnceCommitsItAndEndsWithExitCodeZero() throws Exception {
         PipelineConfig config = config(2).build();
-        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM).partitions(5).records(40_000)
-                .lanes(config.lanes()).maxPollRecords(700).build();
+        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM)
+                .partitions(5)
+                .records(40_000)
+                .lanes(config.lanes())
+                .maxPollRecords(700)
+                .build();
         CaptureSink sink = CaptureSink.create("capture", 2);
-        PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(POSITIONS).build();
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(POSITIONS)
+                .build();
         source.onDone(runtime::shutdown);
 
         runtime.start();
@@ -70,18 +83,29 @@ class DatagenPipelineTest {
     @Test
     void aBlockedSinkPausesTheSourceAndOnceReleasedNothingIsLostOrDuplicated() throws Exception {
         PipelineConfig config = config(1).maxInFlightBytes(64 * 1024).build();
-        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM).partitions(2).records(200_000)
-                .maxPollRecords(500).build();
+        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM)
+                .partitions(2)
+                .records(200_000)
+                .maxPollRecords(500)
+                .build();
         CaptureSink sink = CaptureSink.create("capture", 1);
         sink.script().block(0);
-        PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(POSITIONS).build();
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(POSITIONS)
+                .build();
         source.onDone(runtime::shutdown);
         runtime.start();
 
         long stalled = awaitStable(source, Duration.ofSeconds(20));
-        assertThat(stalled).as("the source stopped generating while the sink was blocked").isLessThan(200_000);
+        assertThat(stalled)
+                .as("the source stopped generating while the sink was blocked")
+                .isLessThan(200_000);
         Thread.sleep(200);
-        assertThat(source.generated()).as("paused: no more records while blocked").isEqualTo(stalled);
+        assertThat(source.generated())
+                .as("paused: no more records while blocked")
+                .isEqualTo(stalled);
 
         sink.script().release(0);
         RunReport report = runtime.awaitTermination(Duration.ofSeconds(60));
@@ -111,11 +135,19 @@ class DatagenPipelineTest {
     @Test
     void transientSinkFailuresAreRetriedAndTheRunStillWritesEveryRecordOnce() throws Exception {
         PipelineConfig config = config(2).build();
-        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM).partitions(4).records(10_000)
-                .lanes(2).maxPollRecords(300).build();
+        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM)
+                .partitions(4)
+                .records(10_000)
+                .lanes(2)
+                .maxPollRecords(300)
+                .build();
         CaptureSink sink = CaptureSink.create("capture", 2);
         sink.script().failNext(0, 3).failNext(1, 2);
-        PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(POSITIONS).build();
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(POSITIONS)
+                .build();
         source.onDone(runtime::shutdown);
         runtime.start();
         RunReport report = runtime.awaitTermination(Duration.ofSeconds(60));
@@ -128,10 +160,17 @@ class DatagenPipelineTest {
     @Test
     void aRateLimitedRunTakesAboutAsLongAsItsRateSays() throws Exception {
         PipelineConfig config = config(1).build();
-        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM).partitions(2).records(3_000)
-                .ratePerSecond(2_000).build();
+        DatagenSource source = DatagenSource.builder(DatagenSourceTest.ID_AND_RANDOM)
+                .partitions(2)
+                .records(3_000)
+                .ratePerSecond(2_000)
+                .build();
         CaptureSink sink = CaptureSink.create("capture", 1);
-        PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(POSITIONS).build();
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(POSITIONS)
+                .build();
         source.onDone(runtime::shutdown);
         long start = System.nanoTime();
         runtime.start();
@@ -141,8 +180,10 @@ class DatagenPipelineTest {
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
 
         assertThat(report.exitCode()).isZero();
-        assertThat(atHalfSecond).as("about 1,000 after 0.5 s at 2,000/s; never ahead of the schedule")
-                .isLessThanOrEqualTo(1_100).isGreaterThan(0);
+        assertThat(atHalfSecond)
+                .as("about 1,000 after 0.5 s at 2,000/s; never ahead of the schedule")
+                .isLessThanOrEqualTo(1_100)
+                .isGreaterThan(0);
         assertThat(elapsedMs).as("3,000 records at 2,000/s take at least 1.5 s").isGreaterThanOrEqualTo(1_450);
         assertEveryRecordOnce(source, sink);
     }
@@ -152,17 +193,27 @@ class DatagenPipelineTest {
         org.apache.avro.Schema schema = AvroRecordGeneratorTest.everyType();
         try (StubSchemaRegistry registry = StubSchemaRegistry.start()) {
             int id = registry.register("datagen-value", schema);
-            SchemaRegistryClient client = SchemaRegistryClient.builder(registry.url()).build();
-            AvroDeserializer.Builder<org.apache.avro.generic.GenericRecord> avro = AvroDeserializer.generic(schema)
-                    .confluent(client);
+            SchemaRegistryClient client =
+                    SchemaRegistryClient.builder(registry.url()).build();
+            AvroDeserializer.Builder<org.apache.avro.generic.GenericRecord> avro =
+                    AvroDeserializer.generic(schema).confluent(client);
             ChainFactory chain = ctx -> Chains.from(ctx, avro.build())
                     .map("id", (r) -> Long.toString((long) r.get("id")))
                     .sink(TestEncoders.string(), KeyHashRouter.byRecordKey());
             PipelineConfig config = config(2).build();
-            DatagenSource source = DatagenSource.builder(AvroRecordGenerator.builder(schema).confluent(id).build())
-                    .partitions(4).records(5_000).lanes(2).seed(3).build();
+            DatagenSource source = DatagenSource.builder(
+                            AvroRecordGenerator.builder(schema).confluent(id).build())
+                    .partitions(4)
+                    .records(5_000)
+                    .lanes(2)
+                    .seed(3)
+                    .build();
             CaptureSink sink = CaptureSink.create("capture", 2);
-            PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(chain).build();
+            PipelineRuntime runtime = Pipeline.builder(config)
+                    .source(source)
+                    .sink(sink.definition())
+                    .chains(chain)
+                    .build();
             source.onDone(runtime::shutdown);
             runtime.start();
             RunReport report = runtime.awaitTermination(Duration.ofSeconds(60));

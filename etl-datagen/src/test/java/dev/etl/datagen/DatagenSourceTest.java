@@ -3,6 +3,12 @@ package dev.etl.datagen;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.error.FatalPipelineException;
+import dev.etl.error.SourceException;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.CommittedPosition;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,15 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.Test;
-
-import dev.etl.error.FatalPipelineException;
-import dev.etl.error.SourceException;
-import dev.etl.source.CommitOffsets;
-import dev.etl.source.CommittedPosition;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 class DatagenSourceTest {
 
@@ -35,7 +33,11 @@ class DatagenSourceTest {
 
     @Test
     void boundedRunGeneratesEveryIdOnceSpreadOverPartitionsAndLanes() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(3).records(10).lanes(2).build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(3)
+                .records(10)
+                .lanes(2)
+                .build();
         LaneDriver lane0 = new LaneDriver(source, 0);
         LaneDriver lane1 = new LaneDriver(source, 1);
 
@@ -44,7 +46,9 @@ class DatagenSourceTest {
 
         assertThat(lane0.assignments).containsExactly(new int[] {0, 2});
         assertThat(lane1.assignments).containsExactly(new int[] {1});
-        assertThat(all).extracting(DatagenSourceTest::id).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
+        assertThat(all)
+                .extracting(DatagenSourceTest::id)
+                .containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L);
         for (LaneDriver.Delivered d : all) {
             assertThat(id(d)).as("id = sequence × partitions + partition").isEqualTo(d.offset() * 3 + d.partition());
         }
@@ -57,25 +61,49 @@ class DatagenSourceTest {
 
     @Test
     void fewerRecordsThanPartitionsLeavesSomePartitionsEmptyAndTheRunStillEnds() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(4).records(2).build();
+        DatagenSource source =
+                DatagenSource.builder(ID_AND_RANDOM).partitions(4).records(2).build();
         LaneDriver lane = new LaneDriver(source, 0);
         assertThat(lane.drain()).extracting(DatagenSourceTest::id).containsExactly(0L, 1L);
-        lane.lane.commit(CommitOffsets.builder(2).add(0, 1, null).add(1, 1, null).build(), true, null);
+        lane.lane.commit(
+                CommitOffsets.builder(2).add(0, 1, null).add(1, 1, null).build(), true, null);
         assertThat(source.isDone()).isTrue();
     }
 
     @Test
     void theSameSeedGivesTheSameRecordsWhateverTheLanesAndPollSizes() {
-        Map<String, String> oneLane = contents(DatagenSource.builder(ID_AND_RANDOM).partitions(5).records(200).seed(7)
-                .lanes(1).maxPollRecords(7).build(), 1);
-        Map<String, String> threeLanes = contents(DatagenSource.builder(ID_AND_RANDOM).partitions(5).records(200).seed(7)
-                .lanes(3).maxPollRecords(2).build(), 3);
-        Map<String, String> otherSeed = contents(DatagenSource.builder(ID_AND_RANDOM).partitions(5).records(200).seed(8)
-                .lanes(1).build(), 1);
+        Map<String, String> oneLane = contents(
+                DatagenSource.builder(ID_AND_RANDOM)
+                        .partitions(5)
+                        .records(200)
+                        .seed(7)
+                        .lanes(1)
+                        .maxPollRecords(7)
+                        .build(),
+                1);
+        Map<String, String> threeLanes = contents(
+                DatagenSource.builder(ID_AND_RANDOM)
+                        .partitions(5)
+                        .records(200)
+                        .seed(7)
+                        .lanes(3)
+                        .maxPollRecords(2)
+                        .build(),
+                3);
+        Map<String, String> otherSeed = contents(
+                DatagenSource.builder(ID_AND_RANDOM)
+                        .partitions(5)
+                        .records(200)
+                        .seed(8)
+                        .lanes(1)
+                        .build(),
+                1);
 
         assertThat(oneLane).hasSize(200).isEqualTo(threeLanes);
         assertThat(otherSeed).hasSize(200).isNotEqualTo(oneLane);
-        long differing = oneLane.keySet().stream().filter((k) -> !oneLane.get(k).equals(otherSeed.get(k))).count();
+        long differing = oneLane.keySet().stream()
+                .filter((k) -> !oneLane.get(k).equals(otherSeed.get(k)))
+                .count();
         assertThat(differing).as("another seed changes (nearly) every record").isGreaterThan(190);
     }
 
@@ -84,7 +112,9 @@ class DatagenSourceTest {
         Map<String, String> out = new HashMap<>();
         for (int i = 0; i < lanes; i++) {
             for (LaneDriver.Delivered d : new LaneDriver(source, i).drain()) {
-                out.put(d.partition() + "-" + d.offset(), java.util.HexFormat.of().formatHex(d.value()));
+                out.put(
+                        d.partition() + "-" + d.offset(),
+                        java.util.HexFormat.of().formatHex(d.value()));
             }
         }
         return out;
@@ -92,7 +122,11 @@ class DatagenSourceTest {
 
     @Test
     void aPollDeliversOneBatchPerPartitionOfAtMostMaxPollRecords() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).records(25).maxPollRecords(5).build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(2)
+                .records(25)
+                .maxPollRecords(5)
+                .build();
         LaneDriver lane = new LaneDriver(source, 0);
         assertThat(lane.poll()).hasSize(10);
         assertThat(lane.batchSizes).containsExactly(5, 5);
@@ -103,7 +137,10 @@ class DatagenSourceTest {
 
     @Test
     void anUnboundedUnlimitedRunGeneratesAFullBatchOnEveryPoll() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).maxPollRecords(100).build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(2)
+                .maxPollRecords(100)
+                .build();
         LaneDriver lane = new LaneDriver(source, 0);
         for (int i = 0; i < 5; i++) {
             assertThat(lane.poll()).hasSize(200);
@@ -115,8 +152,12 @@ class DatagenSourceTest {
     @Test
     void theRateScheduleIsExactOnAFakeClock() {
         AtomicLong now = new AtomicLong(1_000);
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(4).ratePerSecond(1_000)
-                .maxPollRecords(100_000).nanoClock(now::get).build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(4)
+                .ratePerSecond(1_000)
+                .maxPollRecords(100_000)
+                .nanoClock(now::get)
+                .build();
         LaneDriver lane = new LaneDriver(source, 0);
 
         assertThat(lane.poll()).as("nothing is due at the start").isEmpty();
@@ -130,14 +171,21 @@ class DatagenSourceTest {
         assertThat(lane.poll()).as("10,500 after 10.5 s").hasSize(9_500);
         assertThat(source.generated()).isEqualTo(10_500);
         // evenly spread: ids 0..10499, each partition a quarter
-        assertThat(lane.records).extracting(LaneDriver.Delivered::partition).filteredOn((p) -> p == 3).hasSize(2_625);
+        assertThat(lane.records)
+                .extracting(LaneDriver.Delivered::partition)
+                .filteredOn((p) -> p == 3)
+                .hasSize(2_625);
     }
 
     @Test
     void aRateLimitedBoundedRunStopsAtItsEnd() {
         AtomicLong now = new AtomicLong();
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).records(1_500).ratePerSecond(1_000)
-                .nanoClock(now::get).build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(2)
+                .records(1_500)
+                .ratePerSecond(1_000)
+                .nanoClock(now::get)
+                .build();
         LaneDriver lane = new LaneDriver(source, 0);
         lane.poll();
         now.addAndGet(1_000_000_000);
@@ -151,8 +199,14 @@ class DatagenSourceTest {
     void aPausedLaneDeliversNothingWhileTheScheduleRunsOnAndTheLagShowsIt() {
         AtomicLong now = new AtomicLong();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).ratePerSecond(1_000)
-                .maxPollRecords(100_000).nanoClock(now::get).meterRegistry(registry).pipeline("p").build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(2)
+                .ratePerSecond(1_000)
+                .maxPollRecords(100_000)
+                .nanoClock(now::get)
+                .meterRegistry(registry)
+                .pipeline("p")
+                .build();
         LaneDriver lane = new LaneDriver(source, 0);
         lane.poll();
 
@@ -160,7 +214,8 @@ class DatagenSourceTest {
         now.addAndGet(2_000_000_000L);
         assertThat(lane.poll()).isEmpty();
         assertThat(lane.lane.isPaused()).isTrue();
-        assertThat(lag(registry, "0") + lag(registry, "1")).as("what a producer would have written meanwhile")
+        assertThat(lag(registry, "0") + lag(registry, "1"))
+                .as("what a producer would have written meanwhile")
                 .isEqualTo(2_000);
 
         lane.lane.resume();
@@ -169,7 +224,8 @@ class DatagenSourceTest {
     }
 
     private static double lag(SimpleMeterRegistry registry, String partition) {
-        Gauge gauge = registry.find("etl.source.lag").tags("pipeline", "p", "topic", "datagen", "partition", partition)
+        Gauge gauge = registry.find("etl.source.lag")
+                .tags("pipeline", "p", "topic", "datagen", "partition", partition)
                 .gauge();
         assertThat(gauge).as("lag gauge of partition " + partition).isNotNull();
         return gauge.value();
@@ -177,28 +233,34 @@ class DatagenSourceTest {
 
     @Test
     void aLaneMoreThanASecondBehindItsRateWarnsRateLimited() {
-        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger(DatagenLane.class);
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(DatagenLane.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> appender =
                 new ch.qos.logback.core.read.ListAppender<>();
         appender.start();
         logger.addAppender(appender);
         try {
             AtomicLong now = new AtomicLong();
-            DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).ratePerSecond(1_000).maxPollRecords(10)
-                    .nanoClock(now::get).pipeline("p").build();
+            DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                    .ratePerSecond(1_000)
+                    .maxPollRecords(10)
+                    .nanoClock(now::get)
+                    .pipeline("p")
+                    .build();
             LaneDriver lane = new LaneDriver(source, 0);
             lane.poll();
             now.addAndGet(500_000_000L);
             lane.poll();
-            assertThat(appender.list).as("half a second behind: catching up, no warning").isEmpty();
+            assertThat(appender.list)
+                    .as("half a second behind: catching up, no warning")
+                    .isEmpty();
             now.addAndGet(4_500_000_000L);
             lane.poll();
             lane.poll();
             assertThat(appender.list).hasSize(1);
             assertThat(appender.list.get(0).getFormattedMessage())
-                .contains("pipeline=p datagen lane=0 is 4980 records behind its rate of 1000 records/s")
-                .contains("the pipeline does not keep up");
+                    .contains("pipeline=p datagen lane=0 is 4980 records behind its rate of 1000 records/s")
+                    .contains("the pipeline does not keep up");
         } finally {
             logger.detachAppender(appender);
         }
@@ -206,7 +268,11 @@ class DatagenSourceTest {
 
     @Test
     void aPausedPartitionIsSkippedWhileTheOthersFlow() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).records(20).maxPollRecords(3).build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(2)
+                .records(20)
+                .maxPollRecords(3)
+                .build();
         LaneDriver lane = new LaneDriver(source, 0);
         lane.poll(); // assignment + a first batch each
         lane.lane.pausePartition(1);
@@ -224,7 +290,8 @@ class DatagenSourceTest {
 
     @Test
     void commitsAreKeptInMemoryAsynchronousCallbacksComeFromALaterPoll() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(1).records(10).build();
+        DatagenSource source =
+                DatagenSource.builder(ID_AND_RANDOM).partitions(1).records(10).build();
         LaneDriver lane = new LaneDriver(source, 0);
         lane.drain();
         List<CommitOffsets> completed = new ArrayList<>();
@@ -244,29 +311,39 @@ class DatagenSourceTest {
 
     @Test
     void aCommitPastWhatWasGeneratedOrOfAnotherLanesPartitionIsRefused() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).records(100).lanes(2)
-                .maxPollRecords(10).build();
+        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM)
+                .partitions(2)
+                .records(100)
+                .lanes(2)
+                .maxPollRecords(10)
+                .build();
         LaneDriver lane0 = new LaneDriver(source, 0);
         lane0.poll();
 
-        assertThatThrownBy(() -> lane0.lane.commit(CommitOffsets.builder(1).add(0, 11, null).build(), true, null))
-            .isInstanceOf(SourceException.class)
-            .hasMessageContaining("datagen-0 at 11, past the 10 records generated");
-        assertThatThrownBy(() -> lane0.lane.commit(CommitOffsets.builder(1).add(1, 0, null).build(), true, null))
-            .isInstanceOf(SourceException.class)
-            .hasMessageContaining("partition datagen-1, which it does not own");
-        assertThat(source.committedOffset(0)).as("a refused commit stores nothing").isEqualTo(-1);
+        assertThatThrownBy(() -> lane0.lane.commit(
+                        CommitOffsets.builder(1).add(0, 11, null).build(), true, null))
+                .isInstanceOf(SourceException.class)
+                .hasMessageContaining("datagen-0 at 11, past the 10 records generated");
+        assertThatThrownBy(() -> lane0.lane.commit(
+                        CommitOffsets.builder(1).add(1, 0, null).build(), true, null))
+                .isInstanceOf(SourceException.class)
+                .hasMessageContaining("partition datagen-1, which it does not own");
+        assertThat(source.committedOffset(0))
+                .as("a refused commit stores nothing")
+                .isEqualTo(-1);
     }
 
     @Test
     void theRunIsDoneOnceEveryPartitionsEndIsCommittedAndTheCallbackRunsOnce() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(2).records(10).build();
+        DatagenSource source =
+                DatagenSource.builder(ID_AND_RANDOM).partitions(2).records(10).build();
         AtomicInteger calls = new AtomicInteger();
         source.onDone(calls::incrementAndGet);
         LaneDriver lane = new LaneDriver(source, 0);
         lane.drain();
 
-        lane.lane.commit(CommitOffsets.builder(2).add(0, 5, null).add(1, 4, null).build(), true, null);
+        lane.lane.commit(
+                CommitOffsets.builder(2).add(0, 5, null).add(1, 4, null).build(), true, null);
         assertThat(source.isDone()).as("partition 1 has 5").isFalse();
         lane.lane.commit(CommitOffsets.builder(1).add(1, 5, null).build(), true, null);
         assertThat(source.isDone()).isTrue();
@@ -309,37 +386,46 @@ class DatagenSourceTest {
         waker.start();
         lane.poll(30_000);
         waker.join();
-        assertThat(System.nanoTime() - start).as("woken long before the timeout").isLessThan(10_000_000_000L);
+        assertThat(System.nanoTime() - start)
+                .as("woken long before the timeout")
+                .isLessThan(10_000_000_000L);
     }
 
     @Test
     void aLaneBeyondTheBuiltLaneCountFailsNamingTheSetting() {
-        DatagenSource source = DatagenSource.builder(ID_AND_RANDOM).partitions(4).lanes(2).build();
-        assertThatThrownBy(() -> new LaneDriver(source, 2)).isInstanceOf(IllegalStateException.class)
-            .hasMessageContaining("built for 2 lane(s) but lane 2 opened")
-            .hasMessageContaining("etl.pipeline.threads");
+        DatagenSource source =
+                DatagenSource.builder(ID_AND_RANDOM).partitions(4).lanes(2).build();
+        assertThatThrownBy(() -> new LaneDriver(source, 2))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("built for 2 lane(s) but lane 2 opened")
+                .hasMessageContaining("etl.pipeline.threads");
     }
 
     @Test
     void aFailingGeneratorFailsThePipelineNamingPartitionAndOffset() {
         DatagenSource source = DatagenSource.builder((p, s, r, out) -> {
-            if (s == 3) {
-                throw new IllegalStateException("boom");
-            }
-        }).records(10).build();
+                    if (s == 3) {
+                        throw new IllegalStateException("boom");
+                    }
+                })
+                .records(10)
+                .build();
         LaneDriver lane = new LaneDriver(source, 0);
-        assertThatThrownBy(lane::poll).isInstanceOf(FatalPipelineException.class)
-            .hasMessageContaining("failed at datagen-0 offset 3")
-            .hasMessageContaining("boom");
+        assertThatThrownBy(lane::poll)
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("failed at datagen-0 offset 3")
+                .hasMessageContaining("boom");
     }
 
     @Test
     void anAbsentKeyAndATombstoneAreDeliveredAsAbsent() {
         DatagenSource source = DatagenSource.builder((p, s, r, out) -> {
-            if (s == 1) {
-                out.tombstone();
-            }
-        }).records(2).build();
+                    if (s == 1) {
+                        out.tombstone();
+                    }
+                })
+                .records(2)
+                .build();
         List<LaneDriver.Delivered> records = new LaneDriver(source, 0).drain();
         assertThat(records.get(0).key()).isNull();
         assertThat(records.get(0).value()).isEmpty();

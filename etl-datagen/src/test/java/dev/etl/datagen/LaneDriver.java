@@ -1,16 +1,14 @@
 package dev.etl.datagen;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Opens a datagen lane without a pipeline and records what its polls deliver (tests). */
 final class LaneDriver implements PartitionListener {
-    record Delivered(int partition, long offset, byte[] key, byte[] value, long timestampMs) {
-    }
+    record Delivered(int partition, long offset, byte[] key, byte[] value, long timestampMs) {}
 
     final SourceLane lane;
     final List<int[]> assignments = new ArrayList<>();
@@ -48,9 +46,12 @@ final class LaneDriver implements PartitionListener {
             if (batch.offset() != expected++) {
                 throw new AssertionError("offsets not contiguous in " + batch);
             }
-            records.add(new Delivered(batch.partition(), batch.offset(),
+            records.add(new Delivered(
+                    batch.partition(),
+                    batch.offset(),
                     batch.key().isPresent() ? batch.key().toByteArray() : null,
-                    batch.value().isPresent() ? batch.value().toByteArray() : null, batch.timestampMs()));
+                    batch.value().isPresent() ? batch.value().toByteArray() : null,
+                    batch.timestampMs()));
         }
     }
 

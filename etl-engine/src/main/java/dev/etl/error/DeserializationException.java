@@ -11,10 +11,15 @@ public class DeserializationException extends RecordException {
     private final int schemaId;
     private final String reason;
 
-    public DeserializationException(String stage, String partitionName, long offset, int schemaId, String reason,
-            Throwable cause) {
-        super(ErrorClass.DESERIALIZATION, stage,
-                partitionName, offset, schemaId >= 0 ? reason + " (schema id " + schemaId + ")" : reason, cause);
+    public DeserializationException(
+            String stage, String partitionName, long offset, int schemaId, String reason, Throwable cause) {
+        super(
+                ErrorClass.DESERIALIZATION,
+                stage,
+                partitionName,
+                offset,
+                schemaId >= 0 ? reason + " (schema id " + schemaId + ")" : reason,
+                cause);
         this.schemaId = schemaId;
         this.reason = reason;
     }

@@ -11,8 +11,8 @@ public class RecordException extends EtlException {
     private final String partitionName;
     private final long offset;
 
-    public RecordException(ErrorClass errorClass, String stage, String partitionName, long offset, String message,
-            Throwable cause) {
+    public RecordException(
+            ErrorClass errorClass, String stage, String partitionName, long offset, String message, Throwable cause) {
         super(errorClass, describe(stage, partitionName, offset, message), cause);
         this.stage = stage;
         this.partitionName = partitionName;
@@ -20,8 +20,8 @@ public class RecordException extends EtlException {
     }
 
     private static String describe(String stage, String partitionName, long offset, String message) {
-        return "stage '" + stage + "' failed at " + (partitionName == null ? "?" : partitionName) + "@" + offset
-                + ": " + message;
+        return "stage '" + stage + "' failed at " + (partitionName == null ? "?" : partitionName) + "@" + offset + ": "
+                + message;
     }
 
     /** Name of the stage that failed. */

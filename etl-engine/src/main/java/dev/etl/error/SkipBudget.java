@@ -45,8 +45,9 @@ public record SkipBudget(boolean enabled, double maxRatio, Duration window, long
 
     /** Human-readable form used in failure messages. */
     public String describe() {
-        return "more than " + percent(maxRatio) + " of at least " + minRecords + " records in a " + window.toString()
-                .substring(2).toLowerCase(java.util.Locale.ROOT) + " window, per lane or pipeline-wide, per error type";
+        return "more than " + percent(maxRatio) + " of at least " + minRecords + " records in a "
+                + window.toString().substring(2).toLowerCase(java.util.Locale.ROOT)
+                + " window, per lane or pipeline-wide, per error type";
     }
 
     static String percent(double ratio) {

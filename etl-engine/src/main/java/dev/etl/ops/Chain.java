@@ -32,8 +32,7 @@ public interface Chain {
      *
      * @throws dev.etl.error.FatalPipelineException when a hook failed; the lane fails the pipeline
      */
-    default void flush() {
-    }
+    default void flush() {}
 
     /**
      * Closes stateful operators (their {@code close} hooks, in reverse chain order); every ack an

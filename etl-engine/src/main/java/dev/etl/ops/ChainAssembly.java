@@ -1,15 +1,14 @@
 package dev.etl.ops;
 
+import dev.etl.deser.Deserializer;
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
 import dev.etl.internal.ops.LaneContext;
 import dev.etl.record.Collector;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-
-import dev.etl.deser.Deserializer;
-import dev.etl.error.ErrorClass;
-import dev.etl.error.ErrorPolicy;
 
 /**
  * Build-time state shared by every builder of one chain (the root and all fan-out branches): stage
@@ -79,8 +78,8 @@ final class ChainAssembly<S> {
     @SuppressWarnings("unchecked")
     Chain head(Collector<?> first) {
         built = true;
-        ErrorPolicy policy = StageErrorPolicy.resolvePolicy(context, ChainHead.DESERIALIZE_STAGE,
-                ErrorClass.DESERIALIZATION, declaredDeserializePolicy);
+        ErrorPolicy policy = StageErrorPolicy.resolvePolicy(
+                context, ChainHead.DESERIALIZE_STAGE, ErrorClass.DESERIALIZATION, declaredDeserializePolicy);
         ProcessStage<?, ?>[] stateful = statefulByOrder.values().toArray(new ProcessStage<?, ?>[0]);
         return new ChainHead<>(context, deserializer, (Collector<? super S>) first, policy, stateful);
     }

@@ -1,16 +1,15 @@
 package dev.etl.ops;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
 import dev.etl.internal.ops.LaneContext;
 import dev.etl.record.Collector;
+import dev.etl.sink.Router;
+import dev.etl.sink.RowEncoder;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
-
-import dev.etl.error.ErrorClass;
-import dev.etl.error.ErrorPolicy;
-import dev.etl.sink.RowEncoder;
-import dev.etl.sink.Router;
 
 /**
  * Declares a lane's operator chain, Kafka Streams / Flink style: each verb adds one stage and returns
@@ -69,8 +68,8 @@ public final class ChainBuilder<T> {
     private final boolean branchRoot;
     private boolean extended;
 
-    private ChainBuilder(ChainAssembly<?> assembly, ChainBuilder<?> upstream, StageFactory<?, T> link,
-            boolean branchRoot) {
+    private ChainBuilder(
+            ChainAssembly<?> assembly, ChainBuilder<?> upstream, StageFactory<?, T> link, boolean branchRoot) {
         this.assembly = assembly;
         this.upstream = upstream;
         this.link = link;
@@ -106,8 +105,8 @@ public final class ChainBuilder<T> {
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "map", n);
         LaneContext ctx = assembly.context();
-        return then((Collector<? super R> downstream) -> new MapStage<T, R>(fn,
-                StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
+        return then((Collector<? super R> downstream) -> new MapStage<T, R>(
+                fn, StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
 
     // ---- tryMap ------------------------------------------------------------------------------
@@ -126,15 +125,15 @@ public final class ChainBuilder<T> {
         return tryMapStage(null, fn, onFailure);
     }
 
-    private <R> ChainBuilder<R> tryMapStage(String name, ThrowingFunction<? super T, ? extends R> fn,
-            ErrorPolicy onFailure) {
+    private <R> ChainBuilder<R> tryMapStage(
+            String name, ThrowingFunction<? super T, ? extends R> fn, ErrorPolicy onFailure) {
         Objects.requireNonNull(fn, "fn");
         Objects.requireNonNull(onFailure, "onFailure");
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "tryMap", n);
         LaneContext ctx = assembly.context();
-        return then((Collector<? super R> downstream) -> new TryMapStage<T, R>(fn,
-                StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, onFailure), downstream));
+        return then((Collector<? super R> downstream) -> new TryMapStage<T, R>(
+                fn, StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, onFailure), downstream));
     }
 
     // ---- filter ------------------------------------------------------------------------------
@@ -157,8 +156,8 @@ public final class ChainBuilder<T> {
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "filter", n);
         LaneContext ctx = assembly.context();
-        return then((Collector<? super T> downstream) -> new FilterStage<T>(predicate,
-                StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
+        return then((Collector<? super T> downstream) -> new FilterStage<T>(
+                predicate, StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
 
     // ---- flatMap -----------------------------------------------------------------------------
@@ -182,8 +181,8 @@ public final class ChainBuilder<T> {
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "flatMap", n);
         LaneContext ctx = assembly.context();
-        return then((Collector<? super R> downstream) -> new FlatMapStage<T, R>(fn,
-                StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
+        return then((Collector<? super R> downstream) -> new FlatMapStage<T, R>(
+                fn, StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
 
     // ---- peek --------------------------------------------------------------------------------
@@ -206,8 +205,8 @@ public final class ChainBuilder<T> {
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "peek", n);
         LaneContext ctx = assembly.context();
-        return then((Collector<? super T> downstream) -> new PeekStage<T>(action,
-                StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
+        return then((Collector<? super T> downstream) -> new PeekStage<T>(
+                action, StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL), downstream));
     }
 
     // ---- process -----------------------------------------------------------------------------
@@ -235,9 +234,11 @@ public final class ChainBuilder<T> {
         ChainAssembly<?> assembly = this.assembly;
         LaneContext ctx = assembly.context();
         return then((Collector<? super R> downstream) -> {
-            ProcessStage<T, R> created = new ProcessStage<T, R>(operator,
+            ProcessStage<T, R> created = new ProcessStage<T, R>(
+                    operator,
                     StageErrorPolicy.resolve(ctx, stage, ErrorClass.OPERATOR, ErrorPolicy.FAIL),
-                    new StageContext(ctx, stage), downstream);
+                    new StageContext(ctx, stage),
+                    downstream);
             assembly.registerStateful(n, created);
             return created;
         });
@@ -300,8 +301,8 @@ public final class ChainBuilder<T> {
         return sinkStage(sinkName, encoder, router, sinksEncoder);
     }
 
-    private Chain sinkStage(String sinkName, RowEncoder<? super T> encoder, Router<? super T> router,
-            boolean sinksEncoder) {
+    private Chain sinkStage(
+            String sinkName, RowEncoder<? super T> encoder, Router<? super T> router, boolean sinksEncoder) {
         SinkTerminal<T> terminal = new SinkTerminal<>(assembly, sinkName, encoder, router, sinksEncoder);
         claim();
         return terminate(terminal.stage());

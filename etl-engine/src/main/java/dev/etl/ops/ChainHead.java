@@ -1,15 +1,15 @@
 package dev.etl.ops;
 
-import dev.etl.internal.ops.LaneContext;
-import dev.etl.record.Collector;
 import dev.etl.deser.Deserializer;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.record.Collector;
 import dev.etl.record.KeyHash;
 import dev.etl.record.Payload;
-import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.source.PartitionBatch;
 
 /**
@@ -27,7 +27,11 @@ final class ChainHead<T> implements Chain {
     private final ProcessStage<?, ?>[] stateful;
     private int opened;
 
-    ChainHead(LaneContext context, Deserializer<T> deserializer, Collector<? super T> first, ErrorPolicy badPayloads,
+    ChainHead(
+            LaneContext context,
+            Deserializer<T> deserializer,
+            Collector<? super T> first,
+            ErrorPolicy badPayloads,
             ProcessStage<?, ?>[] stateful) {
         this.context = context;
         this.meta = context.meta();
@@ -80,7 +84,8 @@ final class ChainHead<T> implements Chain {
      * (it knows no partition name): rethrown with the partition as the source names it and the offset.
      */
     private FatalPipelineException located(FatalPipelineException e, long offset) {
-        if (e.getCause() instanceof DeserializationException && ((DeserializationException) e.getCause()).partitionName() == null) {
+        if (e.getCause() instanceof DeserializationException
+                && ((DeserializationException) e.getCause()).partitionName() == null) {
             DeserializationException at = ((DeserializationException) e.getCause())
                     .at(DESERIALIZE_STAGE, context.describePartition(meta.partition()), offset);
             FatalPipelineException located = new FatalPipelineException(e.errorClass(), at.getMessage(), at);
@@ -94,7 +99,8 @@ final class ChainHead<T> implements Chain {
         String partitionName = context.describePartition(meta.partition());
         DeserializationException failure = cause instanceof DeserializationException
                 ? ((DeserializationException) cause).at(DESERIALIZE_STAGE, partitionName, offset)
-                : new DeserializationException(DESERIALIZE_STAGE, partitionName, offset, -1, String.valueOf(cause), cause);
+                : new DeserializationException(
+                        DESERIALIZE_STAGE, partitionName, offset, -1, String.valueOf(cause), cause);
         if (badPayloads == ErrorPolicy.SKIP) {
             context.skipped(failure);
             return;
@@ -126,8 +132,8 @@ final class ChainHead<T> implements Chain {
                 stage.close();
             } catch (Exception e) {
                 if (failure == null) {
-                    failure = new FatalPipelineException(ErrorClass.OPERATOR,
-                            "stage '" + stage.stageName() + "' failed to close: " + e, e);
+                    failure = new FatalPipelineException(
+                            ErrorClass.OPERATOR, "stage '" + stage.stageName() + "' failed to close: " + e, e);
                 } else {
                     failure.addSuppressed(e);
                 }

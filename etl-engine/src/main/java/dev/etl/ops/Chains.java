@@ -1,10 +1,9 @@
 package dev.etl.ops;
 
-import dev.etl.internal.ops.LaneContext;
-import java.util.Objects;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.internal.ops.LaneContext;
+import java.util.Objects;
 
 /**
  * Entry point of the operator-chain API: {@code Chains.from(ctx, deserializer)} starts a
@@ -18,8 +17,7 @@ import dev.etl.error.ErrorPolicy;
  * }</pre>
  */
 public final class Chains {
-    private Chains() {
-    }
+    private Chains() {}
 
     /**
      * Starts a chain whose records come from {@code deserializer}. A payload the deserializer rejects
@@ -40,8 +38,8 @@ public final class Chains {
      * the pipeline must have); under {@code FAIL} the chain throws a {@link dev.etl.error.FatalPipelineException}
      * caused by a {@link dev.etl.error.DeserializationException} naming partition and offset.
      */
-    public static <T> ChainBuilder<T> from(ChainContext context, Deserializer<T> deserializer,
-            ErrorPolicy onBadPayload) {
+    public static <T> ChainBuilder<T> from(
+            ChainContext context, Deserializer<T> deserializer, ErrorPolicy onBadPayload) {
         Objects.requireNonNull(context, "context");
         Objects.requireNonNull(deserializer, "deserializer");
         Objects.requireNonNull(onBadPayload, "onBadPayload");

@@ -10,8 +10,7 @@ import java.util.Objects;
  * Build time only, on the lane thread.
  */
 final class FanOutTerminal {
-    private FanOutTerminal() {
-    }
+    private FanOutTerminal() {}
 
     /**
      * The fan-out stage named {@code stage} over {@code branches}, each built now.

@@ -1,9 +1,8 @@
 package dev.etl.ops;
 
+import dev.etl.error.FatalPipelineException;
 import dev.etl.record.Collector;
 import java.util.function.Predicate;
-
-import dev.etl.error.FatalPipelineException;
 
 /** {@code filter}: passes values the predicate accepts; a dropped value takes no ack reference. Stateless. */
 final class FilterStage<T> implements Collector<T> {

@@ -1,7 +1,7 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.record.Collector;
 
 /**
  * {@code flatMap}: the function pushes 0..N values straight into the next stage (passed as its

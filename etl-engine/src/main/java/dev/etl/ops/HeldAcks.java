@@ -1,10 +1,9 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
-import java.util.Arrays;
-
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.record.Collector;
+import java.util.Arrays;
 
 /**
  * The acks a {@link StatefulOperator} keeps open for the values it buffers, so that no offset is
@@ -189,8 +188,7 @@ public final class HeldAcks {
     public final class Emission<R> implements Collector<R>, AutoCloseable {
         private Collector<Object> out;
 
-        private Emission() {
-        }
+        private Emission() {}
 
         /** Pushes {@code value} to the operator's collector (the rest of the chain runs before it returns). */
         @Override

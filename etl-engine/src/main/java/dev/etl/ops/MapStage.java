@@ -1,9 +1,8 @@
 package dev.etl.ops;
 
+import dev.etl.error.FatalPipelineException;
 import dev.etl.record.Collector;
 import java.util.function.Function;
-
-import dev.etl.error.FatalPipelineException;
 
 /** {@code map}: one value in, one out. Stateless. */
 final class MapStage<T, R> implements Collector<T> {

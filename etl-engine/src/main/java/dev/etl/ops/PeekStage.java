@@ -1,9 +1,8 @@
 package dev.etl.ops;
 
+import dev.etl.error.FatalPipelineException;
 import dev.etl.record.Collector;
 import java.util.function.Consumer;
-
-import dev.etl.error.FatalPipelineException;
 
 /** {@code peek}: observes each value and passes it on unchanged. Stateless. */
 final class PeekStage<T> implements Collector<T> {

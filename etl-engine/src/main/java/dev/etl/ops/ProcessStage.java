@@ -1,10 +1,10 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
-import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.record.Collector;
 
 /**
  * {@code process}: a {@link StatefulOperator} with open/flush/close hooks and the engine side of its
@@ -16,8 +16,11 @@ final class ProcessStage<T, R> implements Collector<T> {
     private final Collector<? super R> downstream;
     private final StageContext operatorContext;
 
-    ProcessStage(StatefulOperator<? super T, ? extends R> operator, StageErrorPolicy errors,
-            StageContext operatorContext, Collector<? super R> downstream) {
+    ProcessStage(
+            StatefulOperator<? super T, ? extends R> operator,
+            StageErrorPolicy errors,
+            StageContext operatorContext,
+            Collector<? super R> downstream) {
         this.operator = operator;
         this.errors = errors;
         this.operatorContext = operatorContext;
@@ -62,7 +65,8 @@ final class ProcessStage<T, R> implements Collector<T> {
         } catch (FatalPipelineException e) {
             throw e;
         } catch (Exception e) {
-            throw new FatalPipelineException(ErrorClass.OPERATOR, "stage '" + stageName() + "' failed to open: " + e, e);
+            throw new FatalPipelineException(
+                    ErrorClass.OPERATOR, "stage '" + stageName() + "' failed to open: " + e, e);
         }
     }
 
@@ -78,8 +82,8 @@ final class ProcessStage<T, R> implements Collector<T> {
             throw e;
         } catch (Exception e) {
             operatorContext.abandonCall();
-            throw new FatalPipelineException(ErrorClass.OPERATOR, "stage '" + stageName() + "' failed to flush: " + e,
-                    e);
+            throw new FatalPipelineException(
+                    ErrorClass.OPERATOR, "stage '" + stageName() + "' failed to flush: " + e, e);
         } finally {
             meta.ack(current);
         }

@@ -1,16 +1,16 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
-import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.internal.sink.BlockChains;
 import dev.etl.internal.sink.Chunk;
 import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.record.Collector;
+import dev.etl.sink.Router;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
-import dev.etl.sink.Router;
 
 /**
  * The terminal stage: routes a value to a shard, encodes it as one row into that shard's open chunk,
@@ -23,6 +23,7 @@ final class SinkStage<T> implements Collector<T> {
     private final ChunkOutbox outbox;
     /** The sink's deterministic blocks, or null when it writes merged batches. */
     private final BlockChains blocks;
+
     private final int shardCount;
     private final MutableRecordMeta meta;
     private final StageErrorPolicy errors;
@@ -30,8 +31,14 @@ final class SinkStage<T> implements Collector<T> {
     /** The encoder is the sink's own (the chain did not choose its row type): say so on a type mismatch. */
     private final boolean sinksEncoder;
 
-    SinkStage(RowEncoder<? super T> encoder, Router<? super T> router, ChunkOutbox outbox, MutableRecordMeta meta,
-            StageErrorPolicy errors, String sinkName, boolean sinksEncoder) {
+    SinkStage(
+            RowEncoder<? super T> encoder,
+            Router<? super T> router,
+            ChunkOutbox outbox,
+            MutableRecordMeta meta,
+            StageErrorPolicy errors,
+            String sinkName,
+            boolean sinksEncoder) {
         this.encoder = encoder;
         this.router = router;
         this.outbox = outbox;
@@ -80,8 +87,9 @@ final class SinkStage<T> implements Collector<T> {
             throw e;
         } catch (ClassCastException e) {
             rows.truncate(mark);
-            errors.fail(new ClassCastException("sink '" + sinkName + "' " + (sinksEncoder ? "writes its rows with "
-                    + "its own encoder, which" : "encoder") + " cannot encode a " + value.getClass().getName()
+            errors.fail(new ClassCastException("sink '" + sinkName + "' "
+                    + (sinksEncoder ? "writes its rows with " + "its own encoder, which" : "encoder")
+                    + " cannot encode a " + value.getClass().getName()
                     + " (the chain delivers that type to it): " + e.getMessage()));
             return;
         } catch (Exception e) {
@@ -99,22 +107,31 @@ final class SinkStage<T> implements Collector<T> {
         } catch (RuntimeException e) {
             // Engine bookkeeping, not user code: a bug. Wrapped so that stages only ever throw
             // FatalPipelineException and upstream stages never mistake it for their own failure.
-            throw new FatalPipelineException(ErrorClass.ENCODE,
+            throw new FatalPipelineException(
+                    ErrorClass.ENCODE,
                     "sink stage '" + errors.stage() + "' could not add a row to sink '" + sinkName + "' shard " + shard
-                            + ": " + e, e);
+                            + ": " + e,
+                    e);
         }
     }
 
     private FatalPipelineException noAck() {
-        return new FatalPipelineException(ErrorClass.OPERATOR, "a value reached sink stage '" + errors.stage()
-                + "' outside of any record: a stateful operator emitted it from flush() without holding the acks "
-                + "of what it buffered (HeldAcks.holdCurrent, then HeldAcks.emit), so its source offsets may "
-                + "already be committed; see StatefulOperator", null);
+        return new FatalPipelineException(
+                ErrorClass.OPERATOR,
+                "a value reached sink stage '" + errors.stage()
+                        + "' outside of any record: a stateful operator emitted it from flush() without holding the acks "
+                        + "of what it buffered (HeldAcks.holdCurrent, then HeldAcks.emit), so its source offsets may "
+                        + "already be committed; see StatefulOperator",
+                null);
     }
 
     private FatalPipelineException badShard(int shard) {
-        return new FatalPipelineException(ErrorClass.ENCODE, "router of sink stage '" + errors.stage() + "' returned shard "
-                + shard + " for sink '" + sinkName + "', which has shards [0, " + shardCount + ") (router bug) at "
-                + errors.describePosition(), null);
+        return new FatalPipelineException(
+                ErrorClass.ENCODE,
+                "router of sink stage '" + errors.stage() + "' returned shard "
+                        + shard + " for sink '" + sinkName + "', which has shards [0, " + shardCount
+                        + ") (router bug) at "
+                        + errors.describePosition(),
+                null);
     }
 }

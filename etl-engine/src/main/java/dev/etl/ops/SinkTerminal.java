@@ -1,14 +1,13 @@
 package dev.etl.ops;
 
-import dev.etl.internal.ops.LaneContext;
-import java.util.List;
-import java.util.Objects;
-
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.internal.ops.LaneContext;
 import dev.etl.internal.sink.ChunkOutbox;
-import dev.etl.sink.RowEncoder;
 import dev.etl.sink.Router;
+import dev.etl.sink.RowEncoder;
+import java.util.List;
+import java.util.Objects;
 
 /**
  * A chain's {@code sink} terminal at build time (the contract is on
@@ -36,8 +35,12 @@ final class SinkTerminal<T> {
      *
      * @param sinksEncoder whether {@code encoder} is the sink's own (said on a row type mismatch)
      */
-    SinkTerminal(ChainAssembly<?> assembly, String sinkName, RowEncoder<? super T> encoder,
-            Router<? super T> router, boolean sinksEncoder) {
+    SinkTerminal(
+            ChainAssembly<?> assembly,
+            String sinkName,
+            RowEncoder<? super T> encoder,
+            Router<? super T> router,
+            boolean sinksEncoder) {
         this.router = Objects.requireNonNull(router, "router");
         this.context = assembly.context();
         this.sinkName = sinkName;
@@ -50,8 +53,14 @@ final class SinkTerminal<T> {
 
     /** The terminal stage: routes, encodes into the outbox's chunks, holds the acks. */
     SinkStage<T> stage() {
-        return new SinkStage<T>(encoder, router, outbox, context.meta(),
-                StageErrorPolicy.resolve(context, stage, ErrorClass.ENCODE, ErrorPolicy.FAIL), sinkName, sinksEncoder);
+        return new SinkStage<T>(
+                encoder,
+                router,
+                outbox,
+                context.meta(),
+                StageErrorPolicy.resolve(context, stage, ErrorClass.ENCODE, ErrorPolicy.FAIL),
+                sinkName,
+                sinksEncoder);
     }
 
     /**

@@ -1,15 +1,14 @@
 package dev.etl.ops;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.record.MutableRecordMeta;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.error.ErrorClass;
-import dev.etl.error.FatalPipelineException;
-import dev.etl.internal.record.MutableRecordMeta;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The {@link OperatorContext} of one stage: the lane's context plus the stage name, and the engine
@@ -118,8 +117,11 @@ final class StageContext implements OperatorContext {
         if (openEmissions != 0) {
             closeOpenEmissions();
             releaseSettling(false);
-            throw new FatalPipelineException(ErrorClass.OPERATOR, "stage '" + stageName + "' left an emission scope "
-                    + "open when its call returned: close HeldAcks.emit(out) with try-with-resources", null);
+            throw new FatalPipelineException(
+                    ErrorClass.OPERATOR,
+                    "stage '" + stageName + "' left an emission scope "
+                            + "open when its call returned: close HeldAcks.emit(out) with try-with-resources",
+                    null);
         }
         releaseSettling(true);
     }

@@ -1,13 +1,12 @@
 package dev.etl.ops;
 
-import dev.etl.internal.ops.LaneContext;
-import java.util.Objects;
-
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.error.RecordException;
+import dev.etl.internal.ops.LaneContext;
 import dev.etl.record.RecordMeta;
+import java.util.Objects;
 
 /**
  * The error policy of one stage, resolved once at build time (configuration over the declared
@@ -36,7 +35,8 @@ final class StageErrorPolicy {
      * @throws IllegalStateException when it is {@code DEAD_LETTER} and the pipeline has no dead-letter sink
      */
     static ErrorPolicy resolvePolicy(LaneContext context, String stage, ErrorClass errorClass, ErrorPolicy declared) {
-        ErrorPolicy policy = Objects.requireNonNull(context.policy(stage, errorClass, declared),
+        ErrorPolicy policy = Objects.requireNonNull(
+                context.policy(stage, errorClass, declared),
                 () -> "ChainContext.policy returned null for stage '" + stage + "'");
         if (policy == ErrorPolicy.DEAD_LETTER && !context.hasDeadLetter()) {
             throw new IllegalStateException("stage '" + stage + "' of pipeline '" + context.pipelineName()
@@ -65,8 +65,8 @@ final class StageErrorPolicy {
      */
     void fail(String message, Throwable cause) {
         RecordMeta meta = context.meta();
-        RecordException failure = new RecordException(errorClass, stage, context.describePartition(meta.partition()),
-                meta.offset(), message, cause);
+        RecordException failure = new RecordException(
+                errorClass, stage, context.describePartition(meta.partition()), meta.offset(), message, cause);
         if (policy == ErrorPolicy.SKIP) {
             context.skipped(failure);
             return;

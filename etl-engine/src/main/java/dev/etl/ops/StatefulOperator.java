@@ -67,8 +67,7 @@ import dev.etl.record.Collector;
  */
 public interface StatefulOperator<T, R> {
     /** Acquires resources, takes {@link HeldAcks}, registers metrics. A thrown exception fails the pipeline. */
-    default void open(OperatorContext context) throws Exception {
-    }
+    default void open(OperatorContext context) throws Exception {}
 
     /**
      * Handles one value, pushing zero or more outputs to {@code out} (the next stage itself; see
@@ -88,10 +87,8 @@ public interface StatefulOperator<T, R> {
      * would be a value whose offsets may already be committed). A thrown exception fails the
      * pipeline, and the acks of this call's emissions fail with it.
      */
-    default void flush(Collector<? super R> out) throws Exception {
-    }
+    default void flush(Collector<? super R> out) throws Exception {}
 
     /** Releases resources. Called even if another operator's {@code close} threw. Must not emit. */
-    default void close() throws Exception {
-    }
+    default void close() throws Exception {}
 }

@@ -1,15 +1,13 @@
 package dev.etl.ops;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.FatalPipelineException;
+import dev.etl.source.PartitionBatch;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.agrona.collections.Int2ObjectHashMap;
-
-import dev.etl.error.ErrorClass;
-import dev.etl.error.FatalPipelineException;
-import dev.etl.source.PartitionBatch;
 
 /**
  * One lane's chains for several {@link ChainFactory}s, dispatching each batch by its partition's
@@ -102,9 +100,12 @@ final class TopicRoutingChain implements Chain {
             chain = catchAll;
         }
         if (chain == null) {
-            throw new FatalPipelineException(ErrorClass.SOURCE, "no ChainFactory handles topic '" + topic
-                    + "' (partition " + context.describePartition(partition) + "); factories handle "
-                    + byTopic.keySet(), null);
+            throw new FatalPipelineException(
+                    ErrorClass.SOURCE,
+                    "no ChainFactory handles topic '" + topic
+                            + "' (partition " + context.describePartition(partition) + "); factories handle "
+                            + byTopic.keySet(),
+                    null);
         }
         return chain;
     }

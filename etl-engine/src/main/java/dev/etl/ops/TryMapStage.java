@@ -1,7 +1,7 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.record.Collector;
 
 /** {@code tryMap}: one value in, one out, checked failures go to the declared policy. Stateless. */
 final class TryMapStage<T, R> implements Collector<T> {

@@ -27,8 +27,7 @@ final class BlockBoundaries {
 
     private static final long[] NONE = new long[0];
 
-    private BlockBoundaries() {
-    }
+    private BlockBoundaries() {}
 
     /**
      * Encodes {@code boundaries[from, to)} (ascending, all greater than {@code base}) relative to
@@ -44,8 +43,8 @@ final class BlockBoundaries {
         for (int i = from; i < to; i++) {
             long boundary = boundaries[i];
             if (boundary <= previous) {
-                throw new IllegalArgumentException("boundaries must ascend from " + base + ": " + boundary
-                        + " after " + previous);
+                throw new IllegalArgumentException(
+                        "boundaries must ascend from " + base + ": " + boundary + " after " + previous);
             }
             if (i > from) {
                 sb.append(',');

@@ -1,16 +1,14 @@
 package dev.etl.pipeline;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
-
-import org.agrona.collections.IntHashSet;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.etl.internal.checkpoint.Checkpointer;
 import dev.etl.internal.metrics.LaneMetrics;
 import dev.etl.source.SourceLane;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.agrona.collections.IntHashSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The partitions one lane has paused on their own because their oldest outstanding batch is stalled
@@ -31,15 +29,17 @@ final class HeldPartitions {
     private final Checkpointer checkpointer;
     /** The lane's deterministic blocks, or null. */
     private final LaneBlocks blocks;
+
     private final LaneMetrics metrics;
     /** Partitions this lane paused on their own because their head is stalled (lane thread only). */
     private final IntHashSet held = new IntHashSet();
     /** {@link #held} by name, republished on every change, for health details. Any thread. */
     private volatile List<String> heldNames = List.of();
+
     private SourceLane sourceLane;
 
-    HeldPartitions(PipelineConfig config, int index, Checkpointer checkpointer, LaneBlocks blocks,
-            LaneMetrics metrics) {
+    HeldPartitions(
+            PipelineConfig config, int index, Checkpointer checkpointer, LaneBlocks blocks, LaneMetrics metrics) {
         this.config = config;
         this.index = index;
         this.checkpointer = checkpointer;
@@ -61,12 +61,20 @@ final class HeldPartitions {
             // A failed head holds until re-assigned: worth a warning, once per hold. A distance hold is
             // flow control that may repeat under a slow sink: debug only (the counter shows it).
             if (checkpointer.isFailedAtHead(partition)) {
-                log.warn("pipeline={} lane={} partition={} paused: its oldest outstanding batch failed; nothing more "
-                        + "can be committed until it is re-assigned (stalled-fail-after {})", config.name(), index, name,
+                log.warn(
+                        "pipeline={} lane={} partition={} paused: its oldest outstanding batch failed; nothing more "
+                                + "can be committed until it is re-assigned (stalled-fail-after {})",
+                        config.name(),
+                        index,
+                        name,
                         config.stalledFailAfter());
             } else {
-                log.debug("pipeline={} lane={} partition={} paused: {} batches outstanding behind an unwritten one",
-                        config.name(), index, name, checkpointer.outstanding(partition));
+                log.debug(
+                        "pipeline={} lane={} partition={} paused: {} batches outstanding behind an unwritten one",
+                        config.name(),
+                        index,
+                        name,
+                        checkpointer.outstanding(partition));
             }
         }
     }
@@ -86,7 +94,11 @@ final class HeldPartitions {
                 it.remove();
                 sourceLane.resumePartition(partition);
                 changed = true;
-                log.debug("pipeline={} lane={} partition={} resumed", config.name(), index, sourceLane.describe(partition));
+                log.debug(
+                        "pipeline={} lane={} partition={} resumed",
+                        config.name(),
+                        index,
+                        sourceLane.describe(partition));
             }
         }
         if (changed) {

@@ -1,25 +1,23 @@
 package dev.etl.pipeline;
 
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
+import dev.etl.error.ErrorClass;
+import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.backpressure.PauseController;
 import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.checkpoint.Checkpointer;
-import dev.etl.error.ErrorClass;
-import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.metrics.LaneMetrics;
-import dev.etl.ops.Chain;
 import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.ops.Chain;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.SourceLane;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One lane: a thread that owns a source lane, a chain instance, a checkpointer and an ack queue, and
@@ -63,9 +61,11 @@ final class Lane implements Runnable, BatchHandler {
     private final LaneMetrics metrics;
     /** The lane's deterministic blocks, or null when none of its sinks writes them. */
     private final LaneBlocks blocks;
+
     private final LaneCommits commits;
     /** Partitions paused on their own behind a stalled head. */
     private final HeldPartitions held;
+
     private final LaneAssignments assignments;
     private final long stalledFailAfterNs;
     private final long pollTimeoutMs;
@@ -74,6 +74,7 @@ final class Lane implements Runnable, BatchHandler {
     private Chain chain;
     /** Open and not yet closed: its stateful operators may be flushed. */
     private boolean chainFlushable;
+
     private long reportedStaleAcks;
     private volatile long watermarkAgeNs;
     private volatile boolean paused;
@@ -86,11 +87,18 @@ final class Lane implements Runnable, BatchHandler {
         this.context = context;
         this.outboxes = context.outboxArray();
         this.metrics = metrics;
-        this.pauseController = new PauseController(runtime.budget(), config.pauseAbove(), config.resumeBelow(),
+        this.pauseController = new PauseController(
+                runtime.budget(),
+                config.pauseAbove(),
+                config.resumeBelow(),
                 config.minPause().toNanos());
         // A lane may hold at most its half share of the in-flight budget in open blocks before it seals them.
-        this.blocks = LaneBlocks.of(outboxes, Math.max(1, config.maxInFlightBytes() / (2L * config.lanes())),
-                runtime.meterRegistry(), config.name(), index);
+        this.blocks = LaneBlocks.of(
+                outboxes,
+                Math.max(1, config.maxInFlightBytes() / (2L * config.lanes())),
+                runtime.meterRegistry(),
+                config.name(),
+                index);
         context.blocks(blocks);
         this.commits = new LaneCommits(runtime, index, checkpointer, blocks, metrics);
         this.held = new HeldPartitions(config, index, checkpointer, blocks, metrics);
@@ -129,8 +137,8 @@ final class Lane implements Runnable, BatchHandler {
         } catch (FatalPipelineException e) {
             runtime.fail(e);
         } catch (Throwable t) {
-            runtime.fail(new FatalPipelineException(ErrorClass.SOURCE,
-                    "lane " + index + " of pipeline '" + config.name() + "' crashed: " + t, t));
+            runtime.fail(new FatalPipelineException(
+                    ErrorClass.SOURCE, "lane " + index + " of pipeline '" + config.name() + "' crashed: " + t, t));
         } finally {
             teardown(chainOpen);
         }
@@ -214,11 +222,15 @@ final class Lane implements Runnable, BatchHandler {
         if (stalledFailAfterNs > 0 && age > stalledFailAfterNs) {
             for (int partition : checkpointer.partitions()) {
                 if (checkpointer.watermarkAgeNs(partition) > stalledFailAfterNs) {
-                    throw new FatalPipelineException(ErrorClass.SINK_TRANSIENT, "partition "
-                            + sourceLane.describe(partition) + " has not committed past its oldest outstanding batch for "
-                            + TimeUnit.NANOSECONDS.toMillis(checkpointer.watermarkAgeNs(partition))
-                            + " ms (stalled-fail-after " + config.stalledFailAfter() + "; oldest batch "
-                            + (checkpointer.isFailedAtHead(partition) ? "failed" : "still unwritten") + ")", null);
+                    throw new FatalPipelineException(
+                            ErrorClass.SINK_TRANSIENT,
+                            "partition "
+                                    + sourceLane.describe(partition)
+                                    + " has not committed past its oldest outstanding batch for "
+                                    + TimeUnit.NANOSECONDS.toMillis(checkpointer.watermarkAgeNs(partition))
+                                    + " ms (stalled-fail-after " + config.stalledFailAfter() + "; oldest batch "
+                                    + (checkpointer.isFailedAtHead(partition) ? "failed" : "still unwritten") + ")",
+                            null);
                 }
             }
         }
@@ -263,8 +275,13 @@ final class Lane implements Runnable, BatchHandler {
                 return;
             }
             if (System.nanoTime() - deadlineNs >= 0) {
-                log.warn("pipeline={} lane={} {} drain reached its deadline with {} batches unwritten; "
-                        + "their offsets are not committed and will replay", config.name(), index, reason, unresolved);
+                log.warn(
+                        "pipeline={} lane={} {} drain reached its deadline with {} batches unwritten; "
+                                + "their offsets are not committed and will replay",
+                        config.name(),
+                        index,
+                        reason,
+                        unresolved);
                 return;
             }
             LockSupport.parkNanos(DRAIN_PARK_NS);
@@ -341,8 +358,13 @@ final class Lane implements Runnable, BatchHandler {
             }
         }
         if (uncommitted > 0 || droppedChunks > 0) {
-            log.warn("pipeline={} lane={} stopped with uncommittedBatches={} (failedBatches={}) droppedChunks={}; "
-                    + "their offsets were not committed and will replay", config.name(), index, uncommitted, failed,
+            log.warn(
+                    "pipeline={} lane={} stopped with uncommittedBatches={} (failedBatches={}) droppedChunks={}; "
+                            + "their offsets were not committed and will replay",
+                    config.name(),
+                    index,
+                    uncommitted,
+                    failed,
                     droppedChunks);
         }
         runtime.laneLeftUnwritten(uncommitted, failed, droppedChunks);

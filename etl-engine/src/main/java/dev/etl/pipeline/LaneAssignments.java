@@ -1,12 +1,11 @@
 package dev.etl.pipeline;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.etl.internal.checkpoint.Checkpointer;
 import dev.etl.internal.metrics.LaneMetrics;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@link PartitionListener} a {@link Lane} opens its source lane with: what the lane does when its
@@ -28,12 +27,19 @@ final class LaneAssignments implements PartitionListener {
     private final Checkpointer checkpointer;
     /** The lane's deterministic blocks, or null. */
     private final LaneBlocks blocks;
+
     private final HeldPartitions held;
     private final LaneMetrics metrics;
     private SourceLane sourceLane;
 
-    LaneAssignments(Lane lane, PipelineRuntime runtime, int index, Checkpointer checkpointer, LaneBlocks blocks,
-            HeldPartitions held, LaneMetrics metrics) {
+    LaneAssignments(
+            Lane lane,
+            PipelineRuntime runtime,
+            int index,
+            Checkpointer checkpointer,
+            LaneBlocks blocks,
+            HeldPartitions held,
+            LaneMetrics metrics) {
         this.lane = lane;
         this.runtime = runtime;
         this.config = runtime.config();
@@ -89,8 +95,11 @@ final class LaneAssignments implements PartitionListener {
             }
         }
         held.forget(partitions, false);
-        log.warn("pipeline={} lane={} lost {} without a chance to commit; in-flight data replays on the new owner",
-                config.name(), index, names(partitions));
+        log.warn(
+                "pipeline={} lane={} lost {} without a chance to commit; in-flight data replays on the new owner",
+                config.name(),
+                index,
+                names(partitions));
     }
 
     private String names(int[] partitions) {

@@ -1,16 +1,14 @@
 package dev.etl.pipeline;
 
-import java.util.function.IntFunction;
-import java.util.function.IntToLongFunction;
-
-import org.agrona.collections.Int2ObjectHashMap;
-
 import dev.etl.internal.sink.BlockChains;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.source.CommitOffsets;
 import dev.etl.source.CommittedPosition;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.IntFunction;
+import java.util.function.IntToLongFunction;
+import org.agrona.collections.Int2ObjectHashMap;
 
 /**
  * One lane's deterministic blocks: decides where each partition's blocks end, makes those ends durable
@@ -47,8 +45,8 @@ final class LaneBlocks implements BlockChains.DueListener {
     /** The lane's clock as of its last batch or loop iteration (no clock read per record). */
     private long nowNs;
 
-    private LaneBlocks(BlockChains[] sinks, long lingerNs, long heldLimitBytes, Counter sealedBlocks,
-            Counter replayedBlocks) {
+    private LaneBlocks(
+            BlockChains[] sinks, long lingerNs, long heldLimitBytes, Counter sealedBlocks, Counter replayedBlocks) {
         this.sinks = sinks;
         this.lingerNs = lingerNs;
         this.heldLimitBytes = heldLimitBytes;
@@ -65,16 +63,20 @@ final class LaneBlocks implements BlockChains.DueListener {
      *
      * @param heldLimitBytes open-block bytes the lane may hold before it seals them all early
      */
-    static LaneBlocks of(ChunkOutbox[] outboxes, long heldLimitBytes, MeterRegistry registry, String pipeline,
-            int lane) {
+    static LaneBlocks of(
+            ChunkOutbox[] outboxes, long heldLimitBytes, MeterRegistry registry, String pipeline, int lane) {
         // Registered (at 0) whether or not a sink writes deterministic blocks: the dashboard's series exist.
         Counter replayed = Counter.builder("etl.checkpoint.replayed.blocks")
                 .description("Blocks sealed at a boundary a previous owner recorded: a replay rebuilding the "
                         + "block it wrote (or may have written) before a crash, restart or rebalance")
-                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
+                .tag("pipeline", pipeline)
+                .tag("lane", Integer.toString(lane))
+                .register(registry);
         Counter sealed = Counter.builder("etl.checkpoint.sealed.blocks")
                 .description("Deterministic blocks sealed (one partition's offset range, all sinks and shards)")
-                .tag("pipeline", pipeline).tag("lane", Integer.toString(lane)).register(registry);
+                .tag("pipeline", pipeline)
+                .tag("lane", Integer.toString(lane))
+                .register(registry);
         int n = 0;
         long linger = Long.MAX_VALUE;
         for (ChunkOutbox outbox : outboxes) {
@@ -294,7 +296,8 @@ final class LaneBlocks implements BlockChains.DueListener {
      */
     boolean canAdvance(IntToLongFunction watermarks) {
         for (PartitionBlocks b : partitions.values()) {
-            if (b.commitPoint >= 0 && b.sealedCount() > 0
+            if (b.commitPoint >= 0
+                    && b.sealedCount() > 0
                     && b.commitOffsetFor(watermarks.applyAsLong(b.partition)) > b.commitPoint) {
                 return true;
             }
@@ -366,6 +369,5 @@ final class LaneBlocks implements BlockChains.DueListener {
     }
 
     /** A commit, with what it records per entry (the highest sealed end listed, and the epoch it was built in). */
-    record BlockCommit(CommitOffsets offsets, long[] recordedThrough, int[] epochs) {
-    }
+    record BlockCommit(CommitOffsets offsets, long[] recordedThrough, int[] epochs) {}
 }

@@ -1,19 +1,8 @@
 package dev.etl.pipeline;
 
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.function.IntFunction;
-import java.util.function.LongSupplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.util.RateLimitedLog;
 import dev.etl.error.RecordException;
 import dev.etl.error.SkipBudget;
 import dev.etl.internal.metrics.ErrorMetrics;
@@ -24,7 +13,16 @@ import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SinkDefinition;
+import dev.etl.util.RateLimitedLog;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** The {@link ChainContext} a lane hands its chain. Confined to the lane thread. */
 final class LaneChainContext implements LaneContext {
@@ -49,22 +47,45 @@ final class LaneChainContext implements LaneContext {
     private long windowRecords;
     /** The pipeline-wide window every lane of the pipeline shares. */
     private final PipelineSkipWindow pipelineWindow;
+
     private final ChunkOutbox deadLetter;
     /** The lane's deterministic blocks, or null. */
     private LaneBlocks blocks;
+
     private IntFunction<String> partitionNames = p -> "partition-" + p;
     private IntFunction<String> topics = p -> "default";
     /** Stages whose error policy the chain asked for while it was built (build time only). */
     private final java.util.Set<String> stages = new java.util.LinkedHashSet<>();
 
-    LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
-            ErrorMetrics errors, ChunkOutbox deadLetter, PipelineSkipWindow pipelineWindow) {
-        this(config, laneIndex, registry, outboxes, errors, deadLetter, pipelineWindow, System::nanoTime,
+    LaneChainContext(
+            PipelineConfig config,
+            int laneIndex,
+            MeterRegistry registry,
+            Map<String, ChunkOutbox> outboxes,
+            ErrorMetrics errors,
+            ChunkOutbox deadLetter,
+            PipelineSkipWindow pipelineWindow) {
+        this(
+                config,
+                laneIndex,
+                registry,
+                outboxes,
+                errors,
+                deadLetter,
+                pipelineWindow,
+                System::nanoTime,
                 SKIP_LOG_INTERVAL_NS);
     }
 
-    LaneChainContext(PipelineConfig config, int laneIndex, MeterRegistry registry, Map<String, ChunkOutbox> outboxes,
-            ErrorMetrics errors, ChunkOutbox deadLetter, PipelineSkipWindow pipelineWindow, LongSupplier nanoClock,
+    LaneChainContext(
+            PipelineConfig config,
+            int laneIndex,
+            MeterRegistry registry,
+            Map<String, ChunkOutbox> outboxes,
+            ErrorMetrics errors,
+            ChunkOutbox deadLetter,
+            PipelineSkipWindow pipelineWindow,
+            LongSupplier nanoClock,
             long logIntervalNs) {
         this.config = config;
         this.pipelineWindow = pipelineWindow;
@@ -96,11 +117,15 @@ final class LaneChainContext implements LaneContext {
         for (String configured : config.stagePolicies().keySet()) {
             if (!stages.contains(configured)) {
                 String closest = dev.etl.util.Suggestion.closest(configured, stages);
-                throw new FatalPipelineException(ErrorClass.OPERATOR, "pipeline '" + config.name()
-                        + "' configures an error policy for stage '" + configured + "' (Spring Boot: etl.errors.stages."
-                        + configured + "), but its chain has no stage of that name"
-                        + (closest != null ? "; did you mean '" + closest + "'?" : ".")
-                        + " The chain's stages with an error policy are " + new java.util.TreeSet<>(stages), null);
+                throw new FatalPipelineException(
+                        ErrorClass.OPERATOR,
+                        "pipeline '" + config.name()
+                                + "' configures an error policy for stage '" + configured
+                                + "' (Spring Boot: etl.errors.stages."
+                                + configured + "), but its chain has no stage of that name"
+                                + (closest != null ? "; did you mean '" + closest + "'?" : ".")
+                                + " The chain's stages with an error policy are " + new java.util.TreeSet<>(stages),
+                        null);
             }
         }
     }
@@ -148,8 +173,8 @@ final class LaneChainContext implements LaneContext {
     public ChunkOutbox outbox(String sinkName) {
         ChunkOutbox outbox = outboxes.get(sinkName);
         if (outbox == null) {
-            throw new IllegalArgumentException(
-                    "pipeline '" + config.name() + "' has no sink named '" + sinkName + "'; its sinks are " + sinkNames);
+            throw new IllegalArgumentException("pipeline '" + config.name() + "' has no sink named '" + sinkName
+                    + "'; its sinks are " + sinkNames);
         }
         return outbox;
     }
@@ -171,8 +196,8 @@ final class LaneChainContext implements LaneContext {
     public SinkDefinition sink(String sinkName) {
         SinkDefinition definition = outbox(sinkName).definition();
         if (definition == null) {
-            throw new IllegalStateException("sink '" + sinkName + "' has no definition in pipeline '" + config.name()
-                    + "'");
+            throw new IllegalStateException(
+                    "sink '" + sinkName + "' has no definition in pipeline '" + config.name() + "'");
         }
         return definition;
     }
@@ -229,16 +254,25 @@ final class LaneChainContext implements LaneContext {
         long records = windowRecords;
         if (exceeds(skips, records)) {
             long elapsedMs = Math.max(0, (nanoClock.getAsLong() - windowStartNs) / 1_000_000);
-            throw budgetExceeded(errorClass, "pipeline '" + config.name() + "' lane " + laneIndex
-                    + " exceeded its skip budget: " + skips + " of the " + records + " records it received in the last "
-                    + elapsedMs + " ms", what, failure);
+            throw budgetExceeded(
+                    errorClass,
+                    "pipeline '" + config.name() + "' lane " + laneIndex
+                            + " exceeded its skip budget: " + skips + " of the " + records
+                            + " records it received in the last "
+                            + elapsedMs + " ms",
+                    what,
+                    failure);
         }
         long pipelineSkips = pipelineWindow.skipped(errorClass);
         long pipelineRecords = pipelineWindow.records();
         if (exceeds(pipelineSkips, pipelineRecords)) {
-            throw budgetExceeded(errorClass, "pipeline '" + config.name() + "' exceeded its skip budget: "
-                    + pipelineSkips + " of the " + pipelineRecords + " records its lanes received in the last "
-                    + pipelineWindow.elapsedMs() + " ms", what, failure);
+            throw budgetExceeded(
+                    errorClass,
+                    "pipeline '" + config.name() + "' exceeded its skip budget: "
+                            + pipelineSkips + " of the " + pipelineRecords + " records its lanes received in the last "
+                            + pipelineWindow.elapsedMs() + " ms",
+                    what,
+                    failure);
         }
     }
 
@@ -246,13 +280,18 @@ final class LaneChainContext implements LaneContext {
         return records >= budget.minRecords() && skips > budget.maxRatio() * records;
     }
 
-    private FatalPipelineException budgetExceeded(ErrorClass errorClass, String counts, String what,
-            RecordException failure) {
+    private FatalPipelineException budgetExceeded(
+            ErrorClass errorClass, String counts, String what, RecordException failure) {
         errors.skipBudgetExceeded(errorClass);
-        return new FatalPipelineException(errorClass, counts + " were " + what + " with error type "
-                + errorClass.label() + " (budget: " + budget.describe() + "); failing instead of silently dropping "
-                + "the data. Fix the cause (last: " + failure.getMessage() + "), or change etl.errors.skip-budget.* / "
-                + "PipelineConfig.skipBudget", failure);
+        return new FatalPipelineException(
+                errorClass,
+                counts + " were " + what + " with error type "
+                        + errorClass.label() + " (budget: " + budget.describe()
+                        + "); failing instead of silently dropping "
+                        + "the data. Fix the cause (last: " + failure.getMessage()
+                        + "), or change etl.errors.skip-budget.* / "
+                        + "PipelineConfig.skipBudget",
+                failure);
     }
 
     @Override
@@ -262,8 +301,13 @@ final class LaneChainContext implements LaneContext {
             errors.increment(failure.errorClass(), failure.stage());
             long suppressed = skipLog.permit();
             if (suppressed >= 0) {
-                log.warn("pipeline={} lane={} skipped record ({} similar skips suppressed since the last line): {}",
-                        config.name(), laneIndex, suppressed, failure.getMessage(), failure.getCause());
+                log.warn(
+                        "pipeline={} lane={} skipped record ({} similar skips suppressed since the last line): {}",
+                        config.name(),
+                        laneIndex,
+                        suppressed,
+                        failure.getMessage(),
+                        failure.getCause());
             }
         } catch (RuntimeException e) {
             // Reporting must never turn a skip into a failure.
@@ -279,13 +323,21 @@ final class LaneChainContext implements LaneContext {
     void reportSuppressed(boolean stopping) {
         long skips = stopping ? skipLog.drainSuppressed() : skipLog.pollSuppressed();
         if (skips > 0) {
-            log.warn("pipeline={} lane={} skipped {} more records whose lines were suppressed (etl_errors_total "
-                    + "counts every one)", config.name(), laneIndex, skips);
+            log.warn(
+                    "pipeline={} lane={} skipped {} more records whose lines were suppressed (etl_errors_total "
+                            + "counts every one)",
+                    config.name(),
+                    laneIndex,
+                    skips);
         }
         long deadLetters = stopping ? deadLetterLog.drainSuppressed() : deadLetterLog.pollSuppressed();
         if (deadLetters > 0) {
-            log.warn("pipeline={} lane={} sent {} more records to the dead-letter sink whose lines were suppressed "
-                    + "(etl_dead_letters_total counts every one)", config.name(), laneIndex, deadLetters);
+            log.warn(
+                    "pipeline={} lane={} sent {} more records to the dead-letter sink whose lines were suppressed "
+                            + "(etl_dead_letters_total counts every one)",
+                    config.name(),
+                    laneIndex,
+                    deadLetters);
         }
     }
 
@@ -315,8 +367,10 @@ final class LaneChainContext implements LaneContext {
             chunk.addRow(meta.ack());
         } catch (RuntimeException e) {
             rows.truncate(mark);
-            throw new FatalPipelineException(failure.errorClass(), "could not add a record to the dead-letter sink: "
-                    + e + "; the record: " + failure.getMessage(), e);
+            throw new FatalPipelineException(
+                    failure.errorClass(),
+                    "could not add a record to the dead-letter sink: " + e + "; the record: " + failure.getMessage(),
+                    e);
         }
         deadLetter.rowAdded(0);
         chargeBudget(failure, "skipped or dead-lettered");
@@ -325,8 +379,13 @@ final class LaneChainContext implements LaneContext {
             errors.deadLettered(failure.errorClass(), failure.stage());
             long suppressed = deadLetterLog.permit();
             if (suppressed >= 0) {
-                log.warn("pipeline={} lane={} sent a record to the dead-letter sink ({} similar suppressed since "
-                        + "the last line): {}", config.name(), laneIndex, suppressed, failure.getMessage(),
+                log.warn(
+                        "pipeline={} lane={} sent a record to the dead-letter sink ({} similar suppressed since "
+                                + "the last line): {}",
+                        config.name(),
+                        laneIndex,
+                        suppressed,
+                        failure.getMessage(),
                         failure.getCause());
             }
         } catch (RuntimeException e) {

@@ -1,13 +1,12 @@
 package dev.etl.pipeline;
 
-import org.agrona.collections.Long2LongHashMap;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.etl.internal.checkpoint.Checkpointer;
 import dev.etl.internal.metrics.LaneMetrics;
 import dev.etl.source.CommitOffsets;
 import dev.etl.source.SourceLane;
+import org.agrona.collections.Long2LongHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How one lane commits: what is committable (the checkpointer's watermarks, or with deterministic
@@ -33,6 +32,7 @@ final class LaneCommits {
     private final long checkpointIntervalNs;
     /** Reused to collect committable watermarks (commits happen per interval, revoke and shutdown). */
     private final Long2LongHashMap committableScratch = new Long2LongHashMap(-1);
+
     private final SourceLane.CommitCallback asyncCallback = this::onAsyncCommit;
     private final java.util.function.IntToLongFunction watermarks;
     private SourceLane sourceLane;
@@ -40,6 +40,7 @@ final class LaneCommits {
     private long lastBoundaryCommitNs;
     /** The asynchronous commit in flight, or null. */
     private CommitOffsets inFlight;
+
     private LaneBlocks.BlockCommit inFlightBlocks;
 
     LaneCommits(PipelineRuntime runtime, int index, Checkpointer checkpointer, LaneBlocks blocks, LaneMetrics metrics) {
@@ -64,7 +65,8 @@ final class LaneCommits {
      */
     void commitIfDue(long nowNs) {
         boolean interval = nowNs - nextCommitNs >= 0;
-        boolean boundaries = blocks != null && nowNs - lastBoundaryCommitNs >= LaneBlocks.BOUNDARY_COMMIT_SPACING_NS
+        boolean boundaries = blocks != null
+                && nowNs - lastBoundaryCommitNs >= LaneBlocks.BOUNDARY_COMMIT_SPACING_NS
                 && (blocks.hasUnrecorded() || blocks.canAdvance(watermarks));
         if (!interval && !boundaries) {
             return;
@@ -87,8 +89,7 @@ final class LaneCommits {
     }
 
     /** A commit to send, and (deterministic blocks) what it records. */
-    private record Prepared(CommitOffsets offsets, LaneBlocks.BlockCommit blocks) {
-    }
+    private record Prepared(CommitOffsets offsets, LaneBlocks.BlockCommit blocks) {}
 
     /** What can be committed now, or null when nothing changed. */
     private Prepared prepare() {
@@ -122,11 +123,17 @@ final class LaneCommits {
             metrics.commitsAsyncFailed.increment();
             if (error.getClass().getSimpleName().equals("RebalanceInProgressException")) {
                 // Expected during a cooperative rebalance; the revoke commits synchronously anyway.
-                log.debug("pipeline={} lane={} asynchronous commit deferred by a rebalance in progress",
-                        config.name(), index);
+                log.debug(
+                        "pipeline={} lane={} asynchronous commit deferred by a rebalance in progress",
+                        config.name(),
+                        index);
             } else {
-                log.warn("pipeline={} lane={} asynchronous commit of {} failed (will retry): {}", config.name(), index,
-                        offsets, error.toString());
+                log.warn(
+                        "pipeline={} lane={} asynchronous commit of {} failed (will retry): {}",
+                        config.name(),
+                        index,
+                        offsets,
+                        error.toString());
             }
         }
     }
@@ -146,8 +153,11 @@ final class LaneCommits {
     boolean commitSync(String reason) {
         if (runtime.state() == PipelineState.FAILED) {
             // The pipeline failed (possibly during this drain): nothing is committed after FAILED.
-            log.info("pipeline={} lane={} not committing at {}: the pipeline has failed; uncommitted offsets replay",
-                    config.name(), index, reason);
+            log.info(
+                    "pipeline={} lane={} not committing at {}: the pipeline has failed; uncommitted offsets replay",
+                    config.name(),
+                    index,
+                    reason);
             return false;
         }
         Prepared prepared = prepare();
@@ -163,8 +173,12 @@ final class LaneCommits {
             return true;
         } catch (RuntimeException e) {
             metrics.commitsSyncFailed.increment();
-            log.warn("pipeline={} lane={} synchronous commit at {} failed; those offsets replay: {}", config.name(),
-                    index, reason, e.toString());
+            log.warn(
+                    "pipeline={} lane={} synchronous commit at {} failed; those offsets replay: {}",
+                    config.name(),
+                    index,
+                    reason,
+                    e.toString());
             return false;
         }
     }

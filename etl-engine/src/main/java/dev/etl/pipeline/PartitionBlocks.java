@@ -101,8 +101,8 @@ final class PartitionBlocks {
      */
     void seal(long end, boolean alreadyRecorded) {
         if (end <= blockStart) {
-            throw new IllegalStateException("partition " + partition + ": block end " + end + " not after its start "
-                    + blockStart);
+            throw new IllegalStateException(
+                    "partition " + partition + ": block end " + end + " not after its start " + blockStart);
         }
         if (alreadyRecorded) {
             if (end != nextReplayBoundary()) {
@@ -110,7 +110,8 @@ final class PartitionBlocks {
                         + "boundary " + nextReplayBoundary());
             }
             if (recorded != sealedCount) {
-                throw new IllegalStateException("partition " + partition + ": a replay boundary after an unrecorded one");
+                throw new IllegalStateException(
+                        "partition " + partition + ": a replay boundary after an unrecorded one");
             }
             replayIndex++;
         }

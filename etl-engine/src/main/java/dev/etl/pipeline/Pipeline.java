@@ -1,10 +1,5 @@
 package dev.etl.pipeline;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
@@ -12,6 +7,10 @@ import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * Assembles a pipeline: one source, one or more sinks, the chain factory, and a meter registry.
@@ -30,8 +29,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * }</pre>
  */
 public final class Pipeline {
-    private Pipeline() {
-    }
+    private Pipeline() {}
 
     public static Builder builder(PipelineConfig config) {
         return new Builder(config);
@@ -59,8 +57,8 @@ public final class Pipeline {
         public Builder sink(SinkDefinition sink) {
             for (SinkDefinition existing : sinks) {
                 if (existing.name().equals(sink.name())) {
-                    throw new IllegalArgumentException("pipeline '" + config.name() + "' already has a sink named '"
-                            + sink.name() + "'");
+                    throw new IllegalArgumentException(
+                            "pipeline '" + config.name() + "' already has a sink named '" + sink.name() + "'");
                 }
             }
             sinks.add(sink);
@@ -114,7 +112,12 @@ public final class Pipeline {
             } else {
                 requireNoDeadLetterPolicy();
             }
-            return new PipelineRuntime(config, source, List.copyOf(sinks), deadLetter, chainFactory,
+            return new PipelineRuntime(
+                    config,
+                    source,
+                    List.copyOf(sinks),
+                    deadLetter,
+                    chainFactory,
                     registry != null ? registry : new SimpleMeterRegistry());
         }
 
@@ -128,9 +131,11 @@ public final class Pipeline {
             }
             for (Map.Entry<ErrorClass, ErrorPolicy> e : config.classPolicies().entrySet()) {
                 if (e.getValue() == ErrorPolicy.DEAD_LETTER) {
-                    throw new IllegalStateException("pipeline '" + config.name() + "' configures error type '"
-                            + e.getKey().label() + "' with error policy DEAD_LETTER but has no dead-letter sink: add "
-                            + "one with Pipeline.builder(..).deadLetter(sink) (Spring Boot: etl.errors.dead-letter.topic)");
+                    throw new IllegalStateException(
+                            "pipeline '" + config.name() + "' configures error type '"
+                                    + e.getKey().label()
+                                    + "' with error policy DEAD_LETTER but has no dead-letter sink: add "
+                                    + "one with Pipeline.builder(..).deadLetter(sink) (Spring Boot: etl.errors.dead-letter.topic)");
                 }
             }
         }

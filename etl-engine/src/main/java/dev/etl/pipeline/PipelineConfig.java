@@ -1,12 +1,11 @@
 package dev.etl.pipeline;
 
-import java.time.Duration;
-import java.util.Map;
-import java.util.Objects;
-
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.SkipBudget;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
 
 /**
  * Engine settings of one pipeline (the Spring layer fills it from {@code etl.*}). Immutable; build
@@ -31,10 +30,21 @@ import dev.etl.error.SkipBudget;
  * @param skipBudget          share of records a lane may skip or dead-letter per window and error
  *                            class before the pipeline fails ({@link SkipBudget#DEFAULT})
  */
-public record PipelineConfig(String name, int lanes, int ioThreads, Duration checkpointInterval,
-        Duration drainTimeout, Duration stalledFailAfter, long maxInFlightBytes, double pauseAbove,
-        double resumeBelow, Duration minPause, Duration pollTimeout, Map<String, ErrorPolicy> stagePolicies,
-        Map<ErrorClass, ErrorPolicy> classPolicies, SkipBudget skipBudget) {
+public record PipelineConfig(
+        String name,
+        int lanes,
+        int ioThreads,
+        Duration checkpointInterval,
+        Duration drainTimeout,
+        Duration stalledFailAfter,
+        long maxInFlightBytes,
+        double pauseAbove,
+        double resumeBelow,
+        Duration minPause,
+        Duration pollTimeout,
+        Map<String, ErrorPolicy> stagePolicies,
+        Map<ErrorClass, ErrorPolicy> classPolicies,
+        SkipBudget skipBudget) {
     // The defaults: the one home of every engine setting's default value (the Spring properties are
     // initialised from these constants, and the configuration reference reads them from there).
 
@@ -94,11 +104,13 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
         require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + ioThreads);
         requirePositive(checkpointInterval, "checkpoint interval");
         requirePositive(drainTimeout, "drain-timeout");
-        require(stalledFailAfter != null && !stalledFailAfter.isNegative(),
+        require(
+                stalledFailAfter != null && !stalledFailAfter.isNegative(),
                 "stalled-fail-after must be >= 0 (0 disables), got " + stalledFailAfter);
         require(maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + maxInFlightBytes);
         require(pauseAbove > 0 && pauseAbove <= 1, "pause-above must be in (0, 1], got " + pauseAbove);
-        require(resumeBelow >= 0 && resumeBelow < pauseAbove,
+        require(
+                resumeBelow >= 0 && resumeBelow < pauseAbove,
                 "resume-below must be in [0, pause-above), got " + resumeBelow + " with pause-above " + pauseAbove);
         require(minPause != null && !minPause.isNegative(), "min-pause must be >= 0, got " + minPause);
         requirePositive(pollTimeout, "poll timeout");
@@ -209,8 +221,20 @@ public record PipelineConfig(String name, int lanes, int ioThreads, Duration che
         }
 
         public PipelineConfig build() {
-            return new PipelineConfig(name, lanes, ioThreads, checkpointInterval, drainTimeout, stalledFailAfter,
-                    maxInFlightBytes, pauseAbove, resumeBelow, minPause, pollTimeout, stagePolicies, classPolicies,
+            return new PipelineConfig(
+                    name,
+                    lanes,
+                    ioThreads,
+                    checkpointInterval,
+                    drainTimeout,
+                    stalledFailAfter,
+                    maxInFlightBytes,
+                    pauseAbove,
+                    resumeBelow,
+                    minPause,
+                    pollTimeout,
+                    stagePolicies,
+                    classPolicies,
                     skipBudget);
         }
     }

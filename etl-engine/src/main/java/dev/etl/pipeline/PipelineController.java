@@ -1,16 +1,14 @@
 package dev.etl.pipeline;
 
+import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.sink.SinkRuntime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.error.FatalPipelineException;
-import dev.etl.internal.sink.SinkRuntime;
 
 /**
  * How a {@link PipelineRuntime}'s run ends. On the controller thread ({@link #run}): waits for a
@@ -32,6 +30,7 @@ final class PipelineController implements Runnable {
     private final PipelineConfig config;
     /** The runtime's sinks and lane threads: filled by {@code start()} before the controller thread starts. */
     private final List<SinkRuntime> sinks;
+
     private final List<Thread> laneThreads;
     private final CountDownLatch stopRequested = new CountDownLatch(1);
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -60,8 +59,10 @@ final class PipelineController implements Runnable {
             Thread.currentThread().interrupt();
             runtime.fail(new FatalPipelineException(dev.etl.error.ErrorClass.SOURCE, "controller interrupted", e));
         }
-        long joinDeadlineNs = (runtime.state() == PipelineState.DRAINING ? runtime.drainDeadlineNs()
-                : System.nanoTime() + config.drainTimeout().toNanos()) + LANE_JOIN_GRACE_NS;
+        long joinDeadlineNs = (runtime.state() == PipelineState.DRAINING
+                        ? runtime.drainDeadlineNs()
+                        : System.nanoTime() + config.drainTimeout().toNanos())
+                + LANE_JOIN_GRACE_NS;
         int stuckLanes = joinLanes(joinDeadlineNs);
         if (stuckLanes > 0) {
             // A lane that did not stop could not report what it holds; whatever it is, it is uncommitted.
@@ -94,7 +95,8 @@ final class PipelineController implements Runnable {
             try {
                 abandoned += sink.shutdown(System.nanoTime());
             } catch (RuntimeException e) {
-                log.error("pipeline={} sink {} failed to shut down after a failed start", config.name(), sink.name(), e);
+                log.error(
+                        "pipeline={} sink {} failed to shut down after a failed start", config.name(), sink.name(), e);
             }
         }
         try {
@@ -108,17 +110,34 @@ final class PipelineController implements Runnable {
     /** Builds the report, logs the final line and releases {@link #awaitTermination()}. Once. */
     private void endRun(long abandoned) {
         runtime.markStopped();
-        report = new RunReport(runtime.state(), runtime.failure(), abandoned, runtime.recordsIn(),
-                uncommittedBatches.get(), failedBatches.get(), droppedChunks.get());
+        report = new RunReport(
+                runtime.state(),
+                runtime.failure(),
+                abandoned,
+                runtime.recordsIn(),
+                uncommittedBatches.get(),
+                failedBatches.get(),
+                droppedChunks.get());
         if (report.leftDataUnwritten()) {
-            log.warn("pipeline={} stopped with data unwritten: abandonedBatches={} uncommittedBatches={} "
-                    + "failedBatches={} droppedChunks={}; their offsets were not committed and will replay",
-                    config.name(), abandoned, report.uncommittedBatches(), report.failedBatches(),
+            log.warn(
+                    "pipeline={} stopped with data unwritten: abandonedBatches={} uncommittedBatches={} "
+                            + "failedBatches={} droppedChunks={}; their offsets were not committed and will replay",
+                    config.name(),
+                    abandoned,
+                    report.uncommittedBatches(),
+                    report.failedBatches(),
                     report.droppedChunks());
         }
-        log.info("pipeline={} ended: state={} exitCode={} recordsIn={} abandonedBatches={} uncommittedBatches={} "
-                + "failedBatches={} droppedChunks={}", config.name(), report.state(), report.exitCode(),
-                report.recordsIn(), abandoned, report.uncommittedBatches(), report.failedBatches(),
+        log.info(
+                "pipeline={} ended: state={} exitCode={} recordsIn={} abandonedBatches={} uncommittedBatches={} "
+                        + "failedBatches={} droppedChunks={}",
+                config.name(),
+                report.state(),
+                report.exitCode(),
+                report.recordsIn(),
+                abandoned,
+                report.uncommittedBatches(),
+                report.failedBatches(),
                 report.droppedChunks());
         terminated.countDown();
     }
@@ -136,7 +155,9 @@ final class PipelineController implements Runnable {
             }
             if (thread.isAlive()) {
                 alive++;
-                log.error("pipeline={} lane thread {} did not stop by the drain deadline", config.name(),
+                log.error(
+                        "pipeline={} lane thread {} did not stop by the drain deadline",
+                        config.name(),
                         thread.getName());
             }
         }

@@ -1,5 +1,15 @@
 package dev.etl.pipeline;
 
+import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.metrics.ErrorMetrics;
+import dev.etl.internal.sink.SinkRuntime;
+import dev.etl.ops.ChainFactory;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.source.Source;
+import dev.etl.util.Secrets;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,21 +17,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.error.FatalPipelineException;
-import dev.etl.internal.metrics.ErrorMetrics;
-import dev.etl.ops.ChainFactory;
-import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.internal.sink.SinkRuntime;
-import dev.etl.source.Source;
-import dev.etl.util.Secrets;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * A running pipeline: N lane threads, the sinks' io threads, and a controller thread that performs
@@ -57,10 +54,16 @@ public final class PipelineRuntime {
     private final List<Thread> laneThreads = new ArrayList<>();
     /** The end of the run: shutdown sequence, failed-start undo, run report. */
     private final PipelineController controller;
+
     private volatile long drainDeadlineNs;
 
-    PipelineRuntime(PipelineConfig config, Source source, List<SinkDefinition> sinkDefinitions,
-            SinkDefinition deadLetterDefinition, ChainFactory chainFactory, MeterRegistry registry) {
+    PipelineRuntime(
+            PipelineConfig config,
+            Source source,
+            List<SinkDefinition> sinkDefinitions,
+            SinkDefinition deadLetterDefinition,
+            ChainFactory chainFactory,
+            MeterRegistry registry) {
         this.config = config;
         this.source = source;
         this.sinkDefinitions = sinkDefinitions;
@@ -76,26 +79,39 @@ public final class PipelineRuntime {
     private void registerGauges() {
         String name = config.name();
         Gauge.builder("etl.pipeline.state", this, r -> r.state().code())
-                .description("0 starting, 1 running, 2 draining, 3 stopped, 4 failed").tag("pipeline", name)
+                .description("0 starting, 1 running, 2 draining, 3 stopped, 4 failed")
+                .tag("pipeline", name)
                 .register(registry);
         Gauge.builder("etl.pipeline.lanes.alive", lanesAlive, AtomicInteger::get)
-                .description("Lane threads currently running").tag("pipeline", name).register(registry);
+                .description("Lane threads currently running")
+                .tag("pipeline", name)
+                .register(registry);
         Gauge.builder("etl.pipeline.lanes.configured", config, PipelineConfig::lanes)
-                .description("Lane threads the pipeline runs (etl.pipeline.threads)").tag("pipeline", name)
+                .description("Lane threads the pipeline runs (etl.pipeline.threads)")
+                .tag("pipeline", name)
                 .register(registry);
         Gauge.builder("etl.backpressure.in.flight.bytes", budget, InFlightBudget::inFlightBytes)
-                .description("Encoded bytes handed to sinks and not yet written").baseUnit("bytes")
-                .tag("pipeline", name).register(registry);
-        Gauge.builder("etl.backpressure.paused.lanes", this, PipelineRuntime::pausedLanes)
-                .description("Lanes that currently have their partitions paused").tag("pipeline", name)
+                .description("Encoded bytes handed to sinks and not yet written")
+                .baseUnit("bytes")
+                .tag("pipeline", name)
                 .register(registry);
-        Gauge.builder("etl.checkpoint.held.partitions", this, r -> r.heldPartitions().size())
+        Gauge.builder("etl.backpressure.paused.lanes", this, PipelineRuntime::pausedLanes)
+                .description("Lanes that currently have their partitions paused")
+                .tag("pipeline", name)
+                .register(registry);
+        Gauge.builder(
+                        "etl.checkpoint.held.partitions",
+                        this,
+                        r -> r.heldPartitions().size())
                 .description("Partitions paused because their oldest outstanding batch failed or too many batches "
                         + "are outstanding behind it")
-                .tag("pipeline", name).register(registry);
+                .tag("pipeline", name)
+                .register(registry);
         Gauge.builder("etl.checkpoint.watermark.age", this, r -> r.maxWatermarkAgeNs() / 1e9)
                 .description("Age of the oldest batch not yet committable, over all partitions (0 when idle)")
-                .baseUnit("seconds").tag("pipeline", name).register(registry);
+                .baseUnit("seconds")
+                .tag("pipeline", name)
+                .register(registry);
     }
 
     /**
@@ -131,7 +147,11 @@ public final class PipelineRuntime {
             abortStart(e, controllerStarted);
             throw e;
         }
-        log.info("pipeline={} started: {} lanes, source {}, sinks {}", config.name(), config.lanes(), source.describe(),
+        log.info(
+                "pipeline={} started: {} lanes, source {}, sinks {}",
+                config.name(),
+                config.lanes(),
+                source.describe(),
                 sinks.stream().map(SinkRuntime::name).toList());
     }
 
@@ -141,8 +161,8 @@ public final class PipelineRuntime {
      * does the same through {@link #fail}.
      */
     private void abortStart(Throwable error, boolean controllerStarted) {
-        fail(new FatalPipelineException(dev.etl.error.ErrorClass.SOURCE,
-                "pipeline '" + config.name() + "' failed to start: " + error, error));
+        fail(new FatalPipelineException(
+                dev.etl.error.ErrorClass.SOURCE, "pipeline '" + config.name() + "' failed to start: " + error, error));
         if (controllerStarted) {
             return; // the controller joins the lanes, shuts the sinks down and ends the run
         }
@@ -184,7 +204,8 @@ public final class PipelineRuntime {
                 failure.set(error);
                 errorMetrics.increment(error.errorClass(), "pipeline");
                 // the failure may quote a URL with user info or a password=... setting: masked (Secrets)
-                log.error("pipeline={} FAILED: {}", config.name(), Secrets.mask(error.getMessage()), Secrets.mask(error));
+                log.error(
+                        "pipeline={} FAILED: {}", config.name(), Secrets.mask(error.getMessage()), Secrets.mask(error));
                 wakeLanes();
                 controller.requestStop();
                 return;
@@ -334,8 +355,10 @@ public final class PipelineRuntime {
     void laneStopped(int index) {
         lanesAlive.decrementAndGet();
         if (state.get() == PipelineState.RUNNING) {
-            fail(new FatalPipelineException(dev.etl.error.ErrorClass.SOURCE,
-                    "lane " + index + " of pipeline '" + config.name() + "' stopped unexpectedly", null));
+            fail(new FatalPipelineException(
+                    dev.etl.error.ErrorClass.SOURCE,
+                    "lane " + index + " of pipeline '" + config.name() + "' stopped unexpectedly",
+                    null));
         }
     }
 

@@ -1,11 +1,10 @@
 package dev.etl.pipeline;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.SkipBudget;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
-
-import dev.etl.error.ErrorClass;
-import dev.etl.error.SkipBudget;
 
 /**
  * The pipeline-wide half of the skip budget: the records every lane received and, per error class,

@@ -20,8 +20,14 @@ package dev.etl.pipeline;
  * @param droppedChunks      chunks the lanes gave up without handing them to a sink (refused by a
  *                           full sink until the lane stopped)
  */
-public record RunReport(PipelineState state, Throwable failure, long abandonedBatches, long recordsIn,
-        long uncommittedBatches, long failedBatches, long droppedChunks) {
+public record RunReport(
+        PipelineState state,
+        Throwable failure,
+        long abandonedBatches,
+        long recordsIn,
+        long uncommittedBatches,
+        long failedBatches,
+        long droppedChunks) {
     /** Exit status of a clean drain. */
     public static final int EXIT_OK = 0;
     /** Exit status of a failed pipeline. */

@@ -9,8 +9,7 @@ public final class KeyHash {
     private static final int C1 = 0xcc9e2d51;
     private static final int C2 = 0x1b873593;
 
-    private KeyHash() {
-    }
+    private KeyHash() {}
 
     /** Hash of the payload's bytes; 0 for an absent payload. */
     public static int of(Payload key) {

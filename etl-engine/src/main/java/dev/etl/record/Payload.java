@@ -20,8 +20,8 @@ public final class Payload {
     private int length;
 
     /** An absent payload; a source creates one per lane and re-wraps it for every record. */
-    public Payload() {
-    }
+    public Payload() {}
+
     private boolean present;
 
     /** Points this view at {@code length} bytes of {@code array} starting at {@code offset}. */

@@ -10,7 +10,8 @@ public record ChunkConfig(int maxRows, int maxBytes) {
 
     public ChunkConfig {
         if (maxRows <= 0 || maxBytes <= 0) {
-            throw new IllegalArgumentException("chunk max-rows and max-bytes must be > 0, got " + maxRows + ", " + maxBytes);
+            throw new IllegalArgumentException(
+                    "chunk max-rows and max-bytes must be > 0, got " + maxRows + ", " + maxBytes);
         }
     }
 }

@@ -1,5 +1,9 @@
 package dev.etl.sink;
 
+import dev.etl.error.RecordException;
+import dev.etl.record.Payload;
+import dev.etl.record.RecordMeta;
+import dev.etl.util.Secrets;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -7,11 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import dev.etl.error.RecordException;
-import dev.etl.record.Payload;
-import dev.etl.record.RecordMeta;
-import dev.etl.util.Secrets;
 
 /**
  * The framing of dead-lettered records inside a dead-letter sink's chunks and sealed batches, written
@@ -43,8 +42,7 @@ public final class DeadLetterEncoder {
 
     private static final byte VERSION = 1;
 
-    private DeadLetterEncoder() {
-    }
+    private DeadLetterEncoder() {}
 
     /**
      * Appends the current source record of {@code meta} ({@link RecordMeta#sourceKey()} and
@@ -55,18 +53,30 @@ public final class DeadLetterEncoder {
      * @param partitionName the partition's name, e.g. {@code orders-3}; its numeric suffix after
      *                      {@code topic-} becomes {@value #HEADER_SOURCE_PARTITION}, else the whole name
      */
-    public static void encode(RecordMeta meta, String topic, String partitionName, RecordException failure,
-            RowBuffer out) {
+    public static void encode(
+            RecordMeta meta, String topic, String partitionName, RecordException failure, RowBuffer out) {
         Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-        encode(out, meta.sourceKey(), meta.sourceValue(), meta.timestampMs(),
-                HEADER_SOURCE_TOPIC, topic,
-                HEADER_SOURCE_PARTITION, partitionNumber(topic, partitionName),
-                HEADER_SOURCE_OFFSET, Long.toString(meta.offset()),
-                HEADER_SOURCE_TIMESTAMP, Long.toString(meta.timestampMs()),
-                HEADER_STAGE, failure.stage(),
-                HEADER_ERROR_CLASS, failure.errorClass().label(),
-                HEADER_ERROR_MESSAGE, truncate(Secrets.mask(failure.getMessage())),
-                HEADER_EXCEPTION, cause.getClass().getName());
+        encode(
+                out,
+                meta.sourceKey(),
+                meta.sourceValue(),
+                meta.timestampMs(),
+                HEADER_SOURCE_TOPIC,
+                topic,
+                HEADER_SOURCE_PARTITION,
+                partitionNumber(topic, partitionName),
+                HEADER_SOURCE_OFFSET,
+                Long.toString(meta.offset()),
+                HEADER_SOURCE_TIMESTAMP,
+                Long.toString(meta.timestampMs()),
+                HEADER_STAGE,
+                failure.stage(),
+                HEADER_ERROR_CLASS,
+                failure.errorClass().label(),
+                HEADER_ERROR_MESSAGE,
+                truncate(Secrets.mask(failure.getMessage())),
+                HEADER_EXCEPTION,
+                cause.getClass().getName());
     }
 
     /** Appends one record with explicit headers ({@code name, value} pairs). */
@@ -145,7 +155,9 @@ public final class DeadLetterEncoder {
         if (partitionName == null) {
             return "";
         }
-        if (topic != null && partitionName.length() > topic.length() + 1 && partitionName.startsWith(topic)
+        if (topic != null
+                && partitionName.length() > topic.length() + 1
+                && partitionName.startsWith(topic)
                 && partitionName.charAt(topic.length()) == '-') {
             String suffix = partitionName.substring(topic.length() + 1);
             if (suffix.chars().allMatch(Character::isDigit)) {

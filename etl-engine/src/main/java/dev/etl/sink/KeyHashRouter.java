@@ -1,9 +1,8 @@
 package dev.etl.sink;
 
+import dev.etl.record.RecordMeta;
 import java.util.Arrays;
 import java.util.function.ToLongFunction;
-
-import dev.etl.record.RecordMeta;
 
 /**
  * Routes by a stable hash: by default the source record's key hash ({@link RecordMeta#keyHash()}),
@@ -28,7 +27,8 @@ public final class KeyHashRouter<T> implements Router<T> {
             int sum = 0;
             for (int i = 0; i < weights.length; i++) {
                 if (weights[i] < 0) {
-                    throw new IllegalArgumentException("shard weight must be >= 0, got " + weights[i] + " for shard " + i);
+                    throw new IllegalArgumentException(
+                            "shard weight must be >= 0, got " + weights[i] + " for shard " + i);
                 }
                 sum += weights[i];
                 cumulativeWeights[i] = sum;

@@ -9,8 +9,8 @@ import java.time.Duration;
  * deadline). A batch out of attempts fails its acks: its partitions stall (and the pipeline fails
  * after {@code stalled-fail-after}, if set).
  */
-public record RetryConfig(int maxAttempts, Duration initialBackoff, Duration maxBackoff, double multiplier,
-        double jitter) {
+public record RetryConfig(
+        int maxAttempts, Duration initialBackoff, Duration maxBackoff, double multiplier, double jitter) {
     public static final RetryConfig DEFAULTS =
             new RetryConfig(0, Duration.ofMillis(100), Duration.ofSeconds(10), 2.0, 0.2);
 
@@ -18,7 +18,9 @@ public record RetryConfig(int maxAttempts, Duration initialBackoff, Duration max
         if (maxAttempts < 0) {
             throw new IllegalArgumentException("retry max-attempts must be >= 0 (0 = unbounded), got " + maxAttempts);
         }
-        if (initialBackoff == null || initialBackoff.isNegative() || maxBackoff == null
+        if (initialBackoff == null
+                || initialBackoff.isNegative()
+                || maxBackoff == null
                 || maxBackoff.compareTo(initialBackoff) < 0) {
             throw new IllegalArgumentException(
                     "retry backoff must satisfy 0 <= initial <= max, got " + initialBackoff + " and " + maxBackoff);

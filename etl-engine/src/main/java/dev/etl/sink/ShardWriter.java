@@ -29,6 +29,5 @@ public interface ShardWriter extends AutoCloseable {
     }
 
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

@@ -1,9 +1,8 @@
 package dev.etl.sink;
 
+import dev.etl.error.ErrorPolicy;
 import java.util.Objects;
 import java.util.function.IntFunction;
-
-import dev.etl.error.ErrorPolicy;
 
 /**
  * Everything the engine needs to run one sink: its name, its shards and a writer per shard, the row
@@ -35,8 +34,16 @@ import dev.etl.error.ErrorPolicy;
  *                         {@link #batch()}'s limits per partition and shard. False: rows of all
  *                         partitions are merged into batches by size and linger
  */
-public record SinkDefinition(String name, int shardCount, IntFunction<ShardWriter> writers, RowEncoder<?> encoder,
-        ChunkConfig chunks, BatchConfig batch, RetryConfig retry, int queueCapacity, ErrorPolicy permanentFailure,
+public record SinkDefinition(
+        String name,
+        int shardCount,
+        IntFunction<ShardWriter> writers,
+        RowEncoder<?> encoder,
+        ChunkConfig chunks,
+        BatchConfig batch,
+        RetryConfig retry,
+        int queueCapacity,
+        ErrorPolicy permanentFailure,
         boolean deterministicBlocks) {
 
     /** Default chunks each shard queue holds. */
@@ -68,44 +75,116 @@ public record SinkDefinition(String name, int shardCount, IntFunction<ShardWrite
      * merged across partitions (no deterministic blocks).
      */
     public static SinkDefinition of(String name, int shardCount, IntFunction<ShardWriter> writers) {
-        return new SinkDefinition(name, shardCount, writers, null, ChunkConfig.DEFAULTS, BatchConfig.DEFAULTS,
-                RetryConfig.DEFAULTS, DEFAULT_QUEUE_CAPACITY, ErrorPolicy.FAIL, false);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                null,
+                ChunkConfig.DEFAULTS,
+                BatchConfig.DEFAULTS,
+                RetryConfig.DEFAULTS,
+                DEFAULT_QUEUE_CAPACITY,
+                ErrorPolicy.FAIL,
+                false);
     }
 
     /** The same sink writing in deterministic blocks, or not (see {@link #deterministicBlocks()}). */
     public SinkDefinition withDeterministicBlocks(boolean deterministicBlocks) {
-        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure, deterministicBlocks);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                encoder,
+                chunks,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                deterministicBlocks);
     }
 
     /** The same sink writing its rows with {@code encoder} (what chains ending in it then use). */
     public SinkDefinition withEncoder(RowEncoder<?> encoder) {
-        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure, deterministicBlocks);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                encoder,
+                chunks,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                deterministicBlocks);
     }
 
     public SinkDefinition withChunks(ChunkConfig chunks) {
-        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure, deterministicBlocks);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                encoder,
+                chunks,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                deterministicBlocks);
     }
 
     public SinkDefinition withBatch(BatchConfig batch) {
-        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure, deterministicBlocks);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                encoder,
+                chunks,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                deterministicBlocks);
     }
 
     public SinkDefinition withRetry(RetryConfig retry) {
-        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure, deterministicBlocks);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                encoder,
+                chunks,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                deterministicBlocks);
     }
 
     public SinkDefinition withQueueCapacity(int queueCapacity) {
-        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure, deterministicBlocks);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                encoder,
+                chunks,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                deterministicBlocks);
     }
 
     public SinkDefinition withPermanentFailure(ErrorPolicy permanentFailure) {
-        return new SinkDefinition(name, shardCount, writers, encoder, chunks, batch, retry, queueCapacity,
-                permanentFailure, deterministicBlocks);
+        return new SinkDefinition(
+                name,
+                shardCount,
+                writers,
+                encoder,
+                chunks,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                deterministicBlocks);
     }
 }

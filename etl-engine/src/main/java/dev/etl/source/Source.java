@@ -18,6 +18,5 @@ public interface Source extends AutoCloseable {
     String describe();
 
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

@@ -29,8 +29,8 @@ public final class Secrets {
     public static final String MASK = "******";
 
     /** {@code scheme://user:password@}: group 1 is up to and including the colon, group 2 the password. */
-    private static final Pattern URL_USER_INFO = Pattern
-        .compile("(\\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/@\\s:]*:)([^/@\\s]+)@");
+    private static final Pattern URL_USER_INFO =
+            Pattern.compile("(\\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/@\\s:]*:)([^/@\\s]+)@");
 
     /** Names that hold secrets, as a regular expression (case-insensitive). */
     private static final String SECRET_NAME = "[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|credentials?"
@@ -40,11 +40,10 @@ public final class Secrets {
      * {@code name = value} / {@code name: value} / {@code "name": "value"} for a secret name: group 1
      * is everything up to the value, group 2 the value (quoted, or up to a separator).
      */
-    private static final Pattern SECRET_ASSIGNMENT = Pattern.compile(
-            "(?i)(\\b" + SECRET_NAME + "[\"']?\\s*[=:]\\s*)(\"[^\"]*\"|'[^']*'|[^\\s,;&\"'}\\]\\)]+)");
+    private static final Pattern SECRET_ASSIGNMENT =
+            Pattern.compile("(?i)(\\b" + SECRET_NAME + "[\"']?\\s*[=:]\\s*)(\"[^\"]*\"|'[^']*'|[^\\s,;&\"'}\\]\\)]+)");
 
-    private Secrets() {
-    }
+    private Secrets() {}
 
     /**
      * Whether the value of the setting {@code key} is a secret, from its name alone: it contains
@@ -60,10 +59,20 @@ public final class Secrets {
             return false;
         }
         String k = key.toLowerCase(Locale.ROOT);
-        return k.contains("password") || k.contains("passwd") || k.contains("secret") || k.contains("token")
-                || k.contains("credential") || k.contains("jaas") || k.contains("apikey") || k.contains("api-key")
-                || k.contains("api.key") || k.contains("api_key") || k.contains("private-key")
-                || k.contains("privatekey") || k.contains("private_key") || k.endsWith(".key");
+        return k.contains("password")
+                || k.contains("passwd")
+                || k.contains("secret")
+                || k.contains("token")
+                || k.contains("credential")
+                || k.contains("jaas")
+                || k.contains("apikey")
+                || k.contains("api-key")
+                || k.contains("api.key")
+                || k.contains("api_key")
+                || k.contains("private-key")
+                || k.contains("privatekey")
+                || k.contains("private_key")
+                || k.endsWith(".key");
     }
 
     /**
@@ -122,8 +131,8 @@ public final class Secrets {
     private static Throwable copy(Throwable error, Set<Throwable> seen) {
         seen.add(error);
         Throwable cause = error.getCause();
-        MaskedThrowable masked = new MaskedThrowable(error.getClass().getName()
-                + (error.getMessage() == null ? "" : ": " + mask(error.getMessage())),
+        MaskedThrowable masked = new MaskedThrowable(
+                error.getClass().getName() + (error.getMessage() == null ? "" : ": " + mask(error.getMessage())),
                 (cause == null || seen.contains(cause)) ? null : copy(cause, seen));
         masked.setStackTrace(error.getStackTrace());
         return masked;
@@ -137,5 +146,4 @@ public final class Secrets {
             super(message, cause);
         }
     }
-
 }

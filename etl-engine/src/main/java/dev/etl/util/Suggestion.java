@@ -7,8 +7,7 @@ import java.util.Collection;
  * messages that say "did you mean ...". Not for hot paths.
  */
 public final class Suggestion {
-    private Suggestion() {
-    }
+    private Suggestion() {}
 
     /**
      * The candidate with the smallest edit distance to {@code name} (case-insensitive; the first of

@@ -2,19 +2,16 @@ package dev.etl.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
+import dev.etl.deser.Deserializer;
 import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.deser.Deserializer;
 import dev.etl.internal.sink.Chunk;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** The chain acting on the ack chain of seed 000: the test plays the lane, the sink and the shard workers. */
 class ChainAckTest {
@@ -80,10 +77,12 @@ class ChainAckTest {
 
     @Test
     void fanOutToTwoSinksPostsTheAckOnceWithTheWorstStatus() {
-        Chain chain = Chains.from(ctx, STRINGS).fanOut("both",
-                b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
-                b -> b.map("to-audit", s -> "audit:" + s)
-                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
+        Chain chain = Chains.from(ctx, STRINGS)
+                .fanOut(
+                        "both",
+                        b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
+                        b -> b.map("to-audit", s -> "audit:" + s)
+                                .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         chain.onBatch(TestPartitionBatch.of("a", "b"));
         assertThat(ack.refCount()).as("lane hold + one chunk per output").isEqualTo(3);
@@ -100,15 +99,18 @@ class ChainAckTest {
         assertThat(drained()).as("still held by the audit chunk").isEmpty();
         failed.failAcks();
 
-        assertThat(drained()).singleElement().satisfies(posted -> assertThat(posted.succeeded()).isFalse());
+        assertThat(drained())
+                .singleElement()
+                .satisfies(posted -> assertThat(posted.succeeded()).isFalse());
     }
 
     @Test
     void fanOutAcknowledgesSuccessOnlyWhenEveryOutputWrote() {
-        Chain chain = Chains.from(ctx, STRINGS).fanOut(
-                b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
-                b -> b.filter("some", s -> s.equals("b"))
-                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
+        Chain chain = Chains.from(ctx, STRINGS)
+                .fanOut(
+                        b -> b.sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
+                        b -> b.filter("some", s -> s.equals("b"))
+                                .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         chain.onBatch(TestPartitionBatch.of("a", "b"));
         main.flush();
@@ -118,25 +120,31 @@ class ChainAckTest {
         assertThat(drained()).isEmpty();
         mainSink.handedOff().get(0).succeedAcks();
 
-        assertThat(drained()).singleElement().satisfies(posted -> assertThat(posted.succeeded()).isTrue());
+        assertThat(drained())
+                .singleElement()
+                .satisfies(posted -> assertThat(posted.succeeded()).isTrue());
     }
 
     @Test
     void nestedFanOutReachesEveryLeafInDeclarationOrder() {
         List<String> order = new ArrayList<>();
-        Chain chain = Chains.from(ctx, STRINGS).fanOut(
-                b -> b.peek(s -> order.add("first")).fanOut(
-                        c -> c.peek(s -> order.add("first.1"))
-                                .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
-                        c -> c.peek(s -> order.add("first.2"))
-                                .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey())),
-                b -> b.peek(s -> order.add("second"))
-                        .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
+        Chain chain = Chains.from(ctx, STRINGS)
+                .fanOut(
+                        b -> b.peek(s -> order.add("first"))
+                                .fanOut(
+                                        c -> c.peek(s -> order.add("first.1"))
+                                                .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()),
+                                        c -> c.peek(s -> order.add("first.2"))
+                                                .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey())),
+                        b -> b.peek(s -> order.add("second"))
+                                .sink("audit", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         chain.onBatch(TestPartitionBatch.of("v"));
 
         assertThat(order).containsExactly("first", "first.1", "first.2", "second");
         assertThat(RowBinaryStrings.decode(audit.chunk(0))).containsExactly("v", "v");
-        assertThat(audit.chunk(0).ackCount()).as("both branches share the audit chunk").isEqualTo(1);
+        assertThat(audit.chunk(0).ackCount())
+                .as("both branches share the audit chunk")
+                .isEqualTo(1);
     }
 }

@@ -1,19 +1,17 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.lang.management.ManagementFactory;
-
-import org.junit.jupiter.api.Test;
-
+import dev.etl.deser.Deserializer;
 import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.deser.Deserializer;
+import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.sink.ChunkConfig;
-import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
+import java.lang.management.ManagementFactory;
+import org.junit.jupiter.api.Test;
 
 /** The engine's part of the record path allocates nothing per record once buffers have grown. */
 class ChainAllocationTest {
@@ -58,12 +56,13 @@ class ChainAllocationTest {
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         threads.setThreadAllocatedMemoryEnabled(true);
         TestChainContext ctx = new TestChainContext();
-        ChunkOutbox outbox = ctx.addSink("main", new RecordingChunkSink(1),
-                new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
+        ChunkOutbox outbox =
+                ctx.addSink("main", new RecordingChunkSink(1), new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
         Holding holding = new Holding();
         Chain chain = Chains.from(ctx, Deserializer.payload())
                 .process("window", holding)
-                .sink((p, meta, out) -> out.writeStringBytes(p.array(), p.offset(), p.length()),
+                .sink(
+                        (p, meta, out) -> out.writeStringBytes(p.array(), p.offset(), p.length()),
                         KeyHashRouter.byRecordKey());
         byte[][] keys = new byte[RECORDS][];
         byte[][] values = new byte[RECORDS][];
@@ -89,12 +88,14 @@ class ChainAllocationTest {
             assertThat(ack.refCount()).as("lane + chunk; nothing left held").isEqualTo(2);
             outbox.chunk(0).succeedAcks();
             ack.release(true);
-            acks.drain(a -> { });
+            acks.drain(a -> {});
         }
         chain.close();
 
         assertThat(holding.emitted).isEqualTo(5L * RECORDS / 100);
-        assertThat(allocated).as("bytes allocated pushing %s held records", RECORDS).isLessThan(4096);
+        assertThat(allocated)
+                .as("bytes allocated pushing %s held records", RECORDS)
+                .isLessThan(4096);
     }
 
     @Test
@@ -104,8 +105,8 @@ class ChainAllocationTest {
         threads.setThreadAllocatedMemoryEnabled(true);
 
         TestChainContext ctx = new TestChainContext();
-        ChunkOutbox outbox = ctx.addSink("main", new RecordingChunkSink(1),
-                new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
+        ChunkOutbox outbox =
+                ctx.addSink("main", new RecordingChunkSink(1), new ChunkConfig(Integer.MAX_VALUE, Integer.MAX_VALUE));
         Counter counter = new Counter();
         Chain chain = Chains.from(ctx, Deserializer.payload())
                 .filter("non-empty", p -> p.length() > 0)
@@ -114,9 +115,10 @@ class ChainAllocationTest {
                     out.collect(p);
                     out.collect(p);
                 })
-                .peek("look", p -> { })
+                .peek("look", p -> {})
                 .process("count", counter)
-                .sink((p, meta, out) -> out.writeStringBytes(p.array(), p.offset(), p.length()),
+                .sink(
+                        (p, meta, out) -> out.writeStringBytes(p.array(), p.offset(), p.length()),
                         KeyHashRouter.byRecordKey());
         byte[][] keys = new byte[RECORDS][];
         byte[][] values = new byte[RECORDS][];

@@ -1,21 +1,18 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
+import dev.etl.deser.Deserializer;
 import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.deser.Deserializer;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.record.Collector;
 import dev.etl.sink.KeyHashRouter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 class ChainCompositionTest {
     private static final Deserializer<String> STRINGS = (key, value, meta, out) -> out.collect(value.toUtf8String());
@@ -57,8 +54,10 @@ class ChainCompositionTest {
         assertThat(outbox.flush()).isTrue();
 
         assertThat(peeked).containsExactly("A1", "BB1", "BB2");
-        assertThat(sink.handedOff()).singleElement()
-                .satisfies(chunk -> assertThat(RowBinaryStrings.decode(chunk)).containsExactly("1:A1", "2:BB1", "3:BB2"))
+        assertThat(sink.handedOff())
+                .singleElement()
+                .satisfies(
+                        chunk -> assertThat(RowBinaryStrings.decode(chunk)).containsExactly("1:A1", "2:BB1", "3:BB2"))
                 .satisfies(chunk -> assertThat(chunk.rowCount()).isEqualTo(3));
     }
 
@@ -66,7 +65,8 @@ class ChainCompositionTest {
     void stagesSeeTheMetadataOfTheRecordTheyProcess() {
         List<String> positions = new ArrayList<>();
         Chain chain = Chains.from(ctx, STRINGS)
-                .peek(s -> positions.add(ctx.meta().partition() + "@" + ctx.meta().offset() + " ts=" + ctx.meta().timestampMs()))
+                .peek(s -> positions.add(ctx.meta().partition() + "@"
+                        + ctx.meta().offset() + " ts=" + ctx.meta().timestampMs()))
                 .sink("main", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(40, "x", "y"));
@@ -82,17 +82,18 @@ class ChainCompositionTest {
                 .map(s -> s)
                 .tryMap("parse", s -> s, dev.etl.error.ErrorPolicy.SKIP)
                 .flatMap((String s, Collector<? super String> out) -> out.collect(s))
-                .peek(s -> { })
+                .peek(s -> {})
                 .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
-        assertThat(ctx.policyQueries()).containsExactly(
-                "sink-main/ENCODE/FAIL",
-                "peek#5/OPERATOR/FAIL",
-                "flatMap#4/OPERATOR/FAIL",
-                "parse/OPERATOR/SKIP",
-                "map#2/OPERATOR/FAIL",
-                "filter#1/OPERATOR/FAIL",
-                "deserialize/DESERIALIZATION/FAIL");
+        assertThat(ctx.policyQueries())
+                .containsExactly(
+                        "sink-main/ENCODE/FAIL",
+                        "peek#5/OPERATOR/FAIL",
+                        "flatMap#4/OPERATOR/FAIL",
+                        "parse/OPERATOR/SKIP",
+                        "map#2/OPERATOR/FAIL",
+                        "filter#1/OPERATOR/FAIL",
+                        "deserialize/DESERIALIZATION/FAIL");
     }
 
     @Test
@@ -129,14 +130,15 @@ class ChainCompositionTest {
         ChainBuilder<String> upper = trimmed.map(String::toUpperCase);
         upper.sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
-        assertThatThrownBy(() -> upper.peek(s -> { })).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> upper.peek(s -> {}))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("already built");
     }
 
     @Test
     void sinkingToAnUnknownSinkNamesTheKnownOnes() {
-        assertThatThrownBy(() -> Chains.from(ctx, STRINGS)
-                .sink("nope", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()))
+        assertThatThrownBy(() ->
+                        Chains.from(ctx, STRINGS).sink("nope", RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("[main]");
     }
@@ -154,8 +156,8 @@ class ChainCompositionTest {
     @Test
     void aBranchTerminalIsNotARunnableChain() {
         Chain[] branchEnd = new Chain[1];
-        Chains.from(ctx, STRINGS).fanOut(b -> branchEnd[0] =
-                b.sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
+        Chains.from(ctx, STRINGS)
+                .fanOut(b -> branchEnd[0] = b.sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey()));
 
         assertThatThrownBy(() -> branchEnd[0].onBatch(TestPartitionBatch.of("x")))
                 .isInstanceOf(IllegalStateException.class)

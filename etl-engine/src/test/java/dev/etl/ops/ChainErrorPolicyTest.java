@@ -4,20 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.InstanceOfAssertFactories.type;
 
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.deser.Deserializer;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.error.RecordException;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowEncoder;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 class ChainErrorPolicyTest {
     /** Values starting with '!' are undecodable; schema id 7. */
@@ -102,8 +101,7 @@ class ChainErrorPolicyTest {
         ctx.override("parse", ErrorPolicy.FAIL);
         Chain chain = parsingChain(ErrorPolicy.SKIP);
 
-        assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("x1")))
-                .isInstanceOf(FatalPipelineException.class);
+        assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("x1"))).isInstanceOf(FatalPipelineException.class);
         assertThat(ctx.skipped()).isEmpty();
     }
 
@@ -127,7 +125,8 @@ class ChainErrorPolicyTest {
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(5, "ab", "c")))
                 .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("stage 'length-of-second-char' failed at orders-0@6")
-                .satisfies(e -> assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.OPERATOR));
+                .satisfies(e ->
+                        assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.OPERATOR));
     }
 
     @Test
@@ -140,7 +139,8 @@ class ChainErrorPolicyTest {
         chain.onBatch(TestPartitionBatch.of("ab", "c", "cb"));
 
         assertThat(RowBinaryStrings.decode(outbox.chunk(0))).containsExactly("ab", "cb");
-        assertThat(ctx.skipped()).extracting(RecordException::stage, RecordException::offset)
+        assertThat(ctx.skipped())
+                .extracting(RecordException::stage, RecordException::offset)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("filter#1", 11L));
     }
 
@@ -157,7 +157,8 @@ class ChainErrorPolicyTest {
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("a")))
                 .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("stage 'sink-main'")
-                .satisfies(e -> assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.ENCODE));
+                .satisfies(e ->
+                        assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.ENCODE));
         assertThat(ctx.skipped()).isEmpty();
     }
 
@@ -183,8 +184,8 @@ class ChainErrorPolicyTest {
 
     @Test
     void valuesEmittedBeforeTheDeserializerThrewStayDeliveredUnderSkipAndThePayloadCountsOneSkip() {
-        Chain chain = Chains.from(ctx, PARTS, ErrorPolicy.SKIP)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+        Chain chain =
+                Chains.from(ctx, PARTS, ErrorPolicy.SKIP).sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(10, "a,!b,c,!d", "e"));
 
@@ -198,8 +199,7 @@ class ChainErrorPolicyTest {
 
     @Test
     void valuesEmittedBeforeTheDeserializerThrewUnderFailAreInTheChunkButThePipelineFails() {
-        Chain chain = Chains.from(ctx, PARTS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+        Chain chain = Chains.from(ctx, PARTS).sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(10, "a,!b,c", "e")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -222,8 +222,7 @@ class ChainErrorPolicyTest {
 
     @Test
     void anEncodeFailureCutsThePartialRowAndFailsByDefault() {
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(HALF_WRITING, KeyHashRouter.byRecordKey());
+        Chain chain = Chains.from(ctx, STRINGS).sink(HALF_WRITING, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(10, "ok", "bad", "never")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -237,8 +236,7 @@ class ChainErrorPolicyTest {
     @Test
     void anEncodeFailureUnderSkipLeavesTheChunkWithExactlyTheGoodRows() {
         ctx.override("sink-main", ErrorPolicy.SKIP);
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(HALF_WRITING, KeyHashRouter.byRecordKey());
+        Chain chain = Chains.from(ctx, STRINGS).sink(HALF_WRITING, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(10, "ok", "bad", "yes"));
 
@@ -265,8 +263,7 @@ class ChainErrorPolicyTest {
     @Test
     void aShardOutsideTheSinkIsAlwaysFatal() {
         ctx.override("sink-main", ErrorPolicy.SKIP);
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shardCount) -> shardCount);
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, (value, meta, shardCount) -> shardCount);
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("a")))
                 .isInstanceOf(FatalPipelineException.class)
@@ -279,14 +276,15 @@ class ChainErrorPolicyTest {
 
     @Test
     void aBadPayloadFailsThePipelineByDefaultWithItsPosition() {
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(20, "a", "!b", "c")))
                 .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("stage 'deserialize' failed at orders-0@21")
                 .hasMessageContaining("schema id 7")
-                .cause().asInstanceOf(type(DeserializationException.class)).satisfies(cause -> {
+                .cause()
+                .asInstanceOf(type(DeserializationException.class))
+                .satisfies(cause -> {
                     assertThat(cause.offset()).isEqualTo(21);
                     assertThat(cause.partitionName()).isEqualTo("orders-0");
                     assertThat(cause.schemaId()).isEqualTo(7);
@@ -297,8 +295,7 @@ class ChainErrorPolicyTest {
     @Test
     void aBadPayloadIsSkippedWhenConfiguredAndTheRestOfTheBatchFlows() {
         ctx.override("deserialize", ErrorPolicy.SKIP);
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         chain.onBatch(TestPartitionBatch.from(20, "a", "!b", "c"));
 
@@ -323,7 +320,9 @@ class ChainErrorPolicyTest {
 
         assertThat(ctx.skipped()).singleElement().isInstanceOfSatisfying(DeserializationException.class, failure -> {
             assertThat(failure.schemaId()).isEqualTo(-1);
-            assertThat(failure).hasMessageContaining("truncated").hasCauseInstanceOf(ArrayIndexOutOfBoundsException.class);
+            assertThat(failure)
+                    .hasMessageContaining("truncated")
+                    .hasCauseInstanceOf(ArrayIndexOutOfBoundsException.class);
         });
     }
 
@@ -332,17 +331,19 @@ class ChainErrorPolicyTest {
         // What AvroDeserializer throws when the registry is down (it knows no partition name).
         Deserializer<String> registryDown = (key, value, meta, out) -> {
             if (value.toUtf8String().startsWith("!")) {
-                throw new FatalPipelineException(ErrorClass.DESERIALIZATION, "registry down",
+                throw new FatalPipelineException(
+                        ErrorClass.DESERIALIZATION,
+                        "registry down",
                         DeserializationException.of(3, "registry unavailable", null));
             }
             out.collect(value.toUtf8String());
         };
-        Chain chain = Chains.from(ctx, registryDown)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+        Chain chain = Chains.from(ctx, registryDown).sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
 
         assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.from(40, "1", "!2")))
                 .isInstanceOf(FatalPipelineException.class)
-                .hasMessageContaining("orders-0@41").hasMessageContaining("registry unavailable (schema id 3)")
+                .hasMessageContaining("orders-0@41")
+                .hasMessageContaining("registry unavailable (schema id 3)")
                 .hasMessageNotContaining("partition#")
                 .extracting(Throwable::getCause, type(DeserializationException.class))
                 .satisfies(cause -> {

@@ -1,18 +1,15 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.sink.ChunkConfig;
+import dev.etl.record.Collector;
 import dev.etl.sink.KeyHashRouter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class ChainLifecycleTest {
     private final TestChainContext ctx = new TestChainContext();
@@ -77,9 +74,14 @@ class ChainLifecycleTest {
         chain.open();
         chain.close();
 
-        assertThat(events).containsExactly(
-                "open a as a on lane 0", "open b as b on lane 0", "open c as process#6 on lane 0",
-                "close c", "close b", "close a");
+        assertThat(events)
+                .containsExactly(
+                        "open a as a on lane 0",
+                        "open b as b on lane 0",
+                        "open c as process#6 on lane 0",
+                        "close c",
+                        "close b",
+                        "close a");
     }
 
     @Test
@@ -105,7 +107,8 @@ class ChainLifecycleTest {
         assertThatThrownBy(chain::close)
                 .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("stage 'process#6' failed to close")
-                .satisfies(e -> assertThat(e.getSuppressed()).singleElement()
+                .satisfies(e -> assertThat(e.getSuppressed())
+                        .singleElement()
                         .satisfies(s -> assertThat(s).hasMessage("cannot close a")));
         assertThat(events).endsWith("close c", "close b", "close a");
     }

@@ -1,8 +1,15 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.deser.Deserializer;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.internal.sink.Chunk;
+import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.record.Collector;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.KeyHashRouter;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,16 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
-
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.deser.Deserializer;
-import dev.etl.internal.sink.Chunk;
-import dev.etl.sink.ChunkConfig;
-import dev.etl.internal.sink.ChunkOutbox;
-import dev.etl.sink.KeyHashRouter;
 
 /**
  * Seeded randomized harness against a reference model: a buffering operator that emits its buffer
@@ -38,6 +36,7 @@ class HeldAcksPropertyTest {
         private final List<String> buffer = new ArrayList<>();
         /** Model side: the records of each emission (they share one ack, so one fate). */
         final Map<Integer, List<Integer>> emissionOf = new HashMap<>();
+
         private HeldAcks held;
 
         RandomEmitter(SplittableRandom random) {
@@ -147,7 +146,9 @@ class HeldAcksPropertyTest {
                 written = write(handedOff, written, random, outcome);
             }
             check(queue, batchOfAck, posted, recordsOfBatch, outcome, operator.emissionOf, where);
-            assertThat(posted).as("%s: every batch resolved after flush and writes", where).hasSize(batches);
+            assertThat(posted)
+                    .as("%s: every batch resolved after flush and writes", where)
+                    .hasSize(batches);
             chain.close();
             assertThat(queue.isEmpty()).as("%s: nothing left to fail", where).isTrue();
         } else {
@@ -166,7 +167,9 @@ class HeldAcksPropertyTest {
                 outcome.putIfAbsent(record, false); // buffered, or in a chunk failed above
             }
             check(queue, batchOfAck, posted, recordsOfBatch, outcome, operator.emissionOf, where);
-            assertThat(posted).as("%s: every batch resolved after teardown", where).hasSize(batches);
+            assertThat(posted)
+                    .as("%s: every batch resolved after teardown", where)
+                    .hasSize(batches);
         }
     }
 
@@ -191,13 +194,20 @@ class HeldAcksPropertyTest {
         }
     }
 
-    private static void check(AckQueue queue, Map<AckRef, Integer> batchOfAck, Map<Integer, Boolean> posted,
-            Map<Integer, List<Integer>> recordsOfBatch, Map<Integer, Boolean> outcome,
-            Map<Integer, List<Integer>> emissionOf, String where) {
+    private static void check(
+            AckQueue queue,
+            Map<AckRef, Integer> batchOfAck,
+            Map<Integer, Boolean> posted,
+            Map<Integer, List<Integer>> recordsOfBatch,
+            Map<Integer, Boolean> outcome,
+            Map<Integer, List<Integer>> emissionOf,
+            String where) {
         queue.drain(ack -> {
             Integer batch = batchOfAck.get(ack);
             assertThat(batch).as("%s: a group ack was posted", where).isNotNull();
-            assertThat(posted.put(batch, ack.succeeded())).as("%s: batch %d posted twice", where, batch).isNull();
+            assertThat(posted.put(batch, ack.succeeded()))
+                    .as("%s: batch %d posted twice", where, batch)
+                    .isNull();
         });
         for (Map.Entry<Integer, List<Integer>> e : recordsOfBatch.entrySet()) {
             boolean resolved = true;
@@ -213,9 +223,13 @@ class HeldAcksPropertyTest {
             }
             Boolean actual = posted.get(e.getKey());
             if (resolved) {
-                assertThat(actual).as("%s: batch %d resolved in the model", where, e.getKey()).isEqualTo(success);
+                assertThat(actual)
+                        .as("%s: batch %d resolved in the model", where, e.getKey())
+                        .isEqualTo(success);
             } else {
-                assertThat(actual).as("%s: batch %d has a record not yet written", where, e.getKey()).isNull();
+                assertThat(actual)
+                        .as("%s: batch %d has a record not yet written", where, e.getKey())
+                        .isNull();
             }
         }
     }

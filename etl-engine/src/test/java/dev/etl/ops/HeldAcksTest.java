@@ -1,22 +1,19 @@
 package dev.etl.ops;
 
-import dev.etl.record.Collector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.deser.Deserializer;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.sink.Chunk;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.record.Collector;
 import dev.etl.sink.KeyHashRouter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /**
  * Deferred emission (issue 11 item 1): a {@code process} operator that emits a value while a later
@@ -151,7 +148,9 @@ class HeldAcksTest {
         assertThat(posted()).as("a2 is in a chunk, not yet written").isEmpty();
 
         secondRows.succeedAcks();
-        assertThat(posted()).as("a2 written: its batch resolves; b1 is still held").singleElement()
+        assertThat(posted())
+                .as("a2 written: its batch resolves; b1 is still held")
+                .singleElement()
                 .satisfies(ack -> {
                     assertThat(ack).isSameAs(first);
                     assertThat(ack.succeeded()).isTrue();
@@ -251,8 +250,10 @@ class HeldAcksTest {
         Chain chain = chain(careless);
         batch(chain, "a1");
 
-        assertThatThrownBy(chain::flush).isInstanceOf(FatalPipelineException.class)
-                .hasMessageContaining("sink stage 'sink-main'").hasMessageContaining("HeldAcks");
+        assertThatThrownBy(chain::flush)
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("sink stage 'sink-main'")
+                .hasMessageContaining("HeldAcks");
     }
 
     @Test
@@ -310,7 +311,8 @@ class HeldAcksTest {
         AckRef a = new AckRef(0, 1, nextSeq++, acks);
         ctx.meta().ack(a);
 
-        assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("x"))).isInstanceOf(FatalPipelineException.class)
+        assertThatThrownBy(() -> chain.onBatch(TestPartitionBatch.of("x")))
+                .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("stage 'buffer' left an emission scope open");
         assertThat(ctx.meta().ack()).isSameAs(a);
     }
@@ -325,13 +327,13 @@ class HeldAcksTest {
             }
 
             @Override
-            public void process(String in, Collector<? super String> out) {
-            }
+            public void process(String in, Collector<? super String> out) {}
         });
         assertThat(chain).isNotNull();
         ctx.meta().ack(null);
 
-        assertThatThrownBy(holder[0]::holdCurrent).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(holder[0]::holdCurrent)
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("outside process()");
     }
 

@@ -1,10 +1,9 @@
 package dev.etl.ops;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import dev.etl.internal.sink.Chunk;
 import dev.etl.internal.sink.ChunkSink;
+import java.util.ArrayList;
+import java.util.List;
 
 /** A {@link ChunkSink} that keeps every chunk handed to it, or refuses them while told to. */
 final class RecordingChunkSink implements ChunkSink {

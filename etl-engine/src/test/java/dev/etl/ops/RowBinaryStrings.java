@@ -1,20 +1,18 @@
 package dev.etl.ops;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-
 import dev.etl.internal.sink.Chunk;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Test rows of one RowBinary {@code String} column: the encoder, and a decoder of chunk bytes. */
 final class RowBinaryStrings {
     /** Encodes a value's {@code toString()} as one String column. */
     static final RowEncoder<Object> ENCODER = (value, meta, out) -> out.writeString(value.toString());
 
-    private RowBinaryStrings() {
-    }
+    private RowBinaryStrings() {}
 
     static List<String> decode(Chunk chunk) {
         return decode(chunk.rows());

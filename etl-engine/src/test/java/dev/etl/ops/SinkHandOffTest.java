@@ -2,16 +2,15 @@ package dev.etl.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
+import dev.etl.deser.Deserializer;
 import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.deser.Deserializer;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.Router;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 class SinkHandOffTest {
     private static final Deserializer<String> STRINGS = (key, value, meta, out) -> out.collect(value.toUtf8String());
@@ -30,8 +29,7 @@ class SinkHandOffTest {
     @Test
     void aChunkIsHandedOffWhenItReachesMaxRows() {
         outbox = ctx.addSink("main", sink, new ChunkConfig(3, 1 << 20));
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
 
         chain.onBatch(TestPartitionBatch.of("1", "2", "3", "4", "5", "6", "7"));
 
@@ -45,12 +43,12 @@ class SinkHandOffTest {
     @Test
     void aChunkIsHandedOffWhenItReachesMaxBytes() {
         outbox = ctx.addSink("main", sink, new ChunkConfig(1000, 6));
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
 
         chain.onBatch(TestPartitionBatch.of("ab", "cd", "ef"));
 
-        assertThat(sink.handedOff()).singleElement()
+        assertThat(sink.handedOff())
+                .singleElement()
                 .satisfies(chunk -> assertThat(RowBinaryStrings.decode(chunk)).containsExactly("ab", "cd"));
     }
 
@@ -58,8 +56,7 @@ class SinkHandOffTest {
     void aRefusedChunkStaysPendingAndKeepsReceivingRows() {
         outbox = ctx.addSink("main", sink, new ChunkConfig(2, 1 << 20));
         sink.refuse(true);
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, (value, meta, shards) -> 0);
 
         chain.onBatch(TestPartitionBatch.of("1", "2", "3", "4", "5"));
 
@@ -69,7 +66,8 @@ class SinkHandOffTest {
 
         sink.refuse(false);
         assertThat(outbox.flush()).isTrue();
-        assertThat(sink.handedOff()).singleElement()
+        assertThat(sink.handedOff())
+                .singleElement()
                 .satisfies(chunk -> assertThat(chunk.rowCount()).isEqualTo(5));
     }
 
@@ -87,8 +85,7 @@ class SinkHandOffTest {
 
     @Test
     void keyHashRouterRoutesOnTheRecordKeySetByTheHead() {
-        Chain chain = Chains.from(ctx, STRINGS)
-                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+        Chain chain = Chains.from(ctx, STRINGS).sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
         byte[][] keys = {"k1".getBytes(), "k1".getBytes()};
         byte[][] values = {"a".getBytes(), "b".getBytes()};
 

@@ -1,23 +1,21 @@
 package dev.etl.ops;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.error.RecordException;
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.RowEncoder;
+import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import dev.etl.internal.ops.LaneContext;
-import dev.etl.internal.record.MutableRecordMeta;
-import dev.etl.error.ErrorClass;
-import dev.etl.error.ErrorPolicy;
-import dev.etl.error.RecordException;
-import dev.etl.record.RecordMeta;
-import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.RowEncoder;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.internal.sink.ChunkOutbox;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /** A lane's {@link ChainContext} for tests: named sinks over fake chunk sinks, policy overrides, recorded skips. */
 final class TestChainContext implements LaneContext {
@@ -55,8 +53,11 @@ final class TestChainContext implements LaneContext {
     ChunkOutbox addSink(String name, RecordingChunkSink sink, ChunkConfig config, RowEncoder<?> encoder) {
         ChunkOutbox outbox = new ChunkOutbox(sink, config);
         outboxes.put(name, outbox);
-        definitions.put(name, SinkDefinition.of(name, sink.shardCount(), shard -> batch -> { })
-                .withChunks(config).withEncoder(encoder));
+        definitions.put(
+                name,
+                SinkDefinition.of(name, sink.shardCount(), shard -> batch -> {})
+                        .withChunks(config)
+                        .withEncoder(encoder));
         return outbox;
     }
 

@@ -1,9 +1,8 @@
 package dev.etl.ops;
 
-import java.nio.charset.StandardCharsets;
-
 import dev.etl.record.Payload;
 import dev.etl.source.PartitionBatch;
+import java.nio.charset.StandardCharsets;
 
 /** A {@link PartitionBatch} over in-memory values with consecutive offsets; allocation-free cursor. */
 final class TestPartitionBatch implements PartitionBatch {

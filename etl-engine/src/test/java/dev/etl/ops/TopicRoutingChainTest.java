@@ -3,19 +3,17 @@ package dev.etl.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.error.FatalPipelineException;
+import dev.etl.source.PartitionBatch;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-
 import org.junit.jupiter.api.Test;
 
-import dev.etl.error.FatalPipelineException;
-import dev.etl.source.PartitionBatch;
-
 class TopicRoutingChainTest {
-    private final TestChainContext context = new TestChainContext().topic(0, "orders").topic(1, "payments")
-            .topic(2, "refunds");
+    private final TestChainContext context =
+            new TestChainContext().topic(0, "orders").topic(1, "payments").topic(2, "refunds");
     private final List<String> seen = new ArrayList<>();
 
     private ChainFactory recording(String name) {
@@ -40,37 +38,54 @@ class TopicRoutingChainTest {
     }
 
     private static PartitionBatch batch(int partition, String value) {
-        return new TestPartitionBatch(partition, 0, new byte[1][], new byte[][] {value.getBytes(StandardCharsets.UTF_8)});
+        return new TestPartitionBatch(
+                partition, 0, new byte[1][], new byte[][] {value.getBytes(StandardCharsets.UTF_8)});
     }
 
     @Test
     void batchesGoToTheFactoryNamingTheirTopicAndTheRestToTheCatchAll() {
         Chain chain = ChainFactory.routing(List.of(
-                ChainFactory.forTopics(Set.of("orders"), recording("o")),
-                ChainFactory.forTopics(Set.of("payments"), recording("p")),
-                recording("any"))).create(context);
+                        ChainFactory.forTopics(Set.of("orders"), recording("o")),
+                        ChainFactory.forTopics(Set.of("payments"), recording("p")),
+                        recording("any")))
+                .create(context);
         chain.open();
         chain.onBatch(batch(0, "a"));
         chain.onBatch(batch(1, "b"));
         chain.onBatch(batch(2, "c"));
         chain.onBatch(batch(0, "d"));
         chain.close();
-        assertThat(seen).containsExactly("o:open", "p:open", "any:open", "o:a", "p:b", "any:c", "o:d", "any:close",
-                "p:close", "o:close");
+        assertThat(seen)
+                .containsExactly(
+                        "o:open",
+                        "p:open",
+                        "any:open",
+                        "o:a",
+                        "p:b",
+                        "any:c",
+                        "o:d",
+                        "any:close",
+                        "p:close",
+                        "o:close");
     }
 
     @Test
     void aTopicNobodyHandlesFailsThePipelineNamingIt() {
-        Chain chain = ChainFactory.routing(List.of(ChainFactory.forTopics(Set.of("orders"), recording("o")),
-                ChainFactory.forTopics(Set.of("payments"), recording("p")))).create(context);
-        assertThatThrownBy(() -> chain.onBatch(batch(2, "x"))).isInstanceOf(FatalPipelineException.class)
+        Chain chain = ChainFactory.routing(List.of(
+                        ChainFactory.forTopics(Set.of("orders"), recording("o")),
+                        ChainFactory.forTopics(Set.of("payments"), recording("p"))))
+                .create(context);
+        assertThatThrownBy(() -> chain.onBatch(batch(2, "x")))
+                .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("refunds");
     }
 
     @Test
     void twoFactoriesClaimingOneTopicOrTwoCatchAllsAreRejected() {
-        assertThatThrownBy(() -> ChainFactory.routing(List.of(ChainFactory.forTopics(Set.of("orders"), recording("a")),
-                ChainFactory.forTopics(Set.of("orders"), recording("b"))))).hasMessageContaining("orders");
+        assertThatThrownBy(() -> ChainFactory.routing(List.of(
+                        ChainFactory.forTopics(Set.of("orders"), recording("a")),
+                        ChainFactory.forTopics(Set.of("orders"), recording("b")))))
+                .hasMessageContaining("orders");
         assertThatThrownBy(() -> ChainFactory.routing(List.of(recording("a"), recording("b"))))
                 .hasMessageContaining("every topic");
     }

@@ -2,17 +2,6 @@ package dev.etl.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.Set;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.sink.BlockChains;
@@ -25,6 +14,15 @@ import dev.etl.sink.SinkDefinition;
 import dev.etl.source.CommitOffsets;
 import dev.etl.source.CommittedPosition;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 /**
  * A seeded randomized harness of deterministic blocks against their defining property: whatever a first
@@ -52,8 +50,10 @@ class BlockReplayPropertyTest {
             try {
                 runScenario(scenarioSeed);
             } catch (AssertionError | RuntimeException e) {
-                throw new AssertionError("scenario failed; replay with -Dblocks.replay.seed=" + seed + " (scenario "
-                        + scenario + ", seed " + scenarioSeed + "): " + e.getMessage(), e);
+                throw new AssertionError(
+                        "scenario failed; replay with -Dblocks.replay.seed=" + seed + " (scenario " + scenario
+                                + ", seed " + scenarioSeed + "): " + e.getMessage(),
+                        e);
             }
         }
     }
@@ -79,9 +79,14 @@ class BlockReplayPropertyTest {
             if (blockStart < start) {
                 continue; // committed: never replayed
             }
-            assertThat(second.written).as("block %s of the first owner (from %d) is rebuilt; committed %s",
-                    written.getKey(), blockStart, first.committed).containsKey(written.getKey());
-            assertThat(second.written.get(written.getKey())).as("with the same bytes").isEqualTo(written.getValue());
+            assertThat(second.written)
+                    .as(
+                            "block %s of the first owner (from %d) is rebuilt; committed %s",
+                            written.getKey(), blockStart, first.committed)
+                    .containsKey(written.getKey());
+            assertThat(second.written.get(written.getKey()))
+                    .as("with the same bytes")
+                    .isEqualTo(written.getValue());
         }
         Set<String> tokens = new HashSet<>();
         List<Long> rows = new ArrayList<>();
@@ -98,8 +103,10 @@ class BlockReplayPropertyTest {
                 expected.add(offset * 10 + r);
             }
         }
-        assertThat(rows).as("every row exactly once after dedup by token").doesNotHaveDuplicates()
-            .containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(rows)
+                .as("every row exactly once after dedup by token")
+                .doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(expected);
     }
 
     private static long[] offsets(Random random, int n) {
@@ -140,6 +147,7 @@ class BlockReplayPropertyTest {
         final AckQueue acks = new AckQueue();
         /** Token → bytes of every block handed to the sink (written at once: the worst case for replay). */
         final Map<String, byte[]> written = new HashMap<>();
+
         final Map<String, Long> blockStarts = new HashMap<>();
         CommittedPosition committed;
         long nowNs = 1_000_000_000L;
@@ -149,13 +157,20 @@ class BlockReplayPropertyTest {
         Owner(Random random, CommittedPosition start) {
             this.random = random;
             this.committed = start;
-            BatchConfig batch = new BatchConfig(1 + random.nextInt(12), 1 << 20, Duration.ofMillis(5 + random.nextInt(50)));
-            SinkDefinition definition = SinkDefinition.of("s", SHARDS, shard -> b -> { })
-                .withBatch(batch).withChunks(new ChunkConfig(1 + random.nextInt(4), 1 << 20)).withDeterministicBlocks(true);
+            BatchConfig batch =
+                    new BatchConfig(1 + random.nextInt(12), 1 << 20, Duration.ofMillis(5 + random.nextInt(50)));
+            SinkDefinition definition = SinkDefinition.of("s", SHARDS, shard -> b -> {})
+                    .withBatch(batch)
+                    .withChunks(new ChunkConfig(1 + random.nextInt(4), 1 << 20))
+                    .withDeterministicBlocks(true);
             ChunkOutbox outbox = new ChunkOutbox(this, definition);
             this.chains = outbox.blocks();
-            this.blocks = LaneBlocks.of(new ChunkOutbox[] { outbox }, random.nextInt(4) == 0 ? 64 : Long.MAX_VALUE,
-                    new SimpleMeterRegistry(), "p", 0);
+            this.blocks = LaneBlocks.of(
+                    new ChunkOutbox[] {outbox},
+                    random.nextInt(4) == 0 ? 64 : Long.MAX_VALUE,
+                    new SimpleMeterRegistry(),
+                    "p",
+                    0);
             blocks.partitionNames(p -> "t-" + p);
             blocks.assigned(PARTITION, 1, start);
         }
@@ -262,7 +277,9 @@ class BlockReplayPropertyTest {
             byte[] content = bytes.toByteArray();
             String token = head.isBlock() ? head.blockToken() : "plain";
             written.putIfAbsent(token, content);
-            blockStarts.putIfAbsent(token, rowsOf(content).isEmpty() ? Long.MAX_VALUE : rowsOf(content).get(0) / 10);
+            blockStarts.putIfAbsent(
+                    token,
+                    rowsOf(content).isEmpty() ? Long.MAX_VALUE : rowsOf(content).get(0) / 10);
             handed.addAll(rowsOf(content));
             for (Chunk c = head; c != null; ) {
                 Chunk following = c.next();

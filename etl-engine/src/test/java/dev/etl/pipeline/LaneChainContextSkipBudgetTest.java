@@ -3,15 +3,6 @@ package dev.etl.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
-
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -21,6 +12,13 @@ import dev.etl.error.RecordException;
 import dev.etl.error.SkipBudget;
 import dev.etl.internal.metrics.ErrorMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class LaneChainContextSkipBudgetTest {
     private static final long SECOND = 1_000_000_000L;
@@ -40,9 +38,18 @@ class LaneChainContextSkipBudgetTest {
     }
 
     private LaneChainContext context(SkipBudget budget, int lane, PipelineSkipWindow window) {
-        PipelineConfig config = PipelineConfig.builder("orders").skipBudget(budget).build();
-        return new LaneChainContext(config, lane, registry, Map.of(), new ErrorMetrics(registry, "orders"), null,
-                window, now::get, 10 * SECOND);
+        PipelineConfig config =
+                PipelineConfig.builder("orders").skipBudget(budget).build();
+        return new LaneChainContext(
+                config,
+                lane,
+                registry,
+                Map.of(),
+                new ErrorMetrics(registry, "orders"),
+                null,
+                window,
+                now::get,
+                10 * SECOND);
     }
 
     private static RecordException failure(ErrorClass errorClass, long offset) {
@@ -70,7 +77,10 @@ class LaneChainContextSkipBudgetTest {
                 .hasMessageContaining("more than 50% of at least 100 records in a 1m window, per lane or pipeline-wide")
                 .hasMessageContaining("orders-3@100")
                 .hasMessageContaining("etl.errors.skip-budget");
-        assertThat(registry.get("etl.skip.budget.exceeded").tag("error_type", "operator").counter().count())
+        assertThat(registry.get("etl.skip.budget.exceeded")
+                        .tag("error_type", "operator")
+                        .counter()
+                        .count())
                 .isEqualTo(1);
     }
 
@@ -81,7 +91,8 @@ class LaneChainContextSkipBudgetTest {
         skip(ctx, ErrorClass.DESERIALIZATION, 99); // all of them, but 99 records are not a trend
         ctx.recordsIn(1);
         assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.DESERIALIZATION, 99)))
-                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("100 of the 100 records");
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("100 of the 100 records");
     }
 
     @Test
@@ -92,8 +103,10 @@ class LaneChainContextSkipBudgetTest {
         skip(ctx, ErrorClass.OPERATOR, 50);
         skip(ctx, ErrorClass.ENCODE, 50);
         assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.ENCODE, 1)))
-                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("error type encode")
-                .satisfies(e -> assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.ENCODE));
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("error type encode")
+                .satisfies(e ->
+                        assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.ENCODE));
     }
 
     @Test
@@ -108,15 +121,19 @@ class LaneChainContextSkipBudgetTest {
         ctx.recordsIn(100); // a new window: the earlier 100 skips are forgotten
         skip(ctx, ErrorClass.OPERATOR, 50);
         assertThatThrownBy(() -> ctx.skipped(failure(ErrorClass.OPERATOR, 1)))
-                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("51 of the 100 records");
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("51 of the 100 records");
     }
 
     @Test
     void lanesThatEachStayBelowTheMinimumTripThePipelineWideBudgetTogether() {
         SkipBudget budget = new SkipBudget(true, 0.5, Duration.ofMinutes(1), 100);
         PipelineSkipWindow shared = new PipelineSkipWindow(budget, now::get);
-        List<LaneChainContext> lanes = List.of(context(budget, 0, shared), context(budget, 1, shared),
-                context(budget, 2, shared), context(budget, 3, shared));
+        List<LaneChainContext> lanes = List.of(
+                context(budget, 0, shared),
+                context(budget, 1, shared),
+                context(budget, 2, shared),
+                context(budget, 3, shared));
         // 60 records per lane (240 in all), 40 of each lane's bad: no lane reaches min-records on its own.
         for (LaneChainContext lane : lanes) {
             lane.recordsIn(60);
@@ -136,9 +153,13 @@ class LaneChainContextSkipBudgetTest {
             }
         }
         assertThat(trip).as("the pipeline-wide count trips").isNotNull();
-        assertThat(skipped).as("it trips at the first skip over half of the 240 records").isEqualTo(120);
-        assertThat(trip).hasMessageContaining("pipeline 'orders' exceeded its skip budget: 121 of the 240 records "
-                + "its lanes received").hasMessageContaining("error type deserialization");
+        assertThat(skipped)
+                .as("it trips at the first skip over half of the 240 records")
+                .isEqualTo(120);
+        assertThat(trip)
+                .hasMessageContaining(
+                        "pipeline 'orders' exceeded its skip budget: 121 of the 240 records " + "its lanes received")
+                .hasMessageContaining("error type deserialization");
     }
 
     @Test
@@ -157,7 +178,8 @@ class LaneChainContextSkipBudgetTest {
         skip(a, ErrorClass.OPERATOR, 30);
         skip(b, ErrorClass.OPERATOR, 30);
         assertThatThrownBy(() -> a.skipped(failure(ErrorClass.OPERATOR, 1)))
-                .isInstanceOf(FatalPipelineException.class).hasMessageContaining("61 of the 120 records its lanes");
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("61 of the 120 records its lanes");
     }
 
     @Test
@@ -165,7 +187,11 @@ class LaneChainContextSkipBudgetTest {
         LaneChainContext ctx = context(SkipBudget.DISABLED);
         ctx.recordsIn(1_000);
         skip(ctx, ErrorClass.DESERIALIZATION, 1_000);
-        assertThat(registry.get("etl.errors").tag("error_type", "deserialization").counter().count()).isEqualTo(1_000);
+        assertThat(registry.get("etl.errors")
+                        .tag("error_type", "deserialization")
+                        .counter()
+                        .count())
+                .isEqualTo(1_000);
     }
 
     @Test
@@ -173,7 +199,8 @@ class LaneChainContextSkipBudgetTest {
         assertThat(PipelineConfig.builder("p").build().skipBudget()).isEqualTo(SkipBudget.DEFAULT);
         assertThat(SkipBudget.DEFAULT.enabled()).isTrue();
         assertThatThrownBy(() -> new SkipBudget(true, 1.0, Duration.ofMinutes(1), 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("max-ratio");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("max-ratio");
     }
 
     @Test
@@ -188,7 +215,10 @@ class LaneChainContextSkipBudgetTest {
         assertThat(messages()).as("interval not over").hasSize(1);
         now.addAndGet(10 * SECOND);
         ctx.reportSuppressed(false);
-        assertThat(messages()).hasSize(2).last().asString()
+        assertThat(messages())
+                .hasSize(2)
+                .last()
+                .asString()
                 .contains("pipeline=orders lane=2 skipped 5 more records whose lines were suppressed");
 
         skip(ctx, ErrorClass.OPERATOR, 2); // suppressed: the summary took this interval's line

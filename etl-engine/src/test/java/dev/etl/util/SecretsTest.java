@@ -11,14 +11,18 @@ class SecretsTest {
         assertThat(Secrets.isSecretKey("etl.sink.clickhouse.password")).isTrue();
         assertThat(Secrets.isSecretKey("etl.avro.registry.password")).isTrue();
         assertThat(Secrets.isSecretKey("sasl.jaas.config")).isTrue();
-        assertThat(Secrets.isSecretKey("spring.kafka.properties[sasl.jaas.config]")).isTrue();
-        assertThat(Secrets.isSecretKey("SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG")).isTrue();
-        assertThat(Secrets.isSecretKey("spring.ssl.bundle.jks.infra.truststore.password")).isTrue();
+        assertThat(Secrets.isSecretKey("spring.kafka.properties[sasl.jaas.config]"))
+                .isTrue();
+        assertThat(Secrets.isSecretKey("SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG"))
+                .isTrue();
+        assertThat(Secrets.isSecretKey("spring.ssl.bundle.jks.infra.truststore.password"))
+                .isTrue();
         assertThat(Secrets.isSecretKey("ssl.key.password")).isTrue();
         assertThat(Secrets.isSecretKey("sasl.oauthbearer.token.endpoint.url")).isTrue(); // over-masking is harmless
         assertThat(Secrets.isSecretKey("basic.auth.credentials.source")).isTrue();
         assertThat(Secrets.isSecretKey("schema.registry.api-key")).isTrue();
-        assertThat(Secrets.isSecretKey("spring.ssl.bundle.pem.x.keystore.private-key")).isTrue();
+        assertThat(Secrets.isSecretKey("spring.ssl.bundle.pem.x.keystore.private-key"))
+                .isTrue();
         assertThat(Secrets.isSecretKey("etl.sink.clickhouse.username")).isFalse();
         assertThat(Secrets.isSecretKey("etl.sink.clickhouse.table")).isFalse();
         assertThat(Secrets.isSecretKey("spring.kafka.bootstrap-servers")).isFalse();
@@ -29,28 +33,30 @@ class SecretsTest {
     @Test
     void thePasswordOfUrlUserInfoIsMasked() {
         assertThat(Secrets.mask("GET https://etl:s3cret@registry:8081/subjects failed"))
-            .isEqualTo("GET https://etl:******@registry:8081/subjects failed");
+                .isEqualTo("GET https://etl:******@registry:8081/subjects failed");
         assertThat(Secrets.mask("a http://u:p%40ss@h:1 and jdbc:clickhouse://x:y@ch:8123/db"))
-            .isEqualTo("a http://u:******@h:1 and jdbc:clickhouse://x:******@ch:8123/db");
+                .isEqualTo("a http://u:******@h:1 and jdbc:clickhouse://x:******@ch:8123/db");
         assertThat(Secrets.mask("https://user@host:8443/path")).isEqualTo("https://user@host:8443/path");
-        assertThat(Secrets.mask("mail me at a@b.c, see https://host/x")).isEqualTo("mail me at a@b.c, see https://host/x");
+        assertThat(Secrets.mask("mail me at a@b.c, see https://host/x"))
+                .isEqualTo("mail me at a@b.c, see https://host/x");
     }
 
     @Test
     void valuesAssignedToSecretNamesAreMasked() {
         assertThat(Secrets.mask("password=hunter2 user=etl")).isEqualTo("password=****** user=etl");
         assertThat(Secrets.mask("ssl.truststore.password = hunter2, ssl.truststore.type = PKCS12"))
-            .isEqualTo("ssl.truststore.password = ******, ssl.truststore.type = PKCS12");
+                .isEqualTo("ssl.truststore.password = ******, ssl.truststore.type = PKCS12");
         assertThat(Secrets.mask("org.apache.kafka.common.security.scram.ScramLoginModule required username=\"etl\" "
-                + "password=\"hunter2\";"))
-            .isEqualTo("org.apache.kafka.common.security.scram.ScramLoginModule required username=\"etl\" "
-                    + "password=\"******\";");
+                        + "password=\"hunter2\";"))
+                .isEqualTo("org.apache.kafka.common.security.scram.ScramLoginModule required username=\"etl\" "
+                        + "password=\"******\";");
         assertThat(Secrets.mask("{\"user\":\"etl\",\"password\":\"hunter2\",\"n\":1}"))
-            .isEqualTo("{\"user\":\"etl\",\"password\":\"******\",\"n\":1}");
-        assertThat(Secrets.mask("?user=etl&password=hunter2&database=db")).isEqualTo("?user=etl&password=******&database=db");
+                .isEqualTo("{\"user\":\"etl\",\"password\":\"******\",\"n\":1}");
+        assertThat(Secrets.mask("?user=etl&password=hunter2&database=db"))
+                .isEqualTo("?user=etl&password=******&database=db");
         assertThat(Secrets.mask("token: abc.def.ghi")).isEqualTo("token: ******");
         assertThat(Secrets.mask("Code: 193, e.displayText() = DB::Exception: Wrong password for user etl"))
-            .isEqualTo("Code: 193, e.displayText() = DB::Exception: Wrong password for user etl");
+                .isEqualTo("Code: 193, e.displayText() = DB::Exception: Wrong password for user etl");
     }
 
     @Test
@@ -63,20 +69,20 @@ class SecretsTest {
 
     @Test
     void aThrowableToLogIsACopyWithMaskedMessagesAndTheSameFrames() {
-        IllegalStateException root = new IllegalStateException("GET https://etl:hunter2@registry:8081/subjects refused");
+        IllegalStateException root =
+                new IllegalStateException("GET https://etl:hunter2@registry:8081/subjects refused");
         RuntimeException top = new RuntimeException("fetch failed (password=hunter2)", root);
 
         Throwable masked = Secrets.mask(top);
 
-        assertThat(masked).isNotSameAs(top)
-            .hasMessage("java.lang.RuntimeException: fetch failed (password=******)");
+        assertThat(masked).isNotSameAs(top).hasMessage("java.lang.RuntimeException: fetch failed (password=******)");
         assertThat(masked.getStackTrace()).isEqualTo(top.getStackTrace());
-        assertThat(masked.getCause()).hasMessage("java.lang.IllegalStateException: GET https://etl:******@registry:8081/subjects refused");
+        assertThat(masked.getCause())
+                .hasMessage("java.lang.IllegalStateException: GET https://etl:******@registry:8081/subjects refused");
         assertThat(masked.getCause().getStackTrace()).isEqualTo(root.getStackTrace());
         assertThat(masked.getCause().getCause()).isNull();
         IllegalStateException clean = new IllegalStateException("no secret here", new RuntimeException("nor here"));
         assertThat(Secrets.mask(clean)).isSameAs(clean);
         assertThat(Secrets.mask((Throwable) null)).isNull();
     }
-
 }

@@ -85,8 +85,14 @@ final class ElementFailures {
      * how many failed and were emitted, the first failures, at source offset {@code offset}.
      */
     DeserializationException toException(String what, int emitted, long offset) {
-        StringBuilder sb = new StringBuilder(256).append(what).append(": ").append(emitted).append(" emitted, ")
-                .append(count).append(" failed").append(restNotRead ? ", the rest of the array was not read" : "")
+        StringBuilder sb = new StringBuilder(256)
+                .append(what)
+                .append(": ")
+                .append(emitted)
+                .append(" emitted, ")
+                .append(count)
+                .append(" failed")
+                .append(restNotRead ? ", the rest of the array was not read" : "")
                 .append(": ");
         for (int i = 0; i < Math.min(count, DETAILED); i++) {
             sb.append(i == 0 ? "" : "; ").append(details[i]);

@@ -19,6 +19,7 @@ final class FramedReader<T> {
     private final ObjectReader document;
     /** Elements of an open array: the parser goes on after each. */
     private final ObjectReader element;
+
     private final String target;
     private final ElementFailures failures;
     private long failed;
@@ -45,14 +46,17 @@ final class FramedReader<T> {
             decoded = document.readValue(data, from, to - from);
         } catch (RuntimeException e) {
             failed++;
-            throw ElementFailures.failure(isBlank(data, from, to) ? "empty message: no JSON document"
-                    : ElementFailures.reason(target, e, data, from, to, from), e, offset);
+            throw ElementFailures.failure(
+                    isBlank(data, from, to)
+                            ? "empty message: no JSON document"
+                            : ElementFailures.reason(target, e, data, from, to, from),
+                    e,
+                    offset);
         }
         if (decoded == null) {
             failed++;
             throw ElementFailures.failure(
-                    ElementFailures.nullReason(target, data, from, to, skipWhitespace(data, from, to)), null,
-                    offset);
+                    ElementFailures.nullReason(target, data, from, to, skipWhitespace(data, from, to)), null, offset);
         }
         out.collect(decoded);
     }
@@ -123,7 +127,8 @@ final class FramedReader<T> {
                         continue;
                     }
                     // hasNextValue throws while skipping the rest of the element that failed before.
-                    boolean inPrevious = previousFailed && values.parser().streamReadContext().getNestingDepth() > 1;
+                    boolean inPrevious = previousFailed
+                            && values.parser().streamReadContext().getNestingDepth() > 1;
                     failures.add("element " + (inPrevious ? index - 1 : index), e, data, from, to, from);
                     if (ElementFailures.isMalformedInput(e)) {
                         failures.restNotRead();
@@ -148,7 +153,8 @@ final class FramedReader<T> {
     }
 
     private static int nullAt(JsonParser parser, int from, int to) {
-        return (int) Math.min(to, from + Math.max(0, parser.currentTokenLocation().getByteOffset()));
+        return (int)
+                Math.min(to, from + Math.max(0, parser.currentTokenLocation().getByteOffset()));
     }
 
     private void requireArrayStart(JsonParser parser, byte[] data, int from, int to, long offset) {
@@ -157,15 +163,19 @@ final class FramedReader<T> {
             first = parser.nextToken();
         } catch (RuntimeException e) {
             failed++;
-            throw ElementFailures.failure("not a JSON array: " + ElementFailures.reason(target, e, data, from, to, from),
-                    e, offset);
+            throw ElementFailures.failure(
+                    "not a JSON array: " + ElementFailures.reason(target, e, data, from, to, from), e, offset);
         }
         if (first != JsonToken.START_ARRAY) {
             failed++;
             int at = skipWhitespace(data, from, to);
-            throw ElementFailures.failure(first == null ? "empty message: no JSON array"
-                    : "not a JSON array: it starts with " + first + " at byte " + (at - from) + " near '"
-                    + InputExcerpt.around(data, from, to, at) + "'", null, offset);
+            throw ElementFailures.failure(
+                    first == null
+                            ? "empty message: no JSON array"
+                            : "not a JSON array: it starts with " + first + " at byte " + (at - from) + " near '"
+                                    + InputExcerpt.around(data, from, to, at) + "'",
+                    null,
+                    offset);
         }
     }
 
@@ -174,8 +184,10 @@ final class FramedReader<T> {
             JsonToken trailing = parser.nextToken();
             if (trailing != null) {
                 long at = from + parser.currentTokenLocation().getByteOffset();
-                failures.addReason("after the array", "content after the array: " + trailing
-                        + ElementFailures.position(data, from, to, at), null);
+                failures.addReason(
+                        "after the array",
+                        "content after the array: " + trailing + ElementFailures.position(data, from, to, at),
+                        null);
             }
         } catch (RuntimeException e) {
             failures.add("after the array", e, data, from, to, from);

@@ -17,8 +17,7 @@ final class InputExcerpt {
     /** A UTF-8 character is at most 4 bytes: enough bytes for {@link #CONTEXT_CHARS} characters. */
     private static final int CONTEXT_BYTES = CONTEXT_CHARS * 4;
 
-    private InputExcerpt() {
-    }
+    private InputExcerpt() {}
 
     /**
      * The excerpt of {@code data[from, to)} around {@code errorAt} (an index into {@code data}, clamped

@@ -1,18 +1,17 @@
 package dev.etl.json;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.lang.reflect.Type;
-import java.util.EnumMap;
-import java.util.Map;
-import java.util.Objects;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.reflect.Type;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DeserializationFeature;
@@ -87,6 +86,7 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
     /** The thread of the first call; set once (CAS), then read plainly on every call. */
     @SuppressWarnings("unused") // accessed through OWNER as well
     private Thread owner;
+
     private long tombstones;
 
     private JsonDeserializer(Builder<T> builder) {
@@ -150,11 +150,14 @@ public final class JsonDeserializer<T> implements Deserializer<T> {
         if (previous == null || previous == current) {
             return;
         }
-        throw new FatalPipelineException(ErrorClass.DESERIALIZATION, "JsonDeserializer " + this
-                + " is used by lane threads '" + previous.getName() + "' and '" + current.getName()
-                + "': one instance must serve one lane (it keeps the state of the message it reads). Call build() "
-                + "inside the ChainFactory lambda, e.g. ctx -> Chains.from(ctx, builder.build())..., and share the "
-                + "JsonDeserializer.Builder instead", null);
+        throw new FatalPipelineException(
+                ErrorClass.DESERIALIZATION,
+                "JsonDeserializer " + this
+                        + " is used by lane threads '" + previous.getName() + "' and '" + current.getName()
+                        + "': one instance must serve one lane (it keeps the state of the message it reads). Call build() "
+                        + "inside the ChainFactory lambda, e.g. ctx -> Chains.from(ctx, builder.build())..., and share the "
+                        + "JsonDeserializer.Builder instead",
+                null);
     }
 
     /** Tombstones (absent values) seen and skipped by this instance. */

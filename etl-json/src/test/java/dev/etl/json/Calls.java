@@ -1,18 +1,16 @@
 package dev.etl.json;
 
+import dev.etl.deser.Deserializer;
+import dev.etl.record.Payload;
+import dev.etl.record.RecordMeta;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.etl.deser.Deserializer;
-import dev.etl.record.Payload;
-import dev.etl.record.RecordMeta;
-
 /** Calls a deserializer directly, as a chain head would: one lane's payload flyweights and metadata. */
 final class Calls {
     /** The test's order type: a record, bound through its canonical constructor. */
-    record Order(long id, String sku, int qty) {
-    }
+    record Order(long id, String sku, int qty) {}
 
     private final Payload key = new Payload();
     private final Payload value = new Payload();

@@ -3,7 +3,6 @@ package dev.etl.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-
 import org.junit.jupiter.api.Test;
 
 class InputExcerptTest {
@@ -53,7 +52,7 @@ class InputExcerptTest {
 
     @Test
     void controlCharactersAndLineSeparatorsAreEscapedAndInvalidUtf8IsReplaced() {
-        byte[] bytes = { 'a', '\n', 'b', '\r', 0, 0x7F, (byte) 0xE2, (byte) 0x80, (byte) 0xA8, (byte) 0xFF, 'c' };
+        byte[] bytes = {'a', '\n', 'b', '\r', 0, 0x7F, (byte) 0xE2, (byte) 0x80, (byte) 0xA8, (byte) 0xFF, 'c'};
 
         assertThat(InputExcerpt.around(bytes, 0, bytes.length, 10))
                 .isEqualTo("a\\nb\\r\\u0000\\u007F\\u2028\uFFFD>>>c");

@@ -2,13 +2,6 @@ package dev.etl.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.json.Calls.Order;
@@ -25,6 +18,11 @@ import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Partly bad NDJSON and array messages through a real pipeline (memory source, lane, chain head,
@@ -35,10 +33,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 class JsonErrorPolicyTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
     private static final String GOOD = "{\"id\":1,\"sku\":\"a\",\"qty\":1}\n{\"id\":2,\"sku\":\"b\",\"qty\":2}";
-    private static final String PARTLY_BAD_LINES = "{\"id\":3,\"sku\":\"c\",\"qty\":3}\n{\"id\":4,\"sku\":\"d\",\"qty\":\n"
-            + "{\"id\":5,\"sku\":\"e\",\"qty\":5}\n{\"id\":6,\"sku\":\"f\",\"qty\":\"six\"}\n{\"id\":7,\"sku\":\"g\",\"qty\":7}";
-    private static final String PARTLY_BAD_ARRAY = "[{\"id\":3,\"sku\":\"c\",\"qty\":3}, {\"id\":4,\"sku\":[4],\"qty\":4},"
-            + " {\"id\":5,\"sku\":\"e\",\"qty\":5}, null, {\"id\":7,\"sku\":\"g\",\"qty\":7}]";
+    private static final String PARTLY_BAD_LINES =
+            "{\"id\":3,\"sku\":\"c\",\"qty\":3}\n{\"id\":4,\"sku\":\"d\",\"qty\":\n"
+                    + "{\"id\":5,\"sku\":\"e\",\"qty\":5}\n{\"id\":6,\"sku\":\"f\",\"qty\":\"six\"}\n{\"id\":7,\"sku\":\"g\",\"qty\":7}";
+    private static final String PARTLY_BAD_ARRAY =
+            "[{\"id\":3,\"sku\":\"c\",\"qty\":3}, {\"id\":4,\"sku\":[4],\"qty\":4},"
+                    + " {\"id\":5,\"sku\":\"e\",\"qty\":5}, null, {\"id\":7,\"sku\":\"g\",\"qty\":7}]";
 
     private final MemorySource source = MemorySource.create();
     private final MemorySourceHandle handle = source.handle();
@@ -57,9 +57,15 @@ class JsonErrorPolicyTest {
 
     private void start(JsonDeserializer.Builder<Order> json, ErrorPolicy policy) {
         PipelineConfig config = PipelineConfig.builder("json-" + policy.name().toLowerCase())
-                .checkpointInterval(Duration.ofMillis(50)).pollTimeout(Duration.ofMillis(20))
-                .drainTimeout(Duration.ofSeconds(5)).minPause(Duration.ofMillis(10)).build();
-        runtime = Pipeline.builder(config).source(source).sink(sink.definition()).deadLetter(deadLetter.definition())
+                .checkpointInterval(Duration.ofMillis(50))
+                .pollTimeout(Duration.ofMillis(20))
+                .drainTimeout(Duration.ofSeconds(5))
+                .minPause(Duration.ofMillis(10))
+                .build();
+        runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .deadLetter(deadLetter.definition())
                 .meterRegistry(registry)
                 .chains(ctx -> Chains.from(ctx, json.build(), policy)
                         .map("to-id", (Order o) -> Long.toString(o.id()))
@@ -78,17 +84,21 @@ class JsonErrorPolicyTest {
     }
 
     private List<String> delivered() {
-        return sink.script().writes().stream().flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream()).toList();
+        return sink.script().writes().stream()
+                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
+                .toList();
     }
 
     private List<DeadLetterRecord> deadLetters() {
         return deadLetter.script().writes().stream()
-                .flatMap(w -> DeadLetterEncoder.decode(w.bytes(), w.bytes().length).stream()).toList();
+                .flatMap(w -> DeadLetterEncoder.decode(w.bytes(), w.bytes().length).stream())
+                .toList();
     }
 
     private double skips() {
         return registry.find("etl.errors").tag("stage", "deserialize").counters().stream()
-                .mapToDouble(c -> c.count()).sum();
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     @Test
@@ -123,14 +133,19 @@ class JsonErrorPolicyTest {
         assertThat(deadLetters()).singleElement().satisfies(dead -> {
             assertThat(dead.value()).isEqualTo(utf8(PARTLY_BAD_LINES));
             assertThat(dead.key()).isEqualTo("k".getBytes(StandardCharsets.UTF_8));
-            assertThat(dead.headers()).containsEntry(DeadLetterEncoder.HEADER_SOURCE_OFFSET, Long.toString(bad))
+            assertThat(dead.headers())
+                    .containsEntry(DeadLetterEncoder.HEADER_SOURCE_OFFSET, Long.toString(bad))
                     .containsEntry(DeadLetterEncoder.HEADER_STAGE, "deserialize")
                     .containsEntry(DeadLetterEncoder.HEADER_ERROR_CLASS, "deserialization");
             assertThat(dead.header(DeadLetterEncoder.HEADER_ERROR_MESSAGE))
                     .contains("NDJSON message: 3 emitted, 2 failed: line 2: malformed JSON")
                     .contains("; line 4: cannot bind to " + Order.class.getName());
         });
-        assertThat(registry.get("etl.dead.letters").tag("stage", "deserialize").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("etl.dead.letters")
+                        .tag("stage", "deserialize")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
     }
 
     @Test
@@ -156,7 +171,8 @@ class JsonErrorPolicyTest {
         RunReport report = runtime.awaitTermination(WAIT);
 
         assertThat(report.state()).isEqualTo(PipelineState.FAILED);
-        assertThat(report.failure()).hasMessageContaining("stage 'deserialize' failed at memory-0@" + bad)
+        assertThat(report.failure())
+                .hasMessageContaining("stage 'deserialize' failed at memory-0@" + bad)
                 .hasMessageContaining("NDJSON message: 3 emitted, 2 failed: line 2: malformed JSON")
                 .hasCauseInstanceOf(DeserializationException.class);
         assertThat(handle.lastCommitted(0)).isLessThanOrEqualTo(bad);

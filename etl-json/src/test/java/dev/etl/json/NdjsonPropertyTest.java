@@ -2,14 +2,12 @@ package dev.etl.json;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.error.DeserializationException;
+import dev.etl.json.Calls.Order;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
-
-import dev.etl.error.DeserializationException;
-import dev.etl.json.Calls.Order;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -25,8 +23,9 @@ class NdjsonPropertyTest {
     private static final long SEED = 0x5EED_16L;
     private static final int MESSAGES = 600;
     private static final JsonMapper MAPPER = JsonMapper.shared();
-    private static final String[] TEXT = { "a", "sku-1", "æøå", "中文", "😀", "tab\\tand\\nnewline", "quote\\\"",
-            "\\u00e9", "" };
+    private static final String[] TEXT = {
+        "a", "sku-1", "æøå", "中文", "😀", "tab\\tand\\nnewline", "quote\\\"", "\\u00e9", ""
+    };
 
     @Test
     void ndjsonIntoAUserTypeMatchesLineByLineReadValue() throws Exception {
@@ -52,7 +51,8 @@ class NdjsonPropertyTest {
             } catch (DeserializationException e) {
                 thrown = e;
             }
-            String what = "message " + m + " of seed " + SEED + ": " + message.replace("\n", "\\n").replace("\r", "\\r");
+            String what = "message " + m + " of seed " + SEED + ": "
+                    + message.replace("\n", "\\n").replace("\r", "\\r");
             assertThat(actual).as(what).isEqualTo(expected.values);
             if (expected.failedLines.isEmpty()) {
                 assertThat(thrown).as(what).isNull();
@@ -61,8 +61,10 @@ class NdjsonPropertyTest {
             failing++;
             assertThat(thrown).as(what).isNotNull();
             assertThat(thrown.offset()).as(what).isEqualTo(m);
-            assertThat(thrown.reason()).as(what).startsWith("NDJSON message: " + expected.values.size() + " emitted, "
-                    + expected.failedLines.size() + " failed: line " + expected.failedLines.get(0) + ": ");
+            assertThat(thrown.reason())
+                    .as(what)
+                    .startsWith("NDJSON message: " + expected.values.size() + " emitted, " + expected.failedLines.size()
+                            + " failed: line " + expected.failedLines.get(0) + ": ");
             for (int i = 0; i < Math.min(ElementFailures.DETAILED, expected.failedLines.size()); i++) {
                 assertThat(thrown.reason()).as(what).contains("line " + expected.failedLines.get(i) + ": ");
             }
@@ -71,8 +73,7 @@ class NdjsonPropertyTest {
         assertThat(failing).isBetween(MESSAGES / 5, MESSAGES * 4 / 5);
     }
 
-    private record Reference<T>(List<T> values, List<Integer> failedLines) {
-    }
+    private record Reference<T>(List<T> values, List<Integer> failedLines) {}
 
     private static <T> Reference<T> reference(String message, Class<T> type) {
         List<T> values = new ArrayList<>();
@@ -124,13 +125,13 @@ class NdjsonPropertyTest {
             return good;
         }
         return switch (kind) {
-            case 12, 13 -> "";                                             // blank
+            case 12, 13 -> ""; // blank
             case 14 -> good.substring(0, 1 + random.nextInt(good.length() - 2)); // truncated (at a char boundary)
-            case 15 -> good.replace("\"qty\":", "\"qty\":" + "x");         // malformed token
-            case 16 -> good.replace("\"qty\":", "\"qty\":\"many\",\"n\":");  // does not bind to Order (a tree is fine)
+            case 15 -> good.replace("\"qty\":", "\"qty\":" + "x"); // malformed token
+            case 16 -> good.replace("\"qty\":", "\"qty\":\"many\",\"n\":"); // does not bind to Order (a tree is fine)
             case 17 -> "null";
-            case 18 -> good + " " + good;                                  // two documents on one line
-            default -> "[" + good + "]";                                   // an array where an object is expected
+            case 18 -> good + " " + good; // two documents on one line
+            default -> "[" + good + "]"; // an array where an object is expected
         };
     }
 }

@@ -1,7 +1,6 @@
 package dev.etl.kafka;
 
 import java.util.Optional;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**

@@ -1,7 +1,6 @@
 package dev.etl.kafka;
 
 import java.util.Map;
-
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -31,8 +30,8 @@ final class BrokerContact {
     private Metric heartbeatAge;
 
     /** Counts the silence from now: create it when the lane opens. */
-    BrokerContact(Consumer<byte[], byte[]> consumer, int laneIndex, KafkaLaneMetrics metrics,
-            KafkaSourceConfig config) {
+    BrokerContact(
+            Consumer<byte[], byte[]> consumer, int laneIndex, KafkaLaneMetrics metrics, KafkaSourceConfig config) {
         this.consumer = consumer;
         this.laneIndex = laneIndex;
         this.metrics = metrics;
@@ -53,17 +52,26 @@ final class BrokerContact {
         if (silentNs <= unreachableAfterNs) {
             if (metrics.unreachable != 0) {
                 metrics.unreachable = 0;
-                log.info("pipeline={} lane={} reached the group {} again (bootstrap.servers={})", config.pipeline(),
-                        laneIndex, config.groupId(), config.bootstrapServers());
+                log.info(
+                        "pipeline={} lane={} reached the group {} again (bootstrap.servers={})",
+                        config.pipeline(),
+                        laneIndex,
+                        config.groupId(),
+                        config.bootstrapServers());
             }
             return;
         }
         metrics.unreachable = 1;
         if (nowNs - nextUnreachableWarnNs >= 0) {
             nextUnreachableWarnNs = nowNs + unreachableAfterNs;
-            log.warn("pipeline={} lane={} has had no contact with the group {} for {} s ({}): Kafka unreachable at "
-                    + "bootstrap.servers={}? The lane keeps retrying", config.pipeline(), laneIndex, config.groupId(),
-                    silentNs / 1_000_000_000L, joined ? "no heartbeat" : "never joined, readiness is down",
+            log.warn(
+                    "pipeline={} lane={} has had no contact with the group {} for {} s ({}): Kafka unreachable at "
+                            + "bootstrap.servers={}? The lane keeps retrying",
+                    config.pipeline(),
+                    laneIndex,
+                    config.groupId(),
+                    silentNs / 1_000_000_000L,
+                    joined ? "no heartbeat" : "never joined, readiness is down",
                     config.bootstrapServers());
         }
     }

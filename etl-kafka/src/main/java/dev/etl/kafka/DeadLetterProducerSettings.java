@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -18,8 +17,7 @@ final class DeadLetterProducerSettings {
     /** The client named in refusals and in the typo check. */
     static final String CLIENT = "dead-letter producer";
 
-    private DeadLetterProducerSettings() {
-    }
+    private DeadLetterProducerSettings() {}
 
     /**
      * The effective producer properties: the given ones checked, with serializers, {@code acks},
@@ -36,18 +34,26 @@ final class DeadLetterProducerSettings {
             throw new KafkaConfigException(CLIENT, ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "it is required");
         }
         Object acks = props.get(ProducerConfig.ACKS_CONFIG);
-        if (acks != null && !"all".equals(String.valueOf(acks).trim()) && !"-1".equals(String.valueOf(acks).trim())) {
-            throw new KafkaConfigException(CLIENT, ProducerConfig.ACKS_CONFIG, "must be 'all': a dead-lettered "
-                    + "record's source offset is committed once the write returns, got " + acks);
+        if (acks != null
+                && !"all".equals(String.valueOf(acks).trim())
+                && !"-1".equals(String.valueOf(acks).trim())) {
+            throw new KafkaConfigException(
+                    CLIENT,
+                    ProducerConfig.ACKS_CONFIG,
+                    "must be 'all': a dead-lettered "
+                            + "record's source offset is committed once the write returns, got " + acks);
         }
         Object idempotence = props.get(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG);
-        if (idempotence != null && !"true".equalsIgnoreCase(String.valueOf(idempotence).trim())) {
-            throw new KafkaConfigException(CLIENT, ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+        if (idempotence != null
+                && !"true".equalsIgnoreCase(String.valueOf(idempotence).trim())) {
+            throw new KafkaConfigException(
+                    CLIENT,
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
                     "must be true (retries within the producer must not duplicate or reorder), got " + idempotence);
         }
         if (props.containsKey(ProducerConfig.TRANSACTIONAL_ID_CONFIG)) {
-            throw new KafkaConfigException(CLIENT, ProducerConfig.TRANSACTIONAL_ID_CONFIG,
-                    "the dead-letter writer does not use transactions");
+            throw new KafkaConfigException(
+                    CLIENT, ProducerConfig.TRANSACTIONAL_ID_CONFIG, "the dead-letter writer does not use transactions");
         }
         requireByteArraySerializer(props, ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
         requireByteArraySerializer(props, ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
@@ -55,7 +61,9 @@ final class DeadLetterProducerSettings {
         props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        props.putIfAbsent(ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(requireTimeout(sendTimeout).toMillis()));
+        props.putIfAbsent(
+                ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                Long.toString(requireTimeout(sendTimeout).toMillis()));
         return props;
     }
 
@@ -64,10 +72,15 @@ final class DeadLetterProducerSettings {
         if (value == null) {
             return;
         }
-        String name = value instanceof Class<?> c ? c.getName() : String.valueOf(value).trim();
+        String name = value instanceof Class<?> c
+                ? c.getName()
+                : String.valueOf(value).trim();
         if (!ByteArraySerializer.class.getName().equals(name)) {
-            throw new KafkaConfigException(CLIENT, key, "must be " + ByteArraySerializer.class.getName()
-                    + " (the original bytes are written as they were polled), got " + value);
+            throw new KafkaConfigException(
+                    CLIENT,
+                    key,
+                    "must be " + ByteArraySerializer.class.getName()
+                            + " (the original bytes are written as they were polled), got " + value);
         }
     }
 

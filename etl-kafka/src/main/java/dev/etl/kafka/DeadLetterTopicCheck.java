@@ -8,7 +8,6 @@ import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -36,8 +35,7 @@ final class DeadLetterTopicCheck {
     /** The writer's category: what operators configure for the dead-letter messages. */
     private static final Logger log = LoggerFactory.getLogger(KafkaDeadLetterWriter.class);
 
-    private DeadLetterTopicCheck() {
-    }
+    private DeadLetterTopicCheck() {}
 
     /**
      * @return the topic's {@code max.message.bytes} when the broker tells it, else empty
@@ -47,21 +45,26 @@ final class DeadLetterTopicCheck {
     static OptionalInt run(Map<String, ?> producerProperties, String topic, Duration timeout) {
         Map<String, Object> adminProps = new LinkedHashMap<>(producerProperties);
         Object clientId = adminProps.get(ProducerConfig.CLIENT_ID_CONFIG);
-        adminProps.put(AdminClientConfig.CLIENT_ID_CONFIG,
-                (clientId == null ? "etl" : clientId) + "-dead-letter-check");
+        adminProps.put(
+                AdminClientConfig.CLIENT_ID_CONFIG, (clientId == null ? "etl" : clientId) + "-dead-letter-check");
         adminProps.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         adminProps.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 30_000));
-        for (String producerOnly : List.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ProducerConfig.ACKS_CONFIG,
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, ProducerConfig.MAX_BLOCK_MS_CONFIG)) {
+        for (String producerOnly : List.of(
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                ProducerConfig.ACKS_CONFIG,
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                ProducerConfig.MAX_BLOCK_MS_CONFIG)) {
             adminProps.remove(producerOnly);
         }
         Object servers = adminProps.get(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
         try (Admin admin = Admin.create(adminProps)) {
             admin.describeTopics(List.of(topic)).allTopicNames().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
             ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-            Config config = admin.describeConfigs(List.of(resource)).all()
-                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS).get(resource);
+            Config config = admin.describeConfigs(List.of(resource))
+                    .all()
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS)
+                    .get(resource);
             ConfigEntry entry = config == null ? null : config.get(TopicConfig.MAX_MESSAGE_BYTES_CONFIG);
             if (entry != null && entry.value() != null) {
                 return OptionalInt.of(Integer.parseInt(entry.value().trim()));
@@ -69,22 +72,36 @@ final class DeadLetterTopicCheck {
             return OptionalInt.empty();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                throw new KafkaConfigException(DeadLetterProducerSettings.CLIENT, "topic", "the dead-letter topic '"
-                        + topic + "' does not exist on " + servers + ". Create it before starting (the producer never creates it; "
-                        + "size its partitions and retention as in docs/connectors/kafka.md#dead-letter-topic), "
-                        + "or fix the topic name");
+                throw new KafkaConfigException(
+                        DeadLetterProducerSettings.CLIENT,
+                        "topic",
+                        "the dead-letter topic '"
+                                + topic + "' does not exist on " + servers
+                                + ". Create it before starting (the producer never creates it; "
+                                + "size its partitions and retention as in docs/connectors/kafka.md#dead-letter-topic), "
+                                + "or fix the topic name");
             }
-            log.warn("dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway", topic,
-                    servers, String.valueOf(e.getCause()));
+            log.warn(
+                    "dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway",
+                    topic,
+                    servers,
+                    String.valueOf(e.getCause()));
         } catch (TimeoutException e) {
-            log.warn("dead-letter topic '{}': the brokers {} did not answer within {}; could not check that it "
-                    + "exists, starting anyway", topic, servers, timeout);
+            log.warn(
+                    "dead-letter topic '{}': the brokers {} did not answer within {}; could not check that it "
+                            + "exists, starting anyway",
+                    topic,
+                    servers,
+                    timeout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while checking the dead-letter topic '" + topic + "'", e);
         } catch (KafkaException | NumberFormatException e) {
-            log.warn("dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway", topic,
-                    servers, e.toString());
+            log.warn(
+                    "dead-letter topic '{}': could not check that it exists on {} ({}); starting anyway",
+                    topic,
+                    servers,
+                    e.toString());
         }
         return OptionalInt.empty();
     }

@@ -1,21 +1,19 @@
 package dev.etl.kafka;
 
+import dev.etl.sink.DeadLetterEncoder;
+import dev.etl.sink.DeadLetterRecord;
+import dev.etl.util.RateLimitedLog;
+import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.OptionalInt;
-
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.sink.DeadLetterEncoder;
-import dev.etl.sink.DeadLetterRecord;
-import dev.etl.util.RateLimitedLog;
-import io.micrometer.core.instrument.Counter;
 
 /**
  * The size limit of one dead-letter topic's records and the cut of those above it (the contract is
@@ -78,8 +76,8 @@ final class DeadLetterTruncation {
         try {
             return Long.parseLong(String.valueOf(value).trim());
         } catch (NumberFormatException e) {
-            throw new KafkaConfigException(DeadLetterProducerSettings.CLIENT, key,
-                    "must be a number of bytes, got '" + value + "'");
+            throw new KafkaConfigException(
+                    DeadLetterProducerSettings.CLIENT, key, "must be a number of bytes, got '" + value + "'");
         }
     }
 
@@ -113,23 +111,31 @@ final class DeadLetterTruncation {
         if (value != null && value.length > valueRoom) {
             value = Arrays.copyOf(value, (int) valueRoom);
         }
-        headers.add(new RecordHeader(KafkaDeadLetterWriter.HEADER_TRUNCATED,
+        headers.add(new RecordHeader(
+                KafkaDeadLetterWriter.HEADER_TRUNCATED,
                 (keyCut ? "key,value" : "value").getBytes(StandardCharsets.UTF_8)));
-        headers.add(new RecordHeader(KafkaDeadLetterWriter.HEADER_ORIGINAL_VALUE_BYTES,
+        headers.add(new RecordHeader(
+                KafkaDeadLetterWriter.HEADER_ORIGINAL_VALUE_BYTES,
                 Integer.toString(valueLength).getBytes(StandardCharsets.UTF_8)));
         if (keyCut) {
-            headers.add(new RecordHeader(KafkaDeadLetterWriter.HEADER_ORIGINAL_KEY_BYTES,
+            headers.add(new RecordHeader(
+                    KafkaDeadLetterWriter.HEADER_ORIGINAL_KEY_BYTES,
                     Integer.toString(keyLength).getBytes(StandardCharsets.UTF_8)));
         }
         truncated.increment();
         long suppressed = truncationLog.permit();
         if (suppressed >= 0) {
-            log.warn("dead-letter topic '{}': the record of {}-{}@{} takes about {} bytes, over the limit of {}: "
-                    + "truncated (header {}; {} similar suppressed)", topic,
+            log.warn(
+                    "dead-letter topic '{}': the record of {}-{}@{} takes about {} bytes, over the limit of {}: "
+                            + "truncated (header {}; {} similar suppressed)",
+                    topic,
                     record.header(DeadLetterEncoder.HEADER_SOURCE_TOPIC),
                     record.header(DeadLetterEncoder.HEADER_SOURCE_PARTITION),
-                    record.header(DeadLetterEncoder.HEADER_SOURCE_OFFSET), fixed + keyLength + valueLength,
-                    maxRecordBytes, KafkaDeadLetterWriter.HEADER_TRUNCATED, suppressed);
+                    record.header(DeadLetterEncoder.HEADER_SOURCE_OFFSET),
+                    fixed + keyLength + valueLength,
+                    maxRecordBytes,
+                    KafkaDeadLetterWriter.HEADER_TRUNCATED,
+                    suppressed);
         }
         return new ProducerRecord<>(topic, null, null, key, value, headers);
     }

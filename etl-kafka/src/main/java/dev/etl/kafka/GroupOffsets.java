@@ -1,10 +1,13 @@
 package dev.etl.kafka;
 
+import dev.etl.error.SourceException;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.CommittedPosition;
+import dev.etl.source.SourceLane;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
@@ -12,11 +15,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.error.SourceException;
-import dev.etl.source.CommitOffsets;
-import dev.etl.source.CommittedPosition;
-import dev.etl.source.SourceLane;
 
 /**
  * One lane's commits to, and reads from, its consumer group's offsets: the engine's
@@ -41,7 +39,11 @@ final class GroupOffsets {
     private final Duration commitTimeout;
     private final String groupId;
 
-    GroupOffsets(Consumer<byte[], byte[]> consumer, int laneIndex, OwnedPartitions partitions, TopicPartitionIds ids,
+    GroupOffsets(
+            Consumer<byte[], byte[]> consumer,
+            int laneIndex,
+            OwnedPartitions partitions,
+            TopicPartitionIds ids,
             KafkaSourceConfig config) {
         this.consumer = consumer;
         this.laneIndex = laneIndex;
@@ -89,8 +91,10 @@ final class GroupOffsets {
                 }
             }
         } catch (KafkaException e) {
-            throw new SourceException("lane " + laneIndex + ": synchronous commit of " + offsets + " for group "
-                    + groupId + " failed: " + e, e);
+            throw new SourceException(
+                    "lane " + laneIndex + ": synchronous commit of " + offsets + " for group " + groupId + " failed: "
+                            + e,
+                    e);
         }
     }
 
@@ -129,13 +133,19 @@ final class GroupOffsets {
                 Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(pending.keySet(), commitTimeout);
                 pending.forEach((tp, p) -> {
                     OffsetAndMetadata om = committed == null ? null : committed.get(tp);
-                    p.committed = om == null ? CommittedPosition.NONE
-                            : new CommittedPosition(om.offset(), om.metadata() == null || om.metadata().isEmpty()
-                                    ? null : om.metadata());
+                    p.committed = om == null
+                            ? CommittedPosition.NONE
+                            : new CommittedPosition(
+                                    om.offset(),
+                                    om.metadata() == null || om.metadata().isEmpty() ? null : om.metadata());
                 });
             } catch (KafkaException e) {
-                log.warn("lane {}: reading the committed offsets of {} failed ({}); their batch boundaries are "
-                        + "chosen afresh (a replay may duplicate rows)", laneIndex, pending.keySet(), e.toString());
+                log.warn(
+                        "lane {}: reading the committed offsets of {} failed ({}); their batch boundaries are "
+                                + "chosen afresh (a replay may duplicate rows)",
+                        laneIndex,
+                        pending.keySet(),
+                        e.toString());
                 pending.values().forEach(p -> p.committed = CommittedPosition.NONE);
             }
         }

@@ -1,7 +1,6 @@
 package dev.etl.kafka;
 
 import javax.net.ssl.SSLException;
-
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
@@ -15,8 +14,7 @@ import org.apache.kafka.common.errors.SslAuthenticationException;
  * {@code sasl.mechanism}); never a password or a JAAS configuration.
  */
 final class KafkaAccessFailure {
-    private KafkaAccessFailure() {
-    }
+    private KafkaAccessFailure() {}
 
     /** Whether {@code e} is such a failure (authentication or authorization). */
     static boolean matches(Throwable e) {
@@ -55,11 +53,14 @@ final class KafkaAccessFailure {
             return "the broker's certificate is not issued for the host the client connected to (a bootstrap server or "
                     + "an advertised listener): connect with a name its subject alternative names list";
         }
-        if (causes.contains("PKIX") || causes.contains("certification path") || causes.contains("unable to find valid")) {
+        if (causes.contains("PKIX")
+                || causes.contains("certification path")
+                || causes.contains("unable to find valid")) {
             return "the broker's certificate is not trusted: give the client a trust store holding the CA that issued "
                     + "it (spring.kafka.ssl.bundle, or spring.kafka.ssl.trust-store-location / ssl.truststore.location)";
         }
-        if (causes.contains("Unrecognized SSL message") || causes.contains("plaintext connection")
+        if (causes.contains("Unrecognized SSL message")
+                || causes.contains("plaintext connection")
                 || causes.contains("Unsupported or unrecognized SSL message")) {
             return "the port does not speak TLS: is it a PLAINTEXT or SASL_PLAINTEXT listener?";
         }

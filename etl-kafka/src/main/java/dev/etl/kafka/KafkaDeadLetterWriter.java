@@ -1,5 +1,14 @@
 package dev.etl.kafka;
 
+import dev.etl.error.SinkWriteException;
+import dev.etl.sink.DeadLetterEncoder;
+import dev.etl.sink.DeadLetterRecord;
+import dev.etl.sink.SealedBatch;
+import dev.etl.sink.ShardWriter;
+import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +20,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -28,16 +36,6 @@ import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.error.SinkWriteException;
-import dev.etl.sink.DeadLetterEncoder;
-import dev.etl.sink.DeadLetterRecord;
-import dev.etl.sink.SealedBatch;
-import dev.etl.sink.ShardWriter;
-import dev.etl.sink.SinkDefinition;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The {@link ShardWriter} of a Kafka dead-letter topic: decodes the records of a dead-letter batch
@@ -109,7 +107,9 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
     public record Options(int maxRecordBytes, boolean checkTopic, MeterRegistry meterRegistry, String pipeline) {
         public Options {
             if (maxRecordBytes < MIN_MAX_RECORD_BYTES) {
-                throw new KafkaConfigException(DeadLetterProducerSettings.CLIENT, "max-record-bytes",
+                throw new KafkaConfigException(
+                        DeadLetterProducerSettings.CLIENT,
+                        "max-record-bytes",
                         "must be at least " + MIN_MAX_RECORD_BYTES + " bytes (room for the context headers), got "
                                 + maxRecordBytes);
             }
@@ -128,6 +128,7 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
     private final Function<Map<String, Object>, Producer<byte[], byte[]>> producers;
     /** The size limit and the cut of records above it. */
     private final DeadLetterTruncation truncation;
+
     private final Counter writeFailures;
     private volatile boolean failing;
     private Producer<byte[], byte[]> producer;
@@ -148,18 +149,26 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      * comment; the topic's own limit is not looked up here) and registering its meters per
      * {@code options}. Does not check the topic: {@link #sink(String, Map, String, Duration, Options)} does.
      */
-    public KafkaDeadLetterWriter(Map<String, ?> producerProperties, String topic, Duration sendTimeout,
-            Options options) {
+    public KafkaDeadLetterWriter(
+            Map<String, ?> producerProperties, String topic, Duration sendTimeout, Options options) {
         this(producerProperties, topic, sendTimeout, options, OptionalInt.empty(), KafkaProducer::new);
     }
 
-    KafkaDeadLetterWriter(Map<String, ?> producerProperties, String topic, Duration sendTimeout,
+    KafkaDeadLetterWriter(
+            Map<String, ?> producerProperties,
+            String topic,
+            Duration sendTimeout,
             Function<Map<String, Object>, Producer<byte[], byte[]>> producers) {
         this(producerProperties, topic, sendTimeout, Options.defaults(), OptionalInt.empty(), producers);
     }
 
-    KafkaDeadLetterWriter(Map<String, ?> producerProperties, String topic, Duration sendTimeout, Options options,
-            OptionalInt topicMaxMessageBytes, Function<Map<String, Object>, Producer<byte[], byte[]>> producers) {
+    KafkaDeadLetterWriter(
+            Map<String, ?> producerProperties,
+            String topic,
+            Duration sendTimeout,
+            Options options,
+            OptionalInt topicMaxMessageBytes,
+            Function<Map<String, Object>, Producer<byte[], byte[]>> producers) {
         this.sendTimeout = DeadLetterProducerSettings.requireTimeout(sendTimeout);
         this.properties = producerProperties(producerProperties, sendTimeout);
         this.topic = DeadLetterProducerSettings.requireTopic(topic);
@@ -168,11 +177,15 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         MeterRegistry registry = options.meterRegistry() != null ? options.meterRegistry() : new SimpleMeterRegistry();
         Counter truncated = Counter.builder("etl.dead.letter.truncated")
                 .description("Dead-letter records cut to the size limit (header etl.truncated)")
-                .tag("pipeline", options.pipeline()).tag("topic", this.topic).register(registry);
+                .tag("pipeline", options.pipeline())
+                .tag("topic", this.topic)
+                .register(registry);
         this.truncation = new DeadLetterTruncation(this.topic, maxRecordBytes, truncated);
         this.writeFailures = Counter.builder("etl.dead.letter.write.failures")
                 .description("Failed dead-letter write attempts (readiness is not UP while the last one failed)")
-                .tag("pipeline", options.pipeline()).tag("topic", this.topic).register(registry);
+                .tag("pipeline", options.pipeline())
+                .tag("topic", this.topic)
+                .register(registry);
     }
 
     /**
@@ -182,8 +195,8 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      *
      * @throws KafkaConfigException naming a refused setting
      */
-    public static SinkDefinition sink(String name, Map<String, ?> producerProperties, String topic,
-            Duration sendTimeout) {
+    public static SinkDefinition sink(
+            String name, Map<String, ?> producerProperties, String topic, Duration sendTimeout) {
         return sink(name, producerProperties, topic, sendTimeout, Options.defaults());
     }
 
@@ -194,19 +207,21 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      *
      * @throws KafkaConfigException naming a refused setting
      */
-    public static SinkDefinition sink(String name, Map<String, ?> producerProperties, String topic,
-            Duration sendTimeout, Options options) {
-        Map<String, Object> checked = producerProperties(producerProperties,
-                DeadLetterProducerSettings.requireTimeout(sendTimeout));
+    public static SinkDefinition sink(
+            String name, Map<String, ?> producerProperties, String topic, Duration sendTimeout, Options options) {
+        Map<String, Object> checked =
+                producerProperties(producerProperties, DeadLetterProducerSettings.requireTimeout(sendTimeout));
         String checkedTopic = DeadLetterProducerSettings.requireTopic(topic);
         Objects.requireNonNull(options, "options");
         return SinkDefinition.of(name, 1, shard -> {
             OptionalInt topicLimit = options.checkTopic()
-                    ? checkTopic(checked, checkedTopic, sendTimeout.compareTo(MAX_CHECK_TIMEOUT) < 0 ? sendTimeout
-                            : MAX_CHECK_TIMEOUT)
+                    ? checkTopic(
+                            checked,
+                            checkedTopic,
+                            sendTimeout.compareTo(MAX_CHECK_TIMEOUT) < 0 ? sendTimeout : MAX_CHECK_TIMEOUT)
                     : OptionalInt.empty();
-            return new KafkaDeadLetterWriter(checked, checkedTopic, sendTimeout, options, topicLimit,
-                    KafkaProducer::new);
+            return new KafkaDeadLetterWriter(
+                    checked, checkedTopic, sendTimeout, options, topicLimit, KafkaProducer::new);
         });
     }
 
@@ -259,8 +274,11 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
             writeFailures.increment();
             if (!failing) {
                 failing = true;
-                log.warn("dead-letter topic '{}': writes are failing, records failed under DEAD_LETTER are not "
-                        + "committed until they succeed (readiness is not UP): {}", topic, e.getMessage());
+                log.warn(
+                        "dead-letter topic '{}': writes are failing, records failed under DEAD_LETTER are not "
+                                + "committed until they succeed (readiness is not UP): {}",
+                        topic,
+                        e.getMessage());
             }
             throw e;
         }
@@ -300,8 +318,8 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
             try {
                 producer = producers.apply(properties);
             } catch (RuntimeException e) {
-                throw SinkWriteException.transientFailure("dead-letter topic '" + topic
-                        + "': could not create the Kafka producer: " + e, e);
+                throw SinkWriteException.transientFailure(
+                        "dead-letter topic '" + topic + "': could not create the Kafka producer: " + e, e);
             }
         }
         return producer;
@@ -312,12 +330,17 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
         if (error instanceof RetriableException) {
             return SinkWriteException.transientFailure(message, error);
         }
-        if (error instanceof AuthorizationException || error instanceof AuthenticationException
-                || error instanceof InvalidTopicException || error instanceof RecordTooLargeException
-                || error instanceof RecordBatchTooLargeException || error instanceof UnsupportedVersionException) {
+        if (error instanceof AuthorizationException
+                || error instanceof AuthenticationException
+                || error instanceof InvalidTopicException
+                || error instanceof RecordTooLargeException
+                || error instanceof RecordBatchTooLargeException
+                || error instanceof UnsupportedVersionException) {
             return SinkWriteException.permanentFailure(message, error);
         }
-        if (error instanceof ApiException || error instanceof KafkaException || error instanceof IllegalStateException) {
+        if (error instanceof ApiException
+                || error instanceof KafkaException
+                || error instanceof IllegalStateException) {
             // Fenced, out of sequence, closed: this producer cannot go on; the retry gets a new one.
             resetProducer();
         }

@@ -26,14 +26,20 @@ final class KafkaLaneMetrics {
         Tags tags = Tags.of("pipeline", pipeline, "lane", Integer.toString(lane));
         pollDuration = Timer.builder("etl.source.poll.duration")
                 .description("Time spent in one consumer poll, including rebalance callbacks run inside it")
-                .tags(tags).register(registry);
-        bytesIn = Counter.builder("etl.source.bytes").description("Serialized key and value bytes received")
-                .baseUnit("bytes").tags(tags).register(registry);
+                .tags(tags)
+                .register(registry);
+        bytesIn = Counter.builder("etl.source.bytes")
+                .description("Serialized key and value bytes received")
+                .baseUnit("bytes")
+                .tags(tags)
+                .register(registry);
         tombstones = Counter.builder("etl.source.tombstones")
                 .description("Records with a null value (tombstones) received; handled by the deserializer's policy")
-                .tags(tags).register(registry);
+                .tags(tags)
+                .register(registry);
         Gauge.builder("etl.source.broker.unreachable", this, m -> m.unreachable)
                 .description("1 while the lane has not reached its group coordinator for longer than unreachableAfter")
-                .tags(tags).register(registry);
+                .tags(tags)
+                .register(registry);
     }
 }

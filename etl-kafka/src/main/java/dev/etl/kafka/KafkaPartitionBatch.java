@@ -1,11 +1,9 @@
 package dev.etl.kafka;
 
-import java.util.List;
-
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-
 import dev.etl.record.Payload;
 import dev.etl.source.PartitionBatch;
+import java.util.List;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * The {@link PartitionBatch} flyweight of a Kafka lane: one instance per lane, re-{@link #wrap wrapped}

@@ -1,12 +1,10 @@
 package dev.etl.kafka;
 
+import dev.etl.util.Suggestion;
 import java.util.Map;
 import java.util.Set;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.util.Suggestion;
 
 /**
  * Checks the names of the Kafka client settings a user passes through ({@code spring.kafka.*},
@@ -25,8 +23,7 @@ final class KafkaSettingNames {
     /** At most this many edits from a known name, an unknown name is taken for a typo of it. */
     static final int TYPO_DISTANCE = 2;
 
-    private KafkaSettingNames() {
-    }
+    private KafkaSettingNames() {}
 
     /**
      * @throws KafkaConfigException for a name that looks like a typo of a known setting
@@ -43,12 +40,19 @@ final class KafkaSettingNames {
             }
             String closest = Suggestion.closest(name, known);
             if (closest != null && Suggestion.distance(name, closest) <= TYPO_DISTANCE) {
-                throw new KafkaConfigException(client, name, "it is not a Kafka " + client + " setting; did you mean '"
-                        + closest + "'? (an unknown setting is ignored by the client, so a typo would silently keep "
-                        + "the default)");
+                throw new KafkaConfigException(
+                        client,
+                        name,
+                        "it is not a Kafka " + client + " setting; did you mean '"
+                                + closest
+                                + "'? (an unknown setting is ignored by the client, so a typo would silently keep "
+                                + "the default)");
             }
-            log.warn("Kafka {} setting '{}' is not a setting of the Kafka client; passed through for plug-ins "
-                    + "(interceptors, reporters, config providers) that may read it", client, name);
+            log.warn(
+                    "Kafka {} setting '{}' is not a setting of the Kafka client; passed through for plug-ins "
+                            + "(interceptors, reporters, config providers) that may read it",
+                    client,
+                    name);
         }
     }
 }

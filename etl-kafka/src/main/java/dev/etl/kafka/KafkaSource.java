@@ -1,20 +1,18 @@
 package dev.etl.kafka;
 
+import dev.etl.error.SourceException;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.Source;
+import dev.etl.source.SourceLane;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Function;
-
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.error.SourceException;
-import dev.etl.source.PartitionListener;
-import dev.etl.source.Source;
-import dev.etl.source.SourceLane;
 
 /**
  * A Kafka {@link Source}: every lane gets its own {@link KafkaConsumer}, created on the lane's thread
@@ -67,27 +65,40 @@ public final class KafkaSource implements Source {
         try {
             consumer = consumerFactory.apply(config.consumerProperties(laneIndex));
         } catch (KafkaException e) {
-            throw new SourceException("cannot create the Kafka consumer of lane " + laneIndex + " for " + describe()
-                    + ": " + e.getMessage(), e);
+            throw new SourceException(
+                    "cannot create the Kafka consumer of lane " + laneIndex + " for " + describe() + ": "
+                            + e.getMessage(),
+                    e);
         }
-        KafkaSourceLane lane = new KafkaSourceLane(consumer, laneIndex, listener, ids, lagGauges,
-                new KafkaLaneMetrics(config.meterRegistry(), config.pipeline(), laneIndex), config);
+        KafkaSourceLane lane = new KafkaSourceLane(
+                consumer,
+                laneIndex,
+                listener,
+                ids,
+                lagGauges,
+                new KafkaLaneMetrics(config.meterRegistry(), config.pipeline(), laneIndex),
+                config);
         try {
             lane.subscribe();
         } catch (RuntimeException e) {
             lane.close();
-            throw new SourceException("lane " + laneIndex + " cannot subscribe to " + config.subscription() + ": " + e, e);
+            throw new SourceException(
+                    "lane " + laneIndex + " cannot subscribe to " + config.subscription() + ": " + e, e);
         }
-        log.info("pipeline={} lane={} subscribed to {} in group {} (protocol {})", config.pipeline(), laneIndex,
-                config.subscription(), config.groupId(), config.consumerProtocol() ? "consumer" : "classic");
+        log.info(
+                "pipeline={} lane={} subscribed to {} in group {} (protocol {})",
+                config.pipeline(),
+                laneIndex,
+                config.subscription(),
+                config.groupId(),
+                config.consumerProtocol() ? "consumer" : "classic");
         return lane;
     }
 
     /** {@code kafka[orders, refunds] group=orders-etl}; never includes secrets. */
     @Override
     public String describe() {
-        String topics = config.topicPattern() != null ? config.subscription()
-                : String.join(", ", config.topics());
+        String topics = config.topicPattern() != null ? config.subscription() : String.join(", ", config.topics());
         return "kafka[" + topics + "] group=" + config.groupId();
     }
 

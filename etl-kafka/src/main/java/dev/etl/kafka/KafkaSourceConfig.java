@@ -1,5 +1,8 @@
 package dev.etl.kafka;
 
+import dev.etl.util.Secrets;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,16 +12,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-
-import dev.etl.util.Secrets;
 
 /**
  * Settings of a {@link KafkaSource}: the consumer properties (a plain map, as the Spring layer builds
@@ -70,8 +67,8 @@ public final class KafkaSourceConfig {
 
     private static final String REDACTED = "[redacted]";
     /** Settings that must differ per consumer; each lane's value is suffixed {@code -lane-<i>}. */
-    private static final List<String> PER_LANE_KEYS = List.of(ConsumerConfig.CLIENT_ID_CONFIG,
-            ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+    private static final List<String> PER_LANE_KEYS =
+            List.of(ConsumerConfig.CLIENT_ID_CONFIG, ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
 
     private final Map<String, Object> consumerProperties;
     private final List<String> topics;
@@ -238,8 +235,7 @@ public final class KafkaSourceConfig {
         private Duration lagSampleInterval = Duration.ofSeconds(1);
         private Duration unreachableAfter = Duration.ofSeconds(30);
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Adds consumer properties (later calls override earlier keys). Null values remove the key. */
         public Builder properties(Map<String, ?> properties) {
@@ -331,7 +327,8 @@ public final class KafkaSourceConfig {
 
         private void validateSubscription() {
             if (topicPattern == null && topics.isEmpty()) {
-                throw new KafkaConfigException("topics", "no topics and no topic pattern: the source needs one of them");
+                throw new KafkaConfigException(
+                        "topics", "no topics and no topic pattern: the source needs one of them");
             }
             for (String topic : topics) {
                 if (topic == null || topic.isBlank()) {

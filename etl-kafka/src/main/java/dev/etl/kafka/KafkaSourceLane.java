@@ -1,11 +1,16 @@
 package dev.etl.kafka;
 
+import dev.etl.error.SourceException;
+import dev.etl.source.BatchHandler;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.CommittedPosition;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.SourceLane;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
@@ -16,13 +21,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.error.SourceException;
-import dev.etl.source.BatchHandler;
-import dev.etl.source.CommitOffsets;
-import dev.etl.source.CommittedPosition;
-import dev.etl.source.PartitionListener;
-import dev.etl.source.SourceLane;
 
 /**
  * The data plane of one lane: its own {@link Consumer} (the Java client is single-threaded), used only
@@ -95,8 +93,14 @@ final class KafkaSourceLane implements SourceLane {
     private long nextLagSampleNs;
     private boolean paused;
 
-    KafkaSourceLane(Consumer<byte[], byte[]> consumer, int laneIndex, PartitionListener listener, TopicPartitionIds ids,
-            PartitionLagGauges lagGauges, KafkaLaneMetrics metrics, KafkaSourceConfig config) {
+    KafkaSourceLane(
+            Consumer<byte[], byte[]> consumer,
+            int laneIndex,
+            PartitionListener listener,
+            TopicPartitionIds ids,
+            PartitionLagGauges lagGauges,
+            KafkaLaneMetrics metrics,
+            KafkaSourceConfig config) {
         this.consumer = consumer;
         this.laneIndex = laneIndex;
         this.ids = ids;
@@ -138,8 +142,10 @@ final class KafkaSourceLane implements SourceLane {
                 // no retry fixes it: say which brokers, how the lane connects, and what is wrong
                 throw new SourceException("lane " + laneIndex + " " + KafkaAccessFailure.describe(e, config), e);
             }
-            throw new SourceException("lane " + laneIndex + ": poll of " + config.subscription() + " (group "
-                    + config.groupId() + ") failed: " + e, e);
+            throw new SourceException(
+                    "lane " + laneIndex + ": poll of " + config.subscription() + " (group " + config.groupId()
+                            + ") failed: " + e,
+                    e);
         } finally {
             metrics.pollDuration.record(System.nanoTime() - startNs, TimeUnit.NANOSECONDS);
         }
@@ -156,8 +162,9 @@ final class KafkaSourceLane implements SourceLane {
         for (TopicPartition tp : records.partitions()) {
             AssignedPartition partition = owned.get(tp);
             if (partition == null) {
-                throw new SourceException("lane " + laneIndex + " received records of " + tp
-                        + " without an assignment callback for it", null);
+                throw new SourceException(
+                        "lane " + laneIndex + " received records of " + tp + " without an assignment callback for it",
+                        null);
             }
             List<ConsumerRecord<byte[], byte[]>> list = records.records(tp);
             ConsumerRecord<byte[], byte[]> last = list.get(list.size() - 1);

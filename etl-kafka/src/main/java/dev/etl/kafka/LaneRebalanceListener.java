@@ -1,16 +1,14 @@
 package dev.etl.kafka;
 
+import dev.etl.source.PartitionListener;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
-
-import dev.etl.source.PartitionListener;
 
 /**
  * Kafka's view of one lane: translates the consumer's rebalance callbacks into the lane's
@@ -44,7 +42,10 @@ final class LaneRebalanceListener implements ConsumerRebalanceListener {
     /**
      * @param lanePaused whether the whole lane is paused (read when partitions are assigned)
      */
-    LaneRebalanceListener(Consumer<byte[], byte[]> consumer, OwnedPartitions partitions, PartitionListener listener,
+    LaneRebalanceListener(
+            Consumer<byte[], byte[]> consumer,
+            OwnedPartitions partitions,
+            PartitionListener listener,
             BooleanSupplier lanePaused) {
         this.consumer = consumer;
         this.partitions = partitions;
@@ -136,7 +137,11 @@ final class LaneRebalanceListener implements ConsumerRebalanceListener {
         }
     }
 
-    private enum Change { ASSIGNED, REVOKED, LOST }
+    private enum Change {
+        ASSIGNED,
+        REVOKED,
+        LOST
+    }
 
     private void forward(Change change, int[] ids) {
         if (callbackFailure != null) {

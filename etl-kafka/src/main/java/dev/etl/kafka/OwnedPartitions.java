@@ -2,7 +2,6 @@ package dev.etl.kafka;
 
 import java.util.ArrayList;
 import java.util.Collection;
-
 import org.agrona.collections.Int2ObjectHashMap;
 import org.apache.kafka.common.TopicPartition;
 

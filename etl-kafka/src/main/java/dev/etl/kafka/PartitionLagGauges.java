@@ -1,12 +1,10 @@
 package dev.etl.kafka;
 
-import java.util.HashMap;
-import java.util.Map;
-
-import org.apache.kafka.common.TopicPartition;
-
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The {@code etl_source_lag_records{pipeline,topic,partition}} gauges of one source. A gauge exists
@@ -44,8 +42,12 @@ final class PartitionLagGauges {
             cell.gauge = Gauge.builder("etl.source.lag", cell, c -> c.lag)
                     .description("Records between the lane's position and the partition's end offset (high "
                             + "watermark, or last stable offset under read_committed), sampled by the owning lane")
-                    .baseUnit("records").strongReference(true).tag("pipeline", pipeline).tag("topic", tp.topic())
-                    .tag("partition", Integer.toString(tp.partition())).register(registry);
+                    .baseUnit("records")
+                    .strongReference(true)
+                    .tag("pipeline", pipeline)
+                    .tag("topic", tp.topic())
+                    .tag("partition", Integer.toString(tp.partition()))
+                    .register(registry);
         }
         return cell;
     }

@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
@@ -38,8 +37,10 @@ final class SourceConsumerProperties {
     static SourceConsumerProperties of(Map<String, ?> given) {
         Map<String, Object> p = new LinkedHashMap<>(given);
         KafkaSettingNames.check(p, ConsumerConfig.configNames(), "source");
-        required(p, ConsumerConfig.GROUP_ID_CONFIG, "a consumer group is how lanes and instances share partitions "
-                + "and where offsets are committed");
+        required(
+                p,
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "a consumer group is how lanes and instances share partitions " + "and where offsets are committed");
         required(p, ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "the consumer needs brokers to connect to");
         refuseAutoCommit(p);
         Object instanceId = p.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
@@ -75,19 +76,25 @@ final class SourceConsumerProperties {
     private static void refuseAutoCommit(Map<String, Object> p) {
         Object v = p.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
         if (v != null && !"false".equalsIgnoreCase(v.toString().trim())) {
-            throw new KafkaConfigException(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "must be false (got '" + v
-                    + "'): auto-commit would commit offsets of records not yet written to the sink and break "
-                    + "at-least-once; the pipeline commits its own watermarks");
+            throw new KafkaConfigException(
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                    "must be false (got '" + v
+                            + "'): auto-commit would commit offsets of records not yet written to the sink and break "
+                            + "at-least-once; the pipeline commits its own watermarks");
         }
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     }
 
     private static void requireByteArrays(Map<String, Object> p, String key) {
         Object v = p.get(key);
-        String name = v instanceof Class<?> c ? c.getName() : v == null ? BYTES : v.toString().trim();
+        String name = v instanceof Class<?> c
+                ? c.getName()
+                : v == null ? BYTES : v.toString().trim();
         if (!BYTES.equals(name)) {
-            throw new KafkaConfigException(key, "must be " + BYTES + " (got '" + name + "'): the source hands raw "
-                    + "bytes to the chain, whose Deserializer decodes them under the stage's error policy");
+            throw new KafkaConfigException(
+                    key,
+                    "must be " + BYTES + " (got '" + name + "'): the source hands raw "
+                            + "bytes to the chain, whose Deserializer decodes them under the stage's error policy");
         }
         p.put(key, BYTES);
     }
@@ -99,7 +106,8 @@ final class SourceConsumerProperties {
         }
         String level = v.toString().trim().toLowerCase(Locale.ROOT);
         if (!level.equals("read_committed") && !level.equals("read_uncommitted")) {
-            throw new KafkaConfigException(ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            throw new KafkaConfigException(
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG,
                     "must be read_committed or read_uncommitted, got '" + v + "'");
         }
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, level);
@@ -112,27 +120,32 @@ final class SourceConsumerProperties {
         switch (protocol) {
             case "classic":
                 if (p.get(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG) != null) {
-                    throw new KafkaConfigException(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG,
+                    throw new KafkaConfigException(
+                            ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG,
                             "only applies to group.protocol=consumer (KIP-848); under the classic protocol use "
                                     + "partition.assignment.strategy");
                 }
                 p.putIfAbsent(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, KafkaSourceConfig.DEFAULT_ASSIGNOR);
                 return false;
             case "consumer":
-                for (String key : List.of(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
-                        ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG)) {
+                for (String key : List.of(
+                        ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG,
+                        ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                        ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG)) {
                     if (p.get(key) != null) {
-                        throw new KafkaConfigException(key, "is not supported with group.protocol=consumer "
-                                + "(KIP-848): assignment, session timeout and heartbeat interval are set on the "
-                                + "broker (group.consumer.*); choose a server-side assignor with "
-                                + "group.remote.assignor");
+                        throw new KafkaConfigException(
+                                key,
+                                "is not supported with group.protocol=consumer "
+                                        + "(KIP-848): assignment, session timeout and heartbeat interval are set on the "
+                                        + "broker (group.consumer.*); choose a server-side assignor with "
+                                        + "group.remote.assignor");
                     }
                 }
                 p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
                 return true;
             default:
-                throw new KafkaConfigException(ConsumerConfig.GROUP_PROTOCOL_CONFIG,
-                        "must be classic or consumer, got '" + v + "'");
+                throw new KafkaConfigException(
+                        ConsumerConfig.GROUP_PROTOCOL_CONFIG, "must be classic or consumer, got '" + v + "'");
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.etl.kafka;
 
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -18,6 +17,7 @@ public final class TopicPartitionIds {
     private final ConcurrentHashMap<TopicPartition, Integer> ids = new ConcurrentHashMap<>();
     /** Index = id. Replaced (never mutated in place once published) when it grows; see {@link #idOf}. */
     private volatile TopicPartition[] byId = new TopicPartition[16];
+
     private int next; // guarded by this
 
     /** The id of {@code partition}, assigning the next free one the first time it is seen. */

@@ -3,6 +3,11 @@ package dev.etl.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.error.SourceException;
+import dev.etl.source.CommitOffsets;
+import dev.etl.source.PartitionBatch;
+import dev.etl.source.PartitionListener;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,7 +19,6 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.regex.Pattern;
-
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
@@ -24,12 +28,6 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.error.SourceException;
-import dev.etl.source.CommitOffsets;
-import dev.etl.source.PartitionBatch;
-import dev.etl.source.PartitionListener;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 class KafkaSourceLaneTest {
     private static final TopicPartition ORDERS_0 = new TopicPartition("orders", 0);
@@ -72,8 +70,8 @@ class KafkaSourceLaneTest {
     /** Records every callback as text; optional actions run inside them (on the "lane" thread). */
     static final class RecordingListener implements PartitionListener {
         final List<String> events = new ArrayList<>();
-        Consumer<int[]> onRevokedAction = ids -> { };
-        Consumer<int[]> onAssignedAction = ids -> { };
+        Consumer<int[]> onRevokedAction = ids -> {};
+        Consumer<int[]> onAssignedAction = ids -> {};
         RuntimeException throwOnAssigned;
 
         @Override
@@ -107,9 +105,14 @@ class KafkaSourceLaneTest {
 
     @BeforeEach
     void open() {
-        KafkaSourceConfig config = KafkaSourceConfig.builder().property("bootstrap.servers", "mock:9092")
-                .property("group.id", "g").topics("orders", "refunds").pipeline("p").meterRegistry(registry)
-                .lagSampleInterval(java.time.Duration.ofNanos(1)).build();
+        KafkaSourceConfig config = KafkaSourceConfig.builder()
+                .property("bootstrap.servers", "mock:9092")
+                .property("group.id", "g")
+                .topics("orders", "refunds")
+                .pipeline("p")
+                .meterRegistry(registry)
+                .lagSampleInterval(java.time.Duration.ofNanos(1))
+                .build();
         source = new KafkaSource(config, props -> consumer);
         lane = (KafkaSourceLane) source.openLane(0, listener);
         consumer.updateBeginningOffsets(Map.of(ORDERS_0, 0L, ORDERS_1, 0L, REFUNDS_0, 0L));
@@ -125,21 +128,39 @@ class KafkaSourceLaneTest {
         long last = batch.lastOffset();
         int size = batch.size();
         while (batch.next()) {
-            sb.append(' ').append(batch.offset()).append('=')
-                    .append(batch.key().isPresent() ? batch.key().toUtf8String() : "<no key>").append('/')
-                    .append(batch.value().isPresent() ? batch.value().toUtf8String() : "<tombstone>").append('@')
+            sb.append(' ')
+                    .append(batch.offset())
+                    .append('=')
+                    .append(batch.key().isPresent() ? batch.key().toUtf8String() : "<no key>")
+                    .append('/')
+                    .append(batch.value().isPresent() ? batch.value().toUtf8String() : "<tombstone>")
+                    .append('@')
                     .append(batch.timestampMs());
             valueArrays.add(batch.value().array());
         }
-        batches.add(sb.append(" (size ").append(size).append(", last ").append(last).append(')').toString());
+        batches.add(sb.append(" (size ")
+                .append(size)
+                .append(", last ")
+                .append(last)
+                .append(')')
+                .toString());
     }
 
-    private static ConsumerRecord<byte[], byte[]> rec(TopicPartition tp, long offset, String key, String value,
-            int leaderEpoch) {
+    private static ConsumerRecord<byte[], byte[]> rec(
+            TopicPartition tp, long offset, String key, String value, int leaderEpoch) {
         byte[] k = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
         byte[] v = value == null ? null : value.getBytes(StandardCharsets.UTF_8);
-        return new ConsumerRecord<>(tp.topic(), tp.partition(), offset, 1_000 + offset, TimestampType.CREATE_TIME,
-                k == null ? -1 : k.length, v == null ? -1 : v.length, k, v, new RecordHeaders(),
+        return new ConsumerRecord<>(
+                tp.topic(),
+                tp.partition(),
+                offset,
+                1_000 + offset,
+                TimestampType.CREATE_TIME,
+                k == null ? -1 : k.length,
+                v == null ? -1 : v.length,
+                k,
+                v,
+                new RecordHeaders(),
                 Optional.of(leaderEpoch));
     }
 
@@ -177,7 +198,11 @@ class KafkaSourceLaneTest {
             consumer.addRecord(rec(ORDERS_0, 2, null, null, 1));
         });
         poll();
-        assertThat(registry.get("etl.source.tombstones").tag("lane", "0").tag("pipeline", "p").counter().count())
+        assertThat(registry.get("etl.source.tombstones")
+                        .tag("lane", "0")
+                        .tag("pipeline", "p")
+                        .counter()
+                        .count())
                 .isEqualTo(2);
         assertThat(batches).hasSize(1);
     }
@@ -186,20 +211,39 @@ class KafkaSourceLaneTest {
     void aLaneWithoutContactWithItsGroupSetsTheUnreachableGaugeUntilItJoins() throws Exception {
         ScriptedConsumer silent = new ScriptedConsumer();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        KafkaSource unreachable = new KafkaSource(KafkaSourceConfig.builder().property("bootstrap.servers", "nowhere:9092")
-                .property("group.id", "g").topics("orders").pipeline("u").meterRegistry(meters)
-                .lagSampleInterval(java.time.Duration.ofNanos(1)).unreachableAfter(java.time.Duration.ofMillis(20))
-                .build(), props -> silent);
+        KafkaSource unreachable = new KafkaSource(
+                KafkaSourceConfig.builder()
+                        .property("bootstrap.servers", "nowhere:9092")
+                        .property("group.id", "g")
+                        .topics("orders")
+                        .pipeline("u")
+                        .meterRegistry(meters)
+                        .lagSampleInterval(java.time.Duration.ofNanos(1))
+                        .unreachableAfter(java.time.Duration.ofMillis(20))
+                        .build(),
+                props -> silent);
         KafkaSourceLane quiet = (KafkaSourceLane) unreachable.openLane(1, listener);
         quiet.poll(1, this::record);
-        assertThat(meters.get("etl.source.broker.unreachable").tag("lane", "1").gauge().value()).isZero();
+        assertThat(meters.get("etl.source.broker.unreachable")
+                        .tag("lane", "1")
+                        .gauge()
+                        .value())
+                .isZero();
         Thread.sleep(40);
         quiet.poll(1, this::record);
-        assertThat(meters.get("etl.source.broker.unreachable").tag("lane", "1").gauge().value()).isEqualTo(1);
+        assertThat(meters.get("etl.source.broker.unreachable")
+                        .tag("lane", "1")
+                        .gauge()
+                        .value())
+                .isEqualTo(1);
         silent.schedulePollTask(() -> silent.rebalance(List.of(ORDERS_0)));
         silent.updateBeginningOffsets(Map.of(ORDERS_0, 0L));
         quiet.poll(1, this::record);
-        assertThat(meters.get("etl.source.broker.unreachable").tag("lane", "1").gauge().value()).isZero();
+        assertThat(meters.get("etl.source.broker.unreachable")
+                        .tag("lane", "1")
+                        .gauge()
+                        .value())
+                .isZero();
     }
 
     @Test
@@ -228,7 +272,8 @@ class KafkaSourceLaneTest {
         poll();
         int orders0 = source.partitionIds().idOf(ORDERS_0);
         listener.onRevokedAction = ids -> {
-            CommitOffsets offsets = CommitOffsets.builder(1).add(ids[0], 5, null).build();
+            CommitOffsets offsets =
+                    CommitOffsets.builder(1).add(ids[0], 5, null).build();
             lane.commit(offsets, true, null);
         };
         rebalanceInNextPoll(ORDERS_1);
@@ -323,7 +368,8 @@ class KafkaSourceLaneTest {
 
     @Test
     void aWakeupThatLandsInASyncCommitDoesNotCostTheCommitAndStillEndsThePoll() {
-        inNextPoll(() -> consumer.rebalance(List.of(ORDERS_0)), () -> consumer.addRecord(rec(ORDERS_0, 0, "k", "v", 1)));
+        inNextPoll(
+                () -> consumer.rebalance(List.of(ORDERS_0)), () -> consumer.addRecord(rec(ORDERS_0, 0, "k", "v", 1)));
         poll();
         consumer.addRecord(rec(ORDERS_0, 1, "k", "v", 1));
         consumer.wakeupNextCommit = true;
@@ -346,8 +392,11 @@ class KafkaSourceLaneTest {
     @Test
     void aPollFailureIsASourceExceptionNamingSubscriptionAndGroup() {
         consumer.setPollException(new org.apache.kafka.common.errors.AuthorizationException("denied"));
-        assertThatThrownBy(this::poll).isInstanceOf(SourceException.class)
-                .hasMessageContaining("[orders, refunds]").hasMessageContaining("group g").hasMessageContaining("denied");
+        assertThatThrownBy(this::poll)
+                .isInstanceOf(SourceException.class)
+                .hasMessageContaining("[orders, refunds]")
+                .hasMessageContaining("group g")
+                .hasMessageContaining("denied");
     }
 
     @Test
@@ -360,7 +409,8 @@ class KafkaSourceLaneTest {
         poll();
         int o0 = source.partitionIds().idOf(ORDERS_0);
         int o1 = source.partitionIds().idOf(ORDERS_1);
-        CommitOffsets offsets = CommitOffsets.builder(2).add(o0, 2, null).add(o1, 0, null).build();
+        CommitOffsets offsets =
+                CommitOffsets.builder(2).add(o0, 2, null).add(o1, 0, null).build();
         lane.commit(offsets, true, null);
         Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.of(ORDERS_0, ORDERS_1));
         assertThat(committed.get(ORDERS_0).offset()).isEqualTo(2);
@@ -386,16 +436,26 @@ class KafkaSourceLaneTest {
 
     @Test
     void lagGaugeExistsWhileThePartitionIsOwnedAndBytesAreCounted() {
-        inNextPoll(() -> consumer.rebalance(List.of(ORDERS_0)),
+        inNextPoll(
+                () -> consumer.rebalance(List.of(ORDERS_0)),
                 () -> consumer.addRecord(rec(ORDERS_0, 0, "kk", "vvv", 1)));
         poll();
-        var gauge = registry.find("etl.source.lag").tag("topic", "orders").tag("partition", "0").gauge();
+        var gauge = registry.find("etl.source.lag")
+                .tag("topic", "orders")
+                .tag("partition", "0")
+                .gauge();
         assertThat(gauge).isNotNull();
-        assertThat(registry.get("etl.source.bytes").tag("lane", "0").counter().count()).isEqualTo(5.0);
-        assertThat(registry.get("etl.source.poll.duration").tag("pipeline", "p").timer().count()).isEqualTo(1);
+        assertThat(registry.get("etl.source.bytes").tag("lane", "0").counter().count())
+                .isEqualTo(5.0);
+        assertThat(registry.get("etl.source.poll.duration")
+                        .tag("pipeline", "p")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
         rebalanceInNextPoll();
         poll();
-        assertThat(registry.find("etl.source.lag").tag("topic", "orders").gauge()).isNull();
+        assertThat(registry.find("etl.source.lag").tag("topic", "orders").gauge())
+                .isNull();
     }
 
     @Test
@@ -423,9 +483,14 @@ class KafkaSourceLaneTest {
 
     @Test
     void describesTheSourceWithoutSecrets() {
-        KafkaSource s = new KafkaSource(KafkaSourceConfig.builder().property("bootstrap.servers", "b:9092")
-                .property("group.id", "g").property("sasl.jaas.config", "password=\"hunter2\"")
-                .topicPattern(Pattern.compile("orders-.*")).build(), props -> consumer);
+        KafkaSource s = new KafkaSource(
+                KafkaSourceConfig.builder()
+                        .property("bootstrap.servers", "b:9092")
+                        .property("group.id", "g")
+                        .property("sasl.jaas.config", "password=\"hunter2\"")
+                        .topicPattern(Pattern.compile("orders-.*"))
+                        .build(),
+                props -> consumer);
         assertThat(s.describe()).isEqualTo("kafka[/orders-.*/] group=g");
         assertThat(s.config().toString()).doesNotContain("hunter2");
     }
@@ -433,36 +498,48 @@ class KafkaSourceLaneTest {
     @Test
     void anAuthenticationFailureNamesTheBrokersHowTheLaneConnectsAndTheCauseButNoSecret() {
         ScriptedConsumer refused = new ScriptedConsumer();
-        KafkaSource secured = new KafkaSource(KafkaSourceConfig.builder().property("bootstrap.servers", "kafka-1:9094")
-                .property("group.id", "g").property("security.protocol", "SASL_SSL")
-                .property("sasl.mechanism", "SCRAM-SHA-512")
-                .property("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
-                        + "username=\"etl\" password=\"hunter2\";")
-                .property("ssl.truststore.password", "store-secret")
-                .topics("orders").pipeline("s").meterRegistry(new SimpleMeterRegistry()).build(), props -> refused);
+        KafkaSource secured = new KafkaSource(
+                KafkaSourceConfig.builder()
+                        .property("bootstrap.servers", "kafka-1:9094")
+                        .property("group.id", "g")
+                        .property("security.protocol", "SASL_SSL")
+                        .property("sasl.mechanism", "SCRAM-SHA-512")
+                        .property(
+                                "sasl.jaas.config",
+                                "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                                        + "username=\"etl\" password=\"hunter2\";")
+                        .property("ssl.truststore.password", "store-secret")
+                        .topics("orders")
+                        .pipeline("s")
+                        .meterRegistry(new SimpleMeterRegistry())
+                        .build(),
+                props -> refused);
         KafkaSourceLane secure = (KafkaSourceLane) secured.openLane(0, listener);
         try {
             refused.setPollException(new org.apache.kafka.common.errors.SaslAuthenticationException(
                     "Authentication failed during authentication due to invalid credentials with SASL mechanism "
                             + "SCRAM-SHA-512"));
-            assertThatThrownBy(() -> secure.poll(10, (batch) -> { }))
+            assertThatThrownBy(() -> secure.poll(10, (batch) -> {}))
                     .isInstanceOf(SourceException.class)
                     .hasMessageContaining("lane 0 cannot authenticate to Kafka at bootstrap.servers=kafka-1:9094 "
                             + "(security.protocol=SASL_SSL, sasl.mechanism=SCRAM-SHA-512)")
                     .hasMessageContaining("wrong user name or password")
                     .hasMessageContaining("invalid credentials")
-                    .satisfies((e) -> assertThat(e.getMessage()).doesNotContain("hunter2", "store-secret", "ScramLoginModule"));
-            refused.setPollException(new org.apache.kafka.common.errors.SslAuthenticationException("SSL handshake failed",
+                    .satisfies((e) ->
+                            assertThat(e.getMessage()).doesNotContain("hunter2", "store-secret", "ScramLoginModule"));
+            refused.setPollException(new org.apache.kafka.common.errors.SslAuthenticationException(
+                    "SSL handshake failed",
                     new javax.net.ssl.SSLHandshakeException("PKIX path building failed: unable to find valid "
                             + "certification path to requested target")));
-            assertThatThrownBy(() -> secure.poll(10, (batch) -> { }))
+            assertThatThrownBy(() -> secure.poll(10, (batch) -> {}))
                     .hasMessageContaining("the broker's certificate is not trusted")
                     .hasMessageContaining("spring.kafka.ssl.bundle")
                     .hasMessageContaining("PKIX path building failed");
-            refused.setPollException(new org.apache.kafka.common.errors.SslAuthenticationException("SSL handshake failed",
-                    new javax.net.ssl.SSLHandshakeException("No subject alternative names matching IP address "
-                            + "127.0.0.1 found")));
-            assertThatThrownBy(() -> secure.poll(10, (batch) -> { }))
+            refused.setPollException(new org.apache.kafka.common.errors.SslAuthenticationException(
+                    "SSL handshake failed",
+                    new javax.net.ssl.SSLHandshakeException(
+                            "No subject alternative names matching IP address " + "127.0.0.1 found")));
+            assertThatThrownBy(() -> secure.poll(10, (batch) -> {}))
                     .hasMessageContaining("not issued for the host")
                     .hasMessageContaining("127.0.0.1");
         } finally {

@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +40,8 @@ class TopicPartitionIdsTest {
     void unknownIdsAreNamedAsSuchAndRefused() {
         TopicPartitionIds ids = new TopicPartitionIds();
         assertThat(ids.describe(7)).isEqualTo("#7");
-        assertThatThrownBy(() -> ids.topicPartition(7)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> ids.topicPartition(7))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("unknown partition id 7");
         assertThatThrownBy(() -> ids.topicPartition(-1)).isInstanceOf(IllegalArgumentException.class);
     }

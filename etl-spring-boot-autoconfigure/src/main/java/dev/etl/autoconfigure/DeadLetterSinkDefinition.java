@@ -1,8 +1,7 @@
 package dev.etl.autoconfigure;
 
-import java.util.Objects;
-
 import dev.etl.sink.SinkDefinition;
+import java.util.Objects;
 
 /**
  * The pipeline's dead-letter sink, as a bean: {@link EtlAutoConfiguration} registers it with
@@ -18,5 +17,4 @@ public record DeadLetterSinkDefinition(SinkDefinition definition) {
     public DeadLetterSinkDefinition {
         Objects.requireNonNull(definition, "definition");
     }
-
 }

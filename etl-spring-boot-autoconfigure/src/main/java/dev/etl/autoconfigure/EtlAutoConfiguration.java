@@ -1,8 +1,15 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.error.ErrorPolicy;
+import dev.etl.ops.ChainFactory;
+import dev.etl.pipeline.Pipeline;
+import dev.etl.pipeline.PipelineConfig;
+import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.source.Source;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -14,15 +21,6 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
-import dev.etl.error.ErrorPolicy;
-import dev.etl.ops.ChainFactory;
-import dev.etl.pipeline.Pipeline;
-import dev.etl.pipeline.PipelineConfig;
-import dev.etl.pipeline.PipelineRuntime;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.source.Source;
-import io.micrometer.core.instrument.MeterRegistry;
-
 /**
  * Auto-configuration of the pipeline: binds {@code etl.*} and assembles a {@link PipelineRuntime} from
  * the application's beans — one {@link Source}, one or more {@link SinkDefinition}s (the first, in
@@ -33,11 +31,13 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <p>Connectors contribute the source and sinks from their own auto-configurations, ordered before
  * this one; this class only consumes beans, so tests and applications can supply them directly.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
-        "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration",
-        "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration" })
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration",
+            "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus.PrometheusMetricsExportAutoConfiguration",
+            "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration"
+        })
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(EtlProperties.class)
 public final class EtlAutoConfiguration {
@@ -50,14 +50,17 @@ public final class EtlAutoConfiguration {
      */
     @Bean
     static BeanFactoryPostProcessor etlPropertyNamesCheck(Environment environment) {
-        return (beanFactory) -> EtlPropertyNames.check(environment, (beanFactory.getBeanClassLoader() != null)
-                ? beanFactory.getBeanClassLoader() : EtlPropertyNames.class.getClassLoader());
+        return (beanFactory) -> EtlPropertyNames.check(
+                environment,
+                (beanFactory.getBeanClassLoader() != null)
+                        ? beanFactory.getBeanClassLoader()
+                        : EtlPropertyNames.class.getClassLoader());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    PipelineConfig etlPipelineConfig(EtlProperties properties, Environment environment,
-            ObjectProvider<PipelineConfigCustomizer> customizers) {
+    PipelineConfig etlPipelineConfig(
+            EtlProperties properties, Environment environment, ObjectProvider<PipelineConfigCustomizer> customizers) {
         PipelineConfig.Builder builder = PipelineConfigMapping.builder(properties, environment);
         customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
         return builder.build();
@@ -65,20 +68,27 @@ public final class EtlAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PipelineRuntime etlPipelineRuntime(PipelineConfig config, EtlProperties properties, ObjectProvider<Source> sources,
-            ObjectProvider<SinkDefinition> sinks, ObjectProvider<ChainFactory> chainFactories,
-            ObjectProvider<MeterRegistry> meterRegistries, ObjectProvider<EtlPipelineCustomizer> customizers,
-            ObjectProvider<DeadLetterSinkDefinition> deadLetters, Environment environment) {
-        Pipeline.Builder builder = Pipeline.builder(config)
-            .source(source(config, sources))
-            .chains(chainFactory(config, chainFactories));
+    PipelineRuntime etlPipelineRuntime(
+            PipelineConfig config,
+            EtlProperties properties,
+            ObjectProvider<Source> sources,
+            ObjectProvider<SinkDefinition> sinks,
+            ObjectProvider<ChainFactory> chainFactories,
+            ObjectProvider<MeterRegistry> meterRegistries,
+            ObjectProvider<EtlPipelineCustomizer> customizers,
+            ObjectProvider<DeadLetterSinkDefinition> deadLetters,
+            Environment environment) {
+        Pipeline.Builder builder =
+                Pipeline.builder(config).source(source(config, sources)).chains(chainFactory(config, chainFactories));
         sinks(config, sinks).forEach(builder::sink);
         DeadLetterSinkDefinition deadLetter = deadLetters.getIfUnique();
         if (deadLetter != null) {
             builder.deadLetter(deadLetter.definition());
-        }
-        else {
-            requireNoDeadLetterPolicy(config, properties, environment.getProperty(DEAD_LETTER_TOPIC),
+        } else {
+            requireNoDeadLetterPolicy(
+                    config,
+                    properties,
+                    environment.getProperty(DEAD_LETTER_TOPIC),
                     org.springframework.aot.AotDetector.useGeneratedArtifacts());
         }
         // null (none, or several without a primary) lets the engine use a private registry; whether
@@ -90,13 +100,18 @@ public final class EtlAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    EtlPipelineLifecycle etlPipelineLifecycle(PipelineRuntime runtime, EtlProperties properties,
-            ApplicationContext context, Environment environment) {
+    EtlPipelineLifecycle etlPipelineLifecycle(
+            PipelineRuntime runtime, EtlProperties properties, ApplicationContext context, Environment environment) {
         Duration phaseTimeout = Binder.get(environment)
-            .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
-            .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
-        return new EtlPipelineLifecycle(runtime, context, properties.getPipeline().isCloseOnFailure(),
-                properties.getPipeline().isExitOnFailure(), phaseTimeout, properties.getPipeline().isHandleSignals());
+                .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
+        return new EtlPipelineLifecycle(
+                runtime,
+                context,
+                properties.getPipeline().isCloseOnFailure(),
+                properties.getPipeline().isExitOnFailure(),
+                phaseTimeout,
+                properties.getPipeline().isHandleSignals());
     }
 
     private static Source source(PipelineConfig config, ObjectProvider<Source> sources) {
@@ -106,22 +121,27 @@ public final class EtlAutoConfiguration {
         }
         List<String> found = sources.stream().map(Source::describe).toList();
         if (found.isEmpty()) {
-            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no source: there is no bean "
-                    + "of type dev.etl.source.Source.", "Configure the Kafka source (spring.kafka.bootstrap-servers and "
+            throw new PipelineAssemblyException(
+                    "Pipeline '" + config.name() + "' has no source: there is no bean "
+                            + "of type dev.etl.source.Source.",
+                    "Configure the Kafka source (spring.kafka.bootstrap-servers and "
                             + "etl.source.kafka.topics or etl.source.kafka.pattern), or the load generator for a run "
                             + "without a broker (etl.source.datagen.*, artifact dev.etl:etl-datagen), or define a Source "
                             + "bean. To run without a pipeline, set etl.pipeline.enabled=false.");
         }
-        throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has " + found.size()
-                + " sources " + found + "; a pipeline reads from exactly one.",
+        throw new PipelineAssemblyException(
+                "Pipeline '" + config.name() + "' has " + found.size() + " sources " + found
+                        + "; a pipeline reads from exactly one.",
                 "Keep one Source bean, or mark the one to use @Primary.");
     }
 
     private static List<SinkDefinition> sinks(PipelineConfig config, ObjectProvider<SinkDefinition> sinks) {
         List<SinkDefinition> found = sinks.orderedStream().toList();
         if (found.isEmpty()) {
-            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no sink: there is no bean of "
-                    + "type dev.etl.sink.SinkDefinition.", "Configure the ClickHouse sink (etl.sink.clickhouse.table "
+            throw new PipelineAssemblyException(
+                    "Pipeline '" + config.name() + "' has no sink: there is no bean of "
+                            + "type dev.etl.sink.SinkDefinition.",
+                    "Configure the ClickHouse sink (etl.sink.clickhouse.table "
                             + "or named tables etl.sink.clickhouse.tables.<name>.table, and etl.sink.clickhouse.shards) "
                             + "or define a SinkDefinition bean.");
         }
@@ -130,8 +150,8 @@ public final class EtlAutoConfiguration {
 
     private static final String DEAD_LETTER_TOPIC = "etl.errors.dead-letter.topic";
 
-    static void requireNoDeadLetterPolicy(PipelineConfig config, EtlProperties properties, String deadLetterTopic,
-            boolean aot) {
+    static void requireNoDeadLetterPolicy(
+            PipelineConfig config, EtlProperties properties, String deadLetterTopic, boolean aot) {
         List<String> keys = new java.util.ArrayList<>();
         properties.getErrors().getStages().forEach((stage, policy) -> {
             if (policy == ErrorPolicy.DEAD_LETTER) {
@@ -149,28 +169,34 @@ public final class EtlAutoConfiguration {
         String problem = "Pipeline '" + config.name() + "' sets error policy DEAD_LETTER (" + String.join(", ", keys)
                 + ") but has no dead-letter sink: ";
         if (deadLetterTopic == null || deadLetterTopic.isBlank()) {
-            throw new PipelineAssemblyException(problem + DEAD_LETTER_TOPIC + " is not set.",
+            throw new PipelineAssemblyException(
+                    problem + DEAD_LETTER_TOPIC + " is not set.",
                     "Set " + DEAD_LETTER_TOPIC + " to the Kafka topic for failed records (or define a "
                             + "DeadLetterSinkDefinition bean), or choose SKIP or FAIL.");
         }
         if (aot) {
-            throw new PipelineAssemblyException(problem + DEAD_LETTER_TOPIC + " is set, but this application runs "
-                    + "with Spring AOT (spring.aot.enabled=true), whose bean set was fixed when process-aot ran, "
-                    + "and the topic was not set then.", "Set " + DEAD_LETTER_TOPIC + " in the configuration the "
+            throw new PipelineAssemblyException(
+                    problem + DEAD_LETTER_TOPIC + " is set, but this application runs "
+                            + "with Spring AOT (spring.aot.enabled=true), whose bean set was fixed when process-aot ran, "
+                            + "and the topic was not set then.",
+                    "Set " + DEAD_LETTER_TOPIC + " in the configuration the "
                             + "build's process-aot sees (application.yaml or the AOT profile) and rebuild, or start "
                             + "without -Dspring.aot.enabled=true.");
         }
         // etl-kafka missing is reported earlier (EtlPropertyNames); what is left is a condition that did not apply
-        throw new PipelineAssemblyException(problem + DEAD_LETTER_TOPIC + " is set, but no dead-letter writer was "
-                + "created (KafkaDeadLetterAutoConfiguration did not apply: see the conditions report, --debug).",
+        throw new PipelineAssemblyException(
+                problem + DEAD_LETTER_TOPIC + " is set, but no dead-letter writer was "
+                        + "created (KafkaDeadLetterAutoConfiguration did not apply: see the conditions report, --debug).",
                 "Define a DeadLetterSinkDefinition bean, or find the condition that excluded the writer.");
     }
 
     private static ChainFactory chainFactory(PipelineConfig config, ObjectProvider<ChainFactory> chainFactories) {
         List<ChainFactory> found = chainFactories.orderedStream().toList();
         if (found.isEmpty()) {
-            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has no topology: there is no bean "
-                    + "of type dev.etl.ops.ChainFactory.", "Define a ChainFactory @Bean that builds the operator chain, "
+            throw new PipelineAssemblyException(
+                    "Pipeline '" + config.name() + "' has no topology: there is no bean "
+                            + "of type dev.etl.ops.ChainFactory.",
+                    "Define a ChainFactory @Bean that builds the operator chain, "
                             + "e.g. ctx -> Chains.from(ctx, deserializer).map(...).sink(router) "
                             + "(the sink's encoder is its RowBinaryEncoder bean). Topology is code; etl.* only tunes it.");
         }
@@ -179,13 +205,12 @@ public final class EtlAutoConfiguration {
         }
         try {
             return ChainFactory.routing(found);
-        }
-        catch (IllegalArgumentException ex) {
-            throw new PipelineAssemblyException("Pipeline '" + config.name() + "' has " + found.size()
-                    + " ChainFactory beans that cannot be routed by topic: " + ex.getMessage(),
+        } catch (IllegalArgumentException ex) {
+            throw new PipelineAssemblyException(
+                    "Pipeline '" + config.name() + "' has " + found.size()
+                            + " ChainFactory beans that cannot be routed by topic: " + ex.getMessage(),
                     "Give each ChainFactory its own topics with ChainFactory.forTopics(...); at most one may "
                             + "claim all remaining topics.");
         }
     }
-
 }

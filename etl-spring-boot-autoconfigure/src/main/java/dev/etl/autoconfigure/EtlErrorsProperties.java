@@ -1,11 +1,10 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.ErrorPolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import dev.etl.error.ErrorClass;
-import dev.etl.error.ErrorPolicy;
 
 /**
  * Record-level error policies ({@code etl.errors.*}): SKIP, FAIL or DEAD_LETTER. Stage overrides win
@@ -106,7 +105,5 @@ public class EtlErrorsProperties {
         public void setMinRecords(long minRecords) {
             this.minRecords = minRecords;
         }
-
     }
-
 }

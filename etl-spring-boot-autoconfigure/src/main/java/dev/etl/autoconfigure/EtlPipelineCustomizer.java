@@ -15,5 +15,4 @@ public interface EtlPipelineCustomizer {
      * @param builder the builder, already holding the source, sinks, chains and registry
      */
     void customize(Pipeline.Builder builder);
-
 }

@@ -1,20 +1,17 @@
 package dev.etl.autoconfigure;
 
-import java.time.Duration;
-import java.util.function.Supplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import org.springframework.boot.ExitCodeGenerator;
-import org.springframework.boot.SpringApplication;
-import org.springframework.context.ApplicationContext;
-import org.springframework.context.SmartLifecycle;
-
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
 import dev.etl.util.Secrets;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.ExitCodeGenerator;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.SmartLifecycle;
 
 /**
  * Runs the {@link PipelineRuntime} inside the application context's lifecycle.
@@ -94,7 +91,6 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         public int exitOnSignal(String signal) {
             return EtlPipelineLifecycle.this.exitOnSignal(signal);
         }
-
     };
 
     private final Object monitor = new Object();
@@ -113,8 +109,12 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
      * @param exitOnFailure whether a failed pipeline ends the JVM with a non-zero status
      * @param shutdownPhaseTimeout the configured {@code spring.lifecycle.timeout-per-shutdown-phase}
      */
-    public EtlPipelineLifecycle(PipelineRuntime runtime, ApplicationContext context, boolean closeOnFailure,
-            boolean exitOnFailure, Duration shutdownPhaseTimeout) {
+    public EtlPipelineLifecycle(
+            PipelineRuntime runtime,
+            ApplicationContext context,
+            boolean closeOnFailure,
+            boolean exitOnFailure,
+            Duration shutdownPhaseTimeout) {
         this(runtime, context, closeOnFailure, exitOnFailure, shutdownPhaseTimeout, false);
     }
 
@@ -128,14 +128,29 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
      * @param handleSignals whether SIGTERM and SIGINT close {@code context} and end the JVM with the
      * drain's exit code while the pipeline runs
      */
-    public EtlPipelineLifecycle(PipelineRuntime runtime, ApplicationContext context, boolean closeOnFailure,
-            boolean exitOnFailure, Duration shutdownPhaseTimeout, boolean handleSignals) {
-        this(runtime, context, closeOnFailure, exitOnFailure, shutdownPhaseTimeout,
+    public EtlPipelineLifecycle(
+            PipelineRuntime runtime,
+            ApplicationContext context,
+            boolean closeOnFailure,
+            boolean exitOnFailure,
+            Duration shutdownPhaseTimeout,
+            boolean handleSignals) {
+        this(
+                runtime,
+                context,
+                closeOnFailure,
+                exitOnFailure,
+                shutdownPhaseTimeout,
                 handleSignals ? SignalExitHandler::jvm : null);
     }
 
-    EtlPipelineLifecycle(PipelineRuntime runtime, ApplicationContext context, boolean closeOnFailure,
-            boolean exitOnFailure, Duration shutdownPhaseTimeout, Supplier<SignalExitHandler> signals) {
+    EtlPipelineLifecycle(
+            PipelineRuntime runtime,
+            ApplicationContext context,
+            boolean closeOnFailure,
+            boolean exitOnFailure,
+            Duration shutdownPhaseTimeout,
+            Supplier<SignalExitHandler> signals) {
         this.runtime = runtime;
         this.context = context;
         this.closeOnFailure = closeOnFailure;
@@ -170,11 +185,16 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
     private void checkShutdownPhaseTimeout() {
         Duration needed = this.runtime.config().drainTimeout().plus(SHUTDOWN_MARGIN);
         if (this.shutdownPhaseTimeout.compareTo(needed) < 0) {
-            logger.warn("spring.lifecycle.timeout-per-shutdown-phase ({}) is shorter than etl.checkpoint.drain-timeout "
-                    + "({}) plus {} for the final commits: Spring may stop waiting for the drain of pipeline '{}', and "
-                    + "data written but not committed then replays. Set spring.lifecycle.timeout-per-shutdown-phase "
-                    + "to at least {}.", this.shutdownPhaseTimeout, this.runtime.config().drainTimeout(),
-                    SHUTDOWN_MARGIN, name(), needed);
+            logger.warn(
+                    "spring.lifecycle.timeout-per-shutdown-phase ({}) is shorter than etl.checkpoint.drain-timeout "
+                            + "({}) plus {} for the final commits: Spring may stop waiting for the drain of pipeline '{}', and "
+                            + "data written but not committed then replays. Set spring.lifecycle.timeout-per-shutdown-phase "
+                            + "to at least {}.",
+                    this.shutdownPhaseTimeout,
+                    this.runtime.config().drainTimeout(),
+                    SHUTDOWN_MARGIN,
+                    name(),
+                    needed);
         }
     }
 
@@ -183,13 +203,13 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         RunReport ended;
         try {
             ended = this.runtime.awaitTermination();
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return;
         }
         this.report = ended;
-        if (this.stopRequested || ended.state() != PipelineState.FAILED
+        if (this.stopRequested
+                || ended.state() != PipelineState.FAILED
                 || (!this.closeOnFailure && !this.exitOnFailure)) {
             unregisterSignals();
         }
@@ -197,10 +217,13 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             return;
         }
         Throwable failure = ended.failure();
-        logger.error("Pipeline '{}' failed{}; {}", name(), (failure != null) ? ": " + Secrets.mask(failure.getMessage()) : "",
-                this.closeOnFailure || this.exitOnFailure ? "closing the application context (exit code "
-                        + ended.exitCode() + ")" : "the application context stays open (etl.pipeline.close-on-failure"
-                        + "=false)");
+        logger.error(
+                "Pipeline '{}' failed{}; {}",
+                name(),
+                (failure != null) ? ": " + Secrets.mask(failure.getMessage()) : "",
+                this.closeOnFailure || this.exitOnFailure
+                        ? "closing the application context (exit code " + ended.exitCode() + ")"
+                        : "the application context stays open (etl.pipeline.close-on-failure" + "=false)");
         if (!this.closeOnFailure && !this.exitOnFailure) {
             return;
         }
@@ -209,8 +232,8 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         int exitCode = exitCodeAfterClose(SpringApplication.exit(this.context, this), ended);
         unregisterSignals();
         if (this.exitOnFailure) {
-            logger.info("Pipeline '{}': exiting the JVM with status {} (etl.pipeline.exit-on-failure)", name(),
-                    exitCode);
+            logger.info(
+                    "Pipeline '{}': exiting the JVM with status {} (etl.pipeline.exit-on-failure)", name(), exitCode);
             System.exit(exitCode);
         }
     }
@@ -227,14 +250,15 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         }
         unregisterSignals();
         this.runtime.shutdown();
-        Thread drain = new Thread(() -> {
-            try {
-                awaitTermination();
-            }
-            finally {
-                callback.run();
-            }
-        }, "etl-drain-" + name());
+        Thread drain = new Thread(
+                () -> {
+                    try {
+                        awaitTermination();
+                    } finally {
+                        callback.run();
+                    }
+                },
+                "etl-drain-" + name());
         drain.setDaemon(true);
         drain.start();
     }
@@ -272,8 +296,12 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
      * @return the exit status, see {@link #exitCodeAfterClose(int, RunReport)}
      */
     int exitOnSignal(String signal) {
-        logger.info("Pipeline '{}': SIG{} received, closing the application context; the drain takes at most "
-                + "etl.checkpoint.drain-timeout ({})", name(), signal, this.runtime.config().drainTimeout());
+        logger.info(
+                "Pipeline '{}': SIG{} received, closing the application context; the drain takes at most "
+                        + "etl.checkpoint.drain-timeout ({})",
+                name(),
+                signal,
+                this.runtime.config().drainTimeout());
         int contextExitCode = SpringApplication.exit(this.context, this);
         RunReport ended = this.report;
         if (ended == null && this.runtime.state().isTerminal()) {
@@ -281,8 +309,12 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             ended = awaitReport();
         }
         int exitCode = exitCodeAfterClose(contextExitCode, ended);
-        logger.info("Pipeline '{}' drained after SIG{}: {} (exit code {})", name(), signal,
-                (this.report != null) ? this.report : "the drain did not end within the shutdown phase", exitCode);
+        logger.info(
+                "Pipeline '{}' drained after SIG{}: {} (exit code {})",
+                name(),
+                signal,
+                (this.report != null) ? this.report : "the drain did not end within the shutdown phase",
+                exitCode);
         return exitCode;
     }
 
@@ -309,8 +341,7 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
         try {
             RunReport ended = this.runtime.awaitTermination(Duration.ofSeconds(5));
             return (ended != null) ? ended : this.report;
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return this.report;
         }
@@ -321,12 +352,18 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
             RunReport ended = this.runtime.awaitTermination();
             this.report = ended;
             if (ended.exitCode() != RunReport.EXIT_OK) {
-                logger.warn("Pipeline '{}' stopped with state {}, {} abandoned batches, {} uncommitted batches ({} "
-                        + "failed), {} dropped chunks (exit code {})", name(), ended.state(), ended.abandonedBatches(),
-                        ended.uncommittedBatches(), ended.failedBatches(), ended.droppedChunks(), ended.exitCode());
+                logger.warn(
+                        "Pipeline '{}' stopped with state {}, {} abandoned batches, {} uncommitted batches ({} "
+                                + "failed), {} dropped chunks (exit code {})",
+                        name(),
+                        ended.state(),
+                        ended.abandonedBatches(),
+                        ended.uncommittedBatches(),
+                        ended.failedBatches(),
+                        ended.droppedChunks(),
+                        ended.exitCode());
             }
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }
@@ -369,5 +406,4 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
     private String name() {
         return this.runtime.config().name();
     }
-
 }

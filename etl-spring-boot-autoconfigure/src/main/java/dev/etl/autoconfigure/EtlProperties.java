@@ -1,15 +1,13 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.pipeline.PipelineConfig;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Validator;
-
-import dev.etl.pipeline.PipelineConfig;
 
 /**
  * Configuration of the pipeline ({@code etl.*}): threads, checkpointing, backpressure, error policies
@@ -177,7 +175,6 @@ public class EtlProperties implements Validator {
         public void setHandleSignals(boolean handleSignals) {
             this.handleSignals = handleSignals;
         }
-
     }
 
     /** Watermark commits and the drain barrier. */
@@ -226,7 +223,6 @@ public class EtlProperties implements Validator {
         public void setStalledFailAfter(Duration stalledFailAfter) {
             this.stalledFailAfter = stalledFailAfter;
         }
-
     }
 
     /** The in-flight byte budget and pause/resume hysteresis. */
@@ -283,7 +279,6 @@ public class EtlProperties implements Validator {
         public void setMinPause(Duration minPause) {
             this.minPause = minPause;
         }
-
     }
 
     /**
@@ -304,7 +299,5 @@ public class EtlProperties implements Validator {
         public void setTags(Map<String, String> tags) {
             this.tags = tags;
         }
-
     }
-
 }

@@ -1,7 +1,6 @@
 package dev.etl.autoconfigure;
 
 import java.time.Duration;
-
 import org.springframework.validation.Errors;
 
 /**
@@ -29,10 +28,14 @@ final class EtlPropertiesValidation {
     private void errors() {
         EtlErrorsProperties errors = this.properties.getErrors();
         errors.getTypes().forEach((type, policy) -> {
-            if (policy == dev.etl.error.ErrorPolicy.DEAD_LETTER && type != dev.etl.error.ErrorClass.DESERIALIZATION
-                    && type != dev.etl.error.ErrorClass.OPERATOR && type != dev.etl.error.ErrorClass.ENCODE) {
-                reject("errors.types", "etl.errors.types." + type.label().replace('_', '-') + " cannot be "
-                        + "DEAD_LETTER: only record failures (deserialization, operator, encode) can be dead-lettered");
+            if (policy == dev.etl.error.ErrorPolicy.DEAD_LETTER
+                    && type != dev.etl.error.ErrorClass.DESERIALIZATION
+                    && type != dev.etl.error.ErrorClass.OPERATOR
+                    && type != dev.etl.error.ErrorClass.ENCODE) {
+                reject(
+                        "errors.types",
+                        "etl.errors.types." + type.label().replace('_', '-') + " cannot be "
+                                + "DEAD_LETTER: only record failures (deserialization, operator, encode) can be dead-lettered");
             }
         });
     }
@@ -40,13 +43,16 @@ final class EtlPropertiesValidation {
     private void pipeline() {
         EtlProperties.Pipeline pipeline = this.properties.getPipeline();
         if (pipeline.getName() != null && pipeline.getName().isBlank()) {
-            reject("pipeline.name", "etl.pipeline.name must not be blank (leave it unset to use "
-                    + "spring.application.name or \"etl\")");
+            reject(
+                    "pipeline.name",
+                    "etl.pipeline.name must not be blank (leave it unset to use "
+                            + "spring.application.name or \"etl\")");
         }
         atLeastOne("pipeline.threads", "etl.pipeline.threads", pipeline.getThreads());
         if (pipeline.getIoThreads() < 0) {
-            reject("pipeline.ioThreads", "etl.pipeline.io-threads must be >= 0 (0 = one per shard), got "
-                    + pipeline.getIoThreads());
+            reject(
+                    "pipeline.ioThreads",
+                    "etl.pipeline.io-threads must be >= 0 (0 = one per shard), got " + pipeline.getIoThreads());
         }
         positive("pipeline.pollTimeout", "etl.pipeline.poll-timeout", pipeline.getPollTimeout());
     }
@@ -57,30 +63,34 @@ final class EtlPropertiesValidation {
         positive("checkpoint.drainTimeout", "etl.checkpoint.drain-timeout", checkpoint.getDrainTimeout());
         Duration stalled = checkpoint.getStalledFailAfter();
         if (stalled == null || stalled.isNegative()) {
-            reject("checkpoint.stalledFailAfter",
+            reject(
+                    "checkpoint.stalledFailAfter",
                     "etl.checkpoint.stalled-fail-after must be >= 0 (0 disables the check), got " + stalled);
         }
     }
 
     private void backpressure() {
         EtlProperties.Backpressure backpressure = this.properties.getBackpressure();
-        if (backpressure.getMaxInFlightBytes() == null || backpressure.getMaxInFlightBytes().toBytes() <= 0) {
-            reject("backpressure.maxInFlightBytes", "etl.backpressure.max-in-flight-bytes must be > 0, got "
-                    + backpressure.getMaxInFlightBytes());
+        if (backpressure.getMaxInFlightBytes() == null
+                || backpressure.getMaxInFlightBytes().toBytes() <= 0) {
+            reject(
+                    "backpressure.maxInFlightBytes",
+                    "etl.backpressure.max-in-flight-bytes must be > 0, got " + backpressure.getMaxInFlightBytes());
         }
         double pauseAbove = backpressure.getPauseAbove();
         if (!(pauseAbove > 0 && pauseAbove <= 1)) {
-            reject("backpressure.pauseAbove",
+            reject(
+                    "backpressure.pauseAbove",
                     "etl.backpressure.pause-above must be in (0, 1] (a fraction of max-in-flight-bytes), got "
                             + pauseAbove);
         }
         double resumeBelow = backpressure.getResumeBelow();
         if (resumeBelow < 0) {
             reject("backpressure.resumeBelow", "etl.backpressure.resume-below must be >= 0, got " + resumeBelow);
-        }
-        else if (resumeBelow >= pauseAbove) {
-            reject("backpressure.resumeBelow", "etl.backpressure.resume-below must be < pause-above ("
-                    + pauseAbove + "), got " + resumeBelow);
+        } else if (resumeBelow >= pauseAbove) {
+            reject(
+                    "backpressure.resumeBelow",
+                    "etl.backpressure.resume-below must be < pause-above (" + pauseAbove + "), got " + resumeBelow);
         }
         Duration minPause = backpressure.getMinPause();
         if (minPause == null || minPause.isNegative()) {
@@ -103,5 +113,4 @@ final class EtlPropertiesValidation {
     private void reject(String field, String message) {
         this.errors.rejectValue(field, "etl.invalid", message);
     }
-
 }

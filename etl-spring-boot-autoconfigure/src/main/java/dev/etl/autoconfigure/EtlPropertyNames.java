@@ -1,14 +1,13 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.util.Suggestion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -20,8 +19,6 @@ import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.util.ClassUtils;
-
-import dev.etl.util.Suggestion;
 
 /**
  * Refuses {@code etl.*} names that bind to nothing. The valid names are derived from the structure of
@@ -53,25 +50,43 @@ final class EtlPropertyNames {
      * with the connector class it needs (absent: its names are reported as such, not as typos).
      */
     private static final List<Connector> CONNECTORS = List.of(
-            new Connector("source.kafka", "dev.etl.autoconfigure.kafka.EtlKafkaProperties", "dev.etl.kafka.KafkaSource",
+            new Connector(
+                    "source.kafka",
+                    "dev.etl.autoconfigure.kafka.EtlKafkaProperties",
+                    "dev.etl.kafka.KafkaSource",
                     "etl-kafka"),
-            new Connector("errors.dead-letter", "dev.etl.autoconfigure.kafka.EtlDeadLetterProperties",
-                    "dev.etl.kafka.KafkaDeadLetterWriter", "etl-kafka"),
-            new Connector("avro", "dev.etl.autoconfigure.avro.EtlAvroProperties", "dev.etl.avro.AvroDeserializer",
+            new Connector(
+                    "errors.dead-letter",
+                    "dev.etl.autoconfigure.kafka.EtlDeadLetterProperties",
+                    "dev.etl.kafka.KafkaDeadLetterWriter",
+                    "etl-kafka"),
+            new Connector(
+                    "avro",
+                    "dev.etl.autoconfigure.avro.EtlAvroProperties",
+                    "dev.etl.avro.AvroDeserializer",
                     "etl-avro"),
-            new Connector("json", "dev.etl.autoconfigure.json.EtlJsonProperties", "dev.etl.json.JsonDeserializer",
+            new Connector(
+                    "json",
+                    "dev.etl.autoconfigure.json.EtlJsonProperties",
+                    "dev.etl.json.JsonDeserializer",
                     "etl-json"),
-            new Connector("sink.clickhouse", "dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties",
-                    "dev.etl.clickhouse.ClickHouseSink", "etl-clickhouse"),
-            new Connector("source.datagen", "dev.etl.autoconfigure.datagen.EtlDatagenProperties",
-                    "dev.etl.datagen.DatagenSource", "etl-datagen"));
+            new Connector(
+                    "sink.clickhouse",
+                    "dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties",
+                    "dev.etl.clickhouse.ClickHouseSink",
+                    "etl-clickhouse"),
+            new Connector(
+                    "source.datagen",
+                    "dev.etl.autoconfigure.datagen.EtlDatagenProperties",
+                    "dev.etl.datagen.DatagenSource",
+                    "etl-datagen"));
 
     private record Connector(String path, String propertiesClass, String requiredClass, String artifact) {
 
         boolean present(ClassLoader loader) {
-            return ClassUtils.isPresent(this.requiredClass, loader) && ClassUtils.isPresent(this.propertiesClass, loader);
+            return ClassUtils.isPresent(this.requiredClass, loader)
+                    && ClassUtils.isPresent(this.propertiesClass, loader);
         }
-
     }
 
     /**
@@ -82,7 +97,8 @@ final class EtlPropertyNames {
         EtlPropertyNode root = EtlPropertyNode.bean(EtlProperties.class, 0);
         for (Connector connector : CONNECTORS) {
             if (connector.present(loader)) {
-                root.graft(connector.path().split("\\."),
+                root.graft(
+                        connector.path().split("\\."),
                         EtlPropertyNode.bean(ClassUtils.resolveClassName(connector.propertiesClass(), loader), 2));
             }
         }
@@ -100,8 +116,7 @@ final class EtlPropertyNames {
         return null;
     }
 
-    private EtlPropertyNames() {
-    }
+    private EtlPropertyNames() {}
 
     /**
      * Checks every {@code etl.*} name of the environment's enumerable property sources.
@@ -123,8 +138,9 @@ final class EtlPropertyNames {
                 continue;
             }
             boolean environmentVariables = source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource;
-            boolean shared = environmentVariables || (source.getUnderlyingSource() instanceof PropertySource<?> ps
-                    && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(ps.getName()));
+            boolean shared = environmentVariables
+                    || (source.getUnderlyingSource() instanceof PropertySource<?> ps
+                            && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(ps.getName()));
             iterable.stream().filter(ROOT::isAncestorOf).forEach((name) -> {
                 if (schema.accepts(name, 1)) {
                     return;
@@ -135,28 +151,37 @@ final class EtlPropertyNames {
                 }
                 Connector missing = missingConnector(name, loader);
                 if (missing != null) {
-                    failures.put(display, display + origin(source.getConfigurationProperty(name)) + ": configures "
-                            + "etl." + missing.path() + ", but " + missing.artifact() + " is not on the class path "
-                            + "(add the dev.etl:" + missing.artifact() + " dependency, or remove the setting)");
+                    failures.put(
+                            display,
+                            display + origin(source.getConfigurationProperty(name)) + ": configures "
+                                    + "etl." + missing.path() + ", but " + missing.artifact()
+                                    + " is not on the class path "
+                                    + "(add the dev.etl:" + missing.artifact() + " dependency, or remove the setting)");
                     return;
                 }
                 String closest = closest(name, schema);
                 String where = display + origin(source.getConfigurationProperty(name));
                 if (!shared || Suggestion.distance(display, closest) <= SHARED_TYPO_DISTANCE) {
-                    failures.put(display, where + ": did you mean " + closest + "?" + (environmentVariables
-                            ? " (as an environment variable: " + envForm(closest) + ")" : ""));
-                }
-                else {
+                    failures.put(
+                            display,
+                            where + ": did you mean " + closest + "?"
+                                    + (environmentVariables
+                                            ? " (as an environment variable: " + envForm(closest) + ")"
+                                            : ""));
+                } else {
                     warnings.put(display, where);
                 }
             });
         }
-        warnings.values().forEach((line) -> logger.warn("Ignoring an environment variable or system property "
-                + "that binds to no etl.* property: " + line));
+        warnings.values()
+                .forEach((line) -> logger.warn("Ignoring an environment variable or system property "
+                        + "that binds to no etl.* property: " + line));
         if (!failures.isEmpty()) {
-            throw new InvalidEtlConfigurationException("Unknown etl.* configuration propert"
-                    + (failures.size() == 1 ? "y" : "ies") + ", which would be silently ignored:"
-                    + System.lineSeparator() + "    " + String.join(System.lineSeparator() + "    ", failures.values()),
+            throw new InvalidEtlConfigurationException(
+                    "Unknown etl.* configuration propert"
+                            + (failures.size() == 1 ? "y" : "ies") + ", which would be silently ignored:"
+                            + System.lineSeparator() + "    "
+                            + String.join(System.lineSeparator() + "    ", failures.values()),
                     "Correct or remove " + (failures.size() == 1 ? "it" : "them") + ". Every valid etl.* property "
                             + "is listed in docs/reference/configuration.md (and in the IDE through the starter's "
                             + "configuration metadata). Maps with free keys: etl.source.kafka.properties.*, "
@@ -187,8 +212,8 @@ final class EtlPropertyNames {
         for (String valid : validNames(schema)) {
             String candidate = withKeys(valid, elements);
             int length = candidate.split("\\.").length;
-            String compared = (length < elements.length)
-                    ? String.join(".", java.util.Arrays.copyOf(elements, length)) : unknown;
+            String compared =
+                    (length < elements.length) ? String.join(".", java.util.Arrays.copyOf(elements, length)) : unknown;
             // each element a shorter candidate leaves unexplained counts as an edit, and of two equally
             // close candidates the longer wins (tables.orders.tabel: tables.orders.table, not table)
             int distance = Suggestion.distance(compared, candidate) + Math.max(0, elements.length - length);
@@ -223,5 +248,4 @@ final class EtlPropertyNames {
     private static String envForm(String name) {
         return name.replace("[]", "_0").replace("-", "").replace('.', '_').toUpperCase(Locale.ROOT);
     }
-
 }

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
 import org.springframework.beans.BeanUtils;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.core.ResolvableType;
@@ -21,7 +20,11 @@ import org.springframework.core.ResolvableType;
 final class EtlPropertyNode {
 
     enum Kind {
-        BEAN, LEAF, LIST, FREE_MAP, ENUM_MAP
+        BEAN,
+        LEAF,
+        LIST,
+        FREE_MAP,
+        ENUM_MAP
     }
 
     private final Kind kind;
@@ -35,8 +38,8 @@ final class EtlPropertyNode {
     /** LIST: the element; FREE_MAP: the value when it is a bean, else null. */
     private final EtlPropertyNode element;
 
-    private EtlPropertyNode(Kind kind, Map<String, EtlPropertyNode> children, Map<String, String> display,
-            EtlPropertyNode element) {
+    private EtlPropertyNode(
+            Kind kind, Map<String, EtlPropertyNode> children, Map<String, String> display, EtlPropertyNode element) {
         this.kind = kind;
         this.children = children;
         this.display = display;
@@ -81,7 +84,9 @@ final class EtlPropertyNode {
             return new EtlPropertyNode(Kind.FREE_MAP, Map.of(), Map.of(), (value.kind == Kind.BEAN) ? value : null);
         }
         if (raw.isArray() || Collection.class.isAssignableFrom(raw)) {
-            ResolvableType element = raw.isArray() ? type.getComponentType() : type.as(Collection.class).getGeneric(0);
+            ResolvableType element = raw.isArray()
+                    ? type.getComponentType()
+                    : type.as(Collection.class).getGeneric(0);
             return new EtlPropertyNode(Kind.LIST, Map.of(), Map.of(), of(element, depth));
         }
         if (isBean(raw)) {
@@ -91,7 +96,10 @@ final class EtlPropertyNode {
     }
 
     private static boolean isBean(Class<?> type) {
-        return !type.isEnum() && !type.isPrimitive() && !type.isInterface() && !type.isArray()
+        return !type.isEnum()
+                && !type.isPrimitive()
+                && !type.isInterface()
+                && !type.isArray()
                 && type.getName().startsWith("dev.etl.");
     }
 
@@ -130,8 +138,8 @@ final class EtlPropertyNode {
             case ENUM_MAP:
             case BEAN:
             default:
-                EtlPropertyNode child = this.children
-                    .get(uniform(name.getElement(index, ConfigurationPropertyName.Form.ORIGINAL)));
+                EtlPropertyNode child =
+                        this.children.get(uniform(name.getElement(index, ConfigurationPropertyName.Form.ORIGINAL)));
                 return child != null && child.accepts(name, index + 1);
         }
     }
@@ -144,8 +152,7 @@ final class EtlPropertyNode {
                     String name = prefix + "." + this.display.get(uniform);
                     if (child.kind == Kind.LEAF) {
                         names.add(name);
-                    }
-                    else {
+                    } else {
                         child.collect(name, names);
                     }
                 });
@@ -153,8 +160,7 @@ final class EtlPropertyNode {
             case LIST:
                 if (this.element.kind == Kind.BEAN) {
                     this.element.collect(prefix + "[]", names);
-                }
-                else {
+                } else {
                     names.add(prefix);
                 }
                 break;
@@ -162,8 +168,7 @@ final class EtlPropertyNode {
                 if (this.element != null) {
                     // a map of beans (etl.sink.clickhouse.tables): its properties under a key placeholder
                     this.element.collect(prefix + ".*", names);
-                }
-                else {
+                } else {
                     names.add(prefix);
                 }
                 break;
@@ -191,12 +196,10 @@ final class EtlPropertyNode {
             char c = javaName.charAt(i);
             if (Character.isUpperCase(c)) {
                 out.append('-').append(Character.toLowerCase(c));
-            }
-            else {
+            } else {
                 out.append(c);
             }
         }
         return out.toString();
     }
-
 }

@@ -21,5 +21,4 @@ public class InvalidEtlConfigurationException extends RuntimeException {
     public String getAction() {
         return this.action;
     }
-
 }

@@ -19,5 +19,4 @@ public class PipelineAssemblyException extends RuntimeException {
     public String getAction() {
         return this.action;
     }
-
 }

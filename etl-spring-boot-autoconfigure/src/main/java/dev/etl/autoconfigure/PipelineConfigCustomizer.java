@@ -15,5 +15,4 @@ public interface PipelineConfigCustomizer {
      * @param builder the builder, holding the values mapped from {@code etl.*}
      */
     void customize(PipelineConfig.Builder builder);
-
 }

@@ -1,24 +1,21 @@
 package dev.etl.autoconfigure;
 
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
-import java.util.Map;
-
-import org.springframework.core.env.Environment;
-import org.springframework.util.StringUtils;
-
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.SkipBudget;
 import dev.etl.pipeline.PipelineConfig;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.core.env.Environment;
+import org.springframework.util.StringUtils;
 
 /** Maps {@code etl.*} onto the engine's {@link PipelineConfig}. */
 final class PipelineConfigMapping {
 
     static final String DEFAULT_NAME = "etl";
 
-    private PipelineConfigMapping() {
-    }
+    private PipelineConfigMapping() {}
 
     static PipelineConfig.Builder builder(EtlProperties properties, Environment environment) {
         EtlProperties.Pipeline pipeline = properties.getPipeline();
@@ -27,19 +24,19 @@ final class PipelineConfigMapping {
         Map<ErrorClass, ErrorPolicy> types = new EnumMap<>(ErrorClass.class);
         types.putAll(properties.getErrors().getTypes());
         return PipelineConfig.builder(name(properties, environment))
-            .lanes(pipeline.getThreads())
-            .ioThreads(pipeline.getIoThreads())
-            .pollTimeout(pipeline.getPollTimeout())
-            .checkpointInterval(checkpoint.getInterval())
-            .drainTimeout(checkpoint.getDrainTimeout())
-            .stalledFailAfter(checkpoint.getStalledFailAfter())
-            .maxInFlightBytes(backpressure.getMaxInFlightBytes().toBytes())
-            .pauseAbove(backpressure.getPauseAbove())
-            .resumeBelow(backpressure.getResumeBelow())
-            .minPause(backpressure.getMinPause())
-            .stagePolicies(new LinkedHashMap<>(properties.getErrors().getStages()))
-            .classPolicies(types)
-            .skipBudget(skipBudget(properties.getErrors().getSkipBudget()));
+                .lanes(pipeline.getThreads())
+                .ioThreads(pipeline.getIoThreads())
+                .pollTimeout(pipeline.getPollTimeout())
+                .checkpointInterval(checkpoint.getInterval())
+                .drainTimeout(checkpoint.getDrainTimeout())
+                .stalledFailAfter(checkpoint.getStalledFailAfter())
+                .maxInFlightBytes(backpressure.getMaxInFlightBytes().toBytes())
+                .pauseAbove(backpressure.getPauseAbove())
+                .resumeBelow(backpressure.getResumeBelow())
+                .minPause(backpressure.getMinPause())
+                .stagePolicies(new LinkedHashMap<>(properties.getErrors().getStages()))
+                .classPolicies(types)
+                .skipBudget(skipBudget(properties.getErrors().getSkipBudget()));
     }
 
     static SkipBudget skipBudget(EtlErrorsProperties.SkipBudget budget) {
@@ -58,5 +55,4 @@ final class PipelineConfigMapping {
         String application = environment.getProperty("spring.application.name");
         return StringUtils.hasText(application) ? application : DEFAULT_NAME;
     }
-
 }

@@ -1,9 +1,8 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.util.Secrets;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
-
-import dev.etl.util.Secrets;
 
 /** Reports a {@link PipelineAssemblyException} as a description and an action. */
 class PipelineFailureAnalyzer extends AbstractFailureAnalyzer<PipelineAssemblyException> {
@@ -13,5 +12,4 @@ class PipelineFailureAnalyzer extends AbstractFailureAnalyzer<PipelineAssemblyEx
         // the report is logged: no URL user info, no password=... (the action is our own text)
         return new FailureAnalysis(Secrets.mask(cause.getMessage()), cause.getAction(), cause);
     }
-
 }

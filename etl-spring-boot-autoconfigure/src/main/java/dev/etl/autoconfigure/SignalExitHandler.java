@@ -5,10 +5,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntConsumer;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
@@ -47,7 +45,6 @@ final class SignalExitHandler {
          * @return the process exit status this target asks for
          */
         int exitOnSignal(String signal);
-
     }
 
     static final List<String> SIGNALS = List.of("TERM", "INT");
@@ -87,8 +84,7 @@ final class SignalExitHandler {
         try {
             SignalHandler[] previous = new SignalHandler[1];
             previous[0] = Signal.handle(signal, (received) -> handle(name, () -> delegate(previous[0], received)));
-        }
-        catch (IllegalArgumentException ex) {
+        } catch (IllegalArgumentException ex) {
             // e.g. -Xrs, or a platform without the signal: the JVM's behaviour stays as it is
             logger.info("Cannot handle SIG{} ({}); the JVM's default handling applies", name, ex.getMessage());
         }
@@ -130,15 +126,17 @@ final class SignalExitHandler {
         List<Target> exiting;
         synchronized (this) {
             if (this.exitingOn != null) {
-                logger.warn("Received SIG{} while exiting on SIG{}: the drain of {} continues (it is bounded by "
-                        + "etl.checkpoint.drain-timeout); send SIGKILL to end the process at once", signal,
-                        this.exitingOn, names(this.targets));
+                logger.warn(
+                        "Received SIG{} while exiting on SIG{}: the drain of {} continues (it is bounded by "
+                                + "etl.checkpoint.drain-timeout); send SIGKILL to end the process at once",
+                        signal,
+                        this.exitingOn,
+                        names(this.targets));
                 return;
             }
             if (this.targets.isEmpty()) {
                 exiting = null;
-            }
-            else {
+            } else {
                 this.exitingOn = signal;
                 exiting = new ArrayList<>(this.targets);
             }
@@ -159,8 +157,7 @@ final class SignalExitHandler {
             int answer;
             try {
                 answer = target.exitOnSignal(signal);
-            }
-            catch (Throwable ex) {
+            } catch (Throwable ex) {
                 logger.error("Stopping {} on SIG{} failed", target.name(), signal, ex);
                 answer = 1;
             }
@@ -182,5 +179,4 @@ final class SignalExitHandler {
         targets.forEach((target) -> names.add(target.name()));
         return names;
     }
-
 }

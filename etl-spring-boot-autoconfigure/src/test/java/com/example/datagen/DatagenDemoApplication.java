@@ -1,11 +1,5 @@
 package com.example.datagen;
 
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.context.annotation.Bean;
-
 import dev.etl.datagen.RecordGenerator;
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
@@ -13,6 +7,10 @@ import dev.etl.ops.Chains;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.capture.TestEncoders;
+import java.util.concurrent.atomic.AtomicLong;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
 
 /**
  * An application with a chain, a generator and a sink that counts rows, no Kafka and no ClickHouse:
@@ -36,12 +34,12 @@ public class DatagenDemoApplication {
 
     @Bean
     ChainFactory chain() {
-        return (ctx) -> Chains.from(ctx, Deserializer.payload()).sink(TestEncoders.payload(), KeyHashRouter.byRecordKey());
+        return (ctx) ->
+                Chains.from(ctx, Deserializer.payload()).sink(TestEncoders.payload(), KeyHashRouter.byRecordKey());
     }
 
     @Bean
     SinkDefinition counting() {
         return SinkDefinition.of("counting", 2, (shard) -> (batch) -> ROWS.addAndGet(batch.rowCount()));
     }
-
 }

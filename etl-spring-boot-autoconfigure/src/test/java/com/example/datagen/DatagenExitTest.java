@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,9 +24,14 @@ class DatagenExitTest {
     @Test
     void aBoundedRunEndsTheProcessWithExitCodeZeroOnceEverythingIsCommitted() throws Exception {
         Path log = this.dir.resolve("child.log");
-        Process child = start(log, "--etl.source.datagen.records=20000", "--etl.source.datagen.partitions=4",
-                "--etl.pipeline.threads=2", "--etl.checkpoint.interval=50ms",
-                "--etl.source.kafka.topics=orders", "--spring.kafka.bootstrap-servers=127.0.0.1:1");
+        Process child = start(
+                log,
+                "--etl.source.datagen.records=20000",
+                "--etl.source.datagen.partitions=4",
+                "--etl.pipeline.threads=2",
+                "--etl.checkpoint.interval=50ms",
+                "--etl.source.kafka.topics=orders",
+                "--spring.kafka.bootstrap-servers=127.0.0.1:1");
         boolean ended = child.waitFor(120, TimeUnit.SECONDS);
         if (!ended) {
             child.destroyForcibly();
@@ -35,18 +39,26 @@ class DatagenExitTest {
         String output = Files.readString(log);
         assertThat(ended).as("the process ended by itself:%n%s", output).isTrue();
         assertThat(child.exitValue()).as(output).isZero();
-        assertThat(output).contains("all 20000 records of 4 partitions written and committed")
-            .contains("exiting the JVM with status 0")
-            .contains("rows written: 20000")
-            .contains("the Kafka source (etl.source.kafka.topics=[orders]) is not used");
+        assertThat(output)
+                .contains("all 20000 records of 4 partitions written and committed")
+                .contains("exiting the JVM with status 0")
+                .contains("rows written: 20000")
+                .contains("the Kafka source (etl.source.kafka.topics=[orders]) is not used");
     }
 
     private static Process start(Path log, String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-cp", System.getProperty("java.class.path"), DatagenDemoApplication.class.getName(),
-                "--spring.main.web-application-type=none", "--etl.pipeline.name=datagen-demo"));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                DatagenDemoApplication.class.getName(),
+                "--spring.main.web-application-type=none",
+                "--etl.pipeline.name=datagen-demo"));
         command.addAll(List.of(args));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
-
 }

@@ -11,5 +11,4 @@ public class UnrelatedConfiguration {
     String needsADatabase() {
         throw new IllegalStateException("the slice must not load UnrelatedConfiguration");
     }
-
 }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.memory.MemorySource;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -15,9 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Collections;
-
 import org.junit.jupiter.api.Test;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroup;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpointGroups;
@@ -25,18 +25,23 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import dev.etl.test.capture.CaptureSink;
-import dev.etl.test.memory.MemorySource;
-
 /** Probes and the scrape endpoint over HTTP, on a real server with the full auto-configuration. */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = { "management.endpoints.web.exposure.include=health,prometheus",
-                "management.endpoint.health.show-details=always", "etl.pipeline.name=probes",
-                "etl.checkpoint.interval=50ms", "etl.pipeline.poll-timeout=20ms", "etl.checkpoint.drain-timeout=5s",
-                "etl.pipeline.exit-on-failure=false", "etl.metrics.tags.env=test" })
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "management.endpoints.web.exposure.include=health,prometheus",
+            "management.endpoint.health.show-details=always",
+            "etl.pipeline.name=probes",
+            "etl.checkpoint.interval=50ms",
+            "etl.pipeline.poll-timeout=20ms",
+            "etl.checkpoint.drain-timeout=5s",
+            "etl.pipeline.exit-on-failure=false",
+            "etl.metrics.tags.env=test"
+        })
 class ProbesAndPrometheusTest {
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @LocalServerPort
     private int port;
@@ -63,8 +68,8 @@ class ProbesAndPrometheusTest {
 
         awaitStatus("/actuator/health/readiness", 200);
         assertThat(get("/actuator/health/liveness").statusCode()).isEqualTo(200);
-        assertThat(get("/actuator/health").body()).contains("\"etl\"", "\"liveness\"", "\"readiness\"",
-                "\"RUNNING\"", "\"watermarkAgeSeconds\"");
+        assertThat(get("/actuator/health").body())
+                .contains("\"etl\"", "\"liveness\"", "\"readiness\"", "\"RUNNING\"", "\"watermarkAgeSeconds\"");
     }
 
     @Test
@@ -79,12 +84,19 @@ class ProbesAndPrometheusTest {
     void prometheusExportsEngineMetersUnderTheDocumentedNames() throws Exception {
         this.source.handle().assign(0, 0);
         long offset = this.source.handle().push(0, "k".getBytes(), "v".getBytes());
-        assertThat(this.source.handle().awaitCommitted(0, offset + 1, Duration.ofSeconds(20))).isTrue();
+        assertThat(this.source.handle().awaitCommitted(0, offset + 1, Duration.ofSeconds(20)))
+                .isTrue();
         HttpResponse<String> scrape = get("/actuator/prometheus");
         assertThat(scrape.statusCode()).isEqualTo(200);
-        assertThat(scrape.body()).contains("etl_pipeline_state{env=\"test\",pipeline=\"probes\"} 1",
-                "etl_checkpoint_watermark_age_seconds{", "etl_sink_rows_total{", "etl_pipeline_lanes_alive{",
-                "etl_sink_abandoned_batches_total{", "etl_checkpoint_commits_total{", "etl_sink_write_duration_seconds");
+        assertThat(scrape.body())
+                .contains(
+                        "etl_pipeline_state{env=\"test\",pipeline=\"probes\"} 1",
+                        "etl_checkpoint_watermark_age_seconds{",
+                        "etl_sink_rows_total{",
+                        "etl_pipeline_lanes_alive{",
+                        "etl_sink_abandoned_batches_total{",
+                        "etl_checkpoint_commits_total{",
+                        "etl_sink_write_duration_seconds");
         assertThat(this.sink.script().rows()).isEqualTo(1);
     }
 
@@ -95,8 +107,8 @@ class ProbesAndPrometheusTest {
         assumeTrue(external != null, "this host has no non-loopback address to try");
         try (Socket socket = new Socket()) {
             assertThatThrownBy(() -> socket.connect(new InetSocketAddress(external, this.port), 2000))
-                .as("port %d reachable on %s", this.port, external)
-                .isInstanceOf(IOException.class);
+                    .as("port %d reachable on %s", this.port, external)
+                    .isInstanceOf(IOException.class);
         }
     }
 
@@ -125,9 +137,8 @@ class ProbesAndPrometheusTest {
 
     private HttpResponse<String> get(String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-            .timeout(Duration.ofSeconds(10))
-            .build();
+                .timeout(Duration.ofSeconds(10))
+                .build();
         return this.http.send(request, HttpResponse.BodyHandlers.ofString());
     }
-
 }

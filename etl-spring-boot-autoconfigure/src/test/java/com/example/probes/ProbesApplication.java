@@ -1,19 +1,17 @@
 package com.example.probes;
 
-import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.context.annotation.Bean;
-
 import dev.etl.autoconfigure.DeadLetterSinkDefinition;
 import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
 
 /**
  * A full Boot application (web, actuator, Prometheus) with the memory source, a capture sink and a
@@ -46,7 +44,6 @@ public class ProbesApplication {
     @Bean
     ChainFactory passThrough() {
         return (ctx) -> Chains.from(ctx, Deserializer.bytes(), ErrorPolicy.DEAD_LETTER)
-            .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey());
+                .sink(TestEncoders.bytes(), KeyHashRouter.byRecordKey());
     }
-
 }

@@ -2,28 +2,30 @@ package com.example.probes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.pipeline.PipelineState;
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.memory.MemorySource;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-
 import org.junit.jupiter.api.Test;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-import dev.etl.pipeline.PipelineRuntime;
-import dev.etl.pipeline.PipelineState;
-import dev.etl.test.capture.CaptureSink;
-import dev.etl.test.memory.MemorySource;
-
 /** A failed pipeline answers 503 on both probes (the context is kept open here to observe it). */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = { "etl.checkpoint.interval=50ms", "etl.pipeline.poll-timeout=20ms",
-                "etl.pipeline.exit-on-failure=false", "etl.pipeline.close-on-failure=false" })
+@SpringBootTest(
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "etl.checkpoint.interval=50ms",
+            "etl.pipeline.poll-timeout=20ms",
+            "etl.pipeline.exit-on-failure=false",
+            "etl.pipeline.close-on-failure=false"
+        })
 class ProbesWhenFailedTest {
 
     private final HttpClient http = HttpClient.newHttpClient();
@@ -59,9 +61,8 @@ class ProbesWhenFailedTest {
 
     private int status(String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-            .timeout(Duration.ofSeconds(10))
-            .build();
+                .timeout(Duration.ofSeconds(10))
+                .build();
         return this.http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
     }
-
 }

@@ -1,13 +1,12 @@
 package com.example.tables;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One record of the shop's topic: an order with its lines, or a refund of an order. On the wire (for
@@ -25,7 +24,8 @@ public record ShopEvent(Kind kind, long id, long orderId, long customerId, long 
 
     /** What a record is. */
     public enum Kind {
-        ORDER, REFUND
+        ORDER,
+        REFUND
     }
 
     /**
@@ -33,8 +33,7 @@ public record ShopEvent(Kind kind, long id, long orderId, long customerId, long 
      * @param sku the article
      * @param quantity how many
      */
-    public record Line(String sku, int quantity) {
-    }
+    public record Line(String sku, int quantity) {}
 
     /** The test's wire format. */
     static final class Parser implements Deserializer<ShopEvent> {
@@ -43,8 +42,8 @@ public record ShopEvent(Kind kind, long id, long orderId, long customerId, long 
         public void deserialize(Payload key, Payload value, RecordMeta meta, Collector<? super ShopEvent> out) {
             String[] f = new String(value.array(), value.offset(), value.length(), StandardCharsets.UTF_8).split(",");
             if (f[0].equals("refund")) {
-                out.collect(new ShopEvent(Kind.REFUND, Long.parseLong(f[1]), Long.parseLong(f[2]), 0,
-                        Long.parseLong(f[3]), List.of()));
+                out.collect(new ShopEvent(
+                        Kind.REFUND, Long.parseLong(f[1]), Long.parseLong(f[2]), 0, Long.parseLong(f[3]), List.of()));
                 return;
             }
             List<Line> lines = new ArrayList<>();
@@ -55,7 +54,5 @@ public record ShopEvent(Kind kind, long id, long orderId, long customerId, long 
             long id = Long.parseLong(f[1]);
             out.collect(new ShopEvent(Kind.ORDER, id, id, Long.parseLong(f[2]), Long.parseLong(f[3]), lines));
         }
-
     }
-
 }

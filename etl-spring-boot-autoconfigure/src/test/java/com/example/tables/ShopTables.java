@@ -3,16 +3,15 @@ package com.example.tables;
 import static com.example.tables.ShopEvent.Kind.ORDER;
 import static com.example.tables.ShopEvent.Kind.REFUND;
 
-import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
 import dev.etl.ops.FlatMapper;
 import dev.etl.record.Collector;
 import dev.etl.sink.KeyHashRouter;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * One topic, three tables: an order becomes a row of {@code orders} (its header) and a row of
@@ -23,61 +22,60 @@ import dev.etl.sink.KeyHashRouter;
 @Configuration(proxyBeanMethods = false)
 public class ShopTables {
 
-    record OrderRow(long orderId, long customerId, long amountCents) {
-    }
+    record OrderRow(long orderId, long customerId, long amountCents) {}
 
-    record LineRow(long orderId, int lineNo, String sku, int quantity) {
-    }
+    record LineRow(long orderId, int lineNo, String sku, int quantity) {}
 
-    record RefundRow(long refundId, long orderId, long amountCents) {
-    }
+    record RefundRow(long refundId, long orderId, long amountCents) {}
 
     static final FlatMapper<ShopEvent, LineRow> LINES = ShopTables::lines;
 
     @Bean
-    @Qualifier("orders")                                   // the encoder of etl.sink.clickhouse.tables.orders
+    @Qualifier("orders") // the encoder of etl.sink.clickhouse.tables.orders
     RowBinaryEncoder<OrderRow> orderRows() {
         return RowBinaryEncoder.<OrderRow>builder()
-            .uint64("order_id", OrderRow::orderId)
-            .uint64("customer_id", OrderRow::customerId)
-            .decimal64("amount", 2, OrderRow::amountCents)
-            .build();
+                .uint64("order_id", OrderRow::orderId)
+                .uint64("customer_id", OrderRow::customerId)
+                .decimal64("amount", 2, OrderRow::amountCents)
+                .build();
     }
 
     @Bean
     @Qualifier("lines")
     RowBinaryEncoder<LineRow> lineRows() {
         return RowBinaryEncoder.<LineRow>builder()
-            .uint64("order_id", LineRow::orderId)
-            .uint16("line_no", LineRow::lineNo)
-            .string("sku", LineRow::sku)
-            .uint32("quantity", LineRow::quantity)
-            .build();
+                .uint64("order_id", LineRow::orderId)
+                .uint16("line_no", LineRow::lineNo)
+                .string("sku", LineRow::sku)
+                .uint32("quantity", LineRow::quantity)
+                .build();
     }
 
     @Bean
     @Qualifier("refunds")
     RowBinaryEncoder<RefundRow> refundRows() {
         return RowBinaryEncoder.<RefundRow>builder()
-            .uint64("refund_id", RefundRow::refundId)
-            .uint64("order_id", RefundRow::orderId)
-            .decimal64("amount", 2, RefundRow::amountCents)
-            .build();
+                .uint64("refund_id", RefundRow::refundId)
+                .uint64("order_id", RefundRow::orderId)
+                .decimal64("amount", 2, RefundRow::amountCents)
+                .build();
     }
 
     @Bean
     ChainFactory shop() {
         return (ctx) -> Chains.from(ctx, new ShopEvent.Parser())
-            .fanOut("by-kind",                                 // every record goes to both branches
-                    (orders) -> orders.filter("orders-only", (e) -> e.kind() == ORDER)
-                        .fanOut("order-rows",                  // one order: a header row and its line rows
-                                (header) -> header.map("to-order", ShopTables::order)
-                                    .sink("orders", KeyHashRouter.byKey(OrderRow::orderId)),
-                                (lines) -> lines.flatMap("to-lines", LINES)
-                                    .sink("lines", KeyHashRouter.byKey(LineRow::orderId))),
-                    (refunds) -> refunds.filter("refunds-only", (e) -> e.kind() == REFUND)
-                        .map("to-refund", ShopTables::refund)
-                        .sink("refunds", KeyHashRouter.byKey(RefundRow::orderId)));
+                .fanOut(
+                        "by-kind", // every record goes to both branches
+                        (orders) -> orders.filter("orders-only", (e) -> e.kind() == ORDER)
+                                .fanOut(
+                                        "order-rows", // one order: a header row and its line rows
+                                        (header) -> header.map("to-order", ShopTables::order)
+                                                .sink("orders", KeyHashRouter.byKey(OrderRow::orderId)),
+                                        (lines) -> lines.flatMap("to-lines", LINES)
+                                                .sink("lines", KeyHashRouter.byKey(LineRow::orderId))),
+                        (refunds) -> refunds.filter("refunds-only", (e) -> e.kind() == REFUND)
+                                .map("to-refund", ShopTables::refund)
+                                .sink("refunds", KeyHashRouter.byKey(RefundRow::orderId)));
     }
 
     static OrderRow order(ShopEvent order) {
@@ -94,6 +92,5 @@ public class ShopTables {
     static RefundRow refund(ShopEvent refund) {
         return new RefundRow(refund.id(), refund.orderId(), refund.amountCents());
     }
-
 }
 // end::tables[]

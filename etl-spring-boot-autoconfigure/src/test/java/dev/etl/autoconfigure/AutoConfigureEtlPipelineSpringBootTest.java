@@ -2,17 +2,6 @@ package dev.etl.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-
-import org.junit.jupiter.api.Test;
-
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
@@ -21,6 +10,14 @@ import dev.etl.pipeline.PipelineState;
 import dev.etl.test.autoconfigure.AutoConfigureEtlPipeline;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySourceHandle;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code @AutoConfigureEtlPipeline} on a {@code @SpringBootTest}: the slice's safety switches are
@@ -30,9 +27,15 @@ import dev.etl.test.memory.MemorySourceHandle;
  * this combination kept {@code exit-on-failure=true}: a failing pipeline called {@code System.exit}, and
  * the test JVM died with it.
  */
-@SpringBootTest(classes = AutoConfigureEtlPipelineSpringBootTest.Application.class,
-        properties = { "etl.pipeline.exit-on-failure=true", "etl.pipeline.close-on-failure=true",
-                "etl.pipeline.handle-signals=true", "etl.checkpoint.interval=50ms", "etl.pipeline.poll-timeout=20ms" })
+@SpringBootTest(
+        classes = AutoConfigureEtlPipelineSpringBootTest.Application.class,
+        properties = {
+            "etl.pipeline.exit-on-failure=true",
+            "etl.pipeline.close-on-failure=true",
+            "etl.pipeline.handle-signals=true",
+            "etl.checkpoint.interval=50ms",
+            "etl.pipeline.poll-timeout=20ms"
+        })
 @AutoConfigureEtlPipeline
 class AutoConfigureEtlPipelineSpringBootTest {
 
@@ -50,9 +53,12 @@ class AutoConfigureEtlPipelineSpringBootTest {
 
     @Test
     void theAnnotationsSwitchesWinOverTheApplicationsConfiguration() {
-        assertThat(this.environment.getProperty("etl.pipeline.exit-on-failure", Boolean.class)).isFalse();
-        assertThat(this.environment.getProperty("etl.pipeline.close-on-failure", Boolean.class)).isFalse();
-        assertThat(this.environment.getProperty("etl.pipeline.handle-signals", Boolean.class)).isFalse();
+        assertThat(this.environment.getProperty("etl.pipeline.exit-on-failure", Boolean.class))
+                .isFalse();
+        assertThat(this.environment.getProperty("etl.pipeline.close-on-failure", Boolean.class))
+                .isFalse();
+        assertThat(this.environment.getProperty("etl.pipeline.handle-signals", Boolean.class))
+                .isFalse();
     }
 
     @Test
@@ -65,7 +71,9 @@ class AutoConfigureEtlPipelineSpringBootTest {
         }
         assertThat(this.runtime.state()).isEqualTo(PipelineState.FAILED);
         Thread.sleep(500); // an exit or a close would have happened by now
-        assertThat(this.context.isActive()).as("the context stays open for the test to inspect").isTrue();
+        assertThat(this.context.isActive())
+                .as("the context stays open for the test to inspect")
+                .isTrue();
     }
 
     @SpringBootConfiguration
@@ -83,7 +91,5 @@ class AutoConfigureEtlPipelineSpringBootTest {
             };
             return (ctx) -> Chains.from(ctx, strict).sink(TestEncoders.string(), (value, meta, shards) -> 0);
         }
-
     }
-
 }

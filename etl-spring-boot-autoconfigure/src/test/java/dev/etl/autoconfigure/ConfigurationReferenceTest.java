@@ -11,9 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
 import org.junit.jupiter.api.Test;
-
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -36,7 +34,11 @@ class ConfigurationReferenceTest {
         for (JsonNode property : metadata().get("properties")) {
             String name = property.get("name").asString();
             String description = property.path("description").asString("");
-            assertThat(description).as(name).isNotBlank().doesNotStartWith("The ").doesNotStartWith("A ");
+            assertThat(description)
+                    .as(name)
+                    .isNotBlank()
+                    .doesNotStartWith("The ")
+                    .doesNotStartWith("A ");
             if ("java.lang.Boolean".equals(property.path("type").asString(""))) {
                 assertThat(description).as(name).startsWith("Whether");
             }
@@ -53,12 +55,15 @@ class ConfigurationReferenceTest {
         assertThat(end).as("marker in " + GUIDE).isGreaterThan(begin);
         String current = guide.substring(begin + BEGIN.length(), end);
         if (Boolean.getBoolean("etl.docs.write")) {
-            Files.writeString(GUIDE, guide.substring(0, begin + BEGIN.length()) + rendered + guide.substring(end),
+            Files.writeString(
+                    GUIDE,
+                    guide.substring(0, begin + BEGIN.length()) + rendered + guide.substring(end),
                     StandardCharsets.UTF_8);
             return;
         }
-        assertThat(current).as("configuration reference in " + GUIDE
-                + " is stale; rerun this test with -Detl.docs.write=true").isEqualTo(rendered);
+        assertThat(current)
+                .as("configuration reference in " + GUIDE + " is stale; rerun this test with -Detl.docs.write=true")
+                .isEqualTo(rendered);
     }
 
     static String render(JsonNode metadata) {
@@ -76,13 +81,18 @@ class ConfigurationReferenceTest {
             out.append("| property | default | description |\n|---|---|---|\n");
             for (JsonNode property : properties) {
                 JsonNode defaultValue = property.get("defaultValue");
-                String shown = (defaultValue == null || defaultValue.isNull()) ? engineDefault(property)
-                        : text(defaultValue);
-                out.append("| `").append(property.get("name").asString()).append("` | ")
-                    .append((shown == null) ? "" : "`" + shown + "`")
-                    .append(" | ")
-                    .append(property.path("description").asString("").replace("|", "\\|").replace("\n", " "))
-                    .append(" |\n");
+                String shown =
+                        (defaultValue == null || defaultValue.isNull()) ? engineDefault(property) : text(defaultValue);
+                out.append("| `")
+                        .append(property.get("name").asString())
+                        .append("` | ")
+                        .append((shown == null) ? "" : "`" + shown + "`")
+                        .append(" | ")
+                        .append(property.path("description")
+                                .asString("")
+                                .replace("|", "\\|")
+                                .replace("\n", " "))
+                        .append(" |\n");
             }
         });
         return out.append("\n").toString();
@@ -109,16 +119,15 @@ class ConfigurationReferenceTest {
             return null;
         }
         try {
-            Class<?> type = Class.forName(sourceType.replace('$', '.').equals(sourceType) ? binaryName(sourceType)
-                    : sourceType);
+            Class<?> type = Class.forName(
+                    sourceType.replace('$', '.').equals(sourceType) ? binaryName(sourceType) : sourceType);
             Object instance = type.getDeclaredConstructor().newInstance();
             String element = name.substring(name.lastIndexOf('.') + 1);
             Object value = org.springframework.beans.BeanUtils.getPropertyDescriptor(type, camel(element))
-                .getReadMethod()
-                .invoke(instance);
+                    .getReadMethod()
+                    .invoke(instance);
             return format(value);
-        }
-        catch (ReflectiveOperationException | RuntimeException ex) {
+        } catch (ReflectiveOperationException | RuntimeException ex) {
             return null;
         }
     }
@@ -141,8 +150,7 @@ class ConfigurationReferenceTest {
         for (char c : kebab.toCharArray()) {
             if (c == '-') {
                 upper = true;
-            }
-            else {
+            } else {
                 out.append(upper ? Character.toUpperCase(c) : c);
                 upper = false;
             }
@@ -151,7 +159,8 @@ class ConfigurationReferenceTest {
     }
 
     private static String format(Object value) {
-        if (value == null || (value instanceof java.util.Collection<?> c && c.isEmpty())
+        if (value == null
+                || (value instanceof java.util.Collection<?> c && c.isEmpty())
                 || (value instanceof Map<?, ?> m && m.isEmpty())) {
             return null;
         }
@@ -186,11 +195,10 @@ class ConfigurationReferenceTest {
     }
 
     private static JsonNode metadata() throws IOException {
-        try (InputStream in = ConfigurationReferenceTest.class
-            .getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+        try (InputStream in =
+                ConfigurationReferenceTest.class.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
             assertThat(in).as("generated metadata").isNotNull();
             return JsonMapper.builder().build().readTree(in);
         }
     }
-
 }

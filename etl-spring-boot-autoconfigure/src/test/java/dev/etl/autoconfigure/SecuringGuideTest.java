@@ -2,6 +2,13 @@ package dev.etl.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
+import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
+import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.kafka.KafkaSourceConfig;
+import dev.etl.pipeline.PipelineRuntime;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -19,14 +26,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.apache.kafka.common.config.SslConfigs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.env.YamlPropertySourceLoader;
@@ -40,14 +42,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.io.ClassPathResource;
-
-import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
-import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
-import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
-import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.kafka.KafkaSourceConfig;
-import dev.etl.pipeline.PipelineRuntime;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
  * The configuration of {@code docs/guides/securing.md} ({@code src/test/resources/securing/}, whose
@@ -70,24 +67,33 @@ class SecuringGuideTest {
         Path trustStore = trustStore(this.dir, "guide-truststore-password");
         runner(trustStore).run((context) -> {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBean(SslBundles.class).getBundle("etl-ca").getStores().getTrustStore()
-                .containsAlias("ca")).isTrue();
+            assertThat(context.getBean(SslBundles.class)
+                            .getBundle("etl-ca")
+                            .getStores()
+                            .getTrustStore()
+                            .containsAlias("ca"))
+                    .isTrue();
 
-            Map<String, Object> consumer = context.getBean(KafkaSourceConfig.class).consumerProperties();
-            assertThat(consumer).containsEntry("bootstrap.servers", "kafka-0.kafka.internal:9093")
-                .containsEntry("security.protocol", "SASL_SSL")
-                .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
-                .containsEntry(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG,
-                        SslBundleSslEngineFactory.class);
-            assertThat(consumer.get(SslBundle.class.getName())).isSameAs(context.getBean(SslBundles.class).getBundle("etl-ca"));
-            assertThat(String.valueOf(consumer.get("sasl.jaas.config"))).isEqualTo(
-                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"orders-etl\" "
-                            + "password=\"kafka-secret\";");
+            Map<String, Object> consumer =
+                    context.getBean(KafkaSourceConfig.class).consumerProperties();
+            assertThat(consumer)
+                    .containsEntry("bootstrap.servers", "kafka-0.kafka.internal:9093")
+                    .containsEntry("security.protocol", "SASL_SSL")
+                    .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                    .containsEntry(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG, SslBundleSslEngineFactory.class);
+            assertThat(consumer.get(SslBundle.class.getName()))
+                    .isSameAs(context.getBean(SslBundles.class).getBundle("etl-ca"));
+            assertThat(String.valueOf(consumer.get("sasl.jaas.config")))
+                    .isEqualTo(
+                            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"orders-etl\" "
+                                    + "password=\"kafka-secret\";");
 
             ClickHouseSinkConfig clickHouse = context.getBean(ClickHouseSinkConfig.class);
             assertThat(clickHouse.shards()).hasSize(2);
-            assertThat(clickHouse.shards()).allSatisfy((replicas) -> assertThat(replicas).hasSize(2)
-                .allSatisfy((uri) -> assertThat(uri.getScheme()).isEqualTo("https")));
+            assertThat(clickHouse.shards())
+                    .allSatisfy((replicas) -> assertThat(replicas)
+                            .hasSize(2)
+                            .allSatisfy((uri) -> assertThat(uri.getScheme()).isEqualTo("https")));
             assertThat(clickHouse.shards().get(0).get(0)).isEqualTo(URI.create("https://ch-1a.db.internal:8443"));
             assertThat(clickHouse.user()).isEqualTo("etl_writer");
             assertThat(clickHouse.password()).isEqualTo("clickhouse-secret");
@@ -97,9 +103,10 @@ class SecuringGuideTest {
             assertThat(registry.baseUrl()).isEqualTo("https://registry.internal:8443/apis/ccompat/v7");
             assertThat(registry.toString()).doesNotContain("secret");
 
-            assertThat(context.getEnvironment().getProperty("management.server.port")).isEqualTo("8081");
+            assertThat(context.getEnvironment().getProperty("management.server.port"))
+                    .isEqualTo("8081");
             assertThat(context.getEnvironment().getProperty("management.endpoints.web.exposure.include"))
-                .isEqualTo("health,prometheus");
+                    .isEqualTo("health,prometheus");
         });
     }
 
@@ -111,8 +118,15 @@ class SecuringGuideTest {
         while (placeholders.find()) {
             (placeholders.group(2) == null ? required : optional).add(placeholders.group(1));
         }
-        assertThat(required).contains("ETL_TRUSTSTORE", "ETL_TRUSTSTORE_PASSWORD", "KAFKA_BOOTSTRAP", "KAFKA_USER",
-                "KAFKA_PASSWORD", "CLICKHOUSE_USER", "CLICKHOUSE_PASSWORD");
+        assertThat(required)
+                .contains(
+                        "ETL_TRUSTSTORE",
+                        "ETL_TRUSTSTORE_PASSWORD",
+                        "KAFKA_BOOTSTRAP",
+                        "KAFKA_USER",
+                        "KAFKA_PASSWORD",
+                        "CLICKHOUSE_USER",
+                        "CLICKHOUSE_PASSWORD");
 
         List<Map<String, Object>> documents = manifest();
         Map<String, Object> secret = kind(documents, "Secret");
@@ -132,12 +146,12 @@ class SecuringGuideTest {
                 Map<String, Object> ref = map(map(env, "valueFrom"), "secretKeyRef");
                 assertThat(ref.get("name")).as(name).isEqualTo(secretName);
                 assertThat(secretKeys).as(name).contains(String.valueOf(ref.get("key")));
-            }
-            else if (name.equals("ETL_TRUSTSTORE")) {
+            } else if (name.equals("ETL_TRUSTSTORE")) {
                 trustStorePath = String.valueOf(env.get("value"));
-            }
-            else {
-                assertThat(name).as("passwords come from the secret, never as a value").doesNotContain("PASSWORD");
+            } else {
+                assertThat(name)
+                        .as("passwords come from the secret, never as a value")
+                        .doesNotContain("PASSWORD");
             }
         }
         assertThat(provided).containsAll(required);
@@ -145,7 +159,9 @@ class SecuringGuideTest {
         // ETL_TRUSTSTORE is the trust store's file in the mounted secret
         Map<String, Object> mount = list(container, "volumeMounts").get(0);
         Map<String, Object> volume = list(pod, "volumes").stream()
-            .filter((v) -> v.get("name").equals(mount.get("name"))).findFirst().orElseThrow();
+                .filter((v) -> v.get("name").equals(mount.get("name")))
+                .findFirst()
+                .orElseThrow();
         assertThat(map(volume, "secret").get("secretName")).isEqualTo(secretName);
         Map<String, Object> item = list(map(volume, "secret"), "items").get(0);
         assertThat(secretKeys).contains(String.valueOf(item.get("key")));
@@ -154,22 +170,33 @@ class SecuringGuideTest {
     }
 
     private ApplicationContextRunner runner(Path trustStore) throws IOException {
-        List<PropertySource<?>> documents = new YamlPropertySourceLoader().load("securing",
-                new ClassPathResource("securing/application.yaml"));
+        List<PropertySource<?>> documents =
+                new YamlPropertySourceLoader().load("securing", new ClassPathResource("securing/application.yaml"));
         return new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, KafkaAutoConfiguration.class,
-                    KafkaSourceAutoConfiguration.class, ClickHouseSinkAutoConfiguration.class,
-                    SchemaRegistryAutoConfiguration.class, EtlAutoConfiguration.class))
-            .withInitializer((context) -> documents.forEach(context.getEnvironment().getPropertySources()::addLast))
-            .withUserConfiguration(TestPipelines.Chain.class, NotStarted.class)
-            // what the Deployment's env gives the process (from the Secret)
-            .withPropertyValues("ETL_TRUSTSTORE=" + trustStore, "ETL_TRUSTSTORE_PASSWORD=guide-truststore-password",
-                    "KAFKA_BOOTSTRAP=kafka-0.kafka.internal:9093", "KAFKA_USER=orders-etl",
-                    "KAFKA_PASSWORD=kafka-secret", "CLICKHOUSE_USER=etl_writer",
-                    "CLICKHOUSE_PASSWORD=clickhouse-secret",
-                    // not part of the guide: nothing answers here
-                    "etl.source.kafka.topics=orders", "etl.sink.clickhouse.validation=off",
-                    "etl.avro.registry.check-on-startup=false", "etl.pipeline.exit-on-failure=false");
+                .withConfiguration(AutoConfigurations.of(
+                        SslAutoConfiguration.class,
+                        KafkaAutoConfiguration.class,
+                        KafkaSourceAutoConfiguration.class,
+                        ClickHouseSinkAutoConfiguration.class,
+                        SchemaRegistryAutoConfiguration.class,
+                        EtlAutoConfiguration.class))
+                .withInitializer(
+                        (context) -> documents.forEach(context.getEnvironment().getPropertySources()::addLast))
+                .withUserConfiguration(TestPipelines.Chain.class, NotStarted.class)
+                // what the Deployment's env gives the process (from the Secret)
+                .withPropertyValues(
+                        "ETL_TRUSTSTORE=" + trustStore,
+                        "ETL_TRUSTSTORE_PASSWORD=guide-truststore-password",
+                        "KAFKA_BOOTSTRAP=kafka-0.kafka.internal:9093",
+                        "KAFKA_USER=orders-etl",
+                        "KAFKA_PASSWORD=kafka-secret",
+                        "CLICKHOUSE_USER=etl_writer",
+                        "CLICKHOUSE_PASSWORD=clickhouse-secret",
+                        // not part of the guide: nothing answers here
+                        "etl.source.kafka.topics=orders",
+                        "etl.sink.clickhouse.validation=off",
+                        "etl.avro.registry.check-on-startup=false",
+                        "etl.pipeline.exit-on-failure=false");
     }
 
     /** A PKCS12 trust store holding the test CA ({@code tls/ca.crt}), as {@code keytool -importcert} makes it. */
@@ -177,7 +204,8 @@ class SecuringGuideTest {
         KeyStore store = KeyStore.getInstance("PKCS12");
         store.load(null, null);
         try (InputStream in = new ClassPathResource("tls/ca.crt").getInputStream()) {
-            store.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+            store.setCertificateEntry(
+                    "ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
         }
         Path file = dir.resolve("truststore.p12");
         try (OutputStream out = Files.newOutputStream(file)) {
@@ -195,14 +223,18 @@ class SecuringGuideTest {
     @SuppressWarnings("unchecked")
     private static List<Map<String, Object>> manifest() throws IOException {
         List<Map<String, Object>> documents = new ArrayList<>();
-        for (Object document : new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(read("securing/deployment.yaml"))) {
+        for (Object document :
+                new Yaml(new SafeConstructor(new LoaderOptions())).loadAll(read("securing/deployment.yaml"))) {
             documents.add((Map<String, Object>) document);
         }
         return documents;
     }
 
     private static Map<String, Object> kind(List<Map<String, Object>> documents, String kind) {
-        return documents.stream().filter((d) -> kind.equals(d.get("kind"))).findFirst().orElseThrow();
+        return documents.stream()
+                .filter((d) -> kind.equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
     }
 
     @SuppressWarnings("unchecked")
@@ -231,7 +263,5 @@ class SecuringGuideTest {
                 }
             };
         }
-
     }
-
 }

@@ -2,6 +2,8 @@ package dev.etl.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.pipeline.PipelineState;
+import dev.etl.pipeline.RunReport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,11 +12,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.Test;
-
-import dev.etl.pipeline.PipelineState;
-import dev.etl.pipeline.RunReport;
 
 /** The signal handler's decisions, driven without real signals and with a fake {@code System.exit}. */
 class SignalExitHandlerTest {
@@ -52,8 +50,7 @@ class SignalExitHandlerTest {
         this.handler.register(target("clean", (signal) -> 0));
         this.handler.register(target("abandoned", (signal) -> RunReport.EXIT_ABANDONED));
         this.handler.register(target("failed", (signal) -> RunReport.EXIT_FAILED));
-        this.handler.handle("INT", () -> {
-        });
+        this.handler.handle("INT", () -> {});
         assertThat(this.exits.poll(5, TimeUnit.SECONDS)).isEqualTo(RunReport.EXIT_ABANDONED);
     }
 
@@ -62,8 +59,7 @@ class SignalExitHandlerTest {
         this.handler.register(target("broken", (signal) -> {
             throw new IllegalStateException("boom");
         }));
-        this.handler.handle("TERM", () -> {
-        });
+        this.handler.handle("TERM", () -> {});
         assertThat(this.exits.poll(5, TimeUnit.SECONDS)).isEqualTo(1);
     }
 
@@ -84,7 +80,9 @@ class SignalExitHandlerTest {
         this.handler.handle("TERM", fallbacks::incrementAndGet);
         this.handler.handle("INT", fallbacks::incrementAndGet);
         assertThat(this.handler.isExiting()).isTrue();
-        assertThat(this.exits.poll(100, TimeUnit.MILLISECONDS)).as("no exit before the drain ended").isNull();
+        assertThat(this.exits.poll(100, TimeUnit.MILLISECONDS))
+                .as("no exit before the drain ended")
+                .isNull();
         release.countDown();
         assertThat(this.exits.poll(5, TimeUnit.SECONDS)).isZero();
         assertThat(calls).hasValue(1);
@@ -111,9 +109,12 @@ class SignalExitHandlerTest {
         assertThat(EtlPipelineLifecycle.exitCodeAfterClose(0, clean)).isEqualTo(RunReport.EXIT_OK);
         assertThat(EtlPipelineLifecycle.exitCodeAfterClose(0, abandoned)).isEqualTo(RunReport.EXIT_ABANDONED);
         assertThat(EtlPipelineLifecycle.exitCodeAfterClose(0, failed)).isEqualTo(RunReport.EXIT_FAILED);
-        assertThat(EtlPipelineLifecycle.exitCodeAfterClose(0, null)).as("drain outlived the shutdown phase")
-            .isEqualTo(RunReport.EXIT_ABANDONED);
-        assertThat(EtlPipelineLifecycle.exitCodeAfterClose(7, clean)).as("another ExitCodeGenerator").isEqualTo(7);
+        assertThat(EtlPipelineLifecycle.exitCodeAfterClose(0, null))
+                .as("drain outlived the shutdown phase")
+                .isEqualTo(RunReport.EXIT_ABANDONED);
+        assertThat(EtlPipelineLifecycle.exitCodeAfterClose(7, clean))
+                .as("another ExitCodeGenerator")
+                .isEqualTo(7);
     }
 
     @Test
@@ -124,8 +125,7 @@ class SignalExitHandlerTest {
     private static void await(CountDownLatch latch) {
         try {
             latch.await(Duration.ofSeconds(10).toMillis(), TimeUnit.MILLISECONDS);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
     }
@@ -142,8 +142,6 @@ class SignalExitHandlerTest {
             public int exitOnSignal(String signal) {
                 return exit.applyAsInt(signal);
             }
-
         };
     }
-
 }

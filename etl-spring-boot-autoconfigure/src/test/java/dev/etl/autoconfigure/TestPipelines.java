@@ -1,20 +1,17 @@
 package dev.etl.autoconfigure;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.function.BooleanSupplier;
-
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.Router;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /** Beans and helpers shared by the auto-configuration tests. */
 final class TestPipelines {
@@ -22,12 +19,15 @@ final class TestPipelines {
     static final Duration WAIT = Duration.ofSeconds(20);
 
     /** Fast timings; never System.exit from a test JVM, leave its signals alone. */
-    static final String[] FAST = { "etl.checkpoint.interval=50ms", "etl.pipeline.poll-timeout=20ms",
-            "etl.checkpoint.drain-timeout=5s", "etl.pipeline.exit-on-failure=false",
-            "etl.pipeline.handle-signals=false" };
+    static final String[] FAST = {
+        "etl.checkpoint.interval=50ms",
+        "etl.pipeline.poll-timeout=20ms",
+        "etl.checkpoint.drain-timeout=5s",
+        "etl.pipeline.exit-on-failure=false",
+        "etl.pipeline.handle-signals=false"
+    };
 
-    private TestPipelines() {
-    }
+    private TestPipelines() {}
 
     /** UTF-8 values through to one String column, shard = partition % shards. */
     static ChainFactory strings() {
@@ -68,7 +68,6 @@ final class TestPipelines {
         dev.etl.sink.SinkDefinition captureSinkDefinition(CaptureSink sink) {
             return sink.definition();
         }
-
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -78,7 +77,5 @@ final class TestPipelines {
         ChainFactory chainFactory() {
             return strings();
         }
-
     }
-
 }

@@ -1,16 +1,13 @@
 package dev.etl.testcontainers;
 
+import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
 import java.net.URI;
 import java.util.List;
-
-import org.testcontainers.clickhouse.ClickHouseContainer;
-
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
-
-import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
+import org.testcontainers.clickhouse.ClickHouseContainer;
 
 /**
  * {@link ClickHouseConnectionDetails} from a {@link ServiceConnection @ServiceConnection}-annotated
@@ -61,13 +58,15 @@ public final class ClickHouseContainerConnectionDetailsFactory
      * @return the shards
      */
     static List<List<URI>> shards(ClickHouseContainer container, boolean https) {
-        return List.of(List.of(https ? ContainerUri.of("https", container.getHost(), container.getMappedPort(HTTPS_PORT), "")
-                : ContainerUri.of("http", container.getHost(), container.getMappedPort(HTTP_PORT), "")));
+        return List.of(List.of(
+                https
+                        ? ContainerUri.of("https", container.getHost(), container.getMappedPort(HTTPS_PORT), "")
+                        : ContainerUri.of("http", container.getHost(), container.getMappedPort(HTTP_PORT), "")));
     }
 
     /** {@link ClickHouseConnectionDetails} read from the source's container. */
-    private static final class ClickHouseContainerConnectionDetails extends ContainerConnectionDetails<ClickHouseContainer>
-            implements ClickHouseConnectionDetails {
+    private static final class ClickHouseContainerConnectionDetails
+            extends ContainerConnectionDetails<ClickHouseContainer> implements ClickHouseConnectionDetails {
 
         private ClickHouseContainerConnectionDetails(ContainerConnectionSource<ClickHouseContainer> source) {
             super(source);
@@ -92,7 +91,5 @@ public final class ClickHouseContainerConnectionDetailsFactory
         public String getPassword() {
             return getContainer().getPassword();
         }
-
     }
-
 }

@@ -6,8 +6,7 @@ import java.net.URISyntaxException;
 /** The address of a container's mapped port, as the URI a client connects to. */
 final class ContainerUri {
 
-    private ContainerUri() {
-    }
+    private ContainerUri() {}
 
     /**
      * @param scheme the scheme ({@code http} or {@code https})
@@ -22,11 +21,11 @@ final class ContainerUri {
     static URI of(String scheme, String host, int port, String path) {
         try {
             return new URI(scheme, null, host, port, path.isEmpty() ? null : path, null, null);
-        }
-        catch (URISyntaxException ex) {
-            throw new IllegalArgumentException("Container address " + scheme + "://" + host + ":" + port + path
-                    + " is not a URI: " + ex.getMessage(), ex);
+        } catch (URISyntaxException ex) {
+            throw new IllegalArgumentException(
+                    "Container address " + scheme + "://" + host + ":" + port + path + " is not a URI: "
+                            + ex.getMessage(),
+                    ex);
         }
     }
-
 }

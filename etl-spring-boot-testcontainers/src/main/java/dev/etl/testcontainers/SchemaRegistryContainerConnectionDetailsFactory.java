@@ -1,13 +1,11 @@
 package dev.etl.testcontainers;
 
-import org.testcontainers.containers.Container;
-
+import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
-
-import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
+import org.testcontainers.containers.Container;
 
 /**
  * {@link SchemaRegistryConnectionDetails} from a {@link ServiceConnection @ServiceConnection}-annotated
@@ -32,7 +30,8 @@ public final class SchemaRegistryContainerConnectionDetailsFactory
     }
 
     @Override
-    protected SchemaRegistryConnectionDetails getContainerConnectionDetails(ContainerConnectionSource<Container<?>> source) {
+    protected SchemaRegistryConnectionDetails getContainerConnectionDetails(
+            ContainerConnectionSource<Container<?>> source) {
         SchemaRegistryImage image = imageOf(source);
         return (image != null) ? new SchemaRegistryContainerConnectionDetails(source, image) : null;
     }
@@ -53,8 +52,8 @@ public final class SchemaRegistryContainerConnectionDetailsFactory
 
         private final SchemaRegistryImage image;
 
-        private SchemaRegistryContainerConnectionDetails(ContainerConnectionSource<Container<?>> source,
-                SchemaRegistryImage image) {
+        private SchemaRegistryContainerConnectionDetails(
+                ContainerConnectionSource<Container<?>> source, SchemaRegistryImage image) {
             super(source);
             this.image = image;
         }
@@ -68,7 +67,5 @@ public final class SchemaRegistryContainerConnectionDetailsFactory
         public SslBundle getSslBundle() {
             return super.getSslBundle();
         }
-
     }
-
 }

@@ -3,7 +3,6 @@ package dev.etl.testcontainers;
 import java.net.URI;
 import java.util.Arrays;
 import java.util.List;
-
 import org.testcontainers.containers.Container;
 
 /**
@@ -79,5 +78,4 @@ enum SchemaRegistryImage {
         URI uri = ContainerUri.of(https ? "https" : "http", host, mappedPort, this.basePath);
         return uri.toString();
     }
-
 }

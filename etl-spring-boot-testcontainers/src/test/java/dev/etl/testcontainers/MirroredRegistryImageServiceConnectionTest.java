@@ -2,15 +2,13 @@ package dev.etl.testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
 import org.junit.jupiter.api.Test;
-import org.testcontainers.containers.GenericContainer;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.springframework.context.annotation.Configuration;
-
-import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
+import org.testcontainers.containers.GenericContainer;
 
 /**
  * An image mirrored under another name is recognised by the annotation's {@code name}, and mapped as
@@ -20,8 +18,8 @@ import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
 class MirroredRegistryImageServiceConnectionTest {
 
     @ServiceConnection(name = "confluentinc/cp-schema-registry")
-    static final GenericContainer<?> registry = MockedContainersServiceConnectionTest
-        .registry("registry.example.com/mirror/schema-registry:7.7.1", "10.0.0.7", 8081, 40001);
+    static final GenericContainer<?> registry = MockedContainersServiceConnectionTest.registry(
+            "registry.example.com/mirror/schema-registry:7.7.1", "10.0.0.7", 8081, 40001);
 
     @Autowired
     SchemaRegistryConnectionDetails details;
@@ -32,8 +30,5 @@ class MirroredRegistryImageServiceConnectionTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class Empty {
-
-    }
-
+    static class Empty {}
 }

@@ -2,6 +2,11 @@ package dev.etl.testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
+import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.kafka.KafkaSourceConfig;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,10 +14,12 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-
 import org.apache.avro.Schema;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.testcontainers.clickhouse.ClickHouseContainer;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
@@ -20,24 +27,19 @@ import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 import org.testcontainers.kafka.KafkaContainer;
 
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
-
-import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
-import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
-import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.kafka.KafkaSourceConfig;
-
 /**
  * The factories against real containers: ClickHouse, an Apicurio registry and Kafka, each with
  * {@code @ServiceConnection} and nothing else. Runs only where Docker answers; elsewhere (this
  * repository's CI has no Docker) JUnit skips it.
  */
 // tag::service-connection[]
-@SpringBootTest(classes = EtlConnectors.class, properties = { "etl.sink.clickhouse.table=orders_local",
-        "etl.sink.clickhouse.validation=off", "etl.source.kafka.topics=orders" })
+@SpringBootTest(
+        classes = EtlConnectors.class,
+        properties = {
+            "etl.sink.clickhouse.table=orders_local",
+            "etl.sink.clickhouse.validation=off",
+            "etl.source.kafka.topics=orders"
+        })
 @Testcontainers(disabledWithoutDocker = true)
 class ServiceConnectionIT {
 
@@ -48,8 +50,8 @@ class ServiceConnectionIT {
     @Container
     @ServiceConnection
     static final GenericContainer<?> registry = new GenericContainer<>("apicurio/apicurio-registry-mem:2.6.13.Final")
-        .withExposedPorts(8080)
-        .waitingFor(Wait.forHttp("/apis/ccompat/v7/subjects"));
+            .withExposedPorts(8080)
+            .waitingFor(Wait.forHttp("/apis/ccompat/v7/subjects"));
 
     @Container
     @ServiceConnection
@@ -57,7 +59,7 @@ class ServiceConnectionIT {
     // end::service-connection[]
 
     private static final Schema ORDER = new Schema.Parser()
-        .parse("{\"type\":\"record\",\"name\":\"Order\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}");
+            .parse("{\"type\":\"record\",\"name\":\"Order\",\"fields\":[{\"name\":\"id\",\"type\":\"long\"}]}");
 
     @Autowired
     ClickHouseConnectionDetails clickHouseDetails;
@@ -80,13 +82,14 @@ class ServiceConnectionIT {
         assertThat(this.clickHouseDetails.getShards()).isEqualTo(List.of(List.of(replica)));
         assertThat(this.sinkConfig.shards()).isEqualTo(List.of(List.of(replica)));
 
-        assertThat(selectOne(replica, this.sinkConfig.user(), this.sinkConfig.password())).isEqualTo("1\n");
+        assertThat(selectOne(replica, this.sinkConfig.user(), this.sinkConfig.password()))
+                .isEqualTo("1\n");
     }
 
     @Test
     void theRegistryClientTalksToTheContainersConfluentApi() {
-        assertThat(this.registryDetails.getUrl()).isEqualTo(
-                "http://" + registry.getHost() + ":" + registry.getMappedPort(8080) + "/apis/ccompat/v7");
+        assertThat(this.registryDetails.getUrl())
+                .isEqualTo("http://" + registry.getHost() + ":" + registry.getMappedPort(8080) + "/apis/ccompat/v7");
 
         // The client's startup check (etl.avro.registry.check-on-startup) passed; now a round trip.
         int id = this.registryClient.register("orders-value", ORDER);
@@ -96,17 +99,18 @@ class ServiceConnectionIT {
     @Test
     void theKafkaSourceUsesTheContainerThroughBootsOwnFactory() {
         assertThat(this.sourceConfig.consumerProperties())
-            .containsEntry(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBootstrapServers());
+                .containsEntry(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.getBootstrapServers());
     }
 
     private static String selectOne(URI replica, String user, String password)
             throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(replica.resolve("/?query=SELECT%201"))
-            .header("X-ClickHouse-User", user)
-            .header("X-ClickHouse-Key", password)
-            .timeout(Duration.ofSeconds(10))
-            .build();
-        return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString()).body();
+                .header("X-ClickHouse-User", user)
+                .header("X-ClickHouse-Key", password)
+                .timeout(Duration.ofSeconds(10))
+                .build();
+        return HttpClient.newHttpClient()
+                .send(request, HttpResponse.BodyHandlers.ofString())
+                .body();
     }
-
 }

@@ -9,9 +9,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
-
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
@@ -26,20 +24,24 @@ class SpringFactoriesTest {
         }
 
         assertThat(factories.stringPropertyNames())
-            .containsExactly("org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory")
-            .containsExactly(ConnectionDetailsFactory.class.getName());
-        assertThat(Arrays.stream(factories.getProperty(ConnectionDetailsFactory.class.getName()).split(","))
-            .map(String::trim)).containsExactlyInAnyOrder(ClickHouseContainerConnectionDetailsFactory.class.getName(),
-                    SchemaRegistryContainerConnectionDetailsFactory.class.getName());
+                .containsExactly("org.springframework.boot.autoconfigure.service.connection.ConnectionDetailsFactory")
+                .containsExactly(ConnectionDetailsFactory.class.getName());
+        assertThat(Arrays.stream(factories
+                                .getProperty(ConnectionDetailsFactory.class.getName())
+                                .split(","))
+                        .map(String::trim))
+                .containsExactlyInAnyOrder(
+                        ClickHouseContainerConnectionDetailsFactory.class.getName(),
+                        SchemaRegistryContainerConnectionDetailsFactory.class.getName());
     }
 
     @Test
     void springsFactoriesLoaderInstantiatesBoth() {
         List<ConnectionDetailsFactory> factories = SpringFactoriesLoader.forDefaultResourceLocation()
-            .load(ConnectionDetailsFactory.class, SpringFactoriesLoader.FailureHandler.throwing());
+                .load(ConnectionDetailsFactory.class, SpringFactoriesLoader.FailureHandler.throwing());
 
-        assertThat(factories).hasAtLeastOneElementOfType(ClickHouseContainerConnectionDetailsFactory.class)
-            .hasAtLeastOneElementOfType(SchemaRegistryContainerConnectionDetailsFactory.class);
+        assertThat(factories)
+                .hasAtLeastOneElementOfType(ClickHouseContainerConnectionDetailsFactory.class)
+                .hasAtLeastOneElementOfType(SchemaRegistryContainerConnectionDetailsFactory.class);
     }
-
 }

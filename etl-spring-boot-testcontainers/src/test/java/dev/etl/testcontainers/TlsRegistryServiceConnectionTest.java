@@ -2,16 +2,14 @@ package dev.etl.testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
 import org.junit.jupiter.api.Test;
-import org.testcontainers.containers.GenericContainer;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.testcontainers.service.connection.PemTrustStore;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 import org.springframework.context.annotation.Configuration;
-
-import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
+import org.testcontainers.containers.GenericContainer;
 
 /**
  * An SSL bundle annotation on the registry container makes its URL {@code https} and is the details'
@@ -22,8 +20,8 @@ class TlsRegistryServiceConnectionTest {
 
     @ServiceConnection
     @PemTrustStore("classpath:registry-ca.crt")
-    static final GenericContainer<?> registry = MockedContainersServiceConnectionTest
-        .registry("confluentinc/cp-schema-registry:7.7.1", "localhost", 8081, 40443);
+    static final GenericContainer<?> registry = MockedContainersServiceConnectionTest.registry(
+            "confluentinc/cp-schema-registry:7.7.1", "localhost", 8081, 40443);
 
     @Autowired
     SchemaRegistryConnectionDetails details;
@@ -36,8 +34,5 @@ class TlsRegistryServiceConnectionTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class Empty {
-
-    }
-
+    static class Empty {}
 }

@@ -2,6 +2,13 @@ package dev.etl.testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.clickhouse.ClickHouseSink;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.sink.SealedBatch;
+import dev.etl.sink.ShardWriter;
+import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -12,19 +19,10 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
-
 import org.junit.jupiter.api.Test;
 import org.testcontainers.clickhouse.ClickHouseContainer;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
-
-import dev.etl.clickhouse.ClickHouseSink;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.clickhouse.RowBinaryEncoder;
-import dev.etl.sink.SealedBatch;
-import dev.etl.sink.ShardWriter;
-import dev.etl.sink.SinkDefinition;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The token path of crash replay without duplicates (issue 14), on a server that has
@@ -41,22 +39,24 @@ class TokenDeduplicationIT {
     static final ClickHouseContainer clickHouse = new ClickHouseContainer("clickhouse/clickhouse-server:24.8");
 
     private static final RowBinaryEncoder<long[]> ENCODER = RowBinaryEncoder.<long[]>builder()
-        .uint64("id", (row) -> row[0])
-        .uint64("encoded_at", (row) -> row[1])
-        .build();
+            .uint64("id", (row) -> row[0])
+            .uint64("encoded_at", (row) -> row[1])
+            .build();
 
     @Test
     void aReplayedBlockWhoseBytesDifferIsDroppedByItsRangeTokenAndAnotherRangeLands() throws Exception {
         URI url = URI.create(clickHouse.getHttpUrl());
-        query(url, "CREATE TABLE default.events (id UInt64, encoded_at UInt64) ENGINE = MergeTree ORDER BY id "
-                + "SETTINGS non_replicated_deduplication_window = 1000");
+        query(
+                url,
+                "CREATE TABLE default.events (id UInt64, encoded_at UInt64) ENGINE = MergeTree ORDER BY id "
+                        + "SETTINGS non_replicated_deduplication_window = 1000");
         ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
-            .table("default", "events")
-            .shard(url.toString())
-            .credentials(clickHouse.getUsername(), clickHouse.getPassword())
-            .build();
-        SinkDefinition sink = ClickHouseSink.definition("clickhouse", "tokens", config, ENCODER,
-                new SimpleMeterRegistry());
+                .table("default", "events")
+                .shard(url.toString())
+                .credentials(clickHouse.getUsername(), clickHouse.getPassword())
+                .build();
+        SinkDefinition sink =
+                ClickHouseSink.definition("clickhouse", "tokens", config, ENCODER, new SimpleMeterRegistry());
         try (ShardWriter writer = sink.writers().apply(0)) {
             String range = "b:clickhouse:0:events-0:0-100";
             writer.write(batch(0, 100, 1, range));
@@ -65,9 +65,16 @@ class TokenDeduplicationIT {
             // The next block: another range.
             writer.write(batch(100, 200, 2, "b:clickhouse:0:events-0:100-200"));
         }
-        assertThat(query(url, "SELECT count(), uniqExact(id), countIf(encoded_at = 1) FROM default.events "
-                + "WHERE id < 100 FORMAT TabSeparated").strip()).as("the replay of [0, 100) dropped").isEqualTo("100\t100\t100");
-        assertThat(query(url, "SELECT count() FROM default.events FORMAT TabSeparated").strip()).isEqualTo("200");
+        assertThat(query(
+                                url,
+                                "SELECT count(), uniqExact(id), countIf(encoded_at = 1) FROM default.events "
+                                        + "WHERE id < 100 FORMAT TabSeparated")
+                        .strip())
+                .as("the replay of [0, 100) dropped")
+                .isEqualTo("100\t100\t100");
+        assertThat(query(url, "SELECT count() FROM default.events FORMAT TabSeparated")
+                        .strip())
+                .isEqualTo("200");
     }
 
     /** RowBinary rows {@code (id, encodedAt)} for ids in {@code [from, to)}, as one sealed block. */
@@ -122,15 +129,16 @@ class TokenDeduplicationIT {
 
     private static String query(URI url, String sql) throws Exception {
         String auth = Base64.getEncoder()
-            .encodeToString((clickHouse.getUsername() + ":" + clickHouse.getPassword()).getBytes(StandardCharsets.UTF_8));
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
-            .header("Authorization", "Basic " + auth)
-            .timeout(Duration.ofSeconds(30))
-            .POST(HttpRequest.BodyPublishers.noBody())
-            .build();
+                .encodeToString(
+                        (clickHouse.getUsername() + ":" + clickHouse.getPassword()).getBytes(StandardCharsets.UTF_8));
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create(url + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
+                .header("Authorization", "Basic " + auth)
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .build();
         HttpResponse<String> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("%s: %s", sql, response.body()).isEqualTo(200);
         return response.body();
     }
-
 }

@@ -6,9 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import javax.xml.parsers.DocumentBuilderFactory;
-
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -30,11 +28,14 @@ class BomTest {
         Map<String, String> deployed = new LinkedHashMap<>();
         NodeList modules = parent.getElementsByTagName("module");
         for (int i = 0; i < modules.getLength(); i++) {
-            Element project = parse(root.resolve(modules.item(i).getTextContent().trim()).resolve("pom.xml"))
+            Element project = parse(
+                            root.resolve(modules.item(i).getTextContent().trim())
+                                    .resolve("pom.xml"))
                     .getDocumentElement();
             String artifactId = child(project, "artifactId");
             NodeList skips = project.getElementsByTagName("maven.deploy.skip");
-            boolean skipped = skips.getLength() > 0 && "true".equals(skips.item(0).getTextContent().trim());
+            boolean skipped = skips.getLength() > 0
+                    && "true".equals(skips.item(0).getTextContent().trim());
             if (!skipped && !artifactId.equals("etl-dependencies")) {
                 String packaging = child(project, "packaging");
                 deployed.put(artifactId, packaging == null ? "jar" : packaging);
@@ -44,7 +45,8 @@ class BomTest {
 
         Element bom = parse(root.resolve("etl-dependencies/pom.xml")).getDocumentElement();
         assertThat(child(bom, "version")).as("etl-dependencies' version").isEqualTo(version);
-        assertThat(bom.getElementsByTagName("parent").getLength()).as("the BOM has no parent, so it pins nothing else")
+        assertThat(bom.getElementsByTagName("parent").getLength())
+                .as("the BOM has no parent, so it pins nothing else")
                 .isZero();
         Map<String, String> managed = new LinkedHashMap<>();
         NodeList dependencies = bom.getElementsByTagName("dependency");
@@ -79,7 +81,8 @@ class BomTest {
             dir = dir.getParent();
         }
         if (dir == null) {
-            throw new IllegalStateException("no etl-dependencies/pom.xml above " + Path.of("").toAbsolutePath());
+            throw new IllegalStateException(
+                    "no etl-dependencies/pom.xml above " + Path.of("").toAbsolutePath());
         }
         return dir;
     }

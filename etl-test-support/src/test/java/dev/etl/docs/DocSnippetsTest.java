@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,7 +65,6 @@ class DocSnippetsTest {
      * Java blocks that are not compiled snippets (fragments) still show their imports, and every import
      * names a class that exists (on this module's test classpath or as a source file of the repository).
      */
-
     @Test
     void everyOtherJavaBlockShowsItsImportsAndTheyExist() throws IOException {
         Path root = repositoryRoot();
@@ -75,7 +73,8 @@ class DocSnippetsTest {
             for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).toList()) {
                 List<String> lines = Files.readAllLines(doc);
                 for (int i = 0; i < lines.size(); i++) {
-                    if (!lines.get(i).startsWith("```java") || (i > 0 && MARKER.matcher(lines.get(i - 1)).find())) {
+                    if (!lines.get(i).startsWith("```java")
+                            || (i > 0 && MARKER.matcher(lines.get(i - 1)).find())) {
                         continue;
                     }
                     String where = root.relativize(doc) + ":" + (i + 1);
@@ -88,7 +87,8 @@ class DocSnippetsTest {
                         if (!line.startsWith("import ")) {
                             continue;
                         }
-                        String name = line.substring(0, line.length() - 1).replace("import static ", "")
+                        String name = line.substring(0, line.length() - 1)
+                                .replace("import static ", "")
                                 .replace("import ", "");
                         if (line.startsWith("import static ")) {
                             name = name.substring(0, name.lastIndexOf('.'));
@@ -131,8 +131,10 @@ class DocSnippetsTest {
         String file = name.replace('.', '/') + ".java";
         try (Stream<Path> modules = Files.list(repositoryRoot())) {
             return modules.filter(Files::isDirectory)
-                .anyMatch((module) -> Files.isRegularFile(module.resolve("src/main/java").resolve(file))
-                        || Files.isRegularFile(module.resolve("src/test/java").resolve(file)));
+                    .anyMatch((module) ->
+                            Files.isRegularFile(module.resolve("src/main/java").resolve(file))
+                                    || Files.isRegularFile(
+                                            module.resolve("src/test/java").resolve(file)));
         } catch (IOException e) {
             return false;
         }
@@ -173,10 +175,14 @@ class DocSnippetsTest {
             if (trimmed.startsWith("package ")) {
                 sb.append(trimmed).append("\n\n");
             } else if (trimmed.startsWith("import ")) {
-                String name = trimmed.substring(0, trimmed.length() - 1).replace("import static ", "")
+                String name = trimmed.substring(0, trimmed.length() - 1)
+                        .replace("import static ", "")
                         .replace("import ", "");
                 String simple = name.substring(name.lastIndexOf('.') + 1);
-                if (simple.equals("*") || Pattern.compile("\\b" + Pattern.quote(simple) + "\\b").matcher(region).find()) {
+                if (simple.equals("*")
+                        || Pattern.compile("\\b" + Pattern.quote(simple) + "\\b")
+                                .matcher(region)
+                                .find()) {
                     if (pendingBlank && !imports.isEmpty()) {
                         imports.add("");
                     }
@@ -199,8 +205,11 @@ class DocSnippetsTest {
     }
 
     private static String dedent(List<String> body) {
-        int indent = body.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length())
-                .min().orElse(0);
+        int indent = body.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
         StringBuilder sb = new StringBuilder();
         for (String line : body) {
             sb.append(line.isBlank() ? "" : line.substring(indent)).append('\n');
@@ -239,7 +248,8 @@ class DocSnippetsTest {
             dir = dir.getParent();
         }
         if (dir == null) {
-            throw new IllegalStateException("no docs/ directory above " + Path.of("").toAbsolutePath());
+            throw new IllegalStateException(
+                    "no docs/ directory above " + Path.of("").toAbsolutePath());
         }
         return dir;
     }

@@ -2,6 +2,22 @@ package dev.etl.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.deser.Deserializer;
+import dev.etl.error.SinkWriteException;
+import dev.etl.ops.Chains;
+import dev.etl.ops.OperatorContext;
+import dev.etl.ops.StatefulOperator;
+import dev.etl.pipeline.Pipeline;
+import dev.etl.pipeline.PipelineConfig;
+import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.record.Collector;
+import dev.etl.sink.KeyHashRouter;
+import dev.etl.sink.SealedBatch;
+import dev.etl.sink.ShardWriter;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.test.capture.TestEncoders;
+import dev.etl.test.memory.MemorySource;
+import io.micrometer.core.instrument.Counter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -10,27 +26,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import dev.etl.error.SinkWriteException;
-import dev.etl.ops.Chains;
-import dev.etl.record.Collector;
-import dev.etl.ops.OperatorContext;
-import dev.etl.ops.StatefulOperator;
-import dev.etl.pipeline.Pipeline;
-import dev.etl.pipeline.PipelineConfig;
-import dev.etl.pipeline.PipelineRuntime;
-import dev.etl.deser.Deserializer;
-import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.KeyHashRouter;
-import dev.etl.sink.SealedBatch;
-import dev.etl.sink.ShardWriter;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.test.capture.TestEncoders;
-import dev.etl.test.memory.MemorySource;
-import io.micrometer.core.instrument.Counter;
 
 /** The examples of docs/extending/*.md, compiled and run. */
 class ExtendingTest {
@@ -49,7 +46,8 @@ class ExtendingTest {
         @Override
         public void open(OperatorContext context) {
             this.context = context;
-            this.numbered = Counter.builder("app.numbered").tag("lane", Integer.toString(context.laneIndex()))
+            this.numbered = Counter.builder("app.numbered")
+                    .tag("lane", Integer.toString(context.laneIndex()))
                     .register(context.meterRegistry());
         }
 
@@ -73,8 +71,11 @@ class ExtendingTest {
         private final FileChannel channel;
 
         FileShardWriter(Path dir, int shard) throws IOException {
-            this.channel = FileChannel.open(dir.resolve("shard-" + shard + ".bin"), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            this.channel = FileChannel.open(
+                    dir.resolve("shard-" + shard + ".bin"),
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE,
+                    StandardOpenOption.APPEND);
         }
 
         @Override
@@ -87,8 +88,10 @@ class ExtendingTest {
                 channel.force(false);
             } catch (IOException e) {
                 // Transient: the engine retries the same bytes with backoff.
-                throw SinkWriteException.transientFailure("writing batch " + batch.sequence() + " of shard "
-                        + batch.shard() + " failed: " + e.getMessage(), e);
+                throw SinkWriteException.transientFailure(
+                        "writing batch " + batch.sequence() + " of shard " + batch.shard() + " failed: "
+                                + e.getMessage(),
+                        e);
             }
         }
 
@@ -115,7 +118,8 @@ class ExtendingTest {
             }
         });
         Deserializer<String> utf8 = (key, value, meta, out) -> out.collect(value.toUtf8String());
-        PipelineRuntime runtime = Pipeline.builder(PipelineConfig.builder("extending").build())
+        PipelineRuntime runtime = Pipeline.builder(
+                        PipelineConfig.builder("extending").build())
                 .source(source)
                 .sink(files)
                 .chains(ctx -> Chains.from(ctx, utf8)
@@ -127,12 +131,14 @@ class ExtendingTest {
         source.handle().assign(0, 0);
         source.handle().push(0, null, "a".getBytes(StandardCharsets.UTF_8));
         long last = source.handle().push(0, null, "b".getBytes(StandardCharsets.UTF_8));
-        assertThat(source.handle().awaitCommitted(0, last + 1, Duration.ofSeconds(20))).isTrue();
+        assertThat(source.handle().awaitCommitted(0, last + 1, Duration.ofSeconds(20)))
+                .isTrue();
         runtime.shutdown();
         assertThat(runtime.awaitTermination(Duration.ofSeconds(30)).exitCode()).isZero();
 
         byte[] written = Files.readAllBytes(dir.resolve("shard-0.bin"));
         assertThat(TestEncoders.decodeStrings(written)).containsExactly("0:a", "1:b");
-        assertThat(runtime.meterRegistry().get("app.numbered").counter().count()).isEqualTo(2.0);
+        assertThat(runtime.meterRegistry().get("app.numbered").counter().count())
+                .isEqualTo(2.0);
     }
 }

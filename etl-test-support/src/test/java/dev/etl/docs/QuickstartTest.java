@@ -2,11 +2,6 @@ package dev.etl.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
@@ -15,21 +10,22 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.RunReport;
 import dev.etl.record.RecordMeta;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** The quickstart of docs/getting-started/quickstart.md, compiled and run. */
 class QuickstartTest {
 
     // tag::types[]
     /** A parsed greeting: the user's own type. */
-    record Greeting(String name, int length) {
-    }
+    record Greeting(String name, int length) {}
 
     /** One row per greeting: columns (name String, length UInt32), in this order. */
     static final class GreetingEncoder implements RowEncoder<Greeting> {
@@ -56,7 +52,8 @@ class QuickstartTest {
         CaptureSink sink = CaptureSink.create("greetings", 1);
 
         // 3. Assemble and start.
-        PipelineRuntime runtime = Pipeline.builder(PipelineConfig.builder("quickstart").build())
+        PipelineRuntime runtime = Pipeline.builder(
+                        PipelineConfig.builder("quickstart").build())
                 .source(source)
                 .sink(sink.definition())
                 .chains(greetings)

@@ -2,16 +2,8 @@ package dev.etl.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.stream.Collectors;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.Chains;
-import dev.etl.record.Collector;
 import dev.etl.ops.HeldAcks;
 import dev.etl.ops.OperatorContext;
 import dev.etl.ops.StatefulOperator;
@@ -19,12 +11,17 @@ import dev.etl.pipeline.Pipeline;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.RunReport;
-import dev.etl.sink.ChunkConfig;
+import dev.etl.record.Collector;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
 
 /**
  * The tumbling-window example of docs/extending/custom-operator.md, run on the real lane: while a
@@ -34,8 +31,7 @@ import dev.etl.test.memory.MemorySourceHandle;
 class WindowOperatorTest {
 
     /** One row per (window, lane): the window's start and how many records fell into it. */
-    record WindowCount(long windowStartMs, long count) {
-    }
+    record WindowCount(long windowStartMs, long count) {}
 
     // tag::window[]
     /**
@@ -95,7 +91,9 @@ class WindowOperatorTest {
         CaptureSink sink = CaptureSink.create("capture", 1);
         Deserializer<String> utf8 = (key, value, meta, out) -> out.collect(value.toUtf8String());
         PipelineRuntime runtime = Pipeline.builder(PipelineConfig.builder("windows")
-                        .checkpointInterval(Duration.ofMillis(50)).pollTimeout(Duration.ofMillis(20)).build())
+                        .checkpointInterval(Duration.ofMillis(50))
+                        .pollTimeout(Duration.ofMillis(20))
+                        .build())
                 .source(source)
                 .sink(sink.definition())
                 .chains(ctx -> Chains.from(ctx, utf8)
@@ -110,20 +108,26 @@ class WindowOperatorTest {
         }
 
         assertThat(sink.script().awaitRows(2, Duration.ofSeconds(20))).isTrue();
-        assertThat(handle.awaitCommitted(0, 14, Duration.ofSeconds(20))).as("the closed windows commit").isTrue();
+        assertThat(handle.awaitCommitted(0, 14, Duration.ofSeconds(20)))
+                .as("the closed windows commit")
+                .isTrue();
         Thread.sleep(300); // several commit intervals
-        assertThat(handle.lastCommitted(0)).as("records 20..24 are only in the open window").isLessThanOrEqualTo(20);
+        assertThat(handle.lastCommitted(0))
+                .as("records 20..24 are only in the open window")
+                .isLessThanOrEqualTo(20);
 
         runtime.shutdown();
         RunReport report = runtime.awaitTermination(Duration.ofSeconds(30));
         assertThat(report.exitCode()).isZero();
         assertThat(rows(sink)).containsExactly("0:10", "10000:10", "20000:5");
-        assertThat(handle.lastCommitted(0)).as("the drain flushed the open window, wrote it, then committed")
+        assertThat(handle.lastCommitted(0))
+                .as("the drain flushed the open window, wrote it, then committed")
                 .isEqualTo(25);
     }
 
     static List<String> rows(CaptureSink sink) {
-        return sink.script().writes().stream().flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
+        return sink.script().writes().stream()
+                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
                 .collect(Collectors.toList());
     }
 }

@@ -1,11 +1,10 @@
 package dev.etl.sample;
 
-import java.util.List;
-import java.util.Map;
-
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;
+import java.util.List;
+import java.util.Map;
 
 /**
  * One row per order, with its lines summed: a row of {@code order_headers} (an order that is not

@@ -1,10 +1,9 @@
 package dev.etl.sample;
 
-import java.util.Map;
-
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;
+import java.util.Map;
 
 /**
  * One row of the {@code orders} table: an order line with its order's fields. Mutable and reused:

@@ -1,5 +1,7 @@
 package dev.etl.sample;
 
+import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.SchemaRegistryClient;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -13,7 +15,6 @@ import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -25,9 +26,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-
-import dev.etl.avro.AvroWireFormat;
-import dev.etl.avro.SchemaRegistryClient;
 
 /**
  * Produces N deterministic orders in Confluent wire format, half written with schema v1 (no coupon)
@@ -46,8 +44,7 @@ import dev.etl.avro.SchemaRegistryClient;
 public final class OrderLoadGenerator {
     private static final String[] SKUS = {"apple", "pear", "plum", "kiwi", "fig", "lime", "date", "yuzu"};
 
-    private OrderLoadGenerator() {
-    }
+    private OrderLoadGenerator() {}
 
     /** What the generator produced, and what the table must hold after FINAL. */
     public record Totals(long orders, long cancelled, long expectedOrders, long expectedLines) {
@@ -80,8 +77,8 @@ public final class OrderLoadGenerator {
         System.err.printf("produced %d orders to %s (%d partitions) in %.1f s%n", orders, topic, partitions, seconds);
         totals.print(System.out);
         if (opts.containsKey("totals-file")) {
-            try (PrintStream file = new PrintStream(Files.newOutputStream(Path.of(opts.get("totals-file"))), true,
-                    StandardCharsets.UTF_8)) {
+            try (PrintStream file = new PrintStream(
+                    Files.newOutputStream(Path.of(opts.get("totals-file"))), true, StandardCharsets.UTF_8)) {
                 totals.print(file);
             }
         }
@@ -172,7 +169,9 @@ public final class OrderLoadGenerator {
     public static void createTopic(String bootstrap, String topic, int partitions)
             throws InterruptedException, ExecutionException {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)))
+                    .all()
+                    .get();
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
                 throw e;

@@ -21,18 +21,19 @@ import dev.etl.sink.KeyHashRouter;
  * (the branch whose filter dropped it takes no ack).
  */
 public final class OrderTablesChain {
-    private OrderTablesChain() {
-    }
+    private OrderTablesChain() {}
 
     // tag::chain[]
     /** Builds one lane's chain; {@code orders} builds the lane's own deserializer. */
     public static Chain build(ChainContext ctx, AvroDeserializer.Builder<Order> orders) {
-        OrderHeaderRow header = new OrderHeaderRow();              // reused rows: one per branch and lane
+        OrderHeaderRow header = new OrderHeaderRow(); // reused rows: one per branch and lane
         OrderHeaderRow cancelled = new OrderHeaderRow();
         return Chains.from(ctx, orders.build())
-                .fanOut("by-status",                              // every order goes to both branches
+                .fanOut(
+                        "by-status", // every order goes to both branches
                         (live) -> live.filter("not-cancelled", (o) -> o.getStatus() != OrderStatus.CANCELLED)
-                                .fanOut("header-and-lines",       // one order: a header row and its line rows
+                                .fanOut(
+                                        "header-and-lines", // one order: a header row and its line rows
                                         (headers) -> headers.map("order-header", header::set)
                                                 .sink("headers", KeyHashRouter.byKey(OrderHeaderRow::orderId)),
                                         (lines) -> lines.flatMap("order-lines", new OrdersChain.LinesToRows())

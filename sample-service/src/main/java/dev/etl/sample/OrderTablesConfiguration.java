@@ -1,14 +1,13 @@
 package dev.etl.sample;
 
-import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Profile;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.ops.ChainFactory;
 import dev.etl.sample.avro.Order;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
 
 /**
  * The {@code tables} profile ({@code --spring.profiles.active=tables}, settings in

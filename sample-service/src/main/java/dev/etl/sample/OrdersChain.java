@@ -1,17 +1,16 @@
 package dev.etl.sample;
 
-import java.util.List;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.ops.Chain;
 import dev.etl.ops.ChainContext;
 import dev.etl.ops.Chains;
-import dev.etl.record.Collector;
 import dev.etl.ops.FlatMapper;
+import dev.etl.record.Collector;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;
 import dev.etl.sample.avro.OrderStatus;
 import dev.etl.sink.KeyHashRouter;
+import java.util.List;
 
 /**
  * The sample's topology: Avro orders → drop cancelled ones → one row per order line → the
@@ -19,8 +18,7 @@ import dev.etl.sink.KeyHashRouter;
  * ReplacingMergeTree can collapse replays of them).
  */
 public final class OrdersChain {
-    private OrdersChain() {
-    }
+    private OrdersChain() {}
 
     // tag::chain[]
     /**
@@ -28,10 +26,10 @@ public final class OrdersChain {
      * with the sink's encoder: the {@code RowBinaryEncoder} bean its startup validation checked.
      */
     public static Chain build(ChainContext ctx, AvroDeserializer.Builder<Order> orders) {
-        return Chains.from(ctx, orders.build())                       // one deserializer per lane
+        return Chains.from(ctx, orders.build()) // one deserializer per lane
                 .filter("not-cancelled", order -> order.getStatus() != OrderStatus.CANCELLED)
-                .flatMap("order-lines", new LinesToRows())            // one row per order line
-                .sink(KeyHashRouter.byKey(OrderLineRow::orderId));    // shard by order id
+                .flatMap("order-lines", new LinesToRows()) // one row per order line
+                .sink(KeyHashRouter.byKey(OrderLineRow::orderId)); // shard by order id
     }
 
     /** Fans an order out to its lines, reusing one row object (one instance per lane). */

@@ -1,14 +1,13 @@
 package dev.etl.sample;
 
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.context.annotation.Profile;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.ops.ChainFactory;
 import dev.etl.sample.avro.Order;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Profile;
 
 /**
  * The pipeline's beans: the topology ({@link ChainFactory}), the row encoder the ClickHouse sink

@@ -5,23 +5,6 @@ import static dev.etl.sample.OrdersPipelineTest.v1Order;
 import static dev.etl.sample.OrdersPipelineTest.v2Order;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.test.context.ActiveProfiles;
-
 import dev.etl.sample.OrdersPipelineTest.Row;
 import dev.etl.sample.avro.Order;
 import dev.etl.sample.avro.OrderLine;
@@ -31,6 +14,20 @@ import dev.etl.test.autoconfigure.EtlPipelineTest;
 import dev.etl.test.avro.StubSchemaRegistry;
 import dev.etl.test.capture.CaptureScript;
 import dev.etl.test.memory.MemorySourceHandle;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.test.context.ActiveProfiles;
 
 /**
  * The {@code tables} profile as the application assembles it — {@link OrderTablesConfiguration} with the
@@ -45,12 +42,25 @@ import dev.etl.test.memory.MemorySourceHandle;
 class OrderTablesPipelineTest {
     static final Duration WAIT = Duration.ofSeconds(20);
 
-    @Autowired MemorySourceHandle source;
-    @Autowired CaptureScript lines;                                 // etl.sink.clickhouse.table: orders
-    @Autowired @Qualifier("headers") CaptureScript headers;         // etl.sink.clickhouse.tables.headers
-    @Autowired @Qualifier("cancelled") CaptureScript cancelled;     // etl.sink.clickhouse.tables.cancelled
-    @Autowired StubSchemaRegistry registry;
-    @Autowired ObjectProvider<SinkDefinition> sinks;
+    @Autowired
+    MemorySourceHandle source;
+
+    @Autowired
+    CaptureScript lines; // etl.sink.clickhouse.table: orders
+
+    @Autowired
+    @Qualifier("headers")
+    CaptureScript headers; // etl.sink.clickhouse.tables.headers
+
+    @Autowired
+    @Qualifier("cancelled")
+    CaptureScript cancelled; // etl.sink.clickhouse.tables.cancelled
+
+    @Autowired
+    StubSchemaRegistry registry;
+
+    @Autowired
+    ObjectProvider<SinkDefinition> sinks;
 
     @BeforeEach
     void serveWriterSchemas() throws IOException {
@@ -60,8 +70,9 @@ class OrderTablesPipelineTest {
 
     @Test
     void threeSinksFromConfiguration() {
-        assertThat(sinks.orderedStream()).extracting(SinkDefinition::name)
-                .containsExactly("orders", "headers", "cancelled");     // the table sink first, then the named ones
+        assertThat(sinks.orderedStream())
+                .extracting(SinkDefinition::name)
+                .containsExactly("orders", "headers", "cancelled"); // the table sink first, then the named ones
     }
 
     @Test
@@ -70,65 +81,83 @@ class OrderTablesPipelineTest {
         source.push(0, null, v1Order(1, "alice", "PAID", line("apple", 2, 150), line("kiwi", 1, 99)));
         source.push(1, null, v2Order(2, "bob", OrderStatus.NEW, "SAVE10", line("fig", 3, 1000)));
         source.push(0, null, v1Order(3, "carol", "CANCELLED", line("plum", 1, 10)));
-        long last = source.push(1, null, v2Order(4, "dave", OrderStatus.CANCELLED, "SAVE10",
-                line("lime", 5, 20), line("date", 1, 300)));
+        long last = source.push(
+                1,
+                null,
+                v2Order(4, "dave", OrderStatus.CANCELLED, "SAVE10", line("lime", 5, 20), line("date", 1, 300)));
 
         assertThat(source.awaitCommitted(0, 2, WAIT)).isTrue();
         assertThat(source.awaitCommitted(1, last + 1, WAIT)).isTrue();
 
-        assertThat(headers(headers, 1, 4, true)).containsExactlyInAnyOrder(   // one row per live order
-                new Header(1, "alice", "PAID", 2, 3, 399, null, 1_700_000_000_001L),
-                new Header(2, "bob", "NEW", 1, 3, 3000, "SAVE10", 1_700_000_000_002L));
-        assertThat(lines(1, 4)).containsExactlyInAnyOrder(                    // its lines, as without the profile
-                new Row(1, 0, "alice", "PAID", "apple", 2, 150, null, 1_700_000_000_001L),
-                new Row(1, 1, "alice", "PAID", "kiwi", 1, 99, null, 1_700_000_000_001L),
-                new Row(2, 0, "bob", "NEW", "fig", 3, 1000, "SAVE10", 1_700_000_000_002L));
-        assertThat(headers(cancelled, 1, 4, false)).containsExactlyInAnyOrder( // cancelled orders: no lines
-                new Header(3, "carol", "CANCELLED", 1, 1, 10, null, 1_700_000_000_003L),
-                new Header(4, "dave", "CANCELLED", 2, 6, 400, "SAVE10", 1_700_000_000_004L));
+        assertThat(headers(headers, 1, 4, true))
+                .containsExactlyInAnyOrder( // one row per live order
+                        new Header(1, "alice", "PAID", 2, 3, 399, null, 1_700_000_000_001L),
+                        new Header(2, "bob", "NEW", 1, 3, 3000, "SAVE10", 1_700_000_000_002L));
+        assertThat(lines(1, 4))
+                .containsExactlyInAnyOrder( // its lines, as without the profile
+                        new Row(1, 0, "alice", "PAID", "apple", 2, 150, null, 1_700_000_000_001L),
+                        new Row(1, 1, "alice", "PAID", "kiwi", 1, 99, null, 1_700_000_000_001L),
+                        new Row(2, 0, "bob", "NEW", "fig", 3, 1000, "SAVE10", 1_700_000_000_002L));
+        assertThat(headers(cancelled, 1, 4, false))
+                .containsExactlyInAnyOrder( // cancelled orders: no lines
+                        new Header(3, "carol", "CANCELLED", 1, 1, 10, null, 1_700_000_000_003L),
+                        new Header(4, "dave", "CANCELLED", 2, 6, 400, "SAVE10", 1_700_000_000_004L));
     }
 
     @Test
     void anOrdersOffsetIsCommittedOnlyOnceItsHeaderAndItsLinesAreWritten() throws Exception {
         source.assign(0, 2, 3);
-        lines.block(0).block(1);                                    // the orders table stops answering
+        lines.block(0).block(1); // the orders table stops answering
         try {
             long offset = source.push(2, null, v2Order(2001, "erin", OrderStatus.PAID, null, line("pear", 1, 80)));
-            assertThat(awaitHeader(2001)).isTrue();                 // its header is written ...
+            assertThat(awaitHeader(2001)).isTrue(); // its header is written ...
             Thread.sleep(300);
-            assertThat(source.lastCommitted(2)).as("committed without its lines").isLessThan(offset + 1);
+            assertThat(source.lastCommitted(2))
+                    .as("committed without its lines")
+                    .isLessThan(offset + 1);
 
             long gone = source.push(3, null, v1Order(2002, "fred", "CANCELLED", line("fig", 1, 5)));
-            assertThat(source.awaitCommitted(3, gone + 1, WAIT))    // a cancelled order waits for no line
-                    .as("a cancelled order waits for cancelled_orders alone").isTrue();
-            assertThat(source.lastCommitted(2)).as("committed without its lines").isLessThan(offset + 1);
+            assertThat(source.awaitCommitted(3, gone + 1, WAIT)) // a cancelled order waits for no line
+                    .as("a cancelled order waits for cancelled_orders alone")
+                    .isTrue();
+            assertThat(source.lastCommitted(2))
+                    .as("committed without its lines")
+                    .isLessThan(offset + 1);
         } finally {
             lines.release(0).release(1);
         }
-        assertThat(source.awaitCommitted(2, source.endOffset(2), WAIT)).isTrue();   // ... and then its lines
+        assertThat(source.awaitCommitted(2, source.endOffset(2), WAIT)).isTrue(); // ... and then its lines
 
-        headers.block(0).block(1);                                  // the other way round
+        headers.block(0).block(1); // the other way round
         try {
             long offset = source.push(2, null, v1Order(2003, "gina", "NEW", line("yuzu", 2, 40)));
             assertThat(awaitLines(2003, 1)).isTrue();
             Thread.sleep(300);
-            assertThat(source.lastCommitted(2)).as("committed without its header").isLessThan(offset + 1);
+            assertThat(source.lastCommitted(2))
+                    .as("committed without its header")
+                    .isLessThan(offset + 1);
         } finally {
             headers.release(0).release(1);
         }
         assertThat(source.awaitCommitted(2, source.endOffset(2), WAIT)).isTrue();
-        assertThat(headers(headers, 2001, 2003, true)).extracting(Header::orderId).containsExactlyInAnyOrder(2001L, 2003L);
+        assertThat(headers(headers, 2001, 2003, true))
+                .extracting(Header::orderId)
+                .containsExactlyInAnyOrder(2001L, 2003L);
         assertThat(lines(2001, 2003)).extracting(Row::orderId).containsExactlyInAnyOrder(2001L, 2003L);
-        assertThat(headers(cancelled, 2001, 2003, false)).extracting(Header::orderId).containsExactly(2002L);
+        assertThat(headers(cancelled, 2001, 2003, false))
+                .extracting(Header::orderId)
+                .containsExactly(2002L);
     }
 
     @Test
     void anOrdersHeaderAndLinesLandOnTheSameShard() throws Exception {
         source.assign(0, 4, 5);
         for (long id = 3001; id <= 3100; id++) {
-            OrderLine[] items = { line("apple", 1, 100), line("pear", 2, 200) };
-            source.push((int) (4 + id % 2), null, id % 2 == 0 ? v2Order(id, "c", OrderStatus.PAID, null, items)
-                    : v1Order(id, "c", "NEW", items));
+            OrderLine[] items = {line("apple", 1, 100), line("pear", 2, 200)};
+            source.push(
+                    (int) (4 + id % 2),
+                    null,
+                    id % 2 == 0 ? v2Order(id, "c", OrderStatus.PAID, null, items) : v1Order(id, "c", "NEW", items));
         }
         assertThat(source.awaitCommitted(4, 50, WAIT)).isTrue();
         assertThat(source.awaitCommitted(5, 50, WAIT)).isTrue();
@@ -150,7 +179,8 @@ class OrderTablesPipelineTest {
         for (CaptureScript.Write write : lines.writes()) {
             for (Row row : OrdersPipelineTest.decode(write.bytes())) {
                 if (row.orderId() >= 3001 && row.orderId() <= 3100) {
-                    assertThat(write.shard()).as("shard of order %d's line", row.orderId())
+                    assertThat(write.shard())
+                            .as("shard of order %d's line", row.orderId())
                             .isEqualTo(headerShard.get(row.orderId()));
                     lineRows++;
                 }
@@ -196,11 +226,17 @@ class OrderTablesPipelineTest {
     }
 
     /** A row of order_headers, or of cancelled_orders (which has no status column: CANCELLED). */
-    record Header(long orderId, String customer, String status, int lineCount, long quantity, long totalCents,
-            String coupon, long updatedMs) {
-    }
+    record Header(
+            long orderId,
+            String customer,
+            String status,
+            int lineCount,
+            long quantity,
+            long totalCents,
+            String coupon,
+            long updatedMs) {}
 
-    private static final String[] STATUS = { "NEW", "PAID", "SHIPPED", "CANCELLED" };
+    private static final String[] STATUS = {"NEW", "PAID", "SHIPPED", "CANCELLED"};
 
     static List<Header> headers(CaptureScript table, long fromId, long toId, boolean withStatus) {
         List<Header> rows = new ArrayList<>();
@@ -218,14 +254,14 @@ class OrderTablesPipelineTest {
         ByteBuffer in = ByteBuffer.wrap(rowBinary).order(ByteOrder.LITTLE_ENDIAN);
         List<Header> rows = new ArrayList<>();
         while (in.hasRemaining()) {
-            long orderId = in.getLong();                                          // UInt64
-            String customer = OrdersPipelineTest.string(in);                      // String
-            String status = withStatus ? STATUS[in.get()] : "CANCELLED";          // Enum8
-            int lineCount = Short.toUnsignedInt(in.getShort());                   // UInt16
-            long quantity = Integer.toUnsignedLong(in.getInt());                  // UInt32
-            long total = in.getLong();                                            // Decimal64(2): unscaled cents
+            long orderId = in.getLong(); // UInt64
+            String customer = OrdersPipelineTest.string(in); // String
+            String status = withStatus ? STATUS[in.get()] : "CANCELLED"; // Enum8
+            int lineCount = Short.toUnsignedInt(in.getShort()); // UInt16
+            long quantity = Integer.toUnsignedLong(in.getInt()); // UInt32
+            long total = in.getLong(); // Decimal64(2): unscaled cents
             String coupon = in.get() == 1 ? null : OrdersPipelineTest.string(in); // Nullable(String)
-            long updatedMs = in.getLong();                                        // Int64
+            long updatedMs = in.getLong(); // Int64
             rows.add(new Header(orderId, customer, status, lineCount, quantity, total, coupon, updatedMs));
         }
         return rows;

@@ -2,6 +2,8 @@ package dev.etl.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.RowBinaryEncoder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -10,12 +12,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
-import dev.etl.clickhouse.ClickHouseColumn;
-import dev.etl.clickhouse.RowBinaryEncoder;
 
 /**
  * The sample's DDL and its encoders agree, without a server: each {@code sql/*.sql} file's columns,
@@ -27,9 +25,11 @@ import dev.etl.clickhouse.RowBinaryEncoder;
 class OrderTablesSqlTest {
 
     @ParameterizedTest
-    @CsvSource({ "orders.sql, orders", "order_headers.sql, headers", "cancelled_orders.sql, cancelled" })
+    @CsvSource({"orders.sql, orders", "order_headers.sql, headers", "cancelled_orders.sql, cancelled"})
     void eachTablesColumnsAreItsEncodersColumns(String file, String encoder) throws IOException {
-        List<String> expected = encoder(encoder).columns().stream().map(OrderTablesSqlTest::spelled).toList();
+        List<String> expected = encoder(encoder).columns().stream()
+                .map(OrderTablesSqlTest::spelled)
+                .toList();
         assertThat(columns("/sql/" + file)).containsExactlyElementsOf(expected);
     }
 

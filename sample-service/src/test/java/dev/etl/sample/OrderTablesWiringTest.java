@@ -2,17 +2,6 @@ package dev.etl.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-
-import org.junit.jupiter.api.Test;
-
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.ApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
 import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
@@ -21,6 +10,14 @@ import dev.etl.ops.ChainFactory;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.memory.MemorySource;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The real ClickHouse sink auto-configuration over the sample's {@code application.yaml}, with and
@@ -30,7 +27,7 @@ import dev.etl.test.memory.MemorySource;
  */
 class OrderTablesWiringTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withInitializer(new ConfigDataApplicationContextInitializer())     // application[-tables].yaml
+            .withInitializer(new ConfigDataApplicationContextInitializer()) // application[-tables].yaml
             .withConfiguration(AutoConfigurations.of(ClickHouseSinkAutoConfiguration.class, EtlAutoConfiguration.class))
             .withPropertyValues("etl.pipeline.exit-on-failure=false", "etl.pipeline.handle-signals=false")
             .withUserConfiguration(NotStarted.class, OrdersPipelineConfiguration.class, OrderTablesConfiguration.class);
@@ -39,20 +36,22 @@ class OrderTablesWiringTest {
     void theTablesProfileAddsTheHeaderAndCancelledTablesNextToTheLineRows() {
         runner.withPropertyValues("spring.profiles.active=tables").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBeanProvider(SinkDefinition.class).orderedStream().map(SinkDefinition::name))
+            assertThat(context.getBeanProvider(SinkDefinition.class)
+                            .orderedStream()
+                            .map(SinkDefinition::name))
                     .containsExactly("orders", "headers", "cancelled");
             SinkDefinition lines = context.getBean("etlClickHouseSink", SinkDefinition.class);
             SinkDefinition headers = context.getBean("etlClickHouseSink.headers", SinkDefinition.class);
             SinkDefinition cancelled = context.getBean("etlClickHouseSink.cancelled", SinkDefinition.class);
-            assertThat(lines.encoder()).isSameAs(OrderLineRow.ENCODER);        // claimed by no named table
+            assertThat(lines.encoder()).isSameAs(OrderLineRow.ENCODER); // claimed by no named table
             assertThat(headers.encoder()).isSameAs(OrderHeaderRow.HEADER_ENCODER);
             assertThat(cancelled.encoder()).isSameAs(OrderHeaderRow.CANCELLED_ENCODER);
-            for (SinkDefinition sink : new SinkDefinition[] { lines, headers, cancelled }) {
-                assertThat(sink.shardCount()).isEqualTo(2);                      // the one connection
-                assertThat(sink.batch().maxRows()).isEqualTo(200_000);          // etl.sink.clickhouse.batch
+            for (SinkDefinition sink : new SinkDefinition[] {lines, headers, cancelled}) {
+                assertThat(sink.shardCount()).isEqualTo(2); // the one connection
+                assertThat(sink.batch().maxRows()).isEqualTo(200_000); // etl.sink.clickhouse.batch
             }
             assertThat(headers.batch().linger()).isEqualTo(Duration.ofSeconds(1));
-            assertThat(cancelled.batch().linger()).isEqualTo(Duration.ofSeconds(2));   // its own
+            assertThat(cancelled.batch().linger()).isEqualTo(Duration.ofSeconds(2)); // its own
             assertThat(context.getBeansOfType(ChainFactory.class)).containsOnlyKeys("orderTables");
         });
     }
@@ -61,7 +60,9 @@ class OrderTablesWiringTest {
     void withoutTheProfileTheSampleWritesItsOneOrdersTable() {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context.getBeanProvider(SinkDefinition.class).orderedStream().map(SinkDefinition::name))
+            assertThat(context.getBeanProvider(SinkDefinition.class)
+                            .orderedStream()
+                            .map(SinkDefinition::name))
                     .containsExactly("clickhouse");
             assertThat(context.getBean(SinkDefinition.class).encoder()).isSameAs(OrderLineRow.ENCODER);
             assertThat(context.getBeansOfType(ChainFactory.class)).containsOnlyKeys("orders");
@@ -73,7 +74,7 @@ class OrderTablesWiringTest {
     static class NotStarted {
         @Bean
         SchemaRegistryClient registry() {
-            return SchemaRegistryClient.builder("http://127.0.0.1:1").build();  // never called: nothing decodes
+            return SchemaRegistryClient.builder("http://127.0.0.1:1").build(); // never called: nothing decodes
         }
 
         @Bean

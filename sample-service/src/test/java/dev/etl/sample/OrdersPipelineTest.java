@@ -2,6 +2,14 @@ package dev.etl.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.avro.AvroWireFormat;
+import dev.etl.sample.avro.Order;
+import dev.etl.sample.avro.OrderLine;
+import dev.etl.sample.avro.OrderStatus;
+import dev.etl.test.autoconfigure.EtlPipelineTest;
+import dev.etl.test.avro.StubSchemaRegistry;
+import dev.etl.test.capture.CaptureScript;
+import dev.etl.test.memory.MemorySourceHandle;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -11,23 +19,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.beans.factory.annotation.Autowired;
-
-import dev.etl.avro.AvroWireFormat;
-import dev.etl.sample.avro.Order;
-import dev.etl.sample.avro.OrderLine;
-import dev.etl.sample.avro.OrderStatus;
-import dev.etl.test.autoconfigure.EtlPipelineTest;
-import dev.etl.test.avro.StubSchemaRegistry;
-import dev.etl.test.capture.CaptureScript;
-import dev.etl.test.memory.MemorySourceHandle;
 
 /**
  * The orders pipeline as the application assembles it — {@link OrdersPipelineConfiguration}, the
@@ -42,33 +39,39 @@ class OrdersPipelineTest {
     static final int V2_ID = 2;
     static final Duration WAIT = Duration.ofSeconds(20);
 
-    @Autowired MemorySourceHandle source;   // Kafka's stand-in: partitions, records, commits
-    @Autowired CaptureScript sink;          // ClickHouse's stand-in: the RowBinary batches written
-    @Autowired StubSchemaRegistry registry; // the registry's stand-in: writer schemas by id
+    @Autowired
+    MemorySourceHandle source; // Kafka's stand-in: partitions, records, commits
+
+    @Autowired
+    CaptureScript sink; // ClickHouse's stand-in: the RowBinary batches written
+
+    @Autowired
+    StubSchemaRegistry registry; // the registry's stand-in: writer schemas by id
 
     @BeforeEach
     void serveWriterSchemas() throws IOException {
-        registry.put(V1_ID, v1());                                  // the ids the test records carry
+        registry.put(V1_ID, v1()); // the ids the test records carry
         registry.put(V2_ID, Order.getClassSchema());
     }
 
     @Test
     void dropsCancelledOrdersAndWritesOneRowPerLine() throws Exception {
-        source.assign(0, 0, 1);                                     // lane 0 owns partitions 0 and 1
+        source.assign(0, 0, 1); // lane 0 owns partitions 0 and 1
         source.push(0, null, v1Order(1, "alice", "PAID", line("apple", 2, 150), line("kiwi", 1, 99)));
         source.push(1, null, v2Order(2, "bob", OrderStatus.NEW, "SAVE10", line("fig", 3, 1000)));
         source.push(0, null, v1Order(3, "carol", "CANCELLED", line("plum", 1, 10)));
         long last = source.push(1, null, v2Order(4, "dave", OrderStatus.SHIPPED, null, line("lime", 5, 20)));
 
         // Committed offsets are the end of the at-least-once path: every row derived was written.
-        assertThat(source.awaitCommitted(0, 2, WAIT)).isTrue();     // includes the cancelled order
+        assertThat(source.awaitCommitted(0, 2, WAIT)).isTrue(); // includes the cancelled order
         assertThat(source.awaitCommitted(1, last + 1, WAIT)).isTrue();
 
-        assertThat(rows(1, 4)).containsExactlyInAnyOrder(
-                new Row(1, 0, "alice", "PAID", "apple", 2, 150, null, 1_700_000_000_001L),   // v1: no coupon
-                new Row(1, 1, "alice", "PAID", "kiwi", 1, 99, null, 1_700_000_000_001L),
-                new Row(2, 0, "bob", "NEW", "fig", 3, 1000, "SAVE10", 1_700_000_000_002L),   // v2
-                new Row(4, 0, "dave", "SHIPPED", "lime", 5, 20, null, 1_700_000_000_004L));
+        assertThat(rows(1, 4))
+                .containsExactlyInAnyOrder(
+                        new Row(1, 0, "alice", "PAID", "apple", 2, 150, null, 1_700_000_000_001L), // v1: no coupon
+                        new Row(1, 1, "alice", "PAID", "kiwi", 1, 99, null, 1_700_000_000_001L),
+                        new Row(2, 0, "bob", "NEW", "fig", 3, 1000, "SAVE10", 1_700_000_000_002L), // v2
+                        new Row(4, 0, "dave", "SHIPPED", "lime", 5, 20, null, 1_700_000_000_004L));
     }
     // end::test[]
 
@@ -76,9 +79,11 @@ class OrdersPipelineTest {
     void sendsEveryLineOfAnOrderToTheSameShard() throws Exception {
         source.assign(0, 2, 3);
         for (long id = 1001; id <= 1100; id++) {
-            OrderLine[] lines = { line("apple", 1, 100), line("pear", 2, 200), line("yuzu", 3, 300) };
-            source.push((int) (2 + id % 2), null, id % 2 == 0 ? v2Order(id, "c", OrderStatus.PAID, null, lines)
-                    : v1Order(id, "c", "NEW", lines));
+            OrderLine[] lines = {line("apple", 1, 100), line("pear", 2, 200), line("yuzu", 3, 300)};
+            source.push(
+                    (int) (2 + id % 2),
+                    null,
+                    id % 2 == 0 ? v2Order(id, "c", OrderStatus.PAID, null, lines) : v1Order(id, "c", "NEW", lines));
         }
         assertThat(source.awaitCommitted(2, 50, WAIT)).isTrue();
         assertThat(source.awaitCommitted(3, 50, WAIT)).isTrue();
@@ -96,19 +101,29 @@ class OrdersPipelineTest {
         }
         assertThat(shardOfOrder).hasSize(100);
         assertThat(rowsPerShard[0] + rowsPerShard[1]).isEqualTo(300);
-        assertThat(rowsPerShard[0]).as("rows on shard 0").isPositive();   // both shards of application.yaml
+        assertThat(rowsPerShard[0]).as("rows on shard 0").isPositive(); // both shards of application.yaml
         assertThat(rowsPerShard[1]).as("rows on shard 1").isPositive();
     }
 
     // ---- test data: orders written with the v1 schema (generic) and the v2 class (specific) ----
 
     static OrderLine line(String sku, int quantity, long priceCents) {
-        return OrderLine.newBuilder().setSku(sku).setQuantity(quantity).setPriceCents(priceCents).build();
+        return OrderLine.newBuilder()
+                .setSku(sku)
+                .setQuantity(quantity)
+                .setPriceCents(priceCents)
+                .build();
     }
 
     static byte[] v2Order(long id, String customer, OrderStatus status, String coupon, OrderLine... lines) {
-        Order order = Order.newBuilder().setId(id).setCustomer(customer).setStatus(status)
-                .setUpdatedMs(1_700_000_000_000L + id).setLines(List.of(lines)).setCoupon(coupon).build();
+        Order order = Order.newBuilder()
+                .setId(id)
+                .setCustomer(customer)
+                .setStatus(status)
+                .setUpdatedMs(1_700_000_000_000L + id)
+                .setLines(List.of(lines))
+                .setCoupon(coupon)
+                .build();
         return AvroWireFormat.confluent(V2_ID, Order.getClassSchema(), order);
     }
 
@@ -138,11 +153,18 @@ class OrdersPipelineTest {
 
     // ---- reading the captured RowBinary back, column by column as orders.sql declares them ----
 
-    record Row(long orderId, int lineNo, String customer, String status, String sku, long quantity,
-            long priceCents, String coupon, long updatedMs) {
-    }
+    record Row(
+            long orderId,
+            int lineNo,
+            String customer,
+            String status,
+            String sku,
+            long quantity,
+            long priceCents,
+            String coupon,
+            long updatedMs) {}
 
-    private static final String[] STATUS = { "NEW", "PAID", "SHIPPED", "CANCELLED" };
+    private static final String[] STATUS = {"NEW", "PAID", "SHIPPED", "CANCELLED"};
 
     List<Row> rows(long fromId, long toId) {
         List<Row> rows = new ArrayList<>();
@@ -160,15 +182,15 @@ class OrdersPipelineTest {
         ByteBuffer in = ByteBuffer.wrap(rowBinary).order(ByteOrder.LITTLE_ENDIAN);
         List<Row> rows = new ArrayList<>();
         while (in.hasRemaining()) {
-            long orderId = in.getLong();                            // UInt64
-            int lineNo = Short.toUnsignedInt(in.getShort());        // UInt16
-            String customer = string(in);                           // String
-            String status = STATUS[in.get()];                       // Enum8
-            String sku = string(in);                                // String
-            long quantity = Integer.toUnsignedLong(in.getInt());    // UInt32
-            long price = in.getLong();                              // Decimal64(2): unscaled cents
-            String coupon = in.get() == 1 ? null : string(in);      // Nullable(String)
-            long updatedMs = in.getLong();                          // Int64
+            long orderId = in.getLong(); // UInt64
+            int lineNo = Short.toUnsignedInt(in.getShort()); // UInt16
+            String customer = string(in); // String
+            String status = STATUS[in.get()]; // Enum8
+            String sku = string(in); // String
+            long quantity = Integer.toUnsignedLong(in.getInt()); // UInt32
+            long price = in.getLong(); // Decimal64(2): unscaled cents
+            String coupon = in.get() == 1 ? null : string(in); // Nullable(String)
+            long updatedMs = in.getLong(); // Int64
             rows.add(new Row(orderId, lineNo, customer, status, sku, quantity, price, coupon, updatedMs));
         }
         return rows;
@@ -176,7 +198,7 @@ class OrdersPipelineTest {
 
     static String string(ByteBuffer in) {
         int length = 0;
-        for (int shift = 0;; shift += 7) {                          // unsigned LEB128 length
+        for (int shift = 0; ; shift += 7) { // unsigned LEB128 length
             byte b = in.get();
             length |= (b & 0x7F) << shift;
             if (b >= 0) {

@@ -3,19 +3,6 @@ package dev.etl.transcode.guide;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.ByteArrayOutputStream;
-import java.math.BigDecimal;
-import java.nio.ByteBuffer;
-import java.time.Duration;
-import java.util.List;
-
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ClickHouseSink;
@@ -36,6 +23,17 @@ import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import dev.etl.transcode.AvroRowMapping;
 import dev.etl.transcode.AvroRowTranscoder;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.ByteArrayOutputStream;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The code of the transcoder section of {@code docs/connectors/clickhouse.md} (its snippets are these
@@ -72,14 +70,14 @@ class TranscoderGuideTest {
     /** The table's columns in order, each from a field of the reader schema (a path through nested records). */
     static AvroRowMapping ordersMapping(Schema readerSchema) {
         return AvroRowMapping.builder(readerSchema)
-                .column("id", "UInt64")                                  // long
-                .column("customer", "String", "customer.name")           // a nested record's field
-                .column("tier", "UInt8", "customer.tier")                // int, range-checked per value
-                .column("amount", "Decimal(18, 2)")                      // bytes, logicalType decimal(18, 2)
-                .column("created_at", "DateTime64(3)")                   // long, logicalType timestamp-millis
-                .column("status", "Enum8('NEW' = 1, 'PAID' = 2)")        // enum, by symbol name
-                .column("coupon", "Nullable(String)")                    // ["null", "string"]; v1 lacks it: its default
-                .build();                                                // mapping errors are thrown here
+                .column("id", "UInt64") // long
+                .column("customer", "String", "customer.name") // a nested record's field
+                .column("tier", "UInt8", "customer.tier") // int, range-checked per value
+                .column("amount", "Decimal(18, 2)") // bytes, logicalType decimal(18, 2)
+                .column("created_at", "DateTime64(3)") // long, logicalType timestamp-millis
+                .column("status", "Enum8('NEW' = 1, 'PAID' = 2)") // enum, by symbol name
+                .column("coupon", "Nullable(String)") // ["null", "string"]; v1 lacks it: its default
+                .build(); // mapping errors are thrown here
     }
 
     /** The ClickHouse sink validates the mapping's columns against the table at startup. */
@@ -92,9 +90,9 @@ class TranscoderGuideTest {
     static ChainFactory ordersChain(AvroRowMapping mapping, SchemaRegistryClient registry) {
         // Shared by the lanes: each writer schema id is compiled once per process.
         AvroRowTranscoder.Builder orders = AvroRowTranscoder.confluent(mapping, registry);
-        return ctx -> Chains.from(ctx, Deserializer.payload())           // the raw bytes, no decoding
+        return ctx -> Chains.from(ctx, Deserializer.payload()) // the raw bytes, no decoding
                 .filter("not-tombstone", Payload::isPresent)
-                .sink(orders.build(), KeyHashRouter.byRecordKey());     // build() once per lane
+                .sink(orders.build(), KeyHashRouter.byRecordKey()); // build() once per lane
     }
     // end::chain[]
 
@@ -116,11 +114,17 @@ class TranscoderGuideTest {
         try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
             int v1 = stub.register("orders-value", ORDER_V1);
             int v2 = stub.register("orders-value", ORDER_V2);
-            SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url()).build();
+            SchemaRegistryClient registry =
+                    SchemaRegistryClient.builder(stub.url()).build();
             AvroRowMapping mapping = ordersMapping(ORDER_V2);
-            runtime = Pipeline.builder(PipelineConfig.builder("guide").checkpointInterval(Duration.ofMillis(50))
-                    .pollTimeout(Duration.ofMillis(20)).build()).source(source).sink(sink.definition())
-                    .chains(ordersChain(mapping, registry)).build();
+            runtime = Pipeline.builder(PipelineConfig.builder("guide")
+                            .checkpointInterval(Duration.ofMillis(50))
+                            .pollTimeout(Duration.ofMillis(20))
+                            .build())
+                    .source(source)
+                    .sink(sink.definition())
+                    .chains(ordersChain(mapping, registry))
+                    .build();
             runtime.start();
             handle.assign(0, 0);
 
@@ -146,26 +150,44 @@ class TranscoderGuideTest {
     @Test
     void theSinkIsValidatedAgainstTheMappingsColumns() {
         AvroRowMapping mapping = ordersMapping(ORDER_V2);
-        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table("shop", "orders_local")
-                .shard("http://127.0.0.1:1").build();
+        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                .table("shop", "orders_local")
+                .shard("http://127.0.0.1:1")
+                .build();
         SinkDefinition definition = ordersSink(config, mapping, new SimpleMeterRegistry());
         assertThat(definition.name()).isEqualTo("orders");
-        assertThat(mapping.columns()).extracting(Object::toString).containsExactly("id UInt64", "customer String",
-                "tier UInt8", "amount Decimal(18, 2)", "created_at DateTime64(3)",
-                "status Enum8('NEW' = 1, 'PAID' = 2)", "coupon Nullable(String)");
+        assertThat(mapping.columns())
+                .extracting(Object::toString)
+                .containsExactly(
+                        "id UInt64",
+                        "customer String",
+                        "tier UInt8",
+                        "amount Decimal(18, 2)",
+                        "created_at DateTime64(3)",
+                        "status Enum8('NEW' = 1, 'PAID' = 2)",
+                        "coupon Nullable(String)");
     }
 
     @Test
     void mappingErrorsReadAsTheGuideShowsThem() {
-        Schema withScore = new Schema.Parser().parse(ORDER_V2.toString().replace("{\"name\":\"id\",\"type\":\"long\"}",
-                "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"score\",\"type\":\"double\"}"));
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER_V2).column("coupon", "String").build())
+        Schema withScore = new Schema.Parser()
+                .parse(ORDER_V2.toString()
+                        .replace(
+                                "{\"name\":\"id\",\"type\":\"long\"}",
+                                "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"score\",\"type\":\"double\"}"));
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER_V2)
+                        .column("coupon", "String")
+                        .build())
                 .hasMessage("field 'coupon' (Avro [null, string]) → column 'coupon' (String): the field may be null; "
                         + "declare the column Nullable(...)");
-        assertThatThrownBy(() -> AvroRowMapping.builder(withScore).column("score", "Int64").build())
+        assertThatThrownBy(() -> AvroRowMapping.builder(withScore)
+                        .column("score", "Int64")
+                        .build())
                 .hasMessage("field 'score' (Avro double) → column 'score' (Int64): a double is written to Float64 "
                         + "columns only");
-        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER_V2).column("nick", "String", "customer.nick").build())
+        assertThatThrownBy(() -> AvroRowMapping.builder(ORDER_V2)
+                        .column("nick", "String", "customer.nick")
+                        .build())
                 .hasMessage("field 'customer.nick' (Avro missing) → column 'nick' (String): the reader schema "
                         + "shop.Order has no field 'customer.nick'");
     }
@@ -191,7 +213,8 @@ class TranscoderGuideTest {
     }
 
     private static void fill(GenericData.Record r, Schema schema, long id, String name, String amount, String status) {
-        GenericData.Record customer = new GenericData.Record(schema.getField("customer").schema());
+        GenericData.Record customer =
+                new GenericData.Record(schema.getField("customer").schema());
         customer.put("name", name);
         customer.put("tier", 2);
         r.put("id", id);

@@ -1,17 +1,15 @@
 package dev.etl.bench.avro;
 
-import java.io.IOException;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
-
-import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.bench.avro.generated.BenchDevice;
 import dev.etl.bench.avro.generated.BenchEvent;
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.record.Collector;
 import dev.etl.record.Payload;
-import dev.etl.record.RecordMeta;
+import java.io.IOException;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
@@ -80,7 +78,8 @@ public class AvroDecodeBenchmark {
 
         fastSpecific = AvroDeserializer.specific(BenchEvent.class).raw(schema).build();
         fastGeneric = AvroDeserializer.generic(schema).raw(schema).build();
-        deserializerResolving = AvroDeserializer.generic(schema).raw(schema).fastPath(false).build();
+        deserializerResolving =
+                AvroDeserializer.generic(schema).raw(schema).fastPath(false).build();
         genericReader = new GenericDatumReader<>(schema, schema);
         specificReader = new SpecificDatumReader<>(schema, schema, SpecificData.getForClass(BenchEvent.class));
     }

@@ -1,9 +1,5 @@
 package dev.etl.bench.avro;
 
-import java.io.IOException;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.bench.avro.generated.BenchEvent;
@@ -14,6 +10,9 @@ import dev.etl.record.Payload;
 import dev.etl.sink.RowBuffer;
 import dev.etl.transcode.AvroRowMapping;
 import dev.etl.transcode.AvroRowTranscoder;
+import java.io.IOException;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
@@ -131,13 +130,16 @@ public class TranscodeBenchmark {
         encoder = encoder();
         fastPath = AvroDeserializer.generic(schema).raw(schema).build();
         transcoder = AvroRowTranscoder.raw(mapping(schema), schema).build();
-        fiveColumns = AvroRowTranscoder.raw(AvroRowMapping.builder(schema)
-                .column("id", "UInt64")
-                .column("timestamp_ms", "Int64", "timestampMs")
-                .column("country", "LowCardinality(String)", "country")
-                .column("price", "Float64", "price")
-                .column("paid", "Bool", "paid")
-                .build(), schema).build();
+        fiveColumns = AvroRowTranscoder.raw(
+                        AvroRowMapping.builder(schema)
+                                .column("id", "UInt64")
+                                .column("timestamp_ms", "Int64", "timestampMs")
+                                .column("country", "LowCardinality(String)", "country")
+                                .column("price", "Float64", "price")
+                                .column("paid", "Bool", "paid")
+                                .build(),
+                        schema)
+                .build();
         for (int i = 0; i < RECORDS; i++) {
             next = i;
             byte[] a = genericDatumReaderAndEncode().toByteArray();

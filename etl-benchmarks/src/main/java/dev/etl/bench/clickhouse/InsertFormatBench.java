@@ -1,5 +1,19 @@
 package dev.etl.bench.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseCapabilities;
+import dev.etl.clickhouse.ClickHouseInsert;
+import dev.etl.clickhouse.ClickHouseShardWriter;
+import dev.etl.clickhouse.ClickHouseSink;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseTransport;
+import dev.etl.clickhouse.InsertFormat;
+import dev.etl.clickhouse.ValidationMode;
+import dev.etl.sink.BatchConfig;
+import dev.etl.sink.ShardWriter;
+import dev.etl.test.infra.ClickHouseHttp;
+import dev.etl.test.infra.ClickHouseInstance;
+import dev.etl.test.infra.InfraEndpoints;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -15,22 +29,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-
-import dev.etl.clickhouse.ClickHouseCapabilities;
-import dev.etl.clickhouse.ClickHouseInsert;
-import dev.etl.clickhouse.ClickHouseShardWriter;
-import dev.etl.clickhouse.ClickHouseSink;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.clickhouse.ClickHouseTransport;
-import dev.etl.clickhouse.InsertFormat;
-import dev.etl.clickhouse.ValidationMode;
-import dev.etl.sink.BatchConfig;
-import dev.etl.sink.ShardWriter;
-import dev.etl.test.infra.ClickHouseHttp;
-import dev.etl.test.infra.ClickHouseInstance;
-import dev.etl.test.infra.InfraEndpoints;
 
 /**
  * RowBinary against Native inserts on the local ClickHouse 18.16 servers, in one run: the same sealed
@@ -63,8 +61,7 @@ public final class InsertFormatBench {
     private static final Map<String, String> LOW_CARDINALITY = Map.of("allow_experimental_low_cardinality_type", "1");
 
     /** What one insert cost. */
-    record Sample(long wallNs, long clientCpuNs, long serverCpuUs, long procTicks, boolean clean) {
-    }
+    record Sample(long wallNs, long clientCpuNs, long serverCpuUs, long procTicks, boolean clean) {}
 
     private final String url;
     private final long pid;
@@ -82,10 +79,11 @@ public final class InsertFormatBench {
         int warmup = Integer.getInteger("bench.warmup", 3);
         int shard = Integer.getInteger("bench.shard", 1);
         int replica = Integer.getInteger("bench.replica", 1);
-        ClickHouseSinkConfig.Transport transport = ClickHouseSinkConfig.Transport.valueOf(
-                System.getProperty("bench.transport", "CLIENT_V2"));
+        ClickHouseSinkConfig.Transport transport =
+                ClickHouseSinkConfig.Transport.valueOf(System.getProperty("bench.transport", "CLIENT_V2"));
         List<InsertBenchSchema> schemas = new ArrayList<>();
-        for (String s : System.getProperty("bench.schemas", "ORDERS,NUMERIC,TEXT").split(",")) {
+        for (String s :
+                System.getProperty("bench.schemas", "ORDERS,NUMERIC,TEXT").split(",")) {
             schemas.add(InsertBenchSchema.valueOf(s.trim().toUpperCase(Locale.ROOT)));
         }
         String infraDir = System.getProperty("etl.infra.dir", System.getenv().getOrDefault("ETL_INFRA_DIR", ".infra"));
@@ -93,8 +91,10 @@ public final class InsertFormatBench {
         ClickHouseInstance server = ClickHouseInstance.of(endpoints, shard, replica);
         InsertFormatBench bench = new InsertFormatBench(server.url(), server.pid());
         String db = "bench_native_" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd_HHmmss"));
-        System.out.printf("InsertFormatBench: %s (%s, pid %d), %d rows per batch, %d warm-up + %d rounds, transport %s,"
-                + " load %s%n", server.name(), server.url(), server.pid(), rows, warmup, rounds, transport, loadAverage());
+        System.out.printf(
+                "InsertFormatBench: %s (%s, pid %d), %d rows per batch, %d warm-up + %d rounds, transport %s,"
+                        + " load %s%n",
+                server.name(), server.url(), server.pid(), rows, warmup, rounds, transport, loadAverage());
         bench.http.execute(bench.url, "CREATE DATABASE " + db);
         try {
             for (InsertBenchSchema schema : schemas) {
@@ -108,28 +108,48 @@ public final class InsertFormatBench {
         System.out.printf("load at the end: %s%n", loadAverage());
     }
 
-    private void run(String db, InsertBenchSchema schema, int rows, int rounds, int warmup,
-            ClickHouseSinkConfig.Transport transport) throws IOException {
+    private void run(
+            String db,
+            InsertBenchSchema schema,
+            int rows,
+            int rounds,
+            int warmup,
+            ClickHouseSinkConfig.Transport transport)
+            throws IOException {
         byte[] bytes = schema.rowBinary(schema.rows(1, rows, 16_003));
         BenchBatch batch = BenchBatch.of(bytes, rows);
         Map<InsertFormat, ShardWriter> writers = new HashMap<>();
         for (InsertFormat format : InsertFormat.values()) {
-            String table = schema.name().toLowerCase(Locale.ROOT) + "_" + format.name().toLowerCase(Locale.ROOT);
-            http.execute(url, "CREATE TABLE " + db + "." + table + " " + schema.columns() + " ENGINE = MergeTree ORDER BY ("
-                    + schema.orderBy() + ")", LOW_CARDINALITY);
+            String table =
+                    schema.name().toLowerCase(Locale.ROOT) + "_" + format.name().toLowerCase(Locale.ROOT);
+            http.execute(
+                    url,
+                    "CREATE TABLE " + db + "." + table + " " + schema.columns() + " ENGINE = MergeTree ORDER BY ("
+                            + schema.orderBy() + ")",
+                    LOW_CARDINALITY);
             http.execute(url, "SYSTEM STOP MERGES " + db + "." + table);
-            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db, table).shard(url).format(format)
-                    .transport(transport).validation(ValidationMode.FULL).socketTimeout(Duration.ofMinutes(2))
-                    .batch(new BatchConfig(rows, 256L << 20, Duration.ofSeconds(1))).build();
-            writers.put(format, ClickHouseSink.definition("bench", "bench", config, schema.encoder(),
-                    new SimpleMeterRegistry()).writers().apply(0));
+            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                    .table(db, table)
+                    .shard(url)
+                    .format(format)
+                    .transport(transport)
+                    .validation(ValidationMode.FULL)
+                    .socketTimeout(Duration.ofMinutes(2))
+                    .batch(new BatchConfig(rows, 256L << 20, Duration.ofSeconds(1)))
+                    .build();
+            writers.put(
+                    format,
+                    ClickHouseSink.definition("bench", "bench", config, schema.encoder(), new SimpleMeterRegistry())
+                            .writers()
+                            .apply(0));
         }
         ClickHouseShardWriter transposeOnly = discardingWriter(schema);
         Map<InsertFormat, List<Sample>> samples = new HashMap<>();
         List<Long> transposeCpuNs = new ArrayList<>();
         for (int round = -warmup; round < rounds; round++) {
-            InsertFormat[] order = (round & 1) == 0 ? new InsertFormat[] { InsertFormat.ROW_BINARY, InsertFormat.NATIVE }
-                    : new InsertFormat[] { InsertFormat.NATIVE, InsertFormat.ROW_BINARY };
+            InsertFormat[] order = (round & 1) == 0
+                    ? new InsertFormat[] {InsertFormat.ROW_BINARY, InsertFormat.NATIVE}
+                    : new InsertFormat[] {InsertFormat.NATIVE, InsertFormat.ROW_BINARY};
             for (InsertFormat format : order) {
                 Sample s = insert(writers.get(format), batch);
                 if (round >= 0) {
@@ -165,8 +185,10 @@ public final class InsertFormatBench {
 
     /** {@code UserTimeMicroseconds, SystemTimeMicroseconds, Query, MergedRows} of the server. */
     private long[] events() {
-        String body = http.execute(url, "SELECT event, value FROM system.events WHERE event IN ('UserTimeMicroseconds', "
-                + "'SystemTimeMicroseconds', 'Query', 'MergedRows') FORMAT TabSeparated");
+        String body = http.execute(
+                url,
+                "SELECT event, value FROM system.events WHERE event IN ('UserTimeMicroseconds', "
+                        + "'SystemTimeMicroseconds', 'Query', 'MergedRows') FORMAT TabSeparated");
         long[] v = new long[4];
         for (String line : body.split("\n")) {
             String[] kv = line.split("\t");
@@ -179,8 +201,7 @@ public final class InsertFormatBench {
                 case "SystemTimeMicroseconds" -> v[1] = value;
                 case "Query" -> v[2] = value;
                 case "MergedRows" -> v[3] = value;
-                default -> {
-                }
+                default -> {}
             }
         }
         return v;
@@ -205,14 +226,30 @@ public final class InsertFormatBench {
                 throw new UnsupportedOperationException(sql);
             }
         };
-        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table("bench", "t").shard("http://127.0.0.1:1")
-                .format(InsertFormat.NATIVE).batch(new BatchConfig(1_000_000, 256L << 20, Duration.ofSeconds(1))).build();
-        return new ClickHouseShardWriter(config, schema.encoder().columns(), 0, "bench", "bench",
-                ClickHouseCapabilities.legacy("18.16.1"), discard, new SimpleMeterRegistry(), System::nanoTime, () -> {
-                });
+        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                .table("bench", "t")
+                .shard("http://127.0.0.1:1")
+                .format(InsertFormat.NATIVE)
+                .batch(new BatchConfig(1_000_000, 256L << 20, Duration.ofSeconds(1)))
+                .build();
+        return new ClickHouseShardWriter(
+                config,
+                schema.encoder().columns(),
+                0,
+                "bench",
+                "bench",
+                ClickHouseCapabilities.legacy("18.16.1"),
+                discard,
+                new SimpleMeterRegistry(),
+                System::nanoTime,
+                () -> {});
     }
 
-    private static void report(InsertBenchSchema schema, int rows, int bytes, Map<InsertFormat, List<Sample>> samples,
+    private static void report(
+            InsertBenchSchema schema,
+            int rows,
+            int bytes,
+            Map<InsertFormat, List<Sample>> samples,
             List<Long> transposeCpuNs) {
         List<Sample> rb = samples.get(InsertFormat.ROW_BINARY);
         List<Sample> nat = samples.get(InsertFormat.NATIVE);
@@ -227,32 +264,48 @@ public final class InsertFormatBench {
         long hz = 100; // USER_HZ on Linux
         double rbProc = rb.stream().mapToLong(Sample::procTicks).sum() * (1e9 / hz) / ((double) rows * rb.size());
         double natProc = nat.stream().mapToLong(Sample::procTicks).sum() * (1e9 / hz) / ((double) rows * nat.size());
-        double transpose = median(transposeCpuNs.stream().map(v -> new Sample(0, v, 0, 0, true)).toList(),
-                Sample::clientCpuNs) / rows;
-        System.out.printf("%n%s: %d rows, %d bytes of RowBinary (%.1f B/row); clean inserts RowBinary %d/%d, Native %d/%d%n",
+        double transpose = median(
+                        transposeCpuNs.stream()
+                                .map(v -> new Sample(0, v, 0, 0, true))
+                                .toList(),
+                        Sample::clientCpuNs)
+                / rows;
+        System.out.printf(
+                "%n%s: %d rows, %d bytes of RowBinary (%.1f B/row); clean inserts RowBinary %d/%d, Native %d/%d%n",
                 schema, rows, bytes, (double) bytes / rows, rbClean.size(), rb.size(), natClean.size(), nat.size());
         System.out.println("| measure | RowBinary | Native | Native / RowBinary |");
         System.out.println("|---|---|---|---|");
-        System.out.printf("| rows/s (median insert wall time) | %.2fM | %.2fM | %.2f |%n", rows / rbWall * 1e3,
-                rows / natWall * 1e3, rbWall / natWall);
-        System.out.printf("| server CPU, system.events (ns/row) | %.1f | %.1f | %.2f |%n", rbServer, natServer,
-                natServer / rbServer);
-        System.out.printf("| server CPU, /proc all threads (ns/row, sum) | %.1f | %.1f | %.2f |%n", rbProc, natProc,
-                natProc / rbProc);
-        System.out.printf("| client CPU of the write, thread (ns/row) | %.1f | %.1f | %.2f |%n", rbClient, natClient,
-                natClient / rbClient);
+        System.out.printf(
+                "| rows/s (median insert wall time) | %.2fM | %.2fM | %.2f |%n",
+                rows / rbWall * 1e3, rows / natWall * 1e3, rbWall / natWall);
+        System.out.printf(
+                "| server CPU, system.events (ns/row) | %.1f | %.1f | %.2f |%n",
+                rbServer, natServer, natServer / rbServer);
+        System.out.printf(
+                "| server CPU, /proc all threads (ns/row, sum) | %.1f | %.1f | %.2f |%n",
+                rbProc, natProc, natProc / rbProc);
+        System.out.printf(
+                "| client CPU of the write, thread (ns/row) | %.1f | %.1f | %.2f |%n",
+                rbClient, natClient, natClient / rbClient);
         System.out.printf("| of which transposition, thread CPU (ns/row) | — | %.1f | — |%n", transpose);
-        System.out.printf("| client + server CPU (ns/row) | %.1f | %.1f | %.2f |%n", rbClient + rbServer,
-                natClient + natServer, (natClient + natServer) / (rbClient + rbServer));
-        System.out.printf("raw (wall ms / client cpu ms / server cpu ms / clean): RowBinary %s%n  Native %s%n",
+        System.out.printf(
+                "| client + server CPU (ns/row) | %.1f | %.1f | %.2f |%n",
+                rbClient + rbServer, natClient + natServer, (natClient + natServer) / (rbClient + rbServer));
+        System.out.printf(
+                "raw (wall ms / client cpu ms / server cpu ms / clean): RowBinary %s%n  Native %s%n",
                 describe(rb), describe(nat));
     }
 
     private static String describe(List<Sample> samples) {
         StringBuilder sb = new StringBuilder();
         for (Sample s : samples) {
-            sb.append(String.format(Locale.ROOT, "%.0f/%.0f/%.0f%s ", s.wallNs() / 1e6, s.clientCpuNs() / 1e6,
-                    s.serverCpuUs() / 1e3, s.clean() ? "" : "*"));
+            sb.append(String.format(
+                    Locale.ROOT,
+                    "%.0f/%.0f/%.0f%s ",
+                    s.wallNs() / 1e6,
+                    s.clientCpuNs() / 1e6,
+                    s.serverCpuUs() / 1e3,
+                    s.clean() ? "" : "*"));
         }
         return sb.toString().trim();
     }
@@ -260,15 +313,18 @@ public final class InsertFormatBench {
     private static double median(List<Sample> samples, java.util.function.ToLongFunction<Sample> f) {
         long[] v = samples.stream().mapToLong(f).toArray();
         Arrays.sort(v);
-        return v.length == 0 ? Double.NaN : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2.0;
+        return v.length == 0
+                ? Double.NaN
+                : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2.0;
     }
 
     /** client-v2's DEBUG wire log would cost more CPU than the inserts; the validator's MergeTree warnings are expected. */
     private static void quietLogging() {
-        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
-                .getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.classic.Logger root =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         root.setLevel(ch.qos.logback.classic.Level.WARN);
-        ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("dev.etl.clickhouse.ClickHouseSchemaValidator"))
+        ((ch.qos.logback.classic.Logger)
+                        org.slf4j.LoggerFactory.getLogger("dev.etl.clickhouse.ClickHouseSchemaValidator"))
                 .setLevel(ch.qos.logback.classic.Level.ERROR);
     }
 

@@ -1,10 +1,17 @@
 package dev.etl.bench.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseCapabilities;
+import dev.etl.clickhouse.ClickHouseInsert;
+import dev.etl.clickhouse.ClickHouseShardWriter;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseTransport;
+import dev.etl.clickhouse.InsertFormat;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.sink.RowBuffer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -17,15 +24,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-
-import dev.etl.clickhouse.ClickHouseCapabilities;
-import dev.etl.clickhouse.ClickHouseInsert;
-import dev.etl.clickhouse.ClickHouseShardWriter;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.clickhouse.ClickHouseTransport;
-import dev.etl.clickhouse.InsertFormat;
-import dev.etl.clickhouse.RowBinaryEncoder;
-import dev.etl.sink.RowBuffer;
 
 /**
  * What {@link InsertFormat#NATIVE} costs the client: a {@link ClickHouseShardWriter} writing one sealed
@@ -48,7 +46,7 @@ import dev.etl.sink.RowBuffer;
 public class NativeTranspositionBenchmark {
     static final int ROWS = 100_000;
 
-    @Param({ "ORDERS", "NUMERIC", "TEXT" })
+    @Param({"ORDERS", "NUMERIC", "TEXT"})
     public InsertBenchSchema schema;
 
     private BenchBatch batch;
@@ -86,11 +84,22 @@ public class NativeTranspositionBenchmark {
     }
 
     private ClickHouseShardWriter writer(InsertFormat format) {
-        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table("bench", "t").shard("http://127.0.0.1:1")
-                .format(format).build();
-        return new ClickHouseShardWriter(config, schema.encoder().columns(), 0, "bench", "bench",
-                ClickHouseCapabilities.legacy("18.16.1"), discard, new SimpleMeterRegistry(), System::nanoTime, () -> {
-                });
+        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                .table("bench", "t")
+                .shard("http://127.0.0.1:1")
+                .format(format)
+                .build();
+        return new ClickHouseShardWriter(
+                config,
+                schema.encoder().columns(),
+                0,
+                "bench",
+                "bench",
+                ClickHouseCapabilities.legacy("18.16.1"),
+                discard,
+                new SimpleMeterRegistry(),
+                System::nanoTime,
+                () -> {});
     }
 
     /** Baseline: the writer hands the batch's RowBinary bytes to the transport. */

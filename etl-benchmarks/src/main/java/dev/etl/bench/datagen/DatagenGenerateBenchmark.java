@@ -1,7 +1,13 @@
 package dev.etl.bench.datagen;
 
+import dev.etl.bench.avro.generated.BenchEvent;
+import dev.etl.datagen.AvroRecordGenerator;
+import dev.etl.datagen.DatagenSource;
+import dev.etl.datagen.RecordGenerator;
+import dev.etl.source.PartitionBatch;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.SourceLane;
 import java.util.concurrent.TimeUnit;
-
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -16,14 +22,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
-
-import dev.etl.bench.avro.generated.BenchEvent;
-import dev.etl.datagen.AvroRecordGenerator;
-import dev.etl.datagen.DatagenSource;
-import dev.etl.datagen.RecordGenerator;
-import dev.etl.source.PartitionBatch;
-import dev.etl.source.PartitionListener;
-import dev.etl.source.SourceLane;
 
 /**
  * What the load generator itself costs per record, so the pipeline numbers measured with it
@@ -50,7 +48,10 @@ public class DatagenGenerateBenchmark {
     static final RecordGenerator FUNCTION = (partition, sequence, random, out) -> {
         out.key().writeLongBE(out.id());
         byte[] status = STATUS[random.nextInt(STATUS.length)];
-        out.value().writeLongLE(out.id()).writeLongLE(random.nextLong(100, 100_000)).writeByte(status.length)
+        out.value()
+                .writeLongLE(out.id())
+                .writeLongLE(random.nextLong(100, 100_000))
+                .writeByte(status.length)
                 .writeBytes(status);
     };
 
@@ -63,21 +64,23 @@ public class DatagenGenerateBenchmark {
     @Setup(Level.Trial)
     public void setUp(Blackhole blackhole) {
         this.blackhole = blackhole;
-        RecordGenerator chosen = generator.equals("avro") ? AvroRecordGenerator.builder(BenchEvent.getClassSchema()).build()
+        RecordGenerator chosen = generator.equals("avro")
+                ? AvroRecordGenerator.builder(BenchEvent.getClassSchema()).build()
                 : FUNCTION;
-        DatagenSource source = DatagenSource.builder(chosen).partitions(1).maxPollRecords(BATCH).seed(1).build();
+        DatagenSource source = DatagenSource.builder(chosen)
+                .partitions(1)
+                .maxPollRecords(BATCH)
+                .seed(1)
+                .build();
         lane = source.openLane(0, new PartitionListener() {
             @Override
-            public void onAssigned(int[] partitions) {
-            }
+            public void onAssigned(int[] partitions) {}
 
             @Override
-            public void onRevoked(int[] partitions) {
-            }
+            public void onRevoked(int[] partitions) {}
 
             @Override
-            public void onLost(int[] partitions) {
-            }
+            public void onLost(int[] partitions) {}
         });
     }
 

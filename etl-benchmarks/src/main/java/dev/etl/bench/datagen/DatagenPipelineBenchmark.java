@@ -1,21 +1,5 @@
 package dev.etl.bench.datagen;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.bench.avro.generated.BenchEvent;
 import dev.etl.clickhouse.RowBinaryEncoder;
@@ -29,6 +13,20 @@ import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.RunReport;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.SinkDefinition;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The engine's ceiling without Kafka or ClickHouse in the way: a bounded {@link DatagenSource} run of
@@ -46,7 +44,9 @@ import dev.etl.sink.SinkDefinition;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgs = {"-Xmx2g"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xmx2g"})
 public class DatagenPipelineBenchmark {
     static final int RECORDS = 2_000_000;
 
@@ -67,18 +67,30 @@ public class DatagenPipelineBenchmark {
     @Benchmark
     @OperationsPerInvocation(RECORDS)
     public long run() throws InterruptedException {
-        PipelineConfig config = PipelineConfig.builder("datagen-bench").lanes(lanes)
-                .checkpointInterval(Duration.ofMillis(20)).build();
-        DatagenSource source = DatagenSource.builder(AvroRecordGenerator.builder(BenchEvent.getClassSchema()).build())
-                .partitions(8).records(RECORDS).lanes(lanes).seed(1).pipeline("datagen-bench").build();
-        AvroDeserializer.Builder<BenchEvent> avro = AvroDeserializer.specific(BenchEvent.class)
-                .raw(BenchEvent.getClassSchema());
+        PipelineConfig config = PipelineConfig.builder("datagen-bench")
+                .lanes(lanes)
+                .checkpointInterval(Duration.ofMillis(20))
+                .build();
+        DatagenSource source = DatagenSource.builder(
+                        AvroRecordGenerator.builder(BenchEvent.getClassSchema()).build())
+                .partitions(8)
+                .records(RECORDS)
+                .lanes(lanes)
+                .seed(1)
+                .pipeline("datagen-bench")
+                .build();
+        AvroDeserializer.Builder<BenchEvent> avro =
+                AvroDeserializer.specific(BenchEvent.class).raw(BenchEvent.getClassSchema());
         ChainFactory chain = ctx -> Chains.from(ctx, avro.build())
                 .filter("priced", event -> event.getPrice() >= 0)
                 .sink(ROWS, KeyHashRouter.byRecordKey());
         AtomicLong rows = new AtomicLong();
         SinkDefinition discard = SinkDefinition.of("discard", 2, shard -> batch -> rows.addAndGet(batch.rowCount()));
-        PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(discard).chains(chain).build();
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(discard)
+                .chains(chain)
+                .build();
         source.onDone(runtime::shutdown);
         runtime.start();
         RunReport report = runtime.awaitTermination(Duration.ofMinutes(5));

@@ -1,8 +1,8 @@
 package dev.etl.bench.e2e;
 
+import dev.etl.avro.SchemaRegistryClient;
 import java.util.HashMap;
 import java.util.Map;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.springframework.context.annotation.Bean;
@@ -12,8 +12,6 @@ import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.listener.ContainerProperties.AckMode;
-
-import dev.etl.avro.SchemaRegistryClient;
 
 /**
  * Spring Kafka wiring as the reference documentation shows it: a consumer factory of raw
@@ -47,7 +45,8 @@ class BaselineConfiguration {
     @Bean
     ConcurrentKafkaListenerContainerFactory<byte[], byte[]> kafkaListenerContainerFactory(
             ConsumerFactory<byte[], byte[]> consumerFactory, BaselineOptions options) {
-        ConcurrentKafkaListenerContainerFactory<byte[], byte[]> factory = new ConcurrentKafkaListenerContainerFactory<>();
+        ConcurrentKafkaListenerContainerFactory<byte[], byte[]> factory =
+                new ConcurrentKafkaListenerContainerFactory<>();
         factory.setConsumerFactory(consumerFactory);
         factory.setBatchListener(true);
         factory.setConcurrency(options.threads());

@@ -16,8 +16,15 @@ import java.util.Map;
  * @param threads listener threads (the container's concurrency)
  * @param maxPollRecords {@code max.poll.records}: records per listener call, so per insert batch
  */
-record BaselineOptions(String bootstrap, String registry, String topic, String group, String database,
-        List<String> shardUrls, int threads, int maxPollRecords) {
+record BaselineOptions(
+        String bootstrap,
+        String registry,
+        String topic,
+        String group,
+        String database,
+        List<String> shardUrls,
+        int threads,
+        int maxPollRecords) {
 
     static final String USAGE = "usage: --bootstrap H:P --registry URL --topic T --group G --database DB "
             + "--shards URL1,URL2 [--threads 2] [--max-poll-records 5000]";
@@ -30,8 +37,13 @@ record BaselineOptions(String bootstrap, String registry, String topic, String g
             }
             opts.put(args[i].substring(2), args[++i]);
         }
-        return new BaselineOptions(require(opts, "bootstrap"), require(opts, "registry"), require(opts, "topic"),
-                require(opts, "group"), require(opts, "database"), List.of(require(opts, "shards").split(",")),
+        return new BaselineOptions(
+                require(opts, "bootstrap"),
+                require(opts, "registry"),
+                require(opts, "topic"),
+                require(opts, "group"),
+                require(opts, "database"),
+                List.of(require(opts, "shards").split(",")),
                 Integer.parseInt(opts.getOrDefault("threads", "2")),
                 Integer.parseInt(opts.getOrDefault("max-poll-records", "5000")));
     }

@@ -1,5 +1,7 @@
 package dev.etl.bench.e2e;
 
+import com.clickhouse.jdbc.DataSourceImpl;
+import dev.etl.avro.SchemaRegistryClient;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -11,9 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
-
 import javax.sql.DataSource;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
@@ -25,10 +25,6 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.kafka.annotation.KafkaListener;
 import org.springframework.kafka.support.Acknowledgment;
-
-import com.clickhouse.jdbc.DataSourceImpl;
-
-import dev.etl.avro.SchemaRegistryClient;
 
 /**
  * The baseline's whole pipeline, in the listener: for each poll batch, decode every Confluent-framed
@@ -52,6 +48,7 @@ public final class OrdersBatchListener implements DisposableBean {
     private final SchemaRegistryClient registry;
     /** The driver's own {@code DataSource}, one per shard, on the shard's first replica. */
     private final List<DataSource> shards;
+
     private final ThreadLocal<ListenerThread> threads = ThreadLocal.withInitial(this::newThread);
     private final List<ListenerThread> all = new CopyOnWriteArrayList<>();
 
@@ -155,9 +152,17 @@ public final class OrdersBatchListener implements DisposableBean {
             insertNs += t.insertNs;
             t.close();
         }
-        log.info("baseline totals: {} threads, {} batches, {} records, {} rows in {} inserts ({} rows per insert);"
-                + " listener time: decode+bind {} ms, executeBatch {} ms", all.size(), batches, records, rows, inserts,
-                inserts == 0 ? 0 : rows / inserts, decodeNs / 1_000_000, insertNs / 1_000_000);
+        log.info(
+                "baseline totals: {} threads, {} batches, {} records, {} rows in {} inserts ({} rows per insert);"
+                        + " listener time: decode+bind {} ms, executeBatch {} ms",
+                all.size(),
+                batches,
+                records,
+                rows,
+                inserts,
+                inserts == 0 ? 0 : rows / inserts,
+                decodeNs / 1_000_000,
+                insertNs / 1_000_000);
     }
 
     /** One consumer thread's resources: a connection and prepared insert per shard, Avro readers per writer schema id. */
@@ -186,7 +191,9 @@ public final class OrdersBatchListener implements DisposableBean {
                 throw new IllegalArgumentException("not Confluent-framed Avro at " + record.topic() + "-"
                         + record.partition() + "@" + record.offset());
             }
-            int schemaId = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8)
+            int schemaId = ((value[1] & 0xff) << 24)
+                    | ((value[2] & 0xff) << 16)
+                    | ((value[3] & 0xff) << 8)
                     | (value[4] & 0xff);
             GenericDatumReader<GenericRecord> reader = readers.get(schemaId);
             if (reader == null) {
@@ -198,8 +205,10 @@ public final class OrdersBatchListener implements DisposableBean {
             try {
                 return reader.read(null, decoder);
             } catch (IOException e) {
-                throw new IllegalArgumentException("cannot decode the Avro order (schema id " + schemaId + ") at "
-                        + record.topic() + "-" + record.partition() + "@" + record.offset(), e);
+                throw new IllegalArgumentException(
+                        "cannot decode the Avro order (schema id " + schemaId + ") at " + record.topic() + "-"
+                                + record.partition() + "@" + record.offset(),
+                        e);
             }
         }
 

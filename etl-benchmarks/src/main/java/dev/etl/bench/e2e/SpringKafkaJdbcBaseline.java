@@ -19,8 +19,7 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
  * baseline in the from-process-start timing).
  */
 public final class SpringKafkaJdbcBaseline {
-    private SpringKafkaJdbcBaseline() {
-    }
+    private SpringKafkaJdbcBaseline() {}
 
     public static void main(String[] args) {
         if (System.getProperty("logback.configurationFile") == null) {

@@ -1,10 +1,24 @@
 package dev.etl.bench.engine;
 
+import dev.etl.avro.AvroDeserializer;
+import dev.etl.avro.AvroWireFormat;
+import dev.etl.bench.avro.AvroDecodeBenchmark;
+import dev.etl.bench.avro.TranscodeBenchmark;
+import dev.etl.bench.avro.generated.BenchEvent;
+import dev.etl.deser.Deserializer;
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.Checkpointer;
+import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.ops.Chain;
+import dev.etl.ops.Chains;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.KeyHashRouter;
+import dev.etl.transcode.AvroRowTranscoder;
 import java.io.IOException;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
 import org.agrona.collections.Long2LongHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
@@ -23,22 +37,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-
-import dev.etl.avro.AvroDeserializer;
-import dev.etl.avro.AvroWireFormat;
-import dev.etl.bench.avro.AvroDecodeBenchmark;
-import dev.etl.bench.avro.TranscodeBenchmark;
-import dev.etl.bench.avro.generated.BenchEvent;
-import dev.etl.deser.Deserializer;
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.internal.checkpoint.Checkpointer;
-import dev.etl.internal.sink.ChunkOutbox;
-import dev.etl.ops.Chain;
-import dev.etl.ops.Chains;
-import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.KeyHashRouter;
-import dev.etl.transcode.AvroRowTranscoder;
 
 /**
  * The lane's whole path for Avro records, per record: poll-batch flyweight → Avro → route + RowBinary
@@ -116,11 +114,14 @@ public class AvroLaneBenchmark {
             bodies[i] = AvroWireFormat.raw(schema, AvroDecodeBenchmark.event(random, i));
         }
         AvroRowTranscoder.Builder transcoder = AvroRowTranscoder.raw(TranscodeBenchmark.mapping(schema), schema);
-        transcoding = new Lane(bodies, ctx -> Chains.from(ctx, Deserializer.payload())
-                .sink(transcoder.build(), KeyHashRouter.byRecordKey()));
-        AvroDeserializer.Builder<GenericRecord> avro = AvroDeserializer.generic(schema).raw(schema);
-        objectPath = new Lane(bodies, ctx -> Chains.from(ctx, avro.build())
-                .sink(TranscodeBenchmark.encoder(), KeyHashRouter.byRecordKey()));
+        transcoding = new Lane(
+                bodies,
+                ctx -> Chains.from(ctx, Deserializer.payload()).sink(transcoder.build(), KeyHashRouter.byRecordKey()));
+        AvroDeserializer.Builder<GenericRecord> avro =
+                AvroDeserializer.generic(schema).raw(schema);
+        objectPath = new Lane(
+                bodies,
+                ctx -> Chains.from(ctx, avro.build()).sink(TranscodeBenchmark.encoder(), KeyHashRouter.byRecordKey()));
         genericReader = new GenericDatumReader<>(schema, schema);
     }
 

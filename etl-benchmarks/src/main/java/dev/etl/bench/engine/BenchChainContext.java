@@ -1,17 +1,14 @@
 package dev.etl.bench.engine;
 
-import java.util.List;
-
-import dev.etl.internal.ops.LaneContext;
-import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.RecordException;
-import dev.etl.ops.ChainContext;
-import dev.etl.record.RecordMeta;
+import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.internal.sink.ChunkOutbox;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
 
 /** The minimal lane context the chain needs, with one sink. */
 final class BenchChainContext implements LaneContext {
@@ -55,7 +52,7 @@ final class BenchChainContext implements LaneContext {
 
     @Override
     public dev.etl.sink.SinkDefinition sink(String sinkName) {
-        return dev.etl.sink.SinkDefinition.of(sinkName, outbox.shardCount(), shard -> batch -> { });
+        return dev.etl.sink.SinkDefinition.of(sinkName, outbox.shardCount(), shard -> batch -> {});
     }
 
     @Override

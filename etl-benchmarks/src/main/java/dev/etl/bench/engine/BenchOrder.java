@@ -32,8 +32,13 @@ final class BenchOrder {
     }
 
     static long readLongLE(byte[] b, int p) {
-        return (b[p] & 0xFFL) | (b[p + 1] & 0xFFL) << 8 | (b[p + 2] & 0xFFL) << 16 | (b[p + 3] & 0xFFL) << 24
-                | (b[p + 4] & 0xFFL) << 32 | (b[p + 5] & 0xFFL) << 40 | (b[p + 6] & 0xFFL) << 48
+        return (b[p] & 0xFFL)
+                | (b[p + 1] & 0xFFL) << 8
+                | (b[p + 2] & 0xFFL) << 16
+                | (b[p + 3] & 0xFFL) << 24
+                | (b[p + 4] & 0xFFL) << 32
+                | (b[p + 5] & 0xFFL) << 40
+                | (b[p + 6] & 0xFFL) << 48
                 | (b[p + 7] & 0xFFL) << 56;
     }
 

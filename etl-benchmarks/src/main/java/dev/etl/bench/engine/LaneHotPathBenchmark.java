@@ -1,9 +1,20 @@
 package dev.etl.bench.engine;
 
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.internal.checkpoint.Checkpointer;
+import dev.etl.internal.sink.ChunkOutbox;
+import dev.etl.ops.Chain;
+import dev.etl.ops.Chains;
+import dev.etl.record.Payload;
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.KeyHashRouter;
+import dev.etl.sink.RowBuffer;
+import dev.etl.sink.RowEncoder;
+import dev.etl.source.PartitionBatch;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
 import org.agrona.collections.Long2LongHashMap;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -17,19 +28,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.internal.checkpoint.Checkpointer;
-import dev.etl.ops.Chain;
-import dev.etl.ops.Chains;
-import dev.etl.record.Payload;
-import dev.etl.sink.ChunkConfig;
-import dev.etl.internal.sink.ChunkOutbox;
-import dev.etl.sink.KeyHashRouter;
-import dev.etl.sink.RowBuffer;
-import dev.etl.sink.RowEncoder;
-import dev.etl.source.PartitionBatch;
 
 /**
  * The lane's hot path, per record: poll batch → deserialize (in place) → map → filter → map →
@@ -71,8 +69,8 @@ public class LaneHotPathBenchmark {
         byte[][] values = new byte[BATCH][];
         for (int i = 0; i < BATCH; i++) {
             int status = i % 10 == 0 ? BenchOrder.CANCELLED : 1;
-            values[i] = BenchOrder.encode(1_000_000L + i, 1_999L + i, status,
-                    ("customer-" + (i % 97)).getBytes(StandardCharsets.UTF_8));
+            values[i] = BenchOrder.encode(
+                    1_000_000L + i, 1_999L + i, status, ("customer-" + (i % 97)).getBytes(StandardCharsets.UTF_8));
         }
         batch = new ArrayBatch(values);
         sink = new NullChunkSink(SHARDS);
@@ -136,7 +134,8 @@ public class LaneHotPathBenchmark {
                 continue;
             }
             int shard = baselineRouter.shard(o, context.meta(), SHARDS);
-            buffers[shard].writeLongLE(o.id)
+            buffers[shard]
+                    .writeLongLE(o.id)
                     .writeStringBytes(o.customer, o.customerOffset, o.customerLength)
                     .writeLongLE(o.amountCents)
                     .writeByte(o.status);

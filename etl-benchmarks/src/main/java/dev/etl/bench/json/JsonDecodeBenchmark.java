@@ -1,13 +1,12 @@
 package dev.etl.bench.json;
 
-import java.io.ByteArrayOutputStream;
-import java.util.Random;
-import java.util.concurrent.TimeUnit;
-
 import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.json.JsonDeserializer;
 import dev.etl.record.Collector;
 import dev.etl.record.Payload;
+import java.io.ByteArrayOutputStream;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -43,10 +42,22 @@ import tools.jackson.databind.json.JsonMapper;
 @Fork(1)
 public class JsonDecodeBenchmark {
     /** The event: the same fields as the Avro benchmark's {@code BenchEvent}. */
-    public record JsonEvent(long id, long timestampMs, int userId, String sessionId, String country, String device,
-            double price, int quantity, float discount, boolean paid, String campaign, double score, String page,
-            String referrer, int version) {
-    }
+    public record JsonEvent(
+            long id,
+            long timestampMs,
+            int userId,
+            String sessionId,
+            String country,
+            String device,
+            double price,
+            int quantity,
+            float discount,
+            boolean paid,
+            String campaign,
+            double score,
+            String page,
+            String referrer,
+            int version) {}
 
     private static final int MESSAGES = 1024;
     static final int DOCUMENTS_PER_BATCH = 10;
@@ -96,24 +107,38 @@ public class JsonDecodeBenchmark {
             arrays[m] = arrayOut.toByteArray();
             lineBytes += ndjson[m].length;
         }
-        System.out.printf("%n%d messages: single %.1f bytes on average, NDJSON %.1f bytes (%d documents)%n", MESSAGES,
-                (double) singleBytes / MESSAGES, (double) lineBytes / MESSAGES, DOCUMENTS_PER_BATCH);
+        System.out.printf(
+                "%n%d messages: single %.1f bytes on average, NDJSON %.1f bytes (%d documents)%n",
+                MESSAGES, (double) singleBytes / MESSAGES, (double) lineBytes / MESSAGES, DOCUMENTS_PER_BATCH);
 
         reader = mapper.readerFor(JsonEvent.class);
         treeReader = mapper.readerFor(JsonNode.class);
         single = JsonDeserializer.forType(JsonEvent.class).mapper(mapper).build();
-        lines = JsonDeserializer.forType(JsonEvent.class).ndjson().mapper(mapper).build();
+        lines = JsonDeserializer.forType(JsonEvent.class)
+                .ndjson()
+                .mapper(mapper)
+                .build();
         array = JsonDeserializer.forType(JsonEvent.class).array().mapper(mapper).build();
         tree = JsonDeserializer.tree().mapper(mapper).build();
     }
 
     static JsonEvent event(Random random, int i) {
-        return new JsonEvent(1_000_000_000L + random.nextInt(1 << 30), 1_767_000_000_000L + random.nextInt(86_400_000),
-                random.nextInt(5_000_000), Long.toHexString(random.nextLong() | Long.MIN_VALUE),
-                i % 3 == 0 ? "NO" : i % 3 == 1 ? "DE" : "US", new String[] { "ios", "android", "web", "tv" }[random.nextInt(4)],
-                random.nextInt(100_000) / 100.0, 1 + random.nextInt(5), random.nextInt(30) / 100f, random.nextBoolean(),
-                random.nextInt(4) == 0 ? "spring-sale" : null, random.nextDouble(),
-                "/product/" + random.nextInt(100_000) + "/reviews", null, 3);
+        return new JsonEvent(
+                1_000_000_000L + random.nextInt(1 << 30),
+                1_767_000_000_000L + random.nextInt(86_400_000),
+                random.nextInt(5_000_000),
+                Long.toHexString(random.nextLong() | Long.MIN_VALUE),
+                i % 3 == 0 ? "NO" : i % 3 == 1 ? "DE" : "US",
+                new String[] {"ios", "android", "web", "tv"}[random.nextInt(4)],
+                random.nextInt(100_000) / 100.0,
+                1 + random.nextInt(5),
+                random.nextInt(30) / 100f,
+                random.nextBoolean(),
+                random.nextInt(4) == 0 ? "spring-sale" : null,
+                random.nextDouble(),
+                "/product/" + random.nextInt(100_000) + "/reviews",
+                null,
+                3);
     }
 
     private int nextIndex() {

@@ -1,5 +1,6 @@
 package dev.etl.bench.limits;
 
+import dev.etl.avro.SchemaRegistryClient;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
@@ -21,8 +21,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-
-import dev.etl.avro.SchemaRegistryClient;
 
 /**
  * C, the consuming side's limit: {@code --threads} plain {@link KafkaConsumer}s, the topic's partitions
@@ -45,8 +43,7 @@ public final class ConsumerLimit {
     private static final String USAGE = "usage: --bootstrap H:P --topic T [--threads 2] [--decode none|generic] "
             + "[--registry URL (for generic)] [--max-poll-records 5000]";
 
-    private ConsumerLimit() {
-    }
+    private ConsumerLimit() {}
 
     public static void main(String[] args) throws Exception {
         LimitArgs.quietLogging();
@@ -85,8 +82,9 @@ public final class ConsumerLimit {
         }
 
         if (expected == 0) {
-            System.err.printf("consumer-limit: topic '%s' on %s holds no records (%d partitions)%n", topic, bootstrap,
-                    partitions.size());
+            System.err.printf(
+                    "consumer-limit: topic '%s' on %s holds no records (%d partitions)%n",
+                    topic, bootstrap, partitions.size());
             System.exit(1);
         }
         AtomicLong records = new AtomicLong();
@@ -102,15 +100,17 @@ public final class ConsumerLimit {
             if (mine.isEmpty()) {
                 continue;
             }
-            Thread worker = new Thread(() -> {
-                try {
-                    long[] result = consume(props, mine, ends, registry);
-                    records.addAndGet(result[0]);
-                    checksum.addAndGet(result[1]);
-                } catch (Throwable e) {
-                    errors.add(e);
-                }
-            }, "consumer-limit-" + t);
+            Thread worker = new Thread(
+                    () -> {
+                        try {
+                            long[] result = consume(props, mine, ends, registry);
+                            records.addAndGet(result[0]);
+                            checksum.addAndGet(result[1]);
+                        } catch (Throwable e) {
+                            errors.add(e);
+                        }
+                    },
+                    "consumer-limit-" + t);
             workers.add(worker);
             worker.start();
         }
@@ -127,13 +127,15 @@ public final class ConsumerLimit {
             System.exit(1);
         }
         long ms = Math.max(1, elapsedNs / 1_000_000);
-        System.out.printf("consumer-limit decode=%s threads=%d records=%d ms=%d records_per_s=%d checksum=%d%n", decode,
-                threads, records.get(), ms, records.get() * 1000 / ms, checksum.get());
+        System.out.printf(
+                "consumer-limit decode=%s threads=%d records=%d ms=%d records_per_s=%d checksum=%d%n",
+                decode, threads, records.get(), ms, records.get() * 1000 / ms, checksum.get());
     }
 
     /** One thread: reads its partitions to their end offsets; returns {records, checksum}. */
-    private static long[] consume(Properties props, List<TopicPartition> mine, Map<TopicPartition, Long> ends,
-            SchemaRegistryClient registry) throws IOException {
+    private static long[] consume(
+            Properties props, List<TopicPartition> mine, Map<TopicPartition, Long> ends, SchemaRegistryClient registry)
+            throws IOException {
         Map<Integer, GenericDatumReader<GenericRecord>> readers = new HashMap<>();
         BinaryDecoder decoder = null;
         GenericRecord reuse = null;
@@ -158,7 +160,9 @@ public final class ConsumerLimit {
                     if (registry == null) {
                         checksum += value == null ? 0 : value.length;
                     } else {
-                        int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8)
+                        int id = ((value[1] & 0xff) << 24)
+                                | ((value[2] & 0xff) << 16)
+                                | ((value[3] & 0xff) << 8)
                                 | (value[4] & 0xff);
                         GenericDatumReader<GenericRecord> reader = readers.get(id);
                         if (reader == null) {
@@ -180,6 +184,6 @@ public final class ConsumerLimit {
                 }
             }
         }
-        return new long[] { records, checksum };
+        return new long[] {records, checksum};
     }
 }

@@ -33,11 +33,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * </pre>
  */
 public final class InsertLimit {
-    private static final String USAGE = "usage: --shards URL1,URL2 --database DB --rows N [--batch 200000] [--threads 2]";
+    private static final String USAGE =
+            "usage: --shards URL1,URL2 --database DB --rows N [--batch 200000] [--threads 2]";
     private static final int BODIES = 4;
 
-    private InsertLimit() {
-    }
+    private InsertLimit() {}
 
     public static void main(String[] args) throws Exception {
         LimitArgs.quietLogging();
@@ -57,7 +57,8 @@ public final class InsertLimit {
         long inserts = (rows + batch - 1) / batch;
 
         String query = "INSERT INTO " + database + ".orders FORMAT RowBinary";
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         AtomicLong next = new AtomicLong();
         AtomicLong written = new AtomicLong();
         List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -66,24 +67,30 @@ public final class InsertLimit {
         for (int t = 0; t < threads; t++) {
             URI uri = URI.create(shards.get(t % shards.size()) + "/?insert_deduplicate=0&query="
                     + URLEncoder.encode(query, StandardCharsets.UTF_8));
-            Thread worker = new Thread(() -> {
-                try {
-                    for (long n = next.getAndIncrement(); n < inserts && errors.isEmpty(); n = next.getAndIncrement()) {
-                        byte[] body = n == inserts - 1 && tail != null ? tail : bodies[(int) (n % BODIES)];
-                        HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri)
-                                .timeout(Duration.ofMinutes(2))
-                                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
-                                .build(), HttpResponse.BodyHandlers.ofString());
-                        if (response.statusCode() != 200) {
-                            throw new IllegalStateException("insert into " + uri.getHost() + ":" + uri.getPort()
-                                    + " failed: HTTP " + response.statusCode() + ": " + response.body());
+            Thread worker = new Thread(
+                    () -> {
+                        try {
+                            for (long n = next.getAndIncrement();
+                                    n < inserts && errors.isEmpty();
+                                    n = next.getAndIncrement()) {
+                                byte[] body = n == inserts - 1 && tail != null ? tail : bodies[(int) (n % BODIES)];
+                                HttpResponse<String> response = client.send(
+                                        HttpRequest.newBuilder(uri)
+                                                .timeout(Duration.ofMinutes(2))
+                                                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                                                .build(),
+                                        HttpResponse.BodyHandlers.ofString());
+                                if (response.statusCode() != 200) {
+                                    throw new IllegalStateException("insert into " + uri.getHost() + ":" + uri.getPort()
+                                            + " failed: HTTP " + response.statusCode() + ": " + response.body());
+                                }
+                                written.addAndGet(n == inserts - 1 && tail != null ? lastSize : batch);
+                            }
+                        } catch (Throwable e) {
+                            errors.add(e);
                         }
-                        written.addAndGet(n == inserts - 1 && tail != null ? lastSize : batch);
-                    }
-                } catch (Throwable e) {
-                    errors.add(e);
-                }
-            }, "insert-limit-" + t);
+                    },
+                    "insert-limit-" + t);
             workers.add(worker);
             worker.start();
         }
@@ -96,8 +103,9 @@ public final class InsertLimit {
             System.exit(1);
         }
         long ms = Math.max(1, elapsedNs / 1_000_000);
-        System.out.printf("insert-limit rows=%d batch=%d inserts=%d threads=%d ms=%d rows_per_s=%d%n", written.get(),
-                batch, inserts, threads, ms, written.get() * 1000 / ms);
+        System.out.printf(
+                "insert-limit rows=%d batch=%d inserts=%d threads=%d ms=%d rows_per_s=%d%n",
+                written.get(), batch, inserts, threads, ms, written.get() * 1000 / ms);
     }
 
     /** {@code rows} RowBinary rows shaped like the sample's order lines (2-4 lines an order). */

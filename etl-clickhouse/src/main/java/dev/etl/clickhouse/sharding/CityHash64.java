@@ -18,8 +18,7 @@ public final class CityHash64 {
     private static final long K3 = 0xc949d7c7509e6557L;
     private static final long K_MUL = 0x9ddfea08eb382d69L;
 
-    private CityHash64() {
-    }
+    private CityHash64() {}
 
     /** {@code cityHash64} of the whole array. */
     public static long hash(byte[] bytes) {
@@ -154,7 +153,8 @@ public final class CityHash64 {
         long b = fetch64(s, offset + 8);
         long c = fetch64(s, offset + length - 8) * K2;
         long d = fetch64(s, offset + length - 16) * K0;
-        return hash128to64(Long.rotateRight(a - b, 43) + Long.rotateRight(c, 30) + d,
+        return hash128to64(
+                Long.rotateRight(a - b, 43) + Long.rotateRight(c, 30) + d,
                 a + Long.rotateRight(b ^ K3, 20) - c + length);
     }
 
@@ -187,8 +187,13 @@ public final class CityHash64 {
     }
 
     static long fetch64(byte[] s, int i) {
-        return (s[i] & 0xffL) | (s[i + 1] & 0xffL) << 8 | (s[i + 2] & 0xffL) << 16 | (s[i + 3] & 0xffL) << 24
-                | (s[i + 4] & 0xffL) << 32 | (s[i + 5] & 0xffL) << 40 | (s[i + 6] & 0xffL) << 48
+        return (s[i] & 0xffL)
+                | (s[i + 1] & 0xffL) << 8
+                | (s[i + 2] & 0xffL) << 16
+                | (s[i + 3] & 0xffL) << 24
+                | (s[i + 4] & 0xffL) << 32
+                | (s[i + 5] & 0xffL) << 40
+                | (s[i + 6] & 0xffL) << 48
                 | (s[i + 7] & 0xffL) << 56;
     }
 

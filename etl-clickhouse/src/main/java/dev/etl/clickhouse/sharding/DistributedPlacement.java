@@ -1,10 +1,9 @@
 package dev.etl.clickhouse.sharding;
 
-import java.net.URI;
-import java.util.Objects;
-
 import dev.etl.clickhouse.ClickHouseRequestException;
 import dev.etl.clickhouse.ClickHouseTransport;
+import java.net.URI;
+import java.util.Objects;
 
 /**
  * Where a Distributed table puts a key: its sharding expression's value, as unsigned, modulo the
@@ -38,8 +37,8 @@ public record DistributedPlacement(ShardingKey key, ShardWeights weights) {
     public static DistributedPlacement read(ClickHouseTransport transport, URI replica, String database, String table)
             throws ClickHouseRequestException {
         DistributedTable distributed = DistributedTable.read(transport, replica, database, table);
-        return new DistributedPlacement(distributed.shardingKey(),
-                ShardWeights.read(transport, replica, distributed.cluster()));
+        return new DistributedPlacement(
+                distributed.shardingKey(), ShardWeights.read(transport, replica, distributed.cluster()));
     }
 
     /** Number of shards. */

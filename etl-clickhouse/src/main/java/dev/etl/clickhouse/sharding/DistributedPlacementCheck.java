@@ -1,20 +1,18 @@
 package dev.etl.clickhouse.sharding;
 
+import dev.etl.clickhouse.ClickHouseRequestException;
+import dev.etl.clickhouse.ClickHouseTransport;
+import dev.etl.record.KeyHash;
+import dev.etl.record.RecordMeta;
+import dev.etl.sink.Router;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.clickhouse.ClickHouseRequestException;
-import dev.etl.clickhouse.ClickHouseTransport;
-import dev.etl.record.KeyHash;
-import dev.etl.record.RecordMeta;
-import dev.etl.sink.Router;
 
 /**
  * Compares the pipeline's shard placement with a Distributed table's on a sample of keys, the
@@ -39,6 +37,7 @@ import dev.etl.sink.Router;
 public final class DistributedPlacementCheck {
     /** How many mismatching keys a report lists. */
     public static final int MAX_REPORTED_MISMATCHES = 10;
+
     static final int KEYS_PER_QUERY = 500;
     static final int MAX_SQL_CHARS = 100_000;
     private static final Logger log = LoggerFactory.getLogger(DistributedPlacementCheck.class);
@@ -70,18 +69,21 @@ public final class DistributedPlacementCheck {
         ShardingKey key = placement.key();
         List<String> problems = new ArrayList<>();
         ShardingKey serverKey = supportedKeyOrNull(table);
-        if (serverKey != null && (serverKey.function() != key.function() || !serverKey.column().equals(key.column()))) {
+        if (serverKey != null
+                && (serverKey.function() != key.function()
+                        || !serverKey.column().equals(key.column()))) {
             problems.add("the pipeline computes " + key + " but the table's key is " + serverKey);
         }
         // keys over the column's real domain: a pipeline that declares a narrower type shows up
         KeyType columnType = KeyType.of(columnType(table, key.column()));
         List<?> keys;
         if (columnType.isInteger() != key.type().isInteger()) {
-            problems.add("the pipeline hashes " + key.column() + " as " + key.type() + " but the column is "
-                    + columnType);
+            problems.add(
+                    "the pipeline hashes " + key.column() + " as " + key.type() + " but the column is " + columnType);
             keys = List.of();
         } else {
-            keys = columnType.isInteger() ? KeySample.integers(columnType, sampleSize, seed)
+            keys = columnType.isInteger()
+                    ? KeySample.integers(columnType, sampleSize, seed)
                     : KeySample.strings(sampleSize, seed);
         }
         int[] shards = new int[keys.size()];
@@ -106,8 +108,14 @@ public final class DistributedPlacementCheck {
      * @throws ClickHouseRequestException when a query fails other than by the server refusing the
      *                                    expression (which is reported as a problem)
      */
-    public <T> PlacementReport check(DistributedTable table, String keyColumn, Router<? super T> router, int shardCount,
-            List<? extends T> sample, Function<? super T, ?> keyOf) throws ClickHouseRequestException {
+    public <T> PlacementReport check(
+            DistributedTable table,
+            String keyColumn,
+            Router<? super T> router,
+            int shardCount,
+            List<? extends T> sample,
+            Function<? super T, ?> keyOf)
+            throws ClickHouseRequestException {
         String column = keyColumn != null ? keyColumn : table.shardingKey().column();
         SampleMeta meta = new SampleMeta();
         List<Object> keys = new ArrayList<>(sample.size());
@@ -147,16 +155,20 @@ public final class DistributedPlacementCheck {
      * Returns one problem per shard that says it is another shard; shards whose replicas cannot tell
      * (no or several local shards, unreachable) are logged and skipped.
      */
-    public static List<String> shardOrderProblems(ClickHouseTransport transport, List<List<URI>> sinkShards,
-            String cluster) {
+    public static List<String> shardOrderProblems(
+            ClickHouseTransport transport, List<List<URI>> sinkShards, String cluster) {
         List<String> problems = new ArrayList<>();
         for (int i = 0; i < sinkShards.size(); i++) {
             String answer = null;
             URI asked = null;
             for (URI uri : sinkShards.get(i)) {
                 try {
-                    answer = transport.query(uri, "SELECT DISTINCT shard_num FROM system.clusters WHERE cluster = "
-                            + Sql.literal(cluster) + " AND is_local = 1 FORMAT TabSeparated").strip();
+                    answer = transport
+                            .query(
+                                    uri,
+                                    "SELECT DISTINCT shard_num FROM system.clusters WHERE cluster = "
+                                            + Sql.literal(cluster) + " AND is_local = 1 FORMAT TabSeparated")
+                            .strip();
                     asked = uri;
                     break;
                 } catch (ClickHouseRequestException e) {
@@ -164,9 +176,11 @@ public final class DistributedPlacementCheck {
                 }
             }
             if (answer == null || answer.isEmpty() || answer.contains("\n")) {
-                log.info("shard order check: sink shard {} cannot tell which shard of cluster {} it is ({})", i,
-                        cluster, answer == null ? "no replica answered" : "local shards: [" + answer.replace('\n', ',')
-                                + "]");
+                log.info(
+                        "shard order check: sink shard {} cannot tell which shard of cluster {} it is ({})",
+                        i,
+                        cluster,
+                        answer == null ? "no replica answered" : "local shards: [" + answer.replace('\n', ',') + "]");
                 continue;
             }
             int shardNum = Integer.parseInt(answer);
@@ -180,8 +194,15 @@ public final class DistributedPlacementCheck {
     }
 
     /** {@code pipelineShard[i]}: the pipeline's shard for {@code keys.get(i)}. */
-    private PlacementReport compare(DistributedTable table, String column, String pipeline, int pipelineShards,
-            List<?> keys, int[] pipelineShard, List<String> problems) throws ClickHouseRequestException {
+    private PlacementReport compare(
+            DistributedTable table,
+            String column,
+            String pipeline,
+            int pipelineShards,
+            List<?> keys,
+            int[] pipelineShard,
+            List<String> problems)
+            throws ClickHouseRequestException {
         String columnType = columnType(table, column);
         KeyType keyType = KeyType.of(columnType);
         String expression = table.shardingExpression() == null ? "(none)" : table.shardingExpression();
@@ -197,13 +218,14 @@ public final class DistributedPlacementCheck {
         int[] serverKeys = new int[shardCount];
         int[] agreeing = new int[shardCount];
         int[] pipelineKeys = new int[shardCount];
-        String unsignedCast = table.shardingExpression() == null || keys.isEmpty() ? null
+        String unsignedCast = table.shardingExpression() == null || keys.isEmpty()
+                ? null
                 : unsignedCast(table, column, columnType, keyType, keys.get(0), problems);
         for (int from = 0, to; unsignedCast != null && from < keys.size(); from = to) {
             to = batchEnd(keys, from, columnType, keyType);
             List<?> batch = keys.subList(from, to);
-            String sql = bound(column, columnType, keyType, batch, unsignedCast + "(" + expression + ") % "
-                    + weights.total());
+            String sql = bound(
+                    column, columnType, keyType, batch, unsignedCast + "(" + expression + ") % " + weights.total());
             long[] slots = new long[batch.size()];
             for (String line : transport.query(replica, sql).split("\n")) {
                 if (!line.isEmpty()) {
@@ -224,8 +246,8 @@ public final class DistributedPlacementCheck {
                 } else {
                     mismatched++;
                     if (mismatches.size() < MAX_REPORTED_MISMATCHES) {
-                        mismatches.add(new PlacementReport.Mismatch(display(batch.get(i), keyType), mine, theirs,
-                                slots[i]));
+                        mismatches.add(
+                                new PlacementReport.Mismatch(display(batch.get(i), keyType), mine, theirs, slots[i]));
                     }
                 }
             }
@@ -238,15 +260,27 @@ public final class DistributedPlacementCheck {
         for (int s = 0; checked > 0 && s < shardCount; s++) {
             perShard.add(new PlacementReport.ShardSample(s, serverKeys[s], agreeing[s], pipelineKeys[s]));
         }
-        return new PlacementReport(table.qualifiedName(), table.cluster(), expression, column, columnType, pipeline,
-                toList(weights), pipelineShards, checked, mismatched, mismatches, problems, perShard);
+        return new PlacementReport(
+                table.qualifiedName(),
+                table.cluster(),
+                expression,
+                column,
+                columnType,
+                pipeline,
+                toList(weights),
+                pipelineShards,
+                checked,
+                mismatched,
+                mismatches,
+                problems,
+                perShard);
     }
 
     private static String columnType(DistributedTable table, String column) {
         String type = table.columnTypes().get(column);
         if (type == null) {
-            throw new IllegalArgumentException("Distributed table " + table.qualifiedName() + " has no column '" + column
-                    + "' (columns: " + table.columnTypes().keySet() + ")");
+            throw new IllegalArgumentException("Distributed table " + table.qualifiedName() + " has no column '"
+                    + column + "' (columns: " + table.columnTypes().keySet() + ")");
         }
         return type;
     }
@@ -255,12 +289,27 @@ public final class DistributedPlacementCheck {
      * The unsigned cast Distributed applies to the expression's type (toUInt32 for Int32, …), or null
      * with a problem added when the server cannot evaluate it or it is not an integer.
      */
-    private String unsignedCast(DistributedTable table, String column, String columnType, KeyType keyType, Object key,
-            List<String> problems) throws ClickHouseRequestException {
+    private String unsignedCast(
+            DistributedTable table,
+            String column,
+            String columnType,
+            KeyType keyType,
+            Object key,
+            List<String> problems)
+            throws ClickHouseRequestException {
         String type;
         try {
-            type = transport.query(replica, bound(column, columnType, keyType, List.of(key), "toTypeName("
-                    + table.shardingExpression() + ")")).strip().split("\t")[1];
+            type = transport
+                    .query(
+                            replica,
+                            bound(
+                                    column,
+                                    columnType,
+                                    keyType,
+                                    List.of(key),
+                                    "toTypeName(" + table.shardingExpression() + ")"))
+                    .strip()
+                    .split("\t")[1];
         } catch (ClickHouseRequestException e) {
             if (e.kind() != ClickHouseRequestException.Kind.HTTP) {
                 throw e;
@@ -301,8 +350,12 @@ public final class DistributedPlacementCheck {
     /** {@code SELECT idx, <select> FROM} the keys bound to {@code column}, in order. */
     static String bound(String column, String columnType, KeyType keyType, List<?> keys, String select) {
         StringBuilder sb = new StringBuilder(64 + keys.size() * 32);
-        sb.append("SELECT idx, ").append(select).append(" FROM (SELECT arrayJoin(arrayEnumerate(keys)) AS idx, ")
-                .append("keys[idx] AS ").append(Sql.identifier(column)).append(" FROM (SELECT [");
+        sb.append("SELECT idx, ")
+                .append(select)
+                .append(" FROM (SELECT arrayJoin(arrayEnumerate(keys)) AS idx, ")
+                .append("keys[idx] AS ")
+                .append(Sql.identifier(column))
+                .append(" FROM (SELECT [");
         for (int i = 0; i < keys.size(); i++) {
             sb.append(i == 0 ? "" : ", ").append(literal(keys.get(i), columnType, keyType));
         }
@@ -343,8 +396,8 @@ public final class DistributedPlacementCheck {
             Utf8Scratch.encode(cs, cs.length(), buf);
             return buf;
         }
-        throw new IllegalArgumentException("a String key column needs CharSequence or byte[] keys, got "
-                + describe(key));
+        throw new IllegalArgumentException(
+                "a String key column needs CharSequence or byte[] keys, got " + describe(key));
     }
 
     /** The router's own description, or its class's simple name when it has only Object's. */

@@ -1,12 +1,11 @@
 package dev.etl.clickhouse.sharding;
 
-import java.util.Objects;
-import java.util.function.Function;
-import java.util.function.ToLongFunction;
-
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
 import dev.etl.sink.Router;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 /**
  * Routes each value to the shard a ClickHouse Distributed table would put it on, so that rows the
@@ -39,7 +38,11 @@ import dev.etl.sink.Router;
  * @param <T> the value type arriving at the sink
  */
 public final class DistributedRouter<T> implements Router<T> {
-    private enum Source { LONG, STRING, RECORD_KEY }
+    private enum Source {
+        LONG,
+        STRING,
+        RECORD_KEY
+    }
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -48,7 +51,10 @@ public final class DistributedRouter<T> implements Router<T> {
     private final ToLongFunction<? super T> longKey;
     private final Function<? super T, ? extends CharSequence> stringKey;
 
-    private DistributedRouter(DistributedPlacement placement, Source source, ToLongFunction<? super T> longKey,
+    private DistributedRouter(
+            DistributedPlacement placement,
+            Source source,
+            ToLongFunction<? super T> longKey,
             Function<? super T, ? extends CharSequence> stringKey) {
         this.placement = Objects.requireNonNull(placement, "placement");
         this.source = source;
@@ -74,8 +80,8 @@ public final class DistributedRouter<T> implements Router<T> {
      * UTF-8. A null key fails the record ({@link IllegalArgumentException}): a Distributed sharding
      * key cannot be Nullable.
      */
-    public static <T> DistributedRouter<T> byString(DistributedPlacement placement,
-            Function<? super T, ? extends CharSequence> key) {
+    public static <T> DistributedRouter<T> byString(
+            DistributedPlacement placement, Function<? super T, ? extends CharSequence> key) {
         return new DistributedRouter<>(placement, Source.STRING, null, Objects.requireNonNull(key, "key"));
     }
 
@@ -105,14 +111,15 @@ public final class DistributedRouter<T> implements Router<T> {
             case STRING -> {
                 CharSequence text = stringKey.apply(value);
                 if (text == null) {
-                    throw new IllegalArgumentException("sharding key column " + placement.key().column()
-                            + " is null; a Distributed sharding key cannot be Nullable");
+                    throw new IllegalArgumentException("sharding key column "
+                            + placement.key().column() + " is null; a Distributed sharding key cannot be Nullable");
                 }
                 yield placement.shardOf(text);
             }
             case RECORD_KEY -> {
                 Payload key = meta.sourceKey();
-                yield key == null || !key.isPresent() ? placement.shardOf(EMPTY, 0, 0)
+                yield key == null || !key.isPresent()
+                        ? placement.shardOf(EMPTY, 0, 0)
                         : placement.shardOf(key.array(), key.offset(), key.length());
             }
         };

@@ -1,5 +1,7 @@
 package dev.etl.clickhouse.sharding;
 
+import dev.etl.clickhouse.ClickHouseRequestException;
+import dev.etl.clickhouse.ClickHouseTransport;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -7,9 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-
-import dev.etl.clickhouse.ClickHouseRequestException;
-import dev.etl.clickhouse.ClickHouseTransport;
 
 /**
  * What a {@code Distributed} table says about placement: its cluster, the shard-local table it
@@ -25,8 +24,14 @@ import dev.etl.clickhouse.ClickHouseTransport;
  *                           accepts inserts only on a one-shard cluster)
  * @param columnTypes        column name to ClickHouse type, in table order
  */
-public record DistributedTable(String database, String name, String cluster, String localDatabase, String localTable,
-        String shardingExpression, Map<String, String> columnTypes) {
+public record DistributedTable(
+        String database,
+        String name,
+        String cluster,
+        String localDatabase,
+        String localTable,
+        String shardingExpression,
+        Map<String, String> columnTypes) {
 
     public DistributedTable {
         Objects.requireNonNull(cluster, "cluster");
@@ -38,8 +43,14 @@ public record DistributedTable(String database, String name, String cluster, Str
      * {@code DistributedTable.of("etl", "cityHash64(order_id)", Map.of("order_id", "UInt64"))}.
      */
     public static DistributedTable of(String cluster, String shardingExpression, Map<String, String> columnTypes) {
-        return new DistributedTable(null, null, cluster, null, null, Objects.requireNonNull(shardingExpression,
-                "shardingExpression"), columnTypes);
+        return new DistributedTable(
+                null,
+                null,
+                cluster,
+                null,
+                null,
+                Objects.requireNonNull(shardingExpression, "shardingExpression"),
+                columnTypes);
     }
 
     /**
@@ -51,32 +62,44 @@ public record DistributedTable(String database, String name, String cluster, Str
     public static DistributedTable read(ClickHouseTransport transport, URI replica, String database, String table)
             throws ClickHouseRequestException {
         String where = "database = " + Sql.literal(database) + " AND ";
-        String row = transport.query(replica, "SELECT engine, engine_full FROM system.tables WHERE " + where + "name = "
-                + Sql.literal(table) + " FORMAT TabSeparated").strip();
+        String row = transport
+                .query(
+                        replica,
+                        "SELECT engine, engine_full FROM system.tables WHERE " + where + "name = " + Sql.literal(table)
+                                + " FORMAT TabSeparated")
+                .strip();
         if (row.isEmpty()) {
             throw new IllegalArgumentException("table " + database + "." + table + " does not exist on " + replica);
         }
         String[] parts = row.split("\t", 2);
         if (!parts[0].equals("Distributed")) {
-            throw new IllegalArgumentException("table " + database + "." + table + " on " + replica + " is "
-                    + parts[0] + ", not Distributed");
+            throw new IllegalArgumentException(
+                    "table " + database + "." + table + " on " + replica + " is " + parts[0] + ", not Distributed");
         }
         List<String> args = engineArguments(Sql.unescapeTsv(parts.length > 1 ? parts[1] : ""));
         if (args.size() < 3) {
-            throw new IllegalArgumentException("cannot read the engine arguments of " + database + "." + table + ": "
-                    + parts[1]);
+            throw new IllegalArgumentException(
+                    "cannot read the engine arguments of " + database + "." + table + ": " + parts[1]);
         }
         Map<String, String> columns = new LinkedHashMap<>();
-        String body = transport.query(replica, "SELECT name, type FROM system.columns WHERE " + where + "table = "
-                + Sql.literal(table) + " FORMAT TabSeparated");
+        String body = transport.query(
+                replica,
+                "SELECT name, type FROM system.columns WHERE " + where + "table = " + Sql.literal(table)
+                        + " FORMAT TabSeparated");
         for (String line : body.split("\n")) {
             if (!line.isEmpty()) {
                 String[] f = line.split("\t", -1);
                 columns.put(Sql.unescapeTsv(f[0]), Sql.unescapeTsv(f[1]));
             }
         }
-        return new DistributedTable(database, table, unquote(args.get(0)), unquote(args.get(1)), unquote(args.get(2)),
-                args.size() > 3 ? args.get(3) : null, columns);
+        return new DistributedTable(
+                database,
+                table,
+                unquote(args.get(0)),
+                unquote(args.get(1)),
+                unquote(args.get(2)),
+                args.size() > 3 ? args.get(3) : null,
+                columns);
     }
 
     /** {@code database.name}, or {@code "(expression on cluster …)"} for a table described by hand. */
@@ -136,7 +159,8 @@ public record DistributedTable(String database, String name, String cluster, Str
     }
 
     private static String unquote(String arg) {
-        if (arg.length() >= 2 && (arg.charAt(0) == '\'' || arg.charAt(0) == '`' || arg.charAt(0) == '"')
+        if (arg.length() >= 2
+                && (arg.charAt(0) == '\'' || arg.charAt(0) == '`' || arg.charAt(0) == '"')
                 && arg.charAt(arg.length() - 1) == arg.charAt(0)) {
             return arg.substring(1, arg.length() - 1).replaceAll("\\\\(.)", "$1");
         }

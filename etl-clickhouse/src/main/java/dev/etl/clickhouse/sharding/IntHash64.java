@@ -20,8 +20,7 @@ package dev.etl.clickhouse.sharding;
 public final class IntHash64 {
     private static final long SALT = 0x4CF2D2BAAE6DA887L;
 
-    private IntHash64() {
-    }
+    private IntHash64() {}
 
     /**
      * {@code intHash64(x)} of an integer value, given as the value sign-extended (signed types) or

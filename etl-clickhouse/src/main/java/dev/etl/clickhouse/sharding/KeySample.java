@@ -20,8 +20,7 @@ final class KeySample {
     };
     private static final int[] LENGTHS = {0, 1, 3, 4, 8, 9, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 300};
 
-    private KeySample() {
-    }
+    private KeySample() {}
 
     /** {@code count} integer keys valid for {@code type} (as the values the encoder writes). */
     static List<Long> integers(KeyType type, int count, long seed) {
@@ -31,7 +30,8 @@ final class KeySample {
         SplittableRandom random = new SplittableRandom(seed);
         int bits = type.widthBytes() * 8;
         long min = type.isSigned() ? (bits == 64 ? Long.MIN_VALUE : -(1L << (bits - 1))) : 0;
-        long max = type.isSigned() ? (bits == 64 ? Long.MAX_VALUE : (1L << (bits - 1)) - 1)
+        long max = type.isSigned()
+                ? (bits == 64 ? Long.MAX_VALUE : (1L << (bits - 1)) - 1)
                 : (bits == 64 ? -1L : (1L << bits) - 1);
         List<Long> keys = new ArrayList<>(count);
         long[] edges = {0, 1, 2, 3, type.isSigned() ? -1 : max, min, max, type.isSigned() ? -2 : max - 1};
@@ -58,8 +58,8 @@ final class KeySample {
             String alphabet = ALPHABETS[i < LENGTHS.length ? 0 : random.nextInt(ALPHABETS.length)];
             StringBuilder sb = new StringBuilder(length);
             while (sb.length() < length) {
-                int cp = alphabet.codePointAt(alphabet.offsetByCodePoints(0,
-                        random.nextInt(alphabet.codePointCount(0, alphabet.length()))));
+                int cp = alphabet.codePointAt(
+                        alphabet.offsetByCodePoints(0, random.nextInt(alphabet.codePointCount(0, alphabet.length()))));
                 sb.appendCodePoint(cp);
             }
             keys.add(sb.toString());

@@ -106,8 +106,9 @@ public enum KeyType {
                 return k;
             }
         }
-        throw new IllegalArgumentException("ClickHouse type '" + clickHouseType + "' is not a supported sharding key "
-                + "column type (supported: UInt8-64, Int8-64, Date, DateTime, Enum8/16, String, LowCardinality(String))");
+        throw new IllegalArgumentException(
+                "ClickHouse type '" + clickHouseType + "' is not a supported sharding key "
+                        + "column type (supported: UInt8-64, Int8-64, Date, DateTime, Enum8/16, String, LowCardinality(String))");
     }
 
     @Override

@@ -15,8 +15,7 @@ public final class MurmurHash3 {
     private static final long C1 = 0x87c37b91114253d5L;
     private static final long C2 = 0x4cf5ad432745937fL;
 
-    private MurmurHash3() {
-    }
+    private MurmurHash3() {}
 
     /** {@code murmurHash3_64} of the whole array (a String column's bytes). */
     public static long hash64(byte[] bytes) {

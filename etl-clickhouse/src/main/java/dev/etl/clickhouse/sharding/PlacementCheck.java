@@ -1,16 +1,14 @@
 package dev.etl.clickhouse.sharding;
 
+import dev.etl.clickhouse.ClickHouseRequestException;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseTransport;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.clickhouse.ClickHouseRequestException;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.clickhouse.ClickHouseTransport;
 
 /**
  * The startup placement check of a ClickHouse sink: the pipeline's {@link DistributedPlacement} (the
@@ -32,12 +30,18 @@ import dev.etl.clickhouse.ClickHouseTransport;
  * @param sampleSize keys to compare (1,000 by default: two queries per 500 keys)
  * @param seed       seed of the generated keys
  */
-public record PlacementCheck(String database, String table, DistributedPlacement placement, PlacementCheckMode mode,
-        int sampleSize, long seed) {
+public record PlacementCheck(
+        String database,
+        String table,
+        DistributedPlacement placement,
+        PlacementCheckMode mode,
+        int sampleSize,
+        long seed) {
     /** Default number of sample keys. */
     public static final int DEFAULT_SAMPLE_SIZE = 1000;
     /** Default seed of the sample keys. */
     public static final long DEFAULT_SEED = 0x5EED_CAFEL;
+
     private static final Logger log = LoggerFactory.getLogger(PlacementCheck.class);
 
     public PlacementCheck {
@@ -51,8 +55,8 @@ public record PlacementCheck(String database, String table, DistributedPlacement
     }
 
     /** A check of {@link #DEFAULT_SAMPLE_SIZE} keys with the default seed. */
-    public static PlacementCheck of(String database, String table, DistributedPlacement placement,
-            PlacementCheckMode mode) {
+    public static PlacementCheck of(
+            String database, String table, DistributedPlacement placement, PlacementCheckMode mode) {
         return new PlacementCheck(database, table, placement, mode, DEFAULT_SAMPLE_SIZE, DEFAULT_SEED);
     }
 
@@ -86,10 +90,10 @@ public record PlacementCheck(String database, String table, DistributedPlacement
             for (URI uri : replicas) {
                 try {
                     DistributedTable distributed = DistributedTable.read(transport, uri, database, table);
-                    PlacementReport report = new DistributedPlacementCheck(transport, uri).check(distributed, placement,
-                            sampleSize, seed);
-                    List<String> more = new ArrayList<>(
-                            DistributedPlacementCheck.shardOrderProblems(transport, sink.shards(), distributed.cluster()));
+                    PlacementReport report = new DistributedPlacementCheck(transport, uri)
+                            .check(distributed, placement, sampleSize, seed);
+                    List<String> more = new ArrayList<>(DistributedPlacementCheck.shardOrderProblems(
+                            transport, sink.shards(), distributed.cluster()));
                     if (!fronts(distributed, sink)) {
                         more.add(qualifiedTable() + " fronts " + distributed.localDatabase() + "."
                                 + distributed.localTable() + ", not the sink's table " + sink.qualifiedTable());
@@ -97,8 +101,8 @@ public record PlacementCheck(String database, String table, DistributedPlacement
                     return report.withProblems(more);
                 } catch (ClickHouseRequestException e) {
                     if (e.kind() == ClickHouseRequestException.Kind.HTTP) {
-                        return unverified(sink, "reading " + qualifiedTable() + " on " + uri + " failed: "
-                                + e.serverText());
+                        return unverified(
+                                sink, "reading " + qualifiedTable() + " on " + uri + " failed: " + e.serverText());
                     }
                     log.info("placement check: replica {} did not answer: {}", uri, e.serverText());
                     failures.add(uri + " (" + e.serverText() + ")");
@@ -112,13 +116,24 @@ public record PlacementCheck(String database, String table, DistributedPlacement
 
     private static boolean fronts(DistributedTable distributed, ClickHouseSinkConfig sink) {
         boolean plainDatabase = distributed.localDatabase().matches("[A-Za-z0-9_]+");
-        return !plainDatabase || (distributed.localDatabase().equals(sink.database())
-                && distributed.localTable().equals(sink.table()));
+        return !plainDatabase
+                || (distributed.localDatabase().equals(sink.database())
+                        && distributed.localTable().equals(sink.table()));
     }
 
     private PlacementReport unverified(ClickHouseSinkConfig sink, String problem) {
-        return new PlacementReport(qualifiedTable(), PlacementReport.UNKNOWN, PlacementReport.UNKNOWN, placement.key().column(), placement.key().type().toString(),
-                placement.toString(), List.of(), sink.shards().size(), 0, 0, List.of(),
+        return new PlacementReport(
+                qualifiedTable(),
+                PlacementReport.UNKNOWN,
+                PlacementReport.UNKNOWN,
+                placement.key().column(),
+                placement.key().type().toString(),
+                placement.toString(),
+                List.of(),
+                sink.shards().size(),
+                0,
+                0,
+                List.of(),
                 List.of("placement could not be checked: " + problem));
     }
 }

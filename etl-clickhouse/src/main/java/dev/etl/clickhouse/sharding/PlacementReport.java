@@ -23,9 +23,20 @@ import java.util.List;
  * @param shards           per shard (index = shard), how the sample keys fell on it; empty when no key
  *                         was compared
  */
-public record PlacementReport(String table, String cluster, String expression, String keyColumn, String keyType,
-        String pipeline, List<Integer> serverWeights, int pipelineShards, int checked, int mismatched,
-        List<Mismatch> mismatches, List<String> problems, List<ShardSample> shards) {
+public record PlacementReport(
+        String table,
+        String cluster,
+        String expression,
+        String keyColumn,
+        String keyType,
+        String pipeline,
+        List<Integer> serverWeights,
+        int pipelineShards,
+        int checked,
+        int mismatched,
+        List<Mismatch> mismatches,
+        List<String> problems,
+        List<ShardSample> shards) {
 
     /** The {@link #cluster} and {@link #expression} of a report whose table could not be read. */
     public static final String UNKNOWN = "?";
@@ -70,11 +81,33 @@ public record PlacementReport(String table, String cluster, String expression, S
     }
 
     /** A report without per-shard counts. */
-    public PlacementReport(String table, String cluster, String expression, String keyColumn, String keyType,
-            String pipeline, List<Integer> serverWeights, int pipelineShards, int checked, int mismatched,
-            List<Mismatch> mismatches, List<String> problems) {
-        this(table, cluster, expression, keyColumn, keyType, pipeline, serverWeights, pipelineShards, checked,
-                mismatched, mismatches, problems, List.of());
+    public PlacementReport(
+            String table,
+            String cluster,
+            String expression,
+            String keyColumn,
+            String keyType,
+            String pipeline,
+            List<Integer> serverWeights,
+            int pipelineShards,
+            int checked,
+            int mismatched,
+            List<Mismatch> mismatches,
+            List<String> problems) {
+        this(
+                table,
+                cluster,
+                expression,
+                keyColumn,
+                keyType,
+                pipeline,
+                serverWeights,
+                pipelineShards,
+                checked,
+                mismatched,
+                mismatches,
+                problems,
+                List.of());
     }
 
     /**
@@ -97,17 +130,43 @@ public record PlacementReport(String table, String cluster, String expression, S
         }
         List<String> all = new java.util.ArrayList<>(problems);
         all.addAll(more);
-        return new PlacementReport(table, cluster, expression, keyColumn, keyType, pipeline, serverWeights,
-                pipelineShards, checked, mismatched, mismatches, all, shards);
+        return new PlacementReport(
+                table,
+                cluster,
+                expression,
+                keyColumn,
+                keyType,
+                pipeline,
+                serverWeights,
+                pipelineShards,
+                checked,
+                mismatched,
+                mismatches,
+                all,
+                shards);
     }
 
     /** One paragraph for logs and exceptions: what was compared, and what differs. */
     public String message() {
         StringBuilder sb = new StringBuilder();
-        sb.append("shard placement ").append(matches() ? "matches" : "does not match").append(" Distributed table ")
-                .append(table).append(" (cluster ").append(cluster).append(", sharding key ").append(expression)
-                .append(" over ").append(keyColumn).append(' ').append(keyType).append(", weights ")
-                .append(serverWeights).append("): pipeline ").append(pipeline).append(" over ").append(pipelineShards)
+        sb.append("shard placement ")
+                .append(matches() ? "matches" : "does not match")
+                .append(" Distributed table ")
+                .append(table)
+                .append(" (cluster ")
+                .append(cluster)
+                .append(", sharding key ")
+                .append(expression)
+                .append(" over ")
+                .append(keyColumn)
+                .append(' ')
+                .append(keyType)
+                .append(", weights ")
+                .append(serverWeights)
+                .append("): pipeline ")
+                .append(pipeline)
+                .append(" over ")
+                .append(pipelineShards)
                 .append(" shards");
         if (checked > 0 || mismatched > 0) {
             sb.append("; ").append(mismatched).append(" of ").append(checked).append(" sample keys on another shard");
@@ -122,10 +181,12 @@ public record PlacementReport(String table, String cluster, String expression, S
             sb.append("; ").append(p);
         }
         if (!matches()) {
-            sb.append(". Rows written to the shard-local tables would not be where ").append(table)
+            sb.append(". Rows written to the shard-local tables would not be where ")
+                    .append(table)
                     .append(" expects them (queries with distributed_group_by_no_merge or optimize_skip_unused_shards,"
                             + " and ReplacingMergeTree collapsing, go wrong); route with a DistributedRouter for ")
-                    .append(expression).append(" or change the table's sharding key");
+                    .append(expression)
+                    .append(" or change the table's sharding key");
         }
         return sb.toString();
     }

@@ -1,12 +1,11 @@
 package dev.etl.clickhouse.sharding;
 
+import dev.etl.clickhouse.ClickHouseRequestException;
+import dev.etl.clickhouse.ClickHouseTransport;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-
-import dev.etl.clickhouse.ClickHouseRequestException;
-import dev.etl.clickhouse.ClickHouseTransport;
 
 /**
  * The shards of a ClickHouse cluster with their weights, in cluster order ({@code shard_num} 1, 2, …
@@ -21,6 +20,7 @@ public final class ShardWeights {
     private final int[] weights;
     /** {@code ends[i]}: one past the last slot of shard i. */
     private final long[] ends;
+
     private final long total;
 
     private ShardWeights(int[] weights) {
@@ -64,8 +64,10 @@ public final class ShardWeights {
      */
     public static ShardWeights read(ClickHouseTransport transport, URI replica, String cluster)
             throws ClickHouseRequestException {
-        String body = transport.query(replica, "SELECT shard_num, any(shard_weight) FROM system.clusters WHERE cluster = "
-                + Sql.literal(cluster) + " GROUP BY shard_num ORDER BY shard_num FORMAT TabSeparated");
+        String body = transport.query(
+                replica,
+                "SELECT shard_num, any(shard_weight) FROM system.clusters WHERE cluster = " + Sql.literal(cluster)
+                        + " GROUP BY shard_num ORDER BY shard_num FORMAT TabSeparated");
         List<Integer> weights = new ArrayList<>();
         for (String line : body.split("\n")) {
             if (line.isBlank()) {
@@ -80,8 +82,8 @@ public final class ShardWeights {
             weights.add(Integer.parseInt(f[1].strip()));
         }
         if (weights.isEmpty()) {
-            throw new IllegalArgumentException("ClickHouse " + replica + " has no cluster '" + cluster
-                    + "' in system.clusters");
+            throw new IllegalArgumentException(
+                    "ClickHouse " + replica + " has no cluster '" + cluster + "' in system.clusters");
         }
         return new ShardWeights(weights.stream().mapToInt(Integer::intValue).toArray());
     }

@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  */
 public record ShardingKey(ShardingFunction function, String column, KeyType type) {
     private static final String IDENT = "([A-Za-z_][A-Za-z0-9_]*|`(?:[^`\\\\]|\\\\.)+`)";
-    private static final Pattern CALL = Pattern.compile("\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*\\(\\s*" + IDENT + "\\s*\\)\\s*");
+    private static final Pattern CALL =
+            Pattern.compile("\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*\\(\\s*" + IDENT + "\\s*\\)\\s*");
     private static final Pattern BARE = Pattern.compile("\\s*" + IDENT + "\\s*");
 
     public ShardingKey {
@@ -33,8 +34,10 @@ public record ShardingKey(ShardingFunction function, String column, KeyType type
         }
         if (!type.isInteger() && !function.acceptsStrings()) {
             throw new IllegalArgumentException(function.expression(column) + " over a " + type + " column is not a "
-                    + "Distributed sharding key ClickHouse accepts: " + (function == ShardingFunction.IDENTITY
-                            ? "a raw key must be an integer" : function.sqlName() + " takes integers only"));
+                    + "Distributed sharding key ClickHouse accepts: "
+                    + (function == ShardingFunction.IDENTITY
+                            ? "a raw key must be an integer"
+                            : function.sqlName() + " takes integers only"));
         }
     }
 

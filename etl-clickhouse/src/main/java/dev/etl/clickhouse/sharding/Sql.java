@@ -2,8 +2,7 @@ package dev.etl.clickhouse.sharding;
 
 /** SQL text helpers for the placement queries. */
 final class Sql {
-    private Sql() {
-    }
+    private Sql() {}
 
     /** A ClickHouse string literal: backslash and quote escaped, other bytes as they are. */
     static String literal(String s) {

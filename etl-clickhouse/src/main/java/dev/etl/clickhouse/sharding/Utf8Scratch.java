@@ -10,8 +10,7 @@ package dev.etl.clickhouse.sharding;
 final class Utf8Scratch {
     private static final ThreadLocal<byte[]> SCRATCH = ThreadLocal.withInitial(() -> new byte[256]);
 
-    private Utf8Scratch() {
-    }
+    private Utf8Scratch() {}
 
     /** The sharding function's value of {@code text}'s UTF-8 bytes. */
     static long hash(ShardingFunction function, CharSequence text) {

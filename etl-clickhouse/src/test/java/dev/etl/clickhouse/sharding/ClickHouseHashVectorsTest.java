@@ -1,10 +1,9 @@
 package dev.etl.clickhouse.sharding;
 
-import java.nio.charset.StandardCharsets;
-
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
 
 /**
  * The Java hashes against values computed by ClickHouse 18.16.1 (the local infrastructure's server).
@@ -14,10 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClickHouseHashVectorsTest {
 
     /** 324 ASCII bytes; prefixes of it cover every CityHash length branch and several 64-byte rounds. */
-    static final String TEXT = "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs! 0123" +
-            "456789 How vexingly quick daft zebras jump; sphinx of black quartz, judge my vow. The five" +
-            " boxing wizards jump quickly. Jackdaws love my big sphinx of quartz. Quick zephyrs blow, v" +
-            "exing daft Jim. Two driven jocks help fax my big quiz.";
+    static final String TEXT =
+            "The quick brown fox jumps over the lazy dog. Pack my box with five dozen liquor jugs! 0123"
+                    + "456789 How vexingly quick daft zebras jump; sphinx of black quartz, judge my vow. The five"
+                    + " boxing wizards jump quickly. Jackdaws love my big sphinx of quartz. Quick zephyrs blow, v"
+                    + "exing daft Jim. Two driven jocks help fax my big quiz.";
 
     /**
      * {@code SELECT n, cityHash64(substring(s, 1, n)), murmurHash3_64(substring(s, 1, n)) FROM (SELECT
@@ -25,36 +25,36 @@ class ClickHouseHashVectorsTest {
      * 129, 191, 192, 193, 256, 300]) AS n, '<TEXT>' AS s)}.
      */
     static final Object[][] PREFIXES = {
-            {0, "11160318154034397263", "0"},
-            {1, "5570910369516329963", "13165888450352469731"},
-            {2, "1543931613479180149", "8264876599865411630"},
-            {3, "9456065179546978676", "16102471001882546904"},
-            {4, "7426151758103449081", "7128421908403888256"},
-            {5, "13426132771373433940", "1841769553869715169"},
-            {7, "12915914661088991145", "7153743448176178618"},
-            {8, "8261970815632334399", "16908012130757995794"},
-            {9, "15693689613497209625", "11104940977637703061"},
-            {12, "4794125891677675609", "15543596721342831842"},
-            {15, "14516595473119768720", "13071930861859456093"},
-            {16, "3887581654433788716", "11531317859971041378"},
-            {17, "17248679875317671279", "773923124811137698"},
-            {24, "5574213167716506373", "4868012000467620302"},
-            {31, "2921807510953238776", "10814454860073024621"},
-            {32, "14343997730508542907", "5677272069963393385"},
-            {33, "4305124436332828171", "10288136394254780636"},
-            {48, "1824320602134049028", "8808603595687980802"},
-            {63, "17036068865637356910", "9726075466257687336"},
-            {64, "14823532038891061973", "17881603411834839270"},
-            {65, "3886636511168501468", "2830615394318567922"},
-            {100, "2382090871650776256", "4453313355495987957"},
-            {127, "4952487779425476377", "1554865510409068962"},
-            {128, "10183728630453827418", "7828946411088917871"},
-            {129, "12329861931686252343", "6940552202975192073"},
-            {191, "10851527457306727889", "15862603987361592263"},
-            {192, "14052758120202513000", "17418036700301565174"},
-            {193, "4587881851834906127", "3542657543705696758"},
-            {256, "15796054054581127865", "5335313308032522658"},
-            {300, "11956783260345362487", "11023300997038288304"},
+        {0, "11160318154034397263", "0"},
+        {1, "5570910369516329963", "13165888450352469731"},
+        {2, "1543931613479180149", "8264876599865411630"},
+        {3, "9456065179546978676", "16102471001882546904"},
+        {4, "7426151758103449081", "7128421908403888256"},
+        {5, "13426132771373433940", "1841769553869715169"},
+        {7, "12915914661088991145", "7153743448176178618"},
+        {8, "8261970815632334399", "16908012130757995794"},
+        {9, "15693689613497209625", "11104940977637703061"},
+        {12, "4794125891677675609", "15543596721342831842"},
+        {15, "14516595473119768720", "13071930861859456093"},
+        {16, "3887581654433788716", "11531317859971041378"},
+        {17, "17248679875317671279", "773923124811137698"},
+        {24, "5574213167716506373", "4868012000467620302"},
+        {31, "2921807510953238776", "10814454860073024621"},
+        {32, "14343997730508542907", "5677272069963393385"},
+        {33, "4305124436332828171", "10288136394254780636"},
+        {48, "1824320602134049028", "8808603595687980802"},
+        {63, "17036068865637356910", "9726075466257687336"},
+        {64, "14823532038891061973", "17881603411834839270"},
+        {65, "3886636511168501468", "2830615394318567922"},
+        {100, "2382090871650776256", "4453313355495987957"},
+        {127, "4952487779425476377", "1554865510409068962"},
+        {128, "10183728630453827418", "7828946411088917871"},
+        {129, "12329861931686252343", "6940552202975192073"},
+        {191, "10851527457306727889", "15862603987361592263"},
+        {192, "14052758120202513000", "17418036700301565174"},
+        {193, "4587881851834906127", "3542657543705696758"},
+        {256, "15796054054581127865", "5335313308032522658"},
+        {300, "11956783260345362487", "11023300997038288304"},
     };
 
     @Test
@@ -63,7 +63,8 @@ class ClickHouseHashVectorsTest {
         assertThat(text).hasSize(324);
         for (Object[] v : PREFIXES) {
             int n = (Integer) v[0];
-            assertThat(Long.toUnsignedString(CityHash64.hash(text, 0, n))).as("cityHash64 of %d bytes", n)
+            assertThat(Long.toUnsignedString(CityHash64.hash(text, 0, n)))
+                    .as("cityHash64 of %d bytes", n)
                     .isEqualTo(v[1]);
         }
     }
@@ -73,7 +74,8 @@ class ClickHouseHashVectorsTest {
         byte[] text = TEXT.getBytes(StandardCharsets.US_ASCII);
         for (Object[] v : PREFIXES) {
             int n = (Integer) v[0];
-            assertThat(Long.toUnsignedString(MurmurHash3.hash64(text, 0, n))).as("murmurHash3_64 of %d bytes", n)
+            assertThat(Long.toUnsignedString(MurmurHash3.hash64(text, 0, n)))
+                    .as("murmurHash3_64 of %d bytes", n)
                     .isEqualTo(v[2]);
         }
     }
@@ -91,13 +93,17 @@ class ClickHouseHashVectorsTest {
      */
     @Test
     void multiByteUtf8MatchesTheServer() {
-        assertThat(Long.toUnsignedString(ShardingKey.cityHash64("s", KeyType.STRING).valueOf("привет, мир")))
+        assertThat(Long.toUnsignedString(
+                        ShardingKey.cityHash64("s", KeyType.STRING).valueOf("привет, мир")))
                 .isEqualTo("5327351778077532517");
-        assertThat(Long.toUnsignedString(ShardingKey.murmurHash3_64("s", KeyType.STRING).valueOf("привет, мир")))
+        assertThat(Long.toUnsignedString(
+                        ShardingKey.murmurHash3_64("s", KeyType.STRING).valueOf("привет, мир")))
                 .isEqualTo("3188616556182161869");
-        assertThat(Long.toUnsignedString(ShardingKey.cityHash64("s", KeyType.STRING).valueOf("日本語😀")))
+        assertThat(Long.toUnsignedString(
+                        ShardingKey.cityHash64("s", KeyType.STRING).valueOf("日本語😀")))
                 .isEqualTo("10830387429963765298");
-        assertThat(Long.toUnsignedString(ShardingKey.murmurHash3_64("s", KeyType.STRING).valueOf("日本語😀")))
+        assertThat(Long.toUnsignedString(
+                        ShardingKey.murmurHash3_64("s", KeyType.STRING).valueOf("日本語😀")))
                 .isEqualTo("9440845630784639100");
     }
 
@@ -174,16 +180,19 @@ class ClickHouseHashVectorsTest {
 
     private static void assertCity(KeyType type, long key, String expected) {
         assertThat(Long.toUnsignedString(ShardingKey.cityHash64("k", type).valueOf(key)))
-                .as("cityHash64(to%s(%d))", type, key).isEqualTo(expected);
+                .as("cityHash64(to%s(%d))", type, key)
+                .isEqualTo(expected);
     }
 
     private static void assertIntHash(KeyType type, long key, String expected) {
         assertThat(Long.toUnsignedString(ShardingKey.intHash64("k", type).valueOf(key)))
-                .as("intHash64(to%s(%d))", type, key).isEqualTo(expected);
+                .as("intHash64(to%s(%d))", type, key)
+                .isEqualTo(expected);
     }
 
     private static void assertMurmur(KeyType type, long key, String expected) {
         assertThat(Long.toUnsignedString(ShardingKey.murmurHash3_64("k", type).valueOf(key)))
-                .as("murmurHash3_64(to%s(%d))", type, key).isEqualTo(expected);
+                .as("murmurHash3_64(to%s(%d))", type, key)
+                .isEqualTo(expected);
     }
 }

@@ -1,19 +1,16 @@
 package dev.etl.clickhouse.sharding;
 
-import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
-
-import org.junit.jupiter.api.Test;
-
-import dev.etl.record.Payload;
-import dev.etl.record.RecordMeta;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.record.Payload;
+import dev.etl.record.RecordMeta;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
 class DistributedRouterTest {
-    record Order(long id, String customer) {
-    }
+    record Order(long id, String customer) {}
 
     private static final DistributedPlacement BY_ID =
             new DistributedPlacement(ShardingKey.cityHash64("id", KeyType.UINT64), ShardWeights.uniform(2));
@@ -53,8 +50,10 @@ class DistributedRouterTest {
     @Test
     void refusesASinkWithAnotherNumberOfShards() {
         DistributedRouter<Order> router = DistributedRouter.byLong(BY_ID, Order::id);
-        assertThatThrownBy(() -> router.shard(new Order(1, "c"), null, 3)).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("knows 2 shards").hasMessageContaining("the sink has 3");
+        assertThatThrownBy(() -> router.shard(new Order(1, "c"), null, 3))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("knows 2 shards")
+                .hasMessageContaining("the sink has 3");
     }
 
     @Test

@@ -1,15 +1,13 @@
 package dev.etl.clickhouse.sharding;
 
-import java.net.URI;
-import java.util.Map;
-
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.etl.clickhouse.ClickHouseInsert;
 import dev.etl.clickhouse.ClickHouseTransport;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import java.net.URI;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class DistributedTableTest {
 
@@ -19,13 +17,15 @@ class DistributedTableTest {
                 .containsExactly("etl", "shop", "orders_local", "cityHash64(id)");
         assertThat(DistributedTable.engineArguments("Distributed('etl', 'sh,op', orders, cityHash64(a, b), 'pol')"))
                 .containsExactly("'etl'", "'sh,op'", "orders", "cityHash64(a, b)", "'pol'");
-        assertThat(DistributedTable.engineArguments("Distributed(etl, shop, orders)")).hasSize(3);
+        assertThat(DistributedTable.engineArguments("Distributed(etl, shop, orders)"))
+                .hasSize(3);
     }
 
     @Test
     void readsClusterLocalTableKeyAndColumnsFromTheServer() throws Exception {
         ClickHouseTransport transport = answering(Map.of(
-                "FROM system.tables", "Distributed\tDistributed(\\'etl\\', \\'shop\\', \\'orders_local\\', cityHash64(id))\n",
+                "FROM system.tables",
+                        "Distributed\tDistributed(\\'etl\\', \\'shop\\', \\'orders_local\\', cityHash64(id))\n",
                 "FROM system.columns", "id\tUInt64\ncustomer\tString\n"));
         DistributedTable t = DistributedTable.read(transport, URI.create("http://ch:8123"), "shop", "orders");
         assertThat(t.cluster()).isEqualTo("etl");
@@ -63,8 +63,11 @@ class DistributedTableTest {
 
             @Override
             public String query(URI replica, String sql) {
-                return answers.entrySet().stream().filter(e -> sql.contains(e.getKey())).map(Map.Entry::getValue)
-                        .findFirst().orElse("");
+                return answers.entrySet().stream()
+                        .filter(e -> sql.contains(e.getKey()))
+                        .map(Map.Entry::getValue)
+                        .findFirst()
+                        .orElse("");
             }
         };
     }

@@ -1,9 +1,9 @@
 package dev.etl.clickhouse.sharding;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
 
 class ShardWeightsTest {
 
@@ -42,8 +42,10 @@ class ShardWeightsTest {
     @Test
     void rawSignedKeysTakeTheRemainderInTheirOwnWidth() {
         ShardWeights w = ShardWeights.of(3, 4);
-        assertThat(new DistributedPlacement(ShardingKey.raw("i", KeyType.INT32), w).shardOf(-1)).isEqualTo(1);
-        assertThat(new DistributedPlacement(ShardingKey.raw("id", KeyType.UINT64), w).shardOf(-1)).isZero();
+        assertThat(new DistributedPlacement(ShardingKey.raw("i", KeyType.INT32), w).shardOf(-1))
+                .isEqualTo(1);
+        assertThat(new DistributedPlacement(ShardingKey.raw("id", KeyType.UINT64), w).shardOf(-1))
+                .isZero();
     }
 
     @Test

@@ -1,16 +1,29 @@
 package dev.etl.clickhouse.sharding;
 
-import java.util.Map;
-
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
 class ShardingKeyTest {
-    private static final Map<String, String> COLUMNS = Map.of("order_id", "UInt64", "customer", "String",
-            "day", "Date", "ts", "DateTime('UTC')", "n", "Int32", "tag", "LowCardinality(String)", "x", "Float64",
-            "weird name", "UInt32");
+    private static final Map<String, String> COLUMNS = Map.of(
+            "order_id",
+            "UInt64",
+            "customer",
+            "String",
+            "day",
+            "Date",
+            "ts",
+            "DateTime('UTC')",
+            "n",
+            "Int32",
+            "tag",
+            "LowCardinality(String)",
+            "x",
+            "Float64",
+            "weird name",
+            "UInt32");
 
     @Test
     void parsesTheSupportedExpressionForms() {
@@ -18,9 +31,11 @@ class ShardingKeyTest {
                 .isEqualTo(ShardingKey.cityHash64("order_id", KeyType.UINT64));
         assertThat(ShardingKey.parse(" murmurHash3_64( customer ) ", COLUMNS::get))
                 .isEqualTo(ShardingKey.murmurHash3_64("customer", KeyType.STRING));
-        assertThat(ShardingKey.parse("intHash64(n)", COLUMNS::get)).isEqualTo(ShardingKey.intHash64("n", KeyType.INT32));
+        assertThat(ShardingKey.parse("intHash64(n)", COLUMNS::get))
+                .isEqualTo(ShardingKey.intHash64("n", KeyType.INT32));
         assertThat(ShardingKey.parse("n", COLUMNS::get)).isEqualTo(ShardingKey.raw("n", KeyType.INT32));
-        assertThat(ShardingKey.parse("cityHash64(`weird name`)", COLUMNS::get).column()).isEqualTo("weird name");
+        assertThat(ShardingKey.parse("cityHash64(`weird name`)", COLUMNS::get).column())
+                .isEqualTo("weird name");
         assertThat(ShardingKey.parse("cityHash64(tag)", COLUMNS::get).type()).isEqualTo(KeyType.STRING);
         assertThat(ShardingKey.parse("day", COLUMNS::get).type()).isEqualTo(KeyType.UINT16);
         assertThat(ShardingKey.parse("ts", COLUMNS::get).type()).isEqualTo(KeyType.UINT32);
@@ -49,16 +64,21 @@ class ShardingKeyTest {
 
     @Test
     void printsTheExpression() {
-        assertThat(ShardingKey.cityHash64("order_id", KeyType.UINT64).expression()).isEqualTo("cityHash64(order_id)");
+        assertThat(ShardingKey.cityHash64("order_id", KeyType.UINT64).expression())
+                .isEqualTo("cityHash64(order_id)");
         assertThat(ShardingKey.raw("order_id", KeyType.UINT64).expression()).isEqualTo("order_id");
     }
 
     @Test
     void keysOfTheWrongKindAreRefused() {
-        assertThatThrownBy(() -> ShardingKey.cityHash64("customer", KeyType.STRING).valueOf(1L))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("pass the key as text");
-        assertThatThrownBy(() -> ShardingKey.cityHash64("order_id", KeyType.UINT64).valueOf("1"))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("pass the key as a long");
+        assertThatThrownBy(
+                        () -> ShardingKey.cityHash64("customer", KeyType.STRING).valueOf(1L))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("pass the key as text");
+        assertThatThrownBy(
+                        () -> ShardingKey.cityHash64("order_id", KeyType.UINT64).valueOf("1"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("pass the key as a long");
     }
 
     @Test

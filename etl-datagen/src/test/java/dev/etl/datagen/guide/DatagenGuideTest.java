@@ -2,15 +2,6 @@ package dev.etl.datagen.guide;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-
-import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericRecord;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.datagen.AvroRecordGenerator;
 import dev.etl.datagen.DatagenSource;
@@ -25,19 +16,29 @@ import dev.etl.pipeline.RunReport;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+import org.junit.jupiter.api.Test;
 
 /** The code of docs/connectors/datagen.md, compiled and run. */
 class DatagenGuideTest {
 
     // tag::generator[]
     private static final byte[][] SKUS = {
-        "sku-1".getBytes(StandardCharsets.UTF_8), "sku-2".getBytes(StandardCharsets.UTF_8),
-        "sku-3".getBytes(StandardCharsets.UTF_8) };
+        "sku-1".getBytes(StandardCharsets.UTF_8),
+        "sku-2".getBytes(StandardCharsets.UTF_8),
+        "sku-3".getBytes(StandardCharsets.UTF_8)
+    };
 
     /** Key: the record's id. Value: "<id>,<sku>,<quantity>" in ASCII. Allocates nothing per record. */
     static final RecordGenerator ORDER_LINES = (partition, sequence, random, out) -> {
         out.key().writeLongBE(out.id());
-        out.value().writeUtf8(Long.toString(out.id()))   // a short-lived String; a digit loop would avoid it
+        out.value()
+                .writeUtf8(Long.toString(out.id())) // a short-lived String; a digit loop would avoid it
                 .writeByte(',')
                 .writeBytes(SKUS[random.nextInt(SKUS.length)])
                 .writeByte(',')
@@ -52,15 +53,19 @@ class DatagenGuideTest {
         PipelineConfig config = PipelineConfig.builder("order-lines").lanes(2).build();
         DatagenSource source = DatagenSource.builder(ORDER_LINES)
                 .partitions(4)
-                .records(100_000)                 // bounded: exactly ids 0 … 99,999
-                .seed(42)                         // the same seed, the same records
-                .lanes(config.lanes())            // partition p is read by lane p % lanes
+                .records(100_000) // bounded: exactly ids 0 … 99,999
+                .seed(42) // the same seed, the same records
+                .lanes(config.lanes()) // partition p is read by lane p % lanes
                 .build();
         ChainFactory chain = ctx -> Chains.from(ctx, Deserializer.payload())
                 .map("to-text", payload -> payload.toUtf8String())
                 .sink(TestEncoders.string(), KeyHashRouter.byRecordKey());
-        PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(chain).build();
-        source.onDone(runtime::shutdown);         // done = every record written and committed
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(chain)
+                .build();
+        source.onDone(runtime::shutdown); // done = every record written and committed
         runtime.start();
         RunReport report = runtime.awaitTermination();
         // report.exitCode() == 0: nothing left unwritten or uncommitted
@@ -74,18 +79,29 @@ class DatagenGuideTest {
     @Test
     void anAvroSchemaDrivesTheGeneratorAndAvroDeserializerReadsIt() throws Exception {
         CaptureSink sink = CaptureSink.create("orders", 1);
-        PipelineConfig config = PipelineConfig.builder("orders").checkpointInterval(Duration.ofMillis(50)).build();
+        PipelineConfig config = PipelineConfig.builder("orders")
+                .checkpointInterval(Duration.ofMillis(50))
+                .build();
         // tag::avro[]
-        Schema orders = parse("/order.avsc");     // fields with "datagen" hints (Avro records from a schema)
-        DatagenSource source = DatagenSource.builder(AvroRecordGenerator.builder(orders).raw().build())
-                .partitions(8).records(10_000).ratePerSecond(50_000).build();
-        AvroDeserializer.Builder<GenericRecord> avro = AvroDeserializer.generic(orders).raw(orders);
+        Schema orders = parse("/order.avsc"); // fields with "datagen" hints (Avro records from a schema)
+        DatagenSource source = DatagenSource.builder(
+                        AvroRecordGenerator.builder(orders).raw().build())
+                .partitions(8)
+                .records(10_000)
+                .ratePerSecond(50_000)
+                .build();
+        AvroDeserializer.Builder<GenericRecord> avro =
+                AvroDeserializer.generic(orders).raw(orders);
         ChainFactory chain = ctx -> Chains.from(ctx, avro.build())
                 .filter("paid", order -> order.get("status").toString().equals("PAID"))
                 .map("to-text", order -> order.get("id") + ":" + order.get("amountCents"))
                 .sink(TestEncoders.string(), KeyHashRouter.byRecordKey());
         // end::avro[]
-        PipelineRuntime runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(chain).build();
+        PipelineRuntime runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(chain)
+                .build();
         source.onDone(runtime::shutdown);
         runtime.start();
         RunReport report = runtime.awaitTermination(Duration.ofSeconds(60));

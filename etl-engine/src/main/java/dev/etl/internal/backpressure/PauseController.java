@@ -23,7 +23,8 @@ public final class PauseController {
 
     public PauseController(InFlightBudget budget, double pauseAbove, double resumeBelow, long minPauseNs) {
         if (!(resumeBelow < pauseAbove)) {
-            throw new IllegalArgumentException("resume-below (" + resumeBelow + ") must be < pause-above (" + pauseAbove + ")");
+            throw new IllegalArgumentException(
+                    "resume-below (" + resumeBelow + ") must be < pause-above (" + pauseAbove + ")");
         }
         this.budget = budget;
         this.pauseAbove = pauseAbove;
@@ -33,7 +34,9 @@ public final class PauseController {
 
     /** What the lane should do now. */
     public enum Decision {
-        NONE, PAUSE, RESUME
+        NONE,
+        PAUSE,
+        RESUME
     }
 
     /**

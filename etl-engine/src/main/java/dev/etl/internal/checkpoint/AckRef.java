@@ -53,6 +53,7 @@ public final class AckRef {
 
     @SuppressWarnings("unused") // accessed through REFS
     private volatile int refs = 1;
+
     @SuppressWarnings("unused") // accessed through FAILED
     private volatile boolean failed;
 

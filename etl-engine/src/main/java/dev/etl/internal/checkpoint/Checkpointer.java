@@ -2,7 +2,6 @@ package dev.etl.internal.checkpoint;
 
 import java.util.Objects;
 import java.util.function.LongSupplier;
-
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2LongHashMap;
 
@@ -91,8 +90,8 @@ public final class Checkpointer {
     public long register(int partition, long nextOffset) {
         PartitionWatermark state = partitions.get(partition);
         if (state == null) {
-            throw new IllegalStateException("register on unassigned partition " + partition + " (next offset "
-                    + nextOffset + ")");
+            throw new IllegalStateException(
+                    "register on unassigned partition " + partition + " (next offset " + nextOffset + ")");
         }
         return state.register(nextOffset, nanoClock.getAsLong());
     }
@@ -242,7 +241,7 @@ public final class Checkpointer {
 
     @Override
     public String toString() {
-        return "Checkpointer[partitions=" + partitions.size() + ", lastEpoch=" + lastEpoch + ", staleAcks="
-                + staleAcks + "]";
+        return "Checkpointer[partitions=" + partitions.size() + ", lastEpoch=" + lastEpoch + ", staleAcks=" + staleAcks
+                + "]";
     }
 }

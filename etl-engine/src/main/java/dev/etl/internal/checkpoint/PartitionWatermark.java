@@ -162,8 +162,8 @@ final class PartitionWatermark {
     private void grow() {
         int capacity = mask + 1;
         if (capacity >= MAX_CAPACITY) {
-            throw new IllegalStateException("partition " + partition + ": more than " + MAX_CAPACITY
-                    + " outstanding batches");
+            throw new IllegalStateException(
+                    "partition " + partition + ": more than " + MAX_CAPACITY + " outstanding batches");
         }
         int newCapacity = capacity << 1;
         int newMask = newCapacity - 1;

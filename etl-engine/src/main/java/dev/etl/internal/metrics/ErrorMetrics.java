@@ -1,10 +1,9 @@
 package dev.etl.internal.metrics;
 
-import java.util.concurrent.ConcurrentHashMap;
-
 import dev.etl.error.ErrorClass;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code etl_errors_total{pipeline, error_type, stage}}: every record-level error, skipped, dead-lettered
@@ -23,10 +22,14 @@ public final class ErrorMetrics {
     }
 
     public void increment(ErrorClass errorClass, String stage) {
-        counters.computeIfAbsent(errorClass.label() + '\u0000' + stage,
-                k -> Counter.builder("etl.errors").description("Record-level errors by class and stage")
-                        .tag("pipeline", pipeline).tag("error_type", errorClass.label()).tag("stage", stage)
-                        .register(registry))
+        counters.computeIfAbsent(
+                        errorClass.label() + '\u0000' + stage,
+                        k -> Counter.builder("etl.errors")
+                                .description("Record-level errors by class and stage")
+                                .tag("pipeline", pipeline)
+                                .tag("error_type", errorClass.label())
+                                .tag("stage", stage)
+                                .register(registry))
                 .increment();
     }
 
@@ -47,8 +50,11 @@ public final class ErrorMetrics {
 
     private Counter skipBudgetCounter(ErrorClass errorClass) {
         return Counter.builder("etl.skip.budget.exceeded")
-                .description("Skip budget trips: a lane skipped or dead-lettered more than its budget, failing the pipeline")
-                .tag("pipeline", pipeline).tag("error_type", errorClass.label()).register(registry);
+                .description(
+                        "Skip budget trips: a lane skipped or dead-lettered more than its budget, failing the pipeline")
+                .tag("pipeline", pipeline)
+                .tag("error_type", errorClass.label())
+                .register(registry);
     }
 
     /**
@@ -65,10 +71,13 @@ public final class ErrorMetrics {
      * its chain is built, so the series exists before its first record.
      */
     public Counter deadLetterCounter(ErrorClass errorClass, String stage) {
-        return deadLetters.computeIfAbsent(errorClass.label() + '\u0000' + stage,
+        return deadLetters.computeIfAbsent(
+                errorClass.label() + '\u0000' + stage,
                 k -> Counter.builder("etl.dead.letters")
                         .description("Records that failed a stage under DEAD_LETTER and went to the dead-letter sink")
-                        .tag("pipeline", pipeline).tag("stage", stage).tag("error_type", errorClass.label())
+                        .tag("pipeline", pipeline)
+                        .tag("stage", stage)
+                        .tag("error_type", errorClass.label())
                         .register(registry));
     }
 }

@@ -36,8 +36,7 @@ public interface LaneContext extends ChainContext {
      * head once per record, before the record's metadata is set): the lane may end a deterministic block
      * here. Hot path: no allocation.
      */
-    default void beforeRecord(int partition, long offset) {
-    }
+    default void beforeRecord(int partition, long offset) {}
 
     /**
      * The lane side of sink {@code sinkName}.
@@ -75,8 +74,7 @@ public interface LaneContext extends ChainContext {
      * Called once per stage, when its chain is built, for every stage whose effective policy is
      * {@link ErrorPolicy#DEAD_LETTER} (registers its {@code etl_dead_letters_total} series at 0).
      */
-    default void deadLetterStage(String stage, ErrorClass errorClass) {
-    }
+    default void deadLetterStage(String stage, ErrorClass errorClass) {}
 
     /**
      * Handles a record failed under {@link ErrorPolicy#DEAD_LETTER}: writes the current source record
@@ -87,7 +85,10 @@ public interface LaneContext extends ChainContext {
      * @throws FatalPipelineException when there is no dead-letter sink, or the record could not be added
      */
     default void deadLettered(RecordException failure) {
-        throw new FatalPipelineException(failure.errorClass(), "pipeline '" + pipelineName()
-                + "' has no dead-letter sink for a record failed under DEAD_LETTER: " + failure.getMessage(), failure);
+        throw new FatalPipelineException(
+                failure.errorClass(),
+                "pipeline '" + pipelineName() + "' has no dead-letter sink for a record failed under DEAD_LETTER: "
+                        + failure.getMessage(),
+                failure);
     }
 }

@@ -1,8 +1,7 @@
 package dev.etl.internal.sink;
 
-import java.util.Arrays;
-
 import dev.etl.internal.checkpoint.AckRef;
+import java.util.Arrays;
 
 /**
  * A growable list of held ack references, for batch accumulators. Whoever holds an {@code AckList}

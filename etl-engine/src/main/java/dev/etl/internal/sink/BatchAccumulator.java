@@ -50,7 +50,8 @@ final class BatchAccumulator {
     /** Whether merging {@code chunk} would take this (non-empty) batch past either limit. */
     boolean wouldOverflow(Chunk chunk, int maxRows, long maxBytes) {
         return chunkCount > 0
-                && ((long) rowCount + chunk.rowCount() > maxRows || (long) rows.length() + chunk.byteCount() > maxBytes);
+                && ((long) rowCount + chunk.rowCount() > maxRows
+                        || (long) rows.length() + chunk.byteCount() > maxBytes);
     }
 
     /** Whether the batch has reached either limit. */

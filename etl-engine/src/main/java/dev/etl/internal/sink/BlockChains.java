@@ -1,13 +1,11 @@
 package dev.etl.internal.sink;
 
+import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.SinkDefinition;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
-
 import org.agrona.collections.Int2ObjectHashMap;
-
-import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.SinkDefinition;
 
 /**
  * The lane side of a sink's deterministic blocks: per partition and shard, the chain of chunks that
@@ -32,7 +30,7 @@ public final class BlockChains {
         void sealDue(int partition);
     }
 
-    private static final DueListener NO_LISTENER = partition -> { };
+    private static final DueListener NO_LISTENER = partition -> {};
 
     private final ChunkSink sink;
     private final String sinkName;

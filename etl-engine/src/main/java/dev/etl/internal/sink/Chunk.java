@@ -1,9 +1,8 @@
 package dev.etl.internal.sink;
 
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.sink.RowBuffer;
 import java.util.Arrays;
-
-import dev.etl.internal.checkpoint.AckRef;
 
 /**
  * Rows encoded by one lane for one shard, plus the acks of the batches they came from: the unit a

@@ -22,6 +22,7 @@ public final class ChunkOutbox {
     private final SinkDefinition definition;
     /** The sink's deterministic blocks, or null when it writes merged batches. */
     private final BlockChains blocks;
+
     private final Chunk[] open;
     private int pendingCount;
     private final boolean[] pending;

@@ -1,13 +1,11 @@
 package dev.etl.internal.sink;
 
+import dev.etl.util.RateLimitedLog;
 import java.util.function.LongSupplier;
-
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.util.RateLimitedLog;
 
 /**
  * The duty cycle of one io thread: each cycle gives every shard worker assigned to the thread one
@@ -37,7 +35,12 @@ final class IoAgent implements Agent, Runnable {
     private final RateLimitedLog errorLog;
     private boolean finished;
 
-    IoAgent(String roleName, ShardWorker[] workers, WriteGate gate, DrainSignal drain, IdleStrategy idleStrategy,
+    IoAgent(
+            String roleName,
+            ShardWorker[] workers,
+            WriteGate gate,
+            DrainSignal drain,
+            IdleStrategy idleStrategy,
             LongSupplier nanoClock) {
         this.roleName = roleName;
         this.workers = workers;
@@ -84,8 +87,11 @@ final class IoAgent implements Agent, Runnable {
             } catch (Throwable t) { // last resort (a worker's own recovery threw): keep the thread that settles acks
                 long suppressed = errorLog.permit();
                 if (suppressed >= 0) {
-                    LOG.error("{}: unexpected failure in the sink duty cycle ({} similar suppressed)", roleName,
-                            suppressed, t);
+                    LOG.error(
+                            "{}: unexpected failure in the sink duty cycle ({} similar suppressed)",
+                            roleName,
+                            suppressed,
+                            t);
                 }
             }
             // Interrupts mean nothing to this loop (shutdown uses the drain signal); a pending one would

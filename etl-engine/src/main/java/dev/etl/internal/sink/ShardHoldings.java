@@ -1,13 +1,11 @@
 package dev.etl.internal.sink;
 
-import java.util.function.Consumer;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.backpressure.InFlightBudget;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What one {@link ShardWorker} holds beyond its queue — the chunk being merged, the open batch and the
@@ -46,13 +44,23 @@ final class ShardHoldings {
      * that a throwable in the middle of a merge, seal or settle cannot lose track of them.
      */
     private long ownedBytes;
+
     private int ownedChunks;
     /** The chunk between {@code queue.poll()} and the end of its merge, or null. */
     private Chunk merging;
 
-    ShardHoldings(String sinkName, int shard, ShardQueue queue, ChunkPool pool, InFlightBudget budget,
-            SinkMetrics metrics, Consumer<FatalPipelineException> fatalListener, int maxRows, long maxBytes,
-            BatchAccumulator open, ShardBatch batch) {
+    ShardHoldings(
+            String sinkName,
+            int shard,
+            ShardQueue queue,
+            ChunkPool pool,
+            InFlightBudget budget,
+            SinkMetrics metrics,
+            Consumer<FatalPipelineException> fatalListener,
+            int maxRows,
+            long maxBytes,
+            BatchAccumulator open,
+            ShardBatch batch) {
         this.sinkName = sinkName;
         this.shard = shard;
         this.queue = queue;
@@ -222,8 +230,8 @@ final class ShardHoldings {
         if (chunks > 0) {
             metrics.batchFailed();
         }
-        String message = "sink '" + sinkName + "' shard " + shard + ": unexpected failure on the io thread ("
-                + cause + "); failed the acks of " + chunks + " chunk(s) (" + bytes + " bytes) it held";
+        String message = "sink '" + sinkName + "' shard " + shard + ": unexpected failure on the io thread (" + cause
+                + "); failed the acks of " + chunks + " chunk(s) (" + bytes + " bytes) it held";
         LOG.error("{}; failing the pipeline, this shard fails every chunk it receives from now on", message, cause);
         if (cleanup != null) {
             LOG.error("Sink '{}' shard {}: releasing acks after that failure threw too", sinkName, shard, cleanup);
@@ -308,8 +316,12 @@ final class ShardHoldings {
             Chunk chunk = queue.poll();
             if (chunk == null) {
                 if (System.nanoTime() - handOffDeadlineNs >= 0) {
-                    LOG.error("Sink '{}' shard {}: {} chunk(s) counted in but never queued; their acks cannot be "
-                            + "failed here", sinkName, shard, queue.unsettledChunks());
+                    LOG.error(
+                            "Sink '{}' shard {}: {} chunk(s) counted in but never queued; their acks cannot be "
+                                    + "failed here",
+                            sinkName,
+                            shard,
+                            queue.unsettledChunks());
                     break;
                 }
                 Thread.onSpinWait();
@@ -334,9 +346,17 @@ final class ShardHoldings {
         }
         if (batches > 0) {
             metrics.batchesAbandoned(batches);
-            LOG.warn("Sink '{}' shard {}: abandoned {} batch(es) at the shutdown deadline ({} rows, {} bytes in {} "
-                    + "chunks, {} of them still queued); their acks failed, their offsets are not committed and "
-                    + "they replay on restart", sinkName, shard, batches, rows, bytes, chunks, queued);
+            LOG.warn(
+                    "Sink '{}' shard {}: abandoned {} batch(es) at the shutdown deadline ({} rows, {} bytes in {} "
+                            + "chunks, {} of them still queued); their acks failed, their offsets are not committed and "
+                            + "they replay on restart",
+                    sinkName,
+                    shard,
+                    batches,
+                    rows,
+                    bytes,
+                    chunks,
+                    queued);
         }
         return batches;
     }

@@ -22,6 +22,7 @@ final class ShardQueue {
     private final AtomicLong unsettledChunks = new AtomicLong();
     /** Chunks in the queue's entries (a block chain counts all its chunks). */
     private final AtomicInteger queuedChunks = new AtomicInteger();
+
     private final int capacity;
 
     ShardQueue(int capacity) {

@@ -1,20 +1,18 @@
 package dev.etl.internal.sink;
 
-import dev.etl.sink.ShardWriter;
-import dev.etl.sink.SinkDefinition;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
-import java.util.function.LongSupplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
-import dev.etl.util.RateLimitedLog;
 import dev.etl.error.SinkWriteException;
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.sink.ShardWriter;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.util.RateLimitedLog;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Everything one shard of a sink does on its io thread, one duty cycle at a time: merge queued chunks
@@ -58,6 +56,7 @@ final class ShardWorker {
     private final ShardBatch batch;
     /** The open and sealed batch, the chunk being merged, and their accounting. */
     private final ShardHoldings holdings;
+
     private final AtomicLong flushRequests = new AtomicLong();
     private long flushesHandled;
     private long retryAtNs;
@@ -66,9 +65,18 @@ final class ShardWorker {
     /** An unexpected throwable struck this worker: it fails every chunk it receives from now on. */
     private boolean failed;
 
-    ShardWorker(SinkDefinition definition, int shard, ShardQueue queue, ChunkPool pool, InFlightBudget budget,
-            ShardWriter writer, WriteGate gate, SinkMetrics metrics, BackoffPolicy backoff,
-            Consumer<FatalPipelineException> fatalListener, LongSupplier nanoClock) {
+    ShardWorker(
+            SinkDefinition definition,
+            int shard,
+            ShardQueue queue,
+            ChunkPool pool,
+            InFlightBudget budget,
+            ShardWriter writer,
+            WriteGate gate,
+            SinkMetrics metrics,
+            BackoffPolicy backoff,
+            Consumer<FatalPipelineException> fatalListener,
+            LongSupplier nanoClock) {
         this.sinkName = definition.name();
         this.shard = shard;
         this.queue = queue;
@@ -86,8 +94,8 @@ final class ShardWorker {
         int bufferCap = batchBufferCap(maxBytes);
         this.open = new BatchAccumulator(INITIAL_BATCH_BYTES, bufferCap);
         this.batch = new ShardBatch(sinkName, shard, INITIAL_BATCH_BYTES, bufferCap);
-        this.holdings = new ShardHoldings(sinkName, shard, queue, pool, budget, metrics, fatalListener, maxRows,
-                maxBytes, open, batch);
+        this.holdings = new ShardHoldings(
+                sinkName, shard, queue, pool, budget, metrics, fatalListener, maxRows, maxBytes, open, batch);
     }
 
     /**
@@ -132,8 +140,12 @@ final class ShardWorker {
         boolean force = draining || flushTarget != flushesHandled;
 
         int work = holdings.mergeQueued(nowNs);
-        if (!batch.isSealed() && !open.isEmpty()
-                && (force || holdings.nextChunkOverflows() || open.isFull(maxRows, maxBytes) || nowNs - open.firstChunkNs() >= lingerNs)) {
+        if (!batch.isSealed()
+                && !open.isEmpty()
+                && (force
+                        || holdings.nextChunkOverflows()
+                        || open.isFull(maxRows, maxBytes)
+                        || nowNs - open.firstChunkNs() >= lingerNs)) {
             holdings.seal();
             retryAtNs = nowNs;
             work++;
@@ -190,18 +202,34 @@ final class ShardWorker {
             metrics.retryScheduled();
             long suppressed = failureLog.permit();
             if (suppressed >= 0) {
-                LOG.warn("Sink '{}' shard {}: write of batch {} ({} rows, {} bytes) failed on attempt {}, "
-                        + "retrying in {} ms: {} ({} similar messages suppressed)", sinkName, shard,
-                        batch.sequence(), batch.rowCount(), batch.byteCount(), attempts, delayNs / 1_000_000,
-                        describe(failure), suppressed);
+                LOG.warn(
+                        "Sink '{}' shard {}: write of batch {} ({} rows, {} bytes) failed on attempt {}, "
+                                + "retrying in {} ms: {} ({} similar messages suppressed)",
+                        sinkName,
+                        shard,
+                        batch.sequence(),
+                        batch.rowCount(),
+                        batch.byteCount(),
+                        attempts,
+                        delayNs / 1_000_000,
+                        describe(failure),
+                        suppressed);
             }
             return;
         }
         long suppressed = failureLog.permit();
         if (suppressed >= 0) {
-            LOG.error("Sink '{}' shard {}: giving up on batch {} ({} rows, {} bytes) after {} attempts; its acks "
-                    + "fail and its partitions stall: {} ({} similar messages suppressed)", sinkName, shard,
-                    batch.sequence(), batch.rowCount(), batch.byteCount(), attempts, describe(failure), suppressed);
+            LOG.error(
+                    "Sink '{}' shard {}: giving up on batch {} ({} rows, {} bytes) after {} attempts; its acks "
+                            + "fail and its partitions stall: {} ({} similar messages suppressed)",
+                    sinkName,
+                    shard,
+                    batch.sequence(),
+                    batch.rowCount(),
+                    batch.byteCount(),
+                    attempts,
+                    describe(failure),
+                    suppressed);
         }
         metrics.batchFailed();
         holdings.settle(false);
@@ -223,8 +251,10 @@ final class ShardWorker {
         } else {
             long suppressed = failureLog.permit();
             if (suppressed >= 0) {
-                LOG.warn("{}; skipped under policy SKIP, its partitions stall ({} similar messages suppressed)",
-                        message, suppressed);
+                LOG.warn(
+                        "{}; skipped under policy SKIP, its partitions stall ({} similar messages suppressed)",
+                        message,
+                        suppressed);
             }
         }
     }

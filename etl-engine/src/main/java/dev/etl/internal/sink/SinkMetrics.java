@@ -1,7 +1,5 @@
 package dev.etl.internal.sink;
 
-import java.util.concurrent.TimeUnit;
-
 import dev.etl.error.ErrorClass;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
@@ -9,6 +7,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The meters of one shard of one sink, registered once at construction and updated from its io
@@ -37,34 +36,48 @@ final class SinkMetrics {
     SinkMetrics(MeterRegistry registry, String pipeline, String sink, int shard, ShardQueue queue) {
         Tags tags = Tags.of("pipeline", pipeline, "sink", sink, "shard", Integer.toString(shard));
         this.rows = Counter.builder("etl.sink.rows")
-                .description("Rows durably written").tags(tags).register(registry);
+                .description("Rows durably written")
+                .tags(tags)
+                .register(registry);
         this.bytes = Counter.builder("etl.sink.bytes")
-                .description("Encoded bytes durably written").tags(tags).register(registry);
+                .description("Encoded bytes durably written")
+                .tags(tags)
+                .register(registry);
         this.batchesSucceeded = batches(registry, tags, "success");
         this.batchesFailed = batches(registry, tags, "failed");
         this.batchesAbandoned = batches(registry, tags, "abandoned");
         this.batchRows = DistributionSummary.builder("etl.sink.batch.rows")
-                .description("Rows per sealed batch").tags(tags).register(registry);
+                .description("Rows per sealed batch")
+                .tags(tags)
+                .register(registry);
         this.batchBytes = DistributionSummary.builder("etl.sink.batch.bytes")
-                .description("Encoded bytes per sealed batch").tags(tags).register(registry);
+                .description("Encoded bytes per sealed batch")
+                .tags(tags)
+                .register(registry);
         this.writeSucceeded = writeDuration(registry, tags, "success");
         this.writeFailed = writeDuration(registry, tags, "failed");
         this.retries = Counter.builder("etl.sink.retries")
-                .description("Write attempts scheduled again after a transient failure").tags(tags)
+                .description("Write attempts scheduled again after a transient failure")
+                .tags(tags)
                 .register(registry);
         this.abandonedBatches = Counter.builder("etl.sink.abandoned.batches")
                 .description("Batches (or queued remainders) left unwritten at the shutdown deadline; acks failed")
-                .tags(tags).register(registry);
+                .tags(tags)
+                .register(registry);
         this.ioFailures = Counter.builder("etl.sink.io.failures")
                 .description("Unexpected throwables on the shard's io thread (a bug or a JVM error); each fails "
                         + "what the shard holds and the pipeline")
-                .tags(tags).register(registry);
+                .tags(tags)
+                .register(registry);
         this.blocks = Counter.builder("etl.sink.blocks")
                 .description("Deterministic blocks sealed: one partition's offset range, written as an insert of "
                         + "its own with a token named after the range (a replay rebuilds the same block)")
-                .tags(tags).register(registry);
+                .tags(tags)
+                .register(registry);
         Gauge.builder("etl.sink.queue.chunks", queue, ShardQueue::size)
-                .description("Chunks waiting in the shard queue").tags(tags).register(registry);
+                .description("Chunks waiting in the shard queue")
+                .tags(tags)
+                .register(registry);
         // etl_errors_total is shared with the rest of the engine: same tag keys (pipeline, error_type, stage).
         String stage = "sink:" + sink;
         this.transientErrors = errors(registry, pipeline, stage, ErrorClass.SINK_TRANSIENT);
@@ -72,18 +85,27 @@ final class SinkMetrics {
     }
 
     private static Counter batches(MeterRegistry registry, Tags tags, String outcome) {
-        return Counter.builder("etl.sink.batches").description("Sealed batches by final outcome")
-                .tags(tags).tag("outcome", outcome).register(registry);
+        return Counter.builder("etl.sink.batches")
+                .description("Sealed batches by final outcome")
+                .tags(tags)
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     private static Timer writeDuration(MeterRegistry registry, Tags tags, String outcome) {
-        return Timer.builder("etl.sink.write.duration").description("Duration of one write attempt")
-                .tags(tags).tag("outcome", outcome).register(registry);
+        return Timer.builder("etl.sink.write.duration")
+                .description("Duration of one write attempt")
+                .tags(tags)
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     private static Counter errors(MeterRegistry registry, String pipeline, String stage, ErrorClass errorClass) {
-        return Counter.builder("etl.errors").description("Failures by class and stage")
-                .tag("pipeline", pipeline).tag("error_type", errorClass.label()).tag("stage", stage)
+        return Counter.builder("etl.errors")
+                .description("Failures by class and stage")
+                .tag("pipeline", pipeline)
+                .tag("error_type", errorClass.label())
+                .tag("stage", stage)
                 .register(registry);
     }
 

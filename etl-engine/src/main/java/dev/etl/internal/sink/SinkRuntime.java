@@ -1,20 +1,18 @@
 package dev.etl.internal.sink;
 
+import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.sink.ShardWriter;
 import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
 import java.util.Random;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
-
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.error.FatalPipelineException;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The running side of one {@link SinkDefinition}: a bounded chunk queue per shard, and shard workers
@@ -40,7 +38,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 public final class SinkRuntime implements ChunkSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SinkRuntime.class);
 
-    private enum State { NEW, STARTED, SHUT_DOWN }
+    private enum State {
+        NEW,
+        STARTED,
+        SHUT_DOWN
+    }
 
     private final String pipelineName;
     private final SinkDefinition definition;
@@ -61,8 +63,13 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         return definition;
     }
 
-    public SinkRuntime(String pipelineName, SinkDefinition definition, InFlightBudget budget, int ioThreads,
-            MeterRegistry registry, Consumer<FatalPipelineException> fatalListener) {
+    public SinkRuntime(
+            String pipelineName,
+            SinkDefinition definition,
+            InFlightBudget budget,
+            int ioThreads,
+            MeterRegistry registry,
+            Consumer<FatalPipelineException> fatalListener) {
         this(pipelineName, definition, budget, ioThreads, registry, fatalListener, System::nanoTime, new Random());
     }
 
@@ -74,8 +81,14 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
      * @param jitter    random source of retry jitter, shared by the io threads (so thread-safe, as
      *                  {@link Random} is)
      */
-    public SinkRuntime(String pipelineName, SinkDefinition definition, InFlightBudget budget, int ioThreads,
-            MeterRegistry registry, Consumer<FatalPipelineException> fatalListener, LongSupplier nanoClock,
+    public SinkRuntime(
+            String pipelineName,
+            SinkDefinition definition,
+            InFlightBudget budget,
+            int ioThreads,
+            MeterRegistry registry,
+            Consumer<FatalPipelineException> fatalListener,
+            LongSupplier nanoClock,
             RandomGenerator jitter) {
         this.pipelineName = Objects.requireNonNull(pipelineName, "pipelineName");
         this.definition = Objects.requireNonNull(definition, "definition");
@@ -85,8 +98,8 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         Objects.requireNonNull(fatalListener, "fatalListener");
         Objects.requireNonNull(jitter, "jitter");
         if (ioThreads < 0) {
-            throw new IllegalArgumentException("sink '" + definition.name()
-                    + "' io threads must be >= 0 (0 = one per shard), got " + ioThreads);
+            throw new IllegalArgumentException(
+                    "sink '" + definition.name() + "' io threads must be >= 0 (0 = one per shard), got " + ioThreads);
         }
         int shardCount = definition.shardCount();
         this.queues = new ShardQueue[shardCount];
@@ -105,8 +118,18 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             ShardQueue queue = new ShardQueue(definition.queueCapacity());
             queues[shard] = queue;
             SinkMetrics metrics = new SinkMetrics(registry, pipelineName, definition.name(), shard, queue);
-            workers[shard] = new ShardWorker(definition, shard, queue, pool, budget, writers[shard],
-                    gates[shard % threadCount], metrics, backoff, fatalListener, nanoClock);
+            workers[shard] = new ShardWorker(
+                    definition,
+                    shard,
+                    queue,
+                    pool,
+                    budget,
+                    writers[shard],
+                    gates[shard % threadCount],
+                    metrics,
+                    backoff,
+                    fatalListener,
+                    nanoClock);
         }
         this.agents = new IoAgent[threadCount];
         for (int t = 0; t < threadCount; t++) {
@@ -114,8 +137,13 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             for (int i = 0; i < assigned.length; i++) {
                 assigned[i] = workers[t + i * threadCount];
             }
-            agents[t] = new IoAgent("etl-io-" + pipelineName + "-" + definition.name() + "-" + t, assigned, gates[t],
-                    drain, new BackoffIdleStrategy(10, 5, 10_000, 1_000_000), nanoClock);
+            agents[t] = new IoAgent(
+                    "etl-io-" + pipelineName + "-" + definition.name() + "-" + t,
+                    assigned,
+                    gates[t],
+                    drain,
+                    new BackoffIdleStrategy(10, 5, 10_000, 1_000_000),
+                    nanoClock);
         }
     }
 
@@ -123,7 +151,8 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         ShardWriter[] writers = new ShardWriter[definition.shardCount()];
         try {
             for (int shard = 0; shard < writers.length; shard++) {
-                writers[shard] = Objects.requireNonNull(definition.writers().apply(shard),
+                writers[shard] = Objects.requireNonNull(
+                        definition.writers().apply(shard),
                         "sink '" + definition.name() + "' writer factory returned null for shard " + shard);
             }
         } catch (RuntimeException e) {
@@ -276,8 +305,11 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         state = State.SHUT_DOWN;
         closeAll(definition.name(), writers);
         if (abandoned > 0) {
-            LOG.warn("Sink '{}' of pipeline '{}' shut down with {} abandoned batch(es)", definition.name(),
-                    pipelineName, abandoned);
+            LOG.warn(
+                    "Sink '{}' of pipeline '{}' shut down with {} abandoned batch(es)",
+                    definition.name(),
+                    pipelineName,
+                    abandoned);
         }
         return abandoned;
     }
@@ -289,8 +321,11 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             IoAgent agent = agents[t];
             while (thread.isAlive()) {
                 if (nanoClock.getAsLong() - deadlineNanos >= 0 && agent.seize()) {
-                    LOG.warn("Sink '{}': io thread {} is still inside a write at the shutdown deadline; abandoning "
-                            + "its shards without waiting", definition.name(), thread.getName());
+                    LOG.warn(
+                            "Sink '{}': io thread {} is still inside a write at the shutdown deadline; abandoning "
+                                    + "its shards without waiting",
+                            definition.name(),
+                            thread.getName());
                     agent.abandonSeizedWorkers();
                     thread.interrupt();
                     break;
@@ -351,8 +386,8 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
      * chunk larger than {@code max-bytes} (admitted alone) adds its own size while its batch is in flight.
      */
     long retainedBytesBound() {
-        long perShard = 2L * ShardWorker.batchBufferCap(definition.batch().maxBytes())
-                + ChunkPool.MAX_POOLED_BYTES_PER_SHARD;
+        long perShard =
+                2L * ShardWorker.batchBufferCap(definition.batch().maxBytes()) + ChunkPool.MAX_POOLED_BYTES_PER_SHARD;
         return shardCount() * perShard;
     }
 

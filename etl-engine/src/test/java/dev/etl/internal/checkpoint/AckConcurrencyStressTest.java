@@ -10,7 +10,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,8 +49,7 @@ class AckConcurrencyStressTest {
     }
 
     /** What the lane hands to a worker: one chunk's reference to a batch's ack. */
-    private record Chunk(AckRef ack, int batch, boolean fail) {
-    }
+    private record Chunk(AckRef ack, int batch, boolean fail) {}
 
     private static final class Round {
         private final long seed;
@@ -132,7 +130,9 @@ class AckConcurrencyStressTest {
                 }
             }
             assertThat(workerError.get()).as(describe()).isNull();
-            assertThat(queue.drain(this::onPosted)).as(describe() + ": posts after all were accounted").isZero();
+            assertThat(queue.drain(this::onPosted))
+                    .as(describe() + ": posts after all were accounted")
+                    .isZero();
             verifyFinalState();
         }
 
@@ -294,8 +294,11 @@ class AckConcurrencyStressTest {
                     }
                     expected = nextOffsetOf[batch];
                 }
-                assertThat(failed).as(describe() + ": partition %d has a failure", p).isEqualTo(p == 0 && failures > 0);
-                assertThat(checkpointer.watermark(p)).as(describe() + ": final watermark of partition %d", p)
+                assertThat(failed)
+                        .as(describe() + ": partition %d has a failure", p)
+                        .isEqualTo(p == 0 && failures > 0);
+                assertThat(checkpointer.watermark(p))
+                        .as(describe() + ": final watermark of partition %d", p)
                         .isEqualTo(expected);
                 assertThat(checkpointer.isFailedAtHead(p)).as(describe()).isEqualTo(failed);
                 if (!failed) {
@@ -304,7 +307,9 @@ class AckConcurrencyStressTest {
                 }
             }
             assertThat(checkpointer.staleAcks()).as(describe()).isZero();
-            assertThat(postedOutOfOrder).as(describe() + ": the round must have reordered acks").isPositive();
+            assertThat(postedOutOfOrder)
+                    .as(describe() + ": the round must have reordered acks")
+                    .isPositive();
         }
 
         private String describe() {

@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
-
 import org.junit.jupiter.api.Test;
 
 class AckRefTest {
@@ -79,7 +78,8 @@ class AckRefTest {
 
             posted.clear();
             assertThat(queue.drain(posted::add)).as("round %d", round).isEqualTo(1);
-            assertThat(posted.get(0).succeeded()).as("round %d, failing %d of %d", round, failing, holders)
+            assertThat(posted.get(0).succeeded())
+                    .as("round %d, failing %d of %d", round, failing, holders)
                     .isEqualTo(failing == holders);
         }
     }
@@ -131,7 +131,9 @@ class AckRefTest {
 
         group.release(true); // the creator's hold
         group.release(true);
-        assertThat(queue.isEmpty()).as("a parent resolves only when every output of the group did").isTrue();
+        assertThat(queue.isEmpty())
+                .as("a parent resolves only when every output of the group did")
+                .isTrue();
         group.release(false);
 
         assertThat(queue.drain(posted::add)).isEqualTo(2);

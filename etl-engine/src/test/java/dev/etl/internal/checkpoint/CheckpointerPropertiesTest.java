@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-
 import org.agrona.collections.Long2LongHashMap;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +28,7 @@ class CheckpointerPropertiesTest {
     private static final int PARTITIONS = 3;
     /** Never assigned: acks for it must always be stale. */
     private static final int UNKNOWN_PARTITION = 99;
+
     private static final int[] RING_CAPACITIES = {1, 2, 4, 256};
 
     @Test
@@ -186,8 +186,10 @@ class CheckpointerPropertiesTest {
         void assign(int partition) {
             int epoch = checkpointer.assign(partition);
             trace.add("assign(" + partition + ") -> epoch " + epoch);
-            check(epoch > highestEpoch[partition], "epoch " + epoch + " of partition " + partition
-                    + " not above its previous " + highestEpoch[partition]);
+            check(
+                    epoch > highestEpoch[partition],
+                    "epoch " + epoch + " of partition " + partition + " not above its previous "
+                            + highestEpoch[partition]);
             highestEpoch[partition] = epoch;
             model[partition] = new ModelPartition(epoch);
         }
@@ -238,7 +240,9 @@ class CheckpointerPropertiesTest {
                 for (int attempt = 0; attempt < 8; attempt++) {
                     long[] candidate = issued.get(random.nextInt(issued.size()));
                     ModelPartition m = model[(int) candidate[0]];
-                    if (m != null && m.epoch == candidate[1] && m.states[(int) candidate[2]] == PartitionWatermark.PENDING) {
+                    if (m != null
+                            && m.epoch == candidate[1]
+                            && m.states[(int) candidate[2]] == PartitionWatermark.PENDING) {
                         target = candidate;
                         break;
                     }
@@ -252,7 +256,10 @@ class CheckpointerPropertiesTest {
                     + ")");
             checkpointer.ack(partition, epoch, seq, success);
             ModelPartition m = partition >= 0 && partition < PARTITIONS ? model[partition] : null;
-            if (m == null || m.epoch != epoch || seq < 0 || seq >= m.size
+            if (m == null
+                    || m.epoch != epoch
+                    || seq < 0
+                    || seq >= m.size
                     || m.states[(int) seq] != PartitionWatermark.PENDING) {
                 expectedStale++;
             } else {
@@ -272,7 +279,8 @@ class CheckpointerPropertiesTest {
                     expected.put(p, m.watermark());
                 }
             }
-            check(count == expected.size() && committable.equals(expected),
+            check(
+                    count == expected.size() && committable.equals(expected),
                     "committable " + committable + " (count " + count + "), expected " + expected);
             committable.forEachLong((partition, offset) -> {
                 // Sometimes commit less than offered: lastCommitted must still only move forward.
@@ -299,8 +307,13 @@ class CheckpointerPropertiesTest {
             for (int p = 0; p < PARTITIONS; p++) {
                 ModelPartition m = model[p];
                 View expected = m == null ? View.UNASSIGNED : m.view(nowNs);
-                View actual = new View(checkpointer.isAssigned(p), checkpointer.epoch(p), checkpointer.watermark(p),
-                        checkpointer.outstanding(p), checkpointer.isFailedAtHead(p), checkpointer.lastCommitted(p),
+                View actual = new View(
+                        checkpointer.isAssigned(p),
+                        checkpointer.epoch(p),
+                        checkpointer.watermark(p),
+                        checkpointer.outstanding(p),
+                        checkpointer.isFailedAtHead(p),
+                        checkpointer.lastCommitted(p),
                         checkpointer.watermarkAgeNs(p));
                 if (!actual.equals(expected)) {
                     assertThat(actual).as(context() + "\npartition " + p).isEqualTo(expected);
@@ -309,18 +322,22 @@ class CheckpointerPropertiesTest {
                     // Stated on its own: the watermark never covers a batch that is pending or failed.
                     for (int seq = 0; seq < m.size; seq++) {
                         if (m.states[seq] != PartitionWatermark.OK) {
-                            check(actual.watermark() < m.nextOffsets[seq], "partition " + p + " watermark "
-                                    + actual.watermark() + " passes unsuccessful seq " + seq);
+                            check(
+                                    actual.watermark() < m.nextOffsets[seq],
+                                    "partition " + p + " watermark " + actual.watermark() + " passes unsuccessful seq "
+                                            + seq);
                             break;
                         }
                     }
                     totalOutstanding += expected.outstanding();
                 }
             }
-            check(checkpointer.outstanding() == totalOutstanding, "total outstanding " + checkpointer.outstanding()
-                    + ", expected " + totalOutstanding);
-            check(checkpointer.staleAcks() == expectedStale, "stale acks " + checkpointer.staleAcks()
-                    + ", expected " + expectedStale);
+            check(
+                    checkpointer.outstanding() == totalOutstanding,
+                    "total outstanding " + checkpointer.outstanding() + ", expected " + totalOutstanding);
+            check(
+                    checkpointer.staleAcks() == expectedStale,
+                    "stale acks " + checkpointer.staleAcks() + ", expected " + expectedStale);
         }
 
         /** After every ack was delivered: each watermark is the offset before the first failed batch. */
@@ -340,8 +357,10 @@ class CheckpointerPropertiesTest {
                 } else {
                     expected = firstFailed == 0 ? -1 : m.nextOffsets[firstFailed - 1];
                 }
-                check(checkpointer.watermark(p) == expected, "final watermark of partition " + p + " is "
-                        + checkpointer.watermark(p) + ", expected " + expected);
+                check(
+                        checkpointer.watermark(p) == expected,
+                        "final watermark of partition " + p + " is " + checkpointer.watermark(p) + ", expected "
+                                + expected);
                 check(checkpointer.isFailedAtHead(p) == (firstFailed >= 0), "partition " + p + " failed at head");
             }
         }
@@ -361,8 +380,14 @@ class CheckpointerPropertiesTest {
     }
 
     /** What the checkpointer reports about one partition. */
-    private record View(boolean assigned, int epoch, long watermark, int outstanding, boolean failedAtHead,
-            long lastCommitted, long watermarkAgeNs) {
+    private record View(
+            boolean assigned,
+            int epoch,
+            long watermark,
+            int outstanding,
+            boolean failedAtHead,
+            long lastCommitted,
+            long watermarkAgeNs) {
         static final View UNASSIGNED = new View(false, -1, -1, 0, false, -1, 0);
     }
 
@@ -412,8 +437,13 @@ class CheckpointerPropertiesTest {
         View view(long nowNs) {
             int prefix = prefix();
             boolean outstanding = prefix < size;
-            return new View(true, epoch, prefix == 0 ? -1 : nextOffsets[prefix - 1], size - prefix,
-                    outstanding && states[prefix] == PartitionWatermark.FAILED, lastCommitted,
+            return new View(
+                    true,
+                    epoch,
+                    prefix == 0 ? -1 : nextOffsets[prefix - 1],
+                    size - prefix,
+                    outstanding && states[prefix] == PartitionWatermark.FAILED,
+                    lastCommitted,
                     outstanding ? nowNs - registeredAtNs[prefix] : 0);
         }
     }

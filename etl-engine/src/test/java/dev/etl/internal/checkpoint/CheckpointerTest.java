@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.management.ManagementFactory;
-
 import org.agrona.collections.Long2LongHashMap;
 import org.junit.jupiter.api.Test;
 
@@ -77,7 +76,9 @@ class CheckpointerTest {
 
         long a3 = checkpointer.register(0, 40);
         checkpointer.ack(0, e0, a3, true);
-        assertThat(checkpointer.watermark(0)).as("stalled for the rest of the epoch").isEqualTo(10);
+        assertThat(checkpointer.watermark(0))
+                .as("stalled for the rest of the epoch")
+                .isEqualTo(10);
     }
 
     @Test
@@ -206,7 +207,9 @@ class CheckpointerTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("5")
                 .hasMessageContaining("10");
-        assertThat(checkpointer.register(3, 11)).as("a rejected register does not consume a seq").isEqualTo(1);
+        assertThat(checkpointer.register(3, 11))
+                .as("a rejected register does not consume a seq")
+                .isEqualTo(1);
     }
 
     @Test
@@ -412,8 +415,7 @@ class CheckpointerTest {
 
     @Test
     void registerAndAckDoNotAllocateInSteadyState() {
-        com.sun.management.ThreadMXBean threads =
-                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         long threadId = Thread.currentThread().getId();
         int e0 = checkpointer.assign(0);
         int e1 = checkpointer.assign(1);

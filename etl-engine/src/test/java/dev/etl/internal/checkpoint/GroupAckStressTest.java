@@ -10,7 +10,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,8 +24,7 @@ class GroupAckStressTest {
     private static final int ROUNDS = 200;
     private static final int BATCHES = 64;
 
-    private record Release(AckRef ack, boolean success) {
-    }
+    private record Release(AckRef ack, boolean success) {}
 
     @Test
     void everyBatchIsPostedOnceWithTheMergedStatusOfEveryGroupCoveringIt() throws InterruptedException {
@@ -93,23 +91,27 @@ class GroupAckStressTest {
         CountDownLatch done = new CountDownLatch(WORKERS);
         ConcurrentLinkedQueue<Throwable> errors = new ConcurrentLinkedQueue<>();
         for (int w = 0; w < WORKERS; w++) {
-            Thread worker = new Thread(() -> {
-                try {
-                    start.await();
-                    Release r;
-                    while ((r = work.poll()) != null) {
-                        r.ack().release(r.success());
-                    }
-                } catch (Throwable t) {
-                    errors.add(t);
-                } finally {
-                    done.countDown();
-                }
-            }, "group-ack-worker-" + w);
+            Thread worker = new Thread(
+                    () -> {
+                        try {
+                            start.await();
+                            Release r;
+                            while ((r = work.poll()) != null) {
+                                r.ack().release(r.success());
+                            }
+                        } catch (Throwable t) {
+                            errors.add(t);
+                        } finally {
+                            done.countDown();
+                        }
+                    },
+                    "group-ack-worker-" + w);
             worker.start();
         }
         start.countDown();
-        assertThat(done.await(30, TimeUnit.SECONDS)).as("seed %d: workers finished", seed).isTrue();
+        assertThat(done.await(30, TimeUnit.SECONDS))
+                .as("seed %d: workers finished", seed)
+                .isTrue();
         assertThat(errors).as("seed %d", seed).isEmpty();
 
         boolean[] posted = new boolean[BATCHES];
@@ -118,7 +120,9 @@ class GroupAckStressTest {
             int b = (int) ack.seq();
             assertThat(posted[b]).as("seed %d: batch %d posted twice", seed, b).isFalse();
             posted[b] = true;
-            assertThat(ack.succeeded()).as("seed %d: status of batch %d", seed, b).isEqualTo(expected[b]);
+            assertThat(ack.succeeded())
+                    .as("seed %d: status of batch %d", seed, b)
+                    .isEqualTo(expected[b]);
         });
         for (int b = 0; b < BATCHES; b++) {
             assertThat(posted[b]).as("seed %d: batch %d posted", seed, b).isTrue();

@@ -1,11 +1,10 @@
 package dev.etl.internal.sink;
 
-import dev.etl.sink.RetryConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.sink.RetryConfig;
 import java.time.Duration;
 import java.util.Random;
-
 import org.junit.jupiter.api.Test;
 
 class BackoffPolicyTest {

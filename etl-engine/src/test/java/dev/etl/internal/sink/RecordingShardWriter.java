@@ -1,5 +1,6 @@
 package dev.etl.internal.sink;
 
+import dev.etl.error.SinkWriteException;
 import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
 import java.util.ArrayList;
@@ -8,8 +9,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import dev.etl.error.SinkWriteException;
 
 /**
  * A fake shard writer that copies every batch it is given (attempts and successes) and whose
@@ -38,7 +37,7 @@ final class RecordingShardWriter implements ShardWriter {
     private final List<Written> successes = new ArrayList<>();
     private final AtomicInteger calls = new AtomicInteger();
     private final AtomicInteger closes = new AtomicInteger();
-    private volatile Behaviour behaviour = (batch, call) -> { };
+    private volatile Behaviour behaviour = (batch, call) -> {};
 
     static RecordingShardWriter healthy() {
         return new RecordingShardWriter();
@@ -74,8 +73,13 @@ final class RecordingShardWriter implements ShardWriter {
 
     @Override
     public void write(SealedBatch batch) throws SinkWriteException {
-        Written copy = new Written(batch.shard(), batch.sequence(), batch.attempt(), batch.dedupToken(),
-                Arrays.copyOf(batch.bytes(), batch.byteCount()), batch.rowCount());
+        Written copy = new Written(
+                batch.shard(),
+                batch.sequence(),
+                batch.attempt(),
+                batch.dedupToken(),
+                Arrays.copyOf(batch.bytes(), batch.byteCount()),
+                batch.rowCount());
         synchronized (this) {
             attempts.add(copy);
         }

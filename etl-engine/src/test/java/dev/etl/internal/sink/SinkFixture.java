@@ -1,21 +1,20 @@
 package dev.etl.internal.sink;
 
+import dev.etl.error.ErrorPolicy;
+import dev.etl.error.FatalPipelineException;
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
-
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.error.ErrorPolicy;
-import dev.etl.error.FatalPipelineException;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /** Shared set-up of sink runtime tests: one writer for all shards, a budget, a registry, an ack queue. */
 final class SinkFixture implements AutoCloseable {
@@ -31,10 +30,19 @@ final class SinkFixture implements AutoCloseable {
     int ioThreads = 2;
     SinkRuntime sink;
 
-    static SinkDefinition definition(int shards, RecordingShardWriter writer, int maxRows, long maxBytes,
-            Duration linger) {
-        return new SinkDefinition("orders", shards, shard -> writer, null, ChunkConfig.DEFAULTS, new BatchConfig(maxRows, maxBytes, linger),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 8, ErrorPolicy.FAIL, false);
+    static SinkDefinition definition(
+            int shards, RecordingShardWriter writer, int maxRows, long maxBytes, Duration linger) {
+        return new SinkDefinition(
+                "orders",
+                shards,
+                shard -> writer,
+                null,
+                ChunkConfig.DEFAULTS,
+                new BatchConfig(maxRows, maxBytes, linger),
+                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2),
+                8,
+                ErrorPolicy.FAIL,
+                false);
     }
 
     SinkDefinition definition(int shards, int maxRows, Duration linger) {
@@ -52,7 +60,9 @@ final class SinkFixture implements AutoCloseable {
     }
 
     double counter(String name, String... tags) {
-        return registry.get(name).tags(tags).counters().stream().mapToDouble(c -> c.count()).sum();
+        return registry.get(name).tags(tags).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     @Override

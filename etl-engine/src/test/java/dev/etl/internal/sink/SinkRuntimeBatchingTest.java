@@ -3,16 +3,14 @@ package dev.etl.internal.sink;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.internal.checkpoint.AckRef;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.checkpoint.AckRef;
 
 class SinkRuntimeBatchingTest {
     private static final Duration LONG = Duration.ofHours(1);
@@ -30,15 +28,18 @@ class SinkRuntimeBatchingTest {
         SinkRuntime sink = fx.start(fx.definition(1, 1000, LONG));
         TestLane[] lanes = {new TestLane(fx.acks, 0), new TestLane(fx.acks, 1), new TestLane(fx.acks, 2)};
         for (int lane = 0; lane < lanes.length; lane++) {
-            assertThat(sink.tryHandOff(lanes[lane].chunk(sink, 0, lane * 100L, 10))).isTrue();
+            assertThat(sink.tryHandOff(lanes[lane].chunk(sink, 0, lane * 100L, 10)))
+                    .isTrue();
         }
         sink.flushNow();
 
         await("one batch", TIMEOUT, () -> fx.writer.successes().size() == 1 && sink.isIdle());
         RecordingShardWriter.Written batch = fx.writer.successes().get(0);
         assertThat(batch.rows()).isEqualTo(30);
-        assertThat(batch.values()).containsExactlyInAnyOrder(LongStream.range(0, 10)
-                .flatMap(i -> LongStream.of(i, 100 + i, 200 + i)).toArray());
+        assertThat(batch.values())
+                .containsExactlyInAnyOrder(LongStream.range(0, 10)
+                        .flatMap(i -> LongStream.of(i, 100 + i, 200 + i))
+                        .toArray());
         List<AckRef> posted = TestLane.drain(fx.acks);
         assertThat(posted).hasSize(3).allMatch(AckRef::succeeded);
         assertThat(posted).extracting(AckRef::partition).containsExactlyInAnyOrder(0, 1, 2);
@@ -53,8 +54,11 @@ class SinkRuntimeBatchingTest {
         }
 
         await("two batches", TIMEOUT, () -> fx.writer.successes().size() == 2 && sink.isIdle());
-        assertThat(fx.writer.successes()).extracting(RecordingShardWriter.Written::rows).containsExactly(20, 20);
-        assertThat(fx.writer.successes().get(0).values()).containsExactly(LongStream.range(0, 20).toArray());
+        assertThat(fx.writer.successes())
+                .extracting(RecordingShardWriter.Written::rows)
+                .containsExactly(20, 20);
+        assertThat(fx.writer.successes().get(0).values())
+                .containsExactly(LongStream.range(0, 20).toArray());
     }
 
     @Test
@@ -80,7 +84,9 @@ class SinkRuntimeBatchingTest {
 
         await("two batches", TIMEOUT, () -> fx.writer.successes().size() == 2);
         assertThat(fx.writer.successes()).extracting(w -> w.bytes().length).containsExactly(160, 160);
-        assertThat(sink.isIdle()).as("the fifth chunk lingers in the open batch").isFalse();
+        assertThat(sink.isIdle())
+                .as("the fifth chunk lingers in the open batch")
+                .isFalse();
     }
 
     @Test
@@ -111,7 +117,8 @@ class SinkRuntimeBatchingTest {
         sink.flushNow();
 
         await("both shards flushed", TIMEOUT, () -> sink.isIdle());
-        assertThat(fx.writer.successes()).extracting(RecordingShardWriter.Written::shard)
+        assertThat(fx.writer.successes())
+                .extracting(RecordingShardWriter.Written::shard)
                 .containsExactlyInAnyOrder(0, 1);
         assertThat(TestLane.drain(fx.acks)).hasSize(2).allMatch(AckRef::succeeded);
     }
@@ -128,7 +135,8 @@ class SinkRuntimeBatchingTest {
         await("third", TIMEOUT, () -> fx.writer.successes().size() == 3);
 
         List<RecordingShardWriter.Written> written = fx.writer.successes();
-        assertThat(Arrays.equals(written.get(0).bytes(), written.get(2).bytes())).isTrue();
+        assertThat(Arrays.equals(written.get(0).bytes(), written.get(2).bytes()))
+                .isTrue();
         assertThat(written.get(1).token()).isEqualTo(written.get(0).token()).hasSize(32);
         assertThat(written.get(2).token()).isNotEqualTo(written.get(0).token());
         assertThat(written.get(1).sequence()).isEqualTo(written.get(0).sequence() + 1);

@@ -3,19 +3,17 @@ package dev.etl.internal.sink;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.stream.LongStream;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
+import java.time.Duration;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Deterministic blocks from the lane's {@link BlockChains} through a real {@link SinkRuntime}: a block is
@@ -34,14 +32,22 @@ class SinkRuntimeBlockTest {
     }
 
     private SinkDefinition definition() {
-        return new SinkDefinition("orders", 1, shard -> fx.writer, null, new ChunkConfig(CHUNK_ROWS, 1 << 20),
+        return new SinkDefinition(
+                "orders",
+                1,
+                shard -> fx.writer,
+                null,
+                new ChunkConfig(CHUNK_ROWS, 1 << 20),
                 new BatchConfig(1_000, 1 << 20, Duration.ofHours(1)),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 8, ErrorPolicy.FAIL, true);
+                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2),
+                8,
+                ErrorPolicy.FAIL,
+                true);
     }
 
     /** 19, 20 and 21 rows: a last chunk partly filled, exactly full (its empty successor cut off), one row. */
     @ParameterizedTest(name = "{0} rows")
-    @ValueSource(ints = { 19, 20, 21 })
+    @ValueSource(ints = {19, 20, 21})
     void aBlockIsWrittenAloneAndEveryChunkItCountedInIsCountedOut(int rows) {
         SinkDefinition definition = definition();
         SinkRuntime sink = fx.start(definition);
@@ -55,15 +61,21 @@ class SinkRuntimeBlockTest {
         }
         ack.release(true);
         blocks.seal(0, 0, rows, "orders-0");
-        assertThat(blocks.hasWaiting()).as("sealed, waiting for its end to be recorded").isTrue();
+        assertThat(blocks.hasWaiting())
+                .as("sealed, waiting for its end to be recorded")
+                .isTrue();
         blocks.release(0, rows);
         assertThat(blocks.flush()).as("handed off as one entry").isTrue();
 
-        await("the block written and every chunk settled", TIMEOUT,
+        await(
+                "the block written and every chunk settled",
+                TIMEOUT,
                 () -> fx.writer.successes().size() == 1 && sink.isIdle());
         RecordingShardWriter.Written written = fx.writer.successes().get(0);
         assertThat(written.rows()).isEqualTo(rows);
         assertThat(written.values()).containsExactly(LongStream.range(0, rows).toArray());
-        assertThat(TestLane.drain(fx.acks)).singleElement().satisfies(a -> assertThat(a.succeeded()).isTrue());
+        assertThat(TestLane.drain(fx.acks))
+                .singleElement()
+                .satisfies(a -> assertThat(a.succeeded()).isTrue());
     }
 }

@@ -3,16 +3,14 @@ package dev.etl.internal.sink;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.error.ErrorClass;
+import dev.etl.error.SinkWriteException;
+import dev.etl.internal.checkpoint.AckRef;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.error.ErrorClass;
-import dev.etl.error.SinkWriteException;
 
 /**
  * Fault injection on the io thread: a throwable between {@code queue.poll()} and the end of a merge
@@ -77,7 +75,8 @@ class SinkRuntimeFaultTest {
         assertAllFailed(late.created(), TestLane.drain(fx.acks));
         assertThat(fx.budget.inFlightBytes()).isZero();
         assertThat(fx.fatals).hasSize(1);
-        assertThat(sink.shutdown(System.nanoTime() + Duration.ofSeconds(5).toNanos())).isZero();
+        assertThat(sink.shutdown(System.nanoTime() + Duration.ofSeconds(5).toNanos()))
+                .isZero();
     }
 
     @Test

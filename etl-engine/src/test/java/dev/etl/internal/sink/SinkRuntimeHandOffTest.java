@@ -4,15 +4,13 @@ import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckRef;
 import java.time.Duration;
 import java.util.Set;
 import java.util.stream.Collectors;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.internal.checkpoint.AckRef;
 
 class SinkRuntimeHandOffTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -39,10 +37,18 @@ class SinkRuntimeHandOffTest {
         assertThat(refused.ackCount()).isEqualTo(1);
         assertThat(refused.ack(0).refCount()).isEqualTo(1);
         // The budget counts a handed-off chunk's buffer capacity (what the queue holds), not just its 80 bytes.
-        assertThat(fx.budget.inFlightBytes()).as("budget of the refused chunk returned")
+        assertThat(fx.budget.inFlightBytes())
+                .as("budget of the refused chunk returned")
                 .isEqualTo(2L * ChunkPool.INITIAL_CHUNK_BYTES);
-        assertThat(sink.tryHandOff(lane.chunk(sink, 1, 0, 10))).as("other shards have their own queue").isTrue();
-        assertThat(fx.registry.get("etl.sink.queue.chunks").tag("shard", "0").gauge().value()).isEqualTo(2);
+        assertThat(sink.tryHandOff(lane.chunk(sink, 1, 0, 10)))
+                .as("other shards have their own queue")
+                .isTrue();
+        assertThat(fx.registry
+                        .get("etl.sink.queue.chunks")
+                        .tag("shard", "0")
+                        .gauge()
+                        .value())
+                .isEqualTo(2);
         refused.failAcks();
     }
 
@@ -60,7 +66,12 @@ class SinkRuntimeHandOffTest {
         assertThat(refused.rowCount()).isEqualTo(10);
         assertThat(refused.byteCount()).isEqualTo(80);
         assertThat(refused.ackCount()).isEqualTo(1);
-        assertThat(fx.registry.get("etl.sink.queue.chunks").tag("shard", "1").gauge().value()).isZero();
+        assertThat(fx.registry
+                        .get("etl.sink.queue.chunks")
+                        .tag("shard", "1")
+                        .gauge()
+                        .value())
+                .isZero();
         refused.failAcks();
     }
 
@@ -69,9 +80,11 @@ class SinkRuntimeHandOffTest {
         SinkRuntime sink = fx.create(fx.definition(1, 1000, Duration.ofHours(1)));
 
         assertThatThrownBy(() -> sink.tryHandOff(sink.newChunk(0)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty chunk");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("empty chunk");
         assertThatThrownBy(() -> sink.newChunk(1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has 1 shards");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has 1 shards");
     }
 
     @Test
@@ -112,8 +125,10 @@ class SinkRuntimeHandOffTest {
         Set<Thread> io = Thread.getAllStackTraces().keySet().stream()
                 .filter(t -> t.getName().startsWith("etl-io-" + fx.pipeline + "-orders-"))
                 .collect(Collectors.toSet());
-        assertThat(io).extracting(Thread::getName).containsExactlyInAnyOrder(
-                "etl-io-" + fx.pipeline + "-orders-0", "etl-io-" + fx.pipeline + "-orders-1");
+        assertThat(io)
+                .extracting(Thread::getName)
+                .containsExactlyInAnyOrder(
+                        "etl-io-" + fx.pipeline + "-orders-0", "etl-io-" + fx.pipeline + "-orders-1");
         assertThat(io).noneMatch(Thread::isDaemon);
     }
 
@@ -122,9 +137,12 @@ class SinkRuntimeHandOffTest {
         fx.ioThreads = 0;
         fx.start(fx.definition(3, 1000, Duration.ofHours(1)));
 
-        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName)
+        assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
                 .filteredOn(name -> name.startsWith("etl-io-" + fx.pipeline + "-orders-"))
-                .containsExactlyInAnyOrder("etl-io-" + fx.pipeline + "-orders-0", "etl-io-" + fx.pipeline + "-orders-1",
+                .containsExactlyInAnyOrder(
+                        "etl-io-" + fx.pipeline + "-orders-0",
+                        "etl-io-" + fx.pipeline + "-orders-1",
                         "etl-io-" + fx.pipeline + "-orders-2");
     }
 }

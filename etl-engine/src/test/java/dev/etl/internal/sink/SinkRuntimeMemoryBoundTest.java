@@ -1,5 +1,12 @@
 package dev.etl.internal.sink;
 
+import static dev.etl.internal.sink.TestLane.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.etl.error.ErrorPolicy;
+import dev.etl.error.SinkWriteException;
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
@@ -7,9 +14,6 @@ import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
 import dev.etl.sink.SinkDefinition;
-import static dev.etl.internal.sink.TestLane.await;
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.time.Duration;
@@ -20,14 +24,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.error.ErrorPolicy;
-import dev.etl.error.SinkWriteException;
 
 /**
  * The memory bound of the sink runtime is real: a burst of chunks of mixed sizes (small ones and ones
@@ -86,15 +84,21 @@ class SinkRuntimeMemoryBoundTest {
         }
 
         @Override
-        public void close() {
-        }
+        public void close() {}
     }
 
     private SinkDefinition definition(CountDownLatch release, AtomicLong rows) {
-        return new SinkDefinition("orders", SHARDS, shard -> new BlockingWriter(shard, release, rows), null,
+        return new SinkDefinition(
+                "orders",
+                SHARDS,
+                shard -> new BlockingWriter(shard, release, rows),
+                null,
                 ChunkConfig.DEFAULTS,
                 new BatchConfig(10_000_000, MAX_BATCH_BYTES, Duration.ofMillis(2)),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2), 16, ErrorPolicy.FAIL, false);
+                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2),
+                16,
+                ErrorPolicy.FAIL,
+                false);
     }
 
     private static long usedHeapAfterGc(MemoryMXBean memory) throws InterruptedException {
@@ -117,7 +121,8 @@ class SinkRuntimeMemoryBoundTest {
         AtomicLong written = new AtomicLong();
         SinkRuntime sink = fx.start(definition(release, written));
         long bound = BUDGET + sink.retainedBytesBound();
-        assertThat(sink.retainedBytesBound()).as("shards x (2 x max-bytes + pool)")
+        assertThat(sink.retainedBytesBound())
+                .as("shards x (2 x max-bytes + pool)")
                 .isEqualTo(SHARDS * (2 * MAX_BATCH_BYTES + ChunkPool.MAX_POOLED_BYTES_PER_SHARD));
 
         Random random = new Random(7);
@@ -138,8 +143,9 @@ class SinkRuntimeMemoryBoundTest {
             }
             if (i % 20 == 0) {
                 maxRetained = Math.max(maxRetained, sink.retainedBufferBytes());
-                assertThat(maxRetained).as("retained buffer capacity during the burst (bound %d + margin %d)", bound,
-                        SNAPSHOT_MARGIN).isLessThanOrEqualTo(bound + SNAPSHOT_MARGIN);
+                assertThat(maxRetained)
+                        .as("retained buffer capacity during the burst (bound %d + margin %d)", bound, SNAPSHOT_MARGIN)
+                        .isLessThanOrEqualTo(bound + SNAPSHOT_MARGIN);
             }
         }
         assertThat(refused).as("the burst reached backpressure").isPositive();
@@ -147,16 +153,19 @@ class SinkRuntimeMemoryBoundTest {
         // Let the unblocked shards settle, then measure at rest (shard 0 still blocked in its write).
         Thread.sleep(200);
         long retainedBlocked = sink.retainedBufferBytes();
-        assertThat(retainedBlocked).as("retained buffer capacity with shard 0 blocked")
+        assertThat(retainedBlocked)
+                .as("retained buffer capacity with shard 0 blocked")
                 .isLessThanOrEqualTo(bound + SNAPSHOT_MARGIN);
         long heapGrowth = usedHeapAfterGc(memory) - baseline;
-        assertThat(heapGrowth).as("heap growth after GC with shard 0 blocked (bound %d + margin %d)", bound, HEAP_MARGIN)
+        assertThat(heapGrowth)
+                .as("heap growth after GC with shard 0 blocked (bound %d + margin %d)", bound, HEAP_MARGIN)
                 .isLessThanOrEqualTo(bound + HEAP_MARGIN);
 
         release.countDown();
         await("everything settled", TIMEOUT, sink::isIdle);
         assertThat(fx.budget.inFlightBytes()).isZero();
-        assertThat(sink.retainedBufferBytes()).as("idle: only batch buffers and the pool")
+        assertThat(sink.retainedBufferBytes())
+                .as("idle: only batch buffers and the pool")
                 .isLessThanOrEqualTo(sink.retainedBytesBound());
         assertThat(lane.created()).allSatisfy(a -> assertThat(a.refCount()).isZero());
         assertThat(TestLane.drain(fx.acks)).filteredOn(AckRef::succeeded).hasSize((int) handedOff);
@@ -175,7 +184,9 @@ class SinkRuntimeMemoryBoundTest {
             assertThat(sink.tryHandOff(chunk)).isTrue();
             await("chunk " + i + " written", TIMEOUT, sink::isIdle);
         }
-        assertThat(distinct).as("chunks are recycled, not allocated per hand-off").hasSizeLessThanOrEqualTo(2);
+        assertThat(distinct)
+                .as("chunks are recycled, not allocated per hand-off")
+                .hasSizeLessThanOrEqualTo(2);
         assertThat(fx.budget.inFlightBytes()).isZero();
         assertThat(sink.retainedBufferBytes()).isLessThanOrEqualTo(sink.retainedBytesBound());
     }
@@ -188,7 +199,9 @@ class SinkRuntimeMemoryBoundTest {
         big.rows().writeBytes(new byte[3 << 20]);
         big.addRow(new AckRef(0, 0, 0, new dev.etl.internal.checkpoint.AckQueue()));
         open.merge(big, 0);
-        assertThat(open.bufferCapacity()).as("grown to exactly the oversized chunk").isEqualTo(3 << 20);
+        assertThat(open.bufferCapacity())
+                .as("grown to exactly the oversized chunk")
+                .isEqualTo(3 << 20);
         batch.sealFrom(open, 1);
         batch.settle(true);
         batch.clear();

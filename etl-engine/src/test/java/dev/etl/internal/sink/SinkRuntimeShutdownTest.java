@@ -3,16 +3,14 @@ package dev.etl.internal.sink;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.error.SinkWriteException;
+import dev.etl.internal.checkpoint.AckRef;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.error.SinkWriteException;
 
 class SinkRuntimeShutdownTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -49,7 +47,9 @@ class SinkRuntimeShutdownTest {
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
 
         assertThat(tookMs).isBetween(150L, 3_000L);
-        assertThat(abandoned).as("per shard: the batch being written, the queued chunks").isEqualTo(4);
+        assertThat(abandoned)
+                .as("per shard: the batch being written, the queued chunks")
+                .isEqualTo(4);
         List<AckRef> posted = TestLane.drain(fx.acks);
         assertThat(posted).hasSize(8).noneMatch(AckRef::succeeded);
         assertThat(posted).containsExactlyInAnyOrderElementsOf(lane.created());

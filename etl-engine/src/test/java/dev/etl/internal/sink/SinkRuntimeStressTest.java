@@ -3,6 +3,9 @@ package dev.etl.internal.sink;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.error.SinkWriteException;
+import dev.etl.internal.backpressure.InFlightBudget;
+import dev.etl.internal.checkpoint.AckRef;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -13,13 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.error.SinkWriteException;
 
 class SinkRuntimeStressTest {
     private static final int PRODUCERS = 2;
@@ -57,13 +55,15 @@ class SinkRuntimeStressTest {
             TestLane lane = new TestLane(fx.acks, p);
             lanes.add(lane);
             long base = (long) p << 40;
-            Thread producer = new Thread(() -> {
-                try {
-                    produce(sink, lane, base);
-                } catch (Throwable t) {
-                    producerFailure.set(t);
-                }
-            }, "producer-" + p);
+            Thread producer = new Thread(
+                    () -> {
+                        try {
+                            produce(sink, lane, base);
+                        } catch (Throwable t) {
+                            producerFailure.set(t);
+                        }
+                    },
+                    "producer-" + p);
             producers.add(producer);
             producer.start();
         }
@@ -82,14 +82,20 @@ class SinkRuntimeStressTest {
                 assertThat(written.bytes()).as("a retry resends the same bytes").isEqualTo(previous.bytes());
             }
         }
-        long[] rows = byToken.values().stream().flatMapToLong(w -> java.util.Arrays.stream(w.values())).sorted()
+        long[] rows = byToken.values().stream()
+                .flatMapToLong(w -> java.util.Arrays.stream(w.values()))
+                .sorted()
                 .toArray();
         assertThat(rows).hasSize(PRODUCERS * ROWS_PER_PRODUCER);
         for (int i = 1; i < rows.length; i++) {
             assertThat(rows[i]).as("row written once").isNotEqualTo(rows[i - 1]);
         }
-        assertThat(fx.writer.successes().stream().map(RecordingShardWriter.Written::token).distinct().count())
-                .as("every sealed batch eventually succeeded").isEqualTo(byToken.size());
+        assertThat(fx.writer.successes().stream()
+                        .map(RecordingShardWriter.Written::token)
+                        .distinct()
+                        .count())
+                .as("every sealed batch eventually succeeded")
+                .isEqualTo(byToken.size());
 
         List<AckRef> posted = TestLane.drain(fx.acks);
         Map<AckRef, Integer> postings = new IdentityHashMap<>();

@@ -1,21 +1,19 @@
 package dev.etl.internal.sink;
 
-import dev.etl.sink.RetryConfig;
-import dev.etl.sink.SinkDefinition;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
-import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.SinkWriteException;
+import dev.etl.internal.checkpoint.AckRef;
+import dev.etl.sink.RetryConfig;
+import dev.etl.sink.SinkDefinition;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 class SinkRuntimeWriteOutcomeTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
@@ -41,7 +39,9 @@ class SinkRuntimeWriteOutcomeTest {
 
         await("the write to start", TIMEOUT, () -> fx.writer.calls() == 1);
         AckRef ack = lane.created().get(0);
-        assertThat(fx.acks.isEmpty()).as("ack posted while the write is in progress").isTrue();
+        assertThat(fx.acks.isEmpty())
+                .as("ack posted while the write is in progress")
+                .isTrue();
         assertThat(ack.refCount()).isEqualTo(1);
         assertThat(sink.isIdle()).isFalse();
 
@@ -53,8 +53,14 @@ class SinkRuntimeWriteOutcomeTest {
         assertThat(fx.counter("etl.sink.rows", "shard", "0")).isEqualTo(10);
         assertThat(fx.counter("etl.sink.bytes", "shard", "0")).isEqualTo(80);
         assertThat(fx.counter("etl.sink.batches", "outcome", "success")).isEqualTo(1);
-        assertThat(fx.registry.get("etl.sink.write.duration").tag("outcome", "success").timer().count()).isEqualTo(1);
-        assertThat(fx.registry.get("etl.sink.batch.rows").summary().totalAmount()).isEqualTo(10);
+        assertThat(fx.registry
+                        .get("etl.sink.write.duration")
+                        .tag("outcome", "success")
+                        .timer()
+                        .count())
+                .isEqualTo(1);
+        assertThat(fx.registry.get("etl.sink.batch.rows").summary().totalAmount())
+                .isEqualTo(10);
     }
 
     @Test
@@ -68,12 +74,18 @@ class SinkRuntimeWriteOutcomeTest {
         List<RecordingShardWriter.Written> attempts = fx.writer.attempts();
         assertThat(attempts).hasSize(3);
         assertThat(attempts).extracting(RecordingShardWriter.Written::attempt).containsExactly(1, 2, 3);
-        assertThat(attempts).extracting(RecordingShardWriter.Written::token).containsOnly(attempts.get(0).token());
-        assertThat(attempts).allSatisfy(a -> assertThat(a.bytes()).isEqualTo(attempts.get(0).bytes()));
-        assertThat(attempts).extracting(RecordingShardWriter.Written::sequence).containsOnly(attempts.get(0).sequence());
+        assertThat(attempts)
+                .extracting(RecordingShardWriter.Written::token)
+                .containsOnly(attempts.get(0).token());
+        assertThat(attempts)
+                .allSatisfy(a -> assertThat(a.bytes()).isEqualTo(attempts.get(0).bytes()));
+        assertThat(attempts)
+                .extracting(RecordingShardWriter.Written::sequence)
+                .containsOnly(attempts.get(0).sequence());
         assertThat(TestLane.drain(fx.acks)).singleElement().matches(AckRef::succeeded);
         assertThat(fx.counter("etl.sink.retries")).isEqualTo(2);
-        assertThat(fx.counter("etl.errors", "error_type", "sink_transient", "stage", "sink:orders")).isEqualTo(2);
+        assertThat(fx.counter("etl.errors", "error_type", "sink_transient", "stage", "sink:orders"))
+                .isEqualTo(2);
         assertThat(fx.budget.inFlightBytes()).isZero();
     }
 
@@ -101,8 +113,8 @@ class SinkRuntimeWriteOutcomeTest {
                 throw SinkWriteException.transientFailure("replica down", null);
             }
         });
-        SinkDefinition definition = oneRowBatches(1)
-                .withRetry(new RetryConfig(3, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.5));
+        SinkDefinition definition =
+                oneRowBatches(1).withRetry(new RetryConfig(3, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.5));
         SinkRuntime sink = fx.start(definition);
         TestLane lane = new TestLane(fx.acks, 0);
         assertThat(sink.tryHandOff(lane.chunk(sink, 0, 0, 10))).isTrue();
@@ -134,7 +146,9 @@ class SinkRuntimeWriteOutcomeTest {
             assertThat(fatal.errorClass()).isEqualTo(ErrorClass.SINK_PERMANENT);
             assertThat(fatal.getMessage()).contains("sink 'orders'", "shard 1", "10 rows", "Cannot parse input");
         });
-        assertThat(fx.writer.attempts()).as("permanent failures are not retried").hasSize(1);
+        assertThat(fx.writer.attempts())
+                .as("permanent failures are not retried")
+                .hasSize(1);
         assertThat(TestLane.drain(fx.acks)).singleElement().matches(ack -> !ack.succeeded());
         assertThat(fx.counter("etl.errors", "error_type", "sink_permanent")).isEqualTo(1);
         assertThat(fx.budget.inFlightBytes()).isZero();

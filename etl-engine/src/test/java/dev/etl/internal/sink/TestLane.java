@@ -1,12 +1,11 @@
 package dev.etl.internal.sink;
 
+import dev.etl.internal.checkpoint.AckQueue;
+import dev.etl.internal.checkpoint.AckRef;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-
-import dev.etl.internal.checkpoint.AckQueue;
-import dev.etl.internal.checkpoint.AckRef;
 
 /**
  * Plays a lane for sink tests: creates one ack per chunk (as a poll batch would), encodes rows as

@@ -2,12 +2,6 @@ package dev.etl.it.architecture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-
 import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
@@ -16,6 +10,11 @@ import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -48,36 +47,53 @@ class PublicApiTest {
             "dev.etl.clickhouse", List.of("com.clickhouse."),
             // The Avro → RowBinary bridge (etl-avro-clickhouse): Avro's types; ClickHouse's are etl's own.
             "dev.etl.transcode", List.of("org.apache.avro."),
-            "dev.etl.autoconfigure", List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson."),
+            "dev.etl.autoconfigure",
+                    List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson."),
             "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
             "dev.etl.testcontainers", List.of("org.springframework.", "org.testcontainers."),
             // Not published: the repository's own helpers for tests against its local servers.
             "dev.etl.test.infra", List.of("org.junit.", "org.apache.kafka."));
 
-    private static final List<String> ENGINE_API = List.of("dev.etl.deser", "dev.etl.error", "dev.etl.ops",
-            "dev.etl.pipeline", "dev.etl.record", "dev.etl.sink", "dev.etl.source", "dev.etl.util");
+    private static final List<String> ENGINE_API = List.of(
+            "dev.etl.deser",
+            "dev.etl.error",
+            "dev.etl.ops",
+            "dev.etl.pipeline",
+            "dev.etl.record",
+            "dev.etl.sink",
+            "dev.etl.source",
+            "dev.etl.util");
 
     /** The package of etl-avro-clickhouse, which bridges two connectors (so is none of them). */
     private static final String BRIDGE = "dev.etl.transcode";
 
-    private static final List<String> CONNECTORS = List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.json",
-            "dev.etl.clickhouse", "dev.etl.datagen");
+    private static final List<String> CONNECTORS =
+            List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.json", "dev.etl.clickhouse", "dev.etl.datagen");
 
     @BeforeAll
     static void importClasses() {
-        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.etl");
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.etl");
     }
 
     @Test
     void everyModuleIsOnTheClassPath() {
-        for (String pkg : List.of("dev.etl.pipeline", "dev.etl.internal.sink", "dev.etl.kafka", "dev.etl.avro",
-                "dev.etl.json", "dev.etl.clickhouse", "dev.etl.transcode", "dev.etl.datagen", "dev.etl.autoconfigure",
+        for (String pkg : List.of(
+                "dev.etl.pipeline",
+                "dev.etl.internal.sink",
+                "dev.etl.kafka",
+                "dev.etl.avro",
+                "dev.etl.json",
+                "dev.etl.clickhouse",
+                "dev.etl.transcode",
+                "dev.etl.datagen",
+                "dev.etl.autoconfigure",
                 "dev.etl.test.memory",
                 "dev.etl.testcontainers")) {
             assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
-                .as("classes of %s imported", pkg)
-                .isTrue();
+                    .as("classes of %s imported", pkg)
+                    .isTrue();
         }
     }
 
@@ -131,14 +147,18 @@ class PublicApiTest {
             for (Dependency d : c.getDirectDependenciesFromSelf()) {
                 String target = d.getTargetClass().getPackageName();
                 String connector = connectorOf(target);
-                boolean allowed = isEngine(target) || target.startsWith(BRIDGE) || "dev.etl.avro".equals(connector)
+                boolean allowed = isEngine(target)
+                        || target.startsWith(BRIDGE)
+                        || "dev.etl.avro".equals(connector)
                         || "dev.etl.clickhouse".equals(connector);
                 if (target.startsWith("dev.etl.") && !allowed || target.startsWith("org.springframework")) {
                     violations.add(d.getDescription());
                 }
             }
         }
-        assertThat(violations).as("etl-avro-clickhouse → a module other than engine, Avro, ClickHouse").isEmpty();
+        assertThat(violations)
+                .as("etl-avro-clickhouse → a module other than engine, Avro, ClickHouse")
+                .isEmpty();
     }
 
     @Test
@@ -154,7 +174,9 @@ class PublicApiTest {
                 }
             }
         }
-        assertThat(violations).as("uses of dev.etl.internal.* outside the engine").isEmpty();
+        assertThat(violations)
+                .as("uses of dev.etl.internal.* outside the engine")
+                .isEmpty();
     }
 
     @Test
@@ -217,7 +239,9 @@ class PublicApiTest {
     }
 
     private static boolean allowed(String ownerPackage, String type) {
-        if (type.startsWith("java.") || type.startsWith("javax.") || type.startsWith("io.micrometer.core.instrument.")) {
+        if (type.startsWith("java.")
+                || type.startsWith("javax.")
+                || type.startsWith("io.micrometer.core.instrument.")) {
             return true;
         }
         if (type.startsWith("dev.etl.")) {
@@ -238,7 +262,9 @@ class PublicApiTest {
     }
 
     private static String connectorOf(String pkg) {
-        return CONNECTORS.stream().filter((c) -> pkg.equals(c) || pkg.startsWith(c + ".")).findFirst().orElse(null);
+        return CONNECTORS.stream()
+                .filter((c) -> pkg.equals(c) || pkg.startsWith(c + "."))
+                .findFirst()
+                .orElse(null);
     }
-
 }

@@ -1,5 +1,19 @@
 package dev.etl.it.avro;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.etl.avro.AvroDeserializer;
+import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.RegisteredSchema;
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.avro.SchemaRegistryException;
+import dev.etl.error.DeserializationException;
+import dev.etl.internal.record.MutableRecordMeta;
+import dev.etl.record.Payload;
+import dev.etl.test.infra.InfraEndpoints;
+import dev.etl.test.infra.InfraServer;
+import dev.etl.test.infra.LocalInfra;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -10,27 +24,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
-import dev.etl.internal.record.MutableRecordMeta;
-import dev.etl.avro.AvroDeserializer;
-import dev.etl.avro.AvroWireFormat;
-import dev.etl.avro.RegisteredSchema;
-import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.avro.SchemaRegistryException;
-import dev.etl.error.DeserializationException;
-import dev.etl.record.Payload;
-import dev.etl.record.RecordMeta;
-import dev.etl.test.infra.InfraEndpoints;
-import dev.etl.test.infra.InfraServer;
-import dev.etl.test.infra.LocalInfra;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The Avro connector against the real registry (Apicurio's Confluent-compatible API): register two
@@ -58,8 +56,11 @@ class AvroSchemaRegistryIT {
     void deleteSubjects() throws Exception {
         HttpClient http = HttpClient.newHttpClient();
         for (String subject : subjects) {
-            http.send(HttpRequest.newBuilder(URI.create(registryUrl + "/subjects/"
-                    + URLEncoder.encode(subject, StandardCharsets.UTF_8))).DELETE().build(),
+            http.send(
+                    HttpRequest.newBuilder(URI.create(
+                                    registryUrl + "/subjects/" + URLEncoder.encode(subject, StandardCharsets.UTF_8)))
+                            .DELETE()
+                            .build(),
                     HttpResponse.BodyHandlers.discarding());
         }
     }
@@ -74,11 +75,14 @@ class AvroSchemaRegistryIT {
     void recordsOfBothVersionsDecodeWithTheNewerReader(InfraEndpoints infra) throws Exception {
         registryUrl = infra.registryUrl();
         String subject = subject();
-        SchemaRegistryClient producer = SchemaRegistryClient.builder(registryUrl).build();
+        SchemaRegistryClient producer =
+                SchemaRegistryClient.builder(registryUrl).build();
         int v1 = producer.register(subject, V1);
         int v2 = producer.register(subject, V2);
         assertThat(v2).isNotEqualTo(v1);
-        assertThat(producer.register(subject, V1)).as("re-registering keeps the id").isEqualTo(v1);
+        assertThat(producer.register(subject, V1))
+                .as("re-registering keeps the id")
+                .isEqualTo(v1);
         RegisteredSchema latest = producer.latest(subject);
         assertThat(latest.id()).isEqualTo(v2);
         assertThat(latest.version()).isEqualTo(2);
@@ -96,13 +100,16 @@ class AvroSchemaRegistryIT {
         current.put("currency", "NOK");
 
         // A consumer with a cold cache: writer schemas come from the registry by id.
-        SchemaRegistryClient consumer = SchemaRegistryClient.builder(registryUrl).build();
-        AvroDeserializer<GenericRecord> deserializer = AvroDeserializer.generic(V2).confluent(consumer).build();
-        List<String> decoded = decode(deserializer, AvroWireFormat.confluent(v1, V1, old),
-                AvroWireFormat.confluent(v2, V2, current));
-        assertThat(decoded).containsExactly(
-                "{\"id\": 1, \"customer\": \"ann\", \"amount\": 12.5, \"currency\": \"EUR\"}",
-                "{\"id\": 2, \"customer\": \"bob\", \"amount\": 7.0, \"currency\": \"NOK\"}");
+        SchemaRegistryClient consumer =
+                SchemaRegistryClient.builder(registryUrl).build();
+        AvroDeserializer<GenericRecord> deserializer =
+                AvroDeserializer.generic(V2).confluent(consumer).build();
+        List<String> decoded =
+                decode(deserializer, AvroWireFormat.confluent(v1, V1, old), AvroWireFormat.confluent(v2, V2, current));
+        assertThat(decoded)
+                .containsExactly(
+                        "{\"id\": 1, \"customer\": \"ann\", \"amount\": 12.5, \"currency\": \"EUR\"}",
+                        "{\"id\": 2, \"customer\": \"bob\", \"amount\": 7.0, \"currency\": \"NOK\"}");
         assertThat(consumer.schemaById(v1)).isEqualTo(V1);
 
         SchemaRegistryClient warmed = SchemaRegistryClient.builder(registryUrl).build();
@@ -112,21 +119,23 @@ class AvroSchemaRegistryIT {
     @Test
     void anUnknownIdIsATypedErrorAndIsAnsweredFromTheNegativeCache(InfraEndpoints infra) throws Exception {
         registryUrl = infra.registryUrl();
-        SchemaRegistryClient client = SchemaRegistryClient.builder(registryUrl).notFoundTtl(Duration.ofMinutes(1))
+        SchemaRegistryClient client = SchemaRegistryClient.builder(registryUrl)
+                .notFoundTtl(Duration.ofMinutes(1))
                 .build();
         int unknown = 2_000_000_000 + (int) (Math.random() * 100_000_000);
 
-        SchemaRegistryException direct = catchThrowableOfType(SchemaRegistryException.class,
-                () -> client.schemaById(unknown));
+        SchemaRegistryException direct =
+                catchThrowableOfType(SchemaRegistryException.class, () -> client.schemaById(unknown));
         assertThat(direct.notFound()).as("answer %s", direct.getMessage()).isTrue();
 
-        AvroDeserializer<GenericRecord> deserializer = AvroDeserializer.generic(V2).confluent(client).build();
+        AvroDeserializer<GenericRecord> deserializer =
+                AvroDeserializer.generic(V2).confluent(client).build();
         GenericData.Record r = new GenericData.Record(V1);
         r.put("id", 1L);
         r.put("customer", "x");
         r.put("amount", 1.0);
-        DeserializationException e = catchThrowableOfType(DeserializationException.class,
-                () -> decode(deserializer, AvroWireFormat.confluent(unknown, V1, r)));
+        DeserializationException e = catchThrowableOfType(
+                DeserializationException.class, () -> decode(deserializer, AvroWireFormat.confluent(unknown, V1, r)));
         assertThat(e.schemaId()).isEqualTo(unknown);
         assertThat(e.reason()).contains("unknown schema id " + unknown, "cached answer");
     }

@@ -3,19 +3,18 @@ package dev.etl.it.avro;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import org.junit.jupiter.api.Test;
-import org.springframework.boot.WebApplicationType;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Configuration;
-
 import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.avro.SchemaRegistryException;
 import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * The starter's registry check against the real registry (Apicurio, Confluent API at
@@ -27,12 +26,14 @@ class RegistryStartupCheckIT {
 
     @Configuration(proxyBeanMethods = false)
     @ImportAutoConfiguration(SchemaRegistryAutoConfiguration.class)
-    static class RegistryOnly {
-    }
+    static class RegistryOnly {}
 
     private static ConfigurableApplicationContext start(String url) {
-        return new SpringApplicationBuilder(RegistryOnly.class).web(WebApplicationType.NONE)
-                .properties("etl.avro.registry.url=" + url, "etl.avro.registry.username=etl",
+        return new SpringApplicationBuilder(RegistryOnly.class)
+                .web(WebApplicationType.NONE)
+                .properties(
+                        "etl.avro.registry.url=" + url,
+                        "etl.avro.registry.username=etl",
                         "etl.avro.registry.password=s3cret-registry-password")
                 .run();
     }
@@ -50,10 +51,13 @@ class RegistryStartupCheckIT {
         assertThat(root).isNotEqualTo(infra.registryUrl());
         long started = System.nanoTime();
         assertThatThrownBy(() -> start(root).close())
-                .rootCause().isInstanceOf(SchemaRegistryException.class)
+                .rootCause()
+                .isInstanceOf(SchemaRegistryException.class)
                 .hasMessageContaining("schema registry " + root + " does not answer the Confluent Schema Registry API")
                 .hasMessageContaining("HTTP 404")
                 .hasMessageNotContaining("s3cret-registry-password");
-        assertThat((System.nanoTime() - started) / 1_000_000).as("fails fast (ms)").isLessThan(30_000);
+        assertThat((System.nanoTime() - started) / 1_000_000)
+                .as("fails fast (ms)")
+                .isLessThan(30_000);
     }
 }

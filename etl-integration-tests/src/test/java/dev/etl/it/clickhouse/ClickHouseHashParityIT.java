@@ -1,13 +1,6 @@
 package dev.etl.it.clickhouse;
 
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.SplittableRandom;
-
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.clickhouse.sharding.KeyType;
 import dev.etl.clickhouse.sharding.ShardingFunction;
@@ -16,8 +9,13 @@ import dev.etl.test.infra.ClickHouseHttp;
 import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Seeded randomized parity of the Java hashes with the ClickHouse 18.16 server: for every sharding
@@ -58,15 +56,18 @@ class ClickHouseHashParityIT {
                 };
                 keys.add(type.isSigned() ? type.value(k) : type.bits(k));
             }
-            for (ShardingFunction f : List.of(ShardingFunction.CITY_HASH_64, ShardingFunction.MURMUR_HASH3_64,
-                    ShardingFunction.INT_HASH_64)) {
+            for (ShardingFunction f : List.of(
+                    ShardingFunction.CITY_HASH_64, ShardingFunction.MURMUR_HASH3_64, ShardingFunction.INT_HASH_64)) {
                 ShardingKey key = new ShardingKey(f, "k", type);
-                List<String> literals = keys.stream().map(k -> "CAST('" + (type.isSigned() ? Long.toString(k)
-                        : Long.toUnsignedString(k)) + "' AS " + type.clickHouseName() + ")").toList();
+                List<String> literals = keys.stream()
+                        .map(k -> "CAST('" + (type.isSigned() ? Long.toString(k) : Long.toUnsignedString(k)) + "' AS "
+                                + type.clickHouseName() + ")")
+                        .toList();
                 List<String> server = serverHashes(f, literals);
                 for (int i = 0; i < keys.size(); i++) {
                     assertThat(Long.toUnsignedString(key.valueOf(keys.get(i))))
-                            .as("%s(to%s(%s)) [seed %d]", f.sqlName(), type, keys.get(i), SEED).isEqualTo(server.get(i));
+                            .as("%s(to%s(%s)) [seed %d]", f.sqlName(), type, keys.get(i), SEED)
+                            .isEqualTo(server.get(i));
                 }
             }
         }
@@ -81,14 +82,16 @@ class ClickHouseHashParityIT {
             keys.add(randomText(random));
         }
         List<String> literals = keys.stream()
-                .map(k -> "unhex('" + HexFormat.of().formatHex(k.getBytes(StandardCharsets.UTF_8)) + "')").toList();
+                .map(k -> "unhex('" + HexFormat.of().formatHex(k.getBytes(StandardCharsets.UTF_8)) + "')")
+                .toList();
         for (ShardingFunction f : List.of(ShardingFunction.CITY_HASH_64, ShardingFunction.MURMUR_HASH3_64)) {
             ShardingKey key = new ShardingKey(f, "k", KeyType.STRING);
             List<String> server = serverHashes(f, literals);
             for (int i = 0; i < keys.size(); i++) {
                 assertThat(Long.toUnsignedString(key.valueOf(keys.get(i))))
-                        .as("%s('%s') (%d UTF-8 bytes) [seed %d]", f.sqlName(), keys.get(i),
-                                keys.get(i).getBytes(StandardCharsets.UTF_8).length, SEED)
+                        .as(
+                                "%s('%s') (%d UTF-8 bytes) [seed %d]",
+                                f.sqlName(), keys.get(i), keys.get(i).getBytes(StandardCharsets.UTF_8).length, SEED)
                         .isEqualTo(server.get(i));
             }
         }
@@ -103,14 +106,18 @@ class ClickHouseHashParityIT {
             random.nextBytes(b);
             keys.add(b);
         }
-        List<String> literals = keys.stream().map(b -> "unhex('" + HexFormat.of().formatHex(b) + "')").toList();
+        List<String> literals = keys.stream()
+                .map(b -> "unhex('" + HexFormat.of().formatHex(b) + "')")
+                .toList();
         for (ShardingFunction f : List.of(ShardingFunction.CITY_HASH_64, ShardingFunction.MURMUR_HASH3_64)) {
             ShardingKey key = new ShardingKey(f, "k", KeyType.STRING);
             List<String> server = serverHashes(f, literals);
             for (int i = 0; i < keys.size(); i++) {
                 byte[] b = keys.get(i);
                 assertThat(Long.toUnsignedString(key.valueOf(b, 0, b.length)))
-                        .as("%s(unhex('%s')) [seed %d]", f.sqlName(), HexFormat.of().formatHex(b), SEED)
+                        .as(
+                                "%s(unhex('%s')) [seed %d]",
+                                f.sqlName(), HexFormat.of().formatHex(b), SEED)
                         .isEqualTo(server.get(i));
             }
         }
@@ -126,8 +133,9 @@ class ClickHouseHashParityIT {
                 chars += literals.get(to).length() + 2;
             }
             List<String> batch = literals.subList(from, to);
-            String sql = "SELECT idx, " + f.sqlName() + "(keys[idx]) FROM (SELECT arrayJoin(arrayEnumerate(keys)) AS idx,"
-                    + " keys FROM (SELECT [" + String.join(", ", batch) + "] AS keys)) ORDER BY idx FORMAT TabSeparated";
+            String sql = "SELECT idx, " + f.sqlName()
+                    + "(keys[idx]) FROM (SELECT arrayJoin(arrayEnumerate(keys)) AS idx," + " keys FROM (SELECT ["
+                    + String.join(", ", batch) + "] AS keys)) ORDER BY idx FORMAT TabSeparated";
             String[] lines = ClickHouseHttp.query(replica, sql).split("\n");
             assertThat(lines).hasSize(batch.size());
             for (String line : lines) {

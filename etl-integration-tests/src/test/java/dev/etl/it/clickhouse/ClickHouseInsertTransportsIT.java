@@ -1,15 +1,7 @@
 package dev.etl.it.clickhouse;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.time.Duration;
-import java.util.List;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.etl.clickhouse.ClickHouseCapabilities;
 import dev.etl.clickhouse.ClickHouseShardWriter;
@@ -28,9 +20,15 @@ import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The writer's core scenarios with each insert transport ({@link Transport#CLIENT_V2}, the default, and
@@ -42,8 +40,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 @LocalInfra(InfraServer.CLICKHOUSE)
 class ClickHouseInsertTransportsIT {
 
-    record Order(long id, String customer, long amountCents, long tsSeconds, List<String> tags, String coupon) {
-    }
+    record Order(long id, String customer, long amountCents, long tsSeconds, List<String> tags, String coupon) {}
 
     static final RowBinaryEncoder<Order> ENCODER = RowBinaryEncoder.<Order>builder()
             .uint64("id", Order::id)
@@ -76,8 +73,11 @@ class ClickHouseInsertTransportsIT {
     }
 
     private static ClickHouseSinkConfig.Builder config(Transport transport) {
-        ClickHouseSinkConfig.Builder b = ClickHouseSinkConfig.builder().table(db.name(), table(transport))
-                .transport(transport).breaker(2, Duration.ofSeconds(30)).socketTimeout(Duration.ofSeconds(30));
+        ClickHouseSinkConfig.Builder b = ClickHouseSinkConfig.builder()
+                .table(db.name(), table(transport))
+                .transport(transport)
+                .breaker(2, Duration.ofSeconds(30))
+                .socketTimeout(Duration.ofSeconds(30));
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             b.shard(shard.replicaUrls().toArray(String[]::new));
         }
@@ -91,8 +91,15 @@ class ClickHouseInsertTransportsIT {
     private static RowBuffer rows(long fromId, int count) {
         RowBuffer out = new RowBuffer(1024);
         for (long id = fromId; id < fromId + count; id++) {
-            ENCODER.encode(new Order(id, "customer-" + id, id * 100 + 1, 1_700_000_000L + id, List.of("t" + id, "x"),
-                    id % 2 == 0 ? null : "C" + id), out);
+            ENCODER.encode(
+                    new Order(
+                            id,
+                            "customer-" + id,
+                            id * 100 + 1,
+                            1_700_000_000L + id,
+                            List.of("t" + id, "x"),
+                            id % 2 == 0 ? null : "C" + id),
+                    out);
         }
         return out;
     }
@@ -112,20 +119,30 @@ class ClickHouseInsertTransportsIT {
     void batchesLandOnTheirShardAndReadBackIntact(Transport transport) {
         String table = table(transport);
         SinkDefinition sink = sink(config(transport).build());
-        try (ShardWriter shard0 = sink.writers().apply(0); ShardWriter shard1 = sink.writers().apply(1)) {
+        try (ShardWriter shard0 = sink.writers().apply(0);
+                ShardWriter shard1 = sink.writers().apply(1)) {
             shard0.write(ItBatch.of(0, 0, rows(1, 100), 100));
             shard0.write(ItBatch.of(0, 1, rows(101, 100), 100));
             shard1.write(ItBatch.of(1, 0, rows(1001, 50), 50));
         }
         syncReplicas(table);
         for (int replica = 1; replica <= 2; replica++) {
-            assertThat(query(1, replica, "SELECT count(), min(id), max(id) FROM " + db.table(table) + " WHERE id < 5000"))
+            assertThat(query(
+                            1,
+                            replica,
+                            "SELECT count(), min(id), max(id) FROM " + db.table(table) + " WHERE id < 5000"))
                     .isEqualTo("200\t1\t200\n");
-            assertThat(query(2, replica, "SELECT count(), min(id), max(id) FROM " + db.table(table) + " WHERE id < 5000"))
+            assertThat(query(
+                            2,
+                            replica,
+                            "SELECT count(), min(id), max(id) FROM " + db.table(table) + " WHERE id < 5000"))
                     .isEqualTo("50\t1001\t1050\n");
         }
-        assertThat(query(1, 1, "SELECT id, customer, amount, toUnixTimestamp(ts), tags, coupon FROM "
-                + db.table(table) + " WHERE id IN (2, 3) ORDER BY id FORMAT TabSeparated"))
+        assertThat(query(
+                        1,
+                        1,
+                        "SELECT id, customer, amount, toUnixTimestamp(ts), tags, coupon FROM " + db.table(table)
+                                + " WHERE id IN (2, 3) ORDER BY id FORMAT TabSeparated"))
                 .isEqualTo("2\tcustomer-2\t2.01\t1700000002\t['t2','x']\t\\N\n"
                         + "3\tcustomer-3\t3.01\t1700000003\t['t3','x']\tC3\n");
     }
@@ -139,8 +156,12 @@ class ClickHouseInsertTransportsIT {
             shard1.write(ItBatch.of(1, 40, rows(7001, 500), 500));
         }
         syncReplicas(table);
-        assertThat(query(2, 2, "SELECT count(), sum(length(customer)), sum(id), countIf(coupon IS NULL) FROM "
-                + db.table(table) + " WHERE id BETWEEN 7001 AND 7500")).isEqualTo("500\t6500\t3625250\t250\n");
+        assertThat(query(
+                        2,
+                        2,
+                        "SELECT count(), sum(length(customer)), sum(id), countIf(coupon IS NULL) FROM "
+                                + db.table(table) + " WHERE id BETWEEN 7001 AND 7500"))
+                .isEqualTo("500\t6500\t3625250\t250\n");
     }
 
     @ParameterizedTest
@@ -169,16 +190,21 @@ class ClickHouseInsertTransportsIT {
         RowBuffer rows = rows(9001, 3);
         rows.truncate(rows.length() - 3);
         try (ShardWriter shard0 = sink.writers().apply(0)) {
-            SinkWriteException e = catchThrowableOfType(SinkWriteException.class,
-                    () -> shard0.write(ItBatch.of(0, 30, rows, 3)));
+            SinkWriteException e =
+                    catchThrowableOfType(SinkWriteException.class, () -> shard0.write(ItBatch.of(0, 30, rows, 3)));
             assertThat(e.isTransient()).isFalse();
-            assertThat(e).hasMessageContaining("permanent").hasMessageContaining("shard 0")
-                    .hasMessageContaining("table " + db.table(table)).hasMessageContaining("HTTP 500")
-                    .hasMessageContaining("Code: 33").hasMessageContaining("DB::Exception: Cannot read all data")
+            assertThat(e)
+                    .hasMessageContaining("permanent")
+                    .hasMessageContaining("shard 0")
+                    .hasMessageContaining("table " + db.table(table))
+                    .hasMessageContaining("HTTP 500")
+                    .hasMessageContaining("Code: 33")
+                    .hasMessageContaining("DB::Exception: Cannot read all data")
                     .hasMessageNotContaining("transport error");
             assertThat(shard0.isHealthy()).isTrue();
         }
-        assertThat(query(1, 1, "SELECT count() FROM " + db.table(table) + " WHERE id >= 9001")).isEqualTo("0\n");
+        assertThat(query(1, 1, "SELECT count() FROM " + db.table(table) + " WHERE id >= 9001"))
+                .isEqualTo("0\n");
     }
 
     @ParameterizedTest
@@ -188,16 +214,30 @@ class ClickHouseInsertTransportsIT {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db.name(), table(transport)).transport(transport)
-                .shard("http://127.0.0.1:" + port).breaker(5, Duration.ofSeconds(30)).build();
+        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                .table(db.name(), table(transport))
+                .transport(transport)
+                .shard("http://127.0.0.1:" + port)
+                .breaker(5, Duration.ofSeconds(30))
+                .build();
         try (ClickHouseTransport t = ClickHouseSink.transport(config);
-                ClickHouseShardWriter writer = new ClickHouseShardWriter(config, 0, "orders", "it",
-                        ClickHouseCapabilities.legacy("18.16.1"), t, new SimpleMeterRegistry(), System::nanoTime)) {
-            SinkWriteException e = catchThrowableOfType(SinkWriteException.class,
-                    () -> writer.write(ItBatch.of(0, 0, rows(1, 1), 1)));
+                ClickHouseShardWriter writer = new ClickHouseShardWriter(
+                        config,
+                        0,
+                        "orders",
+                        "it",
+                        ClickHouseCapabilities.legacy("18.16.1"),
+                        t,
+                        new SimpleMeterRegistry(),
+                        System::nanoTime)) {
+            SinkWriteException e =
+                    catchThrowableOfType(SinkWriteException.class, () -> writer.write(ItBatch.of(0, 0, rows(1, 1), 1)));
             assertThat(e.isTransient()).isTrue();
-            assertThat(e).hasMessageContaining("transient").hasMessageContaining("cannot connect")
-                    .hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("ConnectException");
+            assertThat(e)
+                    .hasMessageContaining("transient")
+                    .hasMessageContaining("cannot connect")
+                    .hasMessageContaining("127.0.0.1:" + port)
+                    .hasMessageContaining("ConnectException");
             if (transport == Transport.CLIENT_V2) {
                 // java.net.http's ConnectException carries no message; Apache HttpClient's says why
                 assertThat(e).hasMessageContaining("Connection refused");

@@ -1,12 +1,9 @@
 package dev.etl.it.clickhouse;
 
-import java.time.Duration;
-import java.util.Locale;
-import java.util.concurrent.TimeUnit;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import static dev.etl.it.clickhouse.FaultRig.HTTP;
+import static dev.etl.it.clickhouse.FaultRig.inserts;
+import static dev.etl.it.clickhouse.FaultRig.sinkRetries;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
@@ -23,11 +20,12 @@ import dev.etl.test.infra.ClickHouseInstance;
 import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static dev.etl.it.clickhouse.FaultRig.HTTP;
-import static dev.etl.it.clickhouse.FaultRig.inserts;
-import static dev.etl.it.clickhouse.FaultRig.sinkRetries;
-import static org.assertj.core.api.Assertions.assertThat;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A sealed batch whose insert committed but whose answer was lost is retried by the engine, same
@@ -63,18 +61,28 @@ class ClickHouseLostAnswerIT {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         RunReport report = null;
         try (LostAnswerProxy proxy = new LostAnswerProxy(s1r1)) {
-            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db.name(), table)
+            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                    .table(db.name(), table)
                     .transport(transport)
                     .shard(proxy.url(), s1r2)
                     .shard(rig.infra.clickhouseShard(2).replicaUrls().toArray(String[]::new))
-                    .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(2))
+                    .connectTimeout(Duration.ofSeconds(1))
+                    .socketTimeout(Duration.ofSeconds(2))
                     .breaker(3, Duration.ofSeconds(1))
                     .batch(new BatchConfig(10_000, 32L << 20, Duration.ofMillis(100)))
                     .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
                     .build();
-            SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-lost", config, FaultRig.ENCODER, registry);
-            PipelineRuntime runtime = rig.pipeline(PipelineConfig.builder("ch-lost").lanes(2).ioThreads(2)
-                    .checkpointInterval(Duration.ofMillis(100)).build(), sink, registry, new ChunkConfig(2_000, 1 << 20));
+            SinkDefinition sink =
+                    ClickHouseSink.definition("clickhouse", "ch-lost", config, FaultRig.ENCODER, registry);
+            PipelineRuntime runtime = rig.pipeline(
+                    PipelineConfig.builder("ch-lost")
+                            .lanes(2)
+                            .ioThreads(2)
+                            .checkpointInterval(Duration.ofMillis(100))
+                            .build(),
+                    sink,
+                    registry,
+                    new ChunkConfig(2_000, 1 << 20));
             rig.handle.assign(0, 0, 1, 2, 3);
             rig.handle.assign(1, 4, 5, 6, 7);
             runtime.start();
@@ -83,25 +91,40 @@ class ClickHouseLostAnswerIT {
                 rig.awaitAllCommitted(Duration.ofSeconds(20));
                 rig.awaitContent(0, s1r2, Duration.ofSeconds(10));
                 long duplicatesBefore = duplicatedBlocks(s1r2);
-                assertThat(inserts(registry, 0, proxy.url(), "success")).as("the proxied replica takes writes").isPositive();
+                assertThat(inserts(registry, 0, proxy.url(), "success"))
+                        .as("the proxied replica takes writes")
+                        .isPositive();
 
                 proxy.arm();
                 rig.push(PHASE_ROWS, 0, 1, 2, 3, 4, 5, 6, 7);
                 String answer = proxy.swallowedAnswer().get(20, TimeUnit.SECONDS);
                 frozen.stop();
-                System.out.printf("ClickHouseLostAnswerIT[" + transport + "]: answer '%s' swallowed, %s frozen at %.1f s%n", answer, frozen,
+                System.out.printf(
+                        "ClickHouseLostAnswerIT[" + transport + "]: answer '%s' swallowed, %s frozen at %.1f s%n",
+                        answer,
+                        frozen,
                         FaultRig.nowSeconds(t0));
-                assertThat(answer).as("the insert whose answer was lost had committed").startsWith("HTTP/1.1 200");
+                assertThat(answer)
+                        .as("the insert whose answer was lost had committed")
+                        .startsWith("HTTP/1.1 200");
 
                 rig.awaitAllCommitted(Duration.ofSeconds(30)); // the retries went to s1r2
-                assertThat(inserts(registry, 0, proxy.url(), "transient")).as("the lost answer timed out").isPositive();
-                assertThat(sinkRetries(registry, 0)).as("the engine retried the batch").isPositive();
-                assertThat(duplicatedBlocks(s1r2)).as("s1r2 recognised the retried block")
+                assertThat(inserts(registry, 0, proxy.url(), "transient"))
+                        .as("the lost answer timed out")
+                        .isPositive();
+                assertThat(sinkRetries(registry, 0))
+                        .as("the engine retried the batch")
+                        .isPositive();
+                assertThat(duplicatedBlocks(s1r2))
+                        .as("s1r2 recognised the retried block")
                         .isGreaterThan(duplicatesBefore);
                 // (the deduplicated rows reach s1r2 by replication from s1r1 once it runs again)
 
                 frozen.resume();
-                System.out.printf("ClickHouseLostAnswerIT[" + transport + "]: %s resumed at %.1f s%n", frozen, FaultRig.nowSeconds(t0));
+                System.out.printf(
+                        "ClickHouseLostAnswerIT[" + transport + "]: %s resumed at %.1f s%n",
+                        frozen,
+                        FaultRig.nowSeconds(t0));
                 rig.push(PHASE_ROWS, 0, 1, 2, 3, 4, 5, 6, 7);
                 rig.awaitAllCommitted(Duration.ofSeconds(20));
             } finally {
@@ -119,8 +142,11 @@ class ClickHouseLostAnswerIT {
                 rig.awaitContent(shard, url, Duration.ofSeconds(15));
             }
         }
-        System.out.printf("ClickHouseLostAnswerIT[" + transport + "]: %d + %d rows, each once on every replica, at %.1f s%n", rig.count[0],
-                rig.count[1], FaultRig.nowSeconds(t0));
+        System.out.printf(
+                "ClickHouseLostAnswerIT[" + transport + "]: %d + %d rows, each once on every replica, at %.1f s%n",
+                rig.count[0],
+                rig.count[1],
+                FaultRig.nowSeconds(t0));
     }
 
     private static long duplicatedBlocks(String url) {

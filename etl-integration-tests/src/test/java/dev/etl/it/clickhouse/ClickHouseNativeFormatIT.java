@@ -1,24 +1,7 @@
 package dev.etl.it.clickhouse;
 
-import java.io.IOException;
-import java.math.BigDecimal;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.List;
-import java.util.Map;
-import java.util.Random;
-import java.util.UUID;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
@@ -36,9 +19,24 @@ import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@link InsertFormat#NATIVE} against the local ClickHouse 18.16 cluster: the same rows written as
@@ -53,11 +51,33 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class ClickHouseNativeFormatIT {
     private static final Map<String, String> LOW_CARDINALITY = Map.of("allow_experimental_low_cardinality_type", "1");
 
-    record Row(long id, int u8, int i16, long u32, long i64, double f32, double f64, String s, byte[] fs, int date,
-            long dt, UUID uuid, long d32, long d64, BigDecimal d128, int e8, int e16, String ns, Integer ni,
-            List<Long> arr, List<String> arrNs, List<List<Integer>> nested, Object[] tuple, String lc, String lcn,
-            List<String> arrLc) {
-    }
+    record Row(
+            long id,
+            int u8,
+            int i16,
+            long u32,
+            long i64,
+            double f32,
+            double f64,
+            String s,
+            byte[] fs,
+            int date,
+            long dt,
+            UUID uuid,
+            long d32,
+            long d64,
+            BigDecimal d128,
+            int e8,
+            int e16,
+            String ns,
+            Integer ni,
+            List<Long> arr,
+            List<String> arrNs,
+            List<List<Integer>> nested,
+            Object[] tuple,
+            String lc,
+            String lcn,
+            List<String> arrLc) {}
 
     static final RowBinaryEncoder<Row> ENCODER = RowBinaryEncoder.<Row>builder()
             .uint64("id", Row::id)
@@ -82,8 +102,13 @@ class ClickHouseNativeFormatIT {
             .array("arr", ClickHouseTypes.uint32(), Row::arr)
             .array("arr_ns", ClickHouseTypes.nullable(ClickHouseTypes.string()), Row::arrNs)
             .array("nested", ClickHouseTypes.array(ClickHouseTypes.uint8()), Row::nested)
-            .column("t", ClickHouseTypes.<Object[]>tuple().element(ClickHouseTypes.uint8(), v -> (Integer) v[0])
-                    .element(ClickHouseTypes.string(), v -> (String) v[1]).build(), Row::tuple)
+            .column(
+                    "t",
+                    ClickHouseTypes.<Object[]>tuple()
+                            .element(ClickHouseTypes.uint8(), v -> (Integer) v[0])
+                            .element(ClickHouseTypes.string(), v -> (String) v[1])
+                            .build(),
+                    Row::tuple)
             .lowCardinalityString("lc", Row::lc)
             .column("lcn", ClickHouseTypes.lowCardinality(ClickHouseTypes.nullable(ClickHouseTypes.string())), Row::lcn)
             .array("arr_lc", ClickHouseTypes.lowCardinality(ClickHouseTypes.string()), Row::arrLc)
@@ -104,8 +129,9 @@ class ClickHouseNativeFormatIT {
             + "nested Array(Array(UInt8)), t Tuple(UInt8, String), lc LowCardinality(String), "
             + "lcn LowCardinality(Nullable(String)), arr_lc Array(LowCardinality(String)))";
 
-    private static final String[] TABLES = { "rows_rowbinary", "rows_native_client", "rows_native_http",
-            "rows_native_gzip" };
+    private static final String[] TABLES = {
+        "rows_rowbinary", "rows_native_client", "rows_native_http", "rows_native_gzip"
+    };
 
     private static ClickHouseTestDatabase db;
     private static InfraEndpoints infra;
@@ -119,18 +145,27 @@ class ClickHouseNativeFormatIT {
         // LowCardinality needs the setting on the host that creates the table: plain MergeTree on one replica
         ClickHouseHttp http = new ClickHouseHttp(Duration.ofSeconds(2), Duration.ofMinutes(1));
         for (String table : TABLES) {
-            http.execute(replica, "CREATE TABLE " + db.table(table) + " " + COLUMNS + " ENGINE = MergeTree ORDER BY id",
+            http.execute(
+                    replica,
+                    "CREATE TABLE " + db.table(table) + " " + COLUMNS + " ENGINE = MergeTree ORDER BY id",
                     LOW_CARDINALITY);
         }
     }
 
     private static ClickHouseSinkConfig.Builder config(String table, InsertFormat format, Transport transport) {
-        return ClickHouseSinkConfig.builder().table(db.name(), table).shard(replica).format(format)
-                .transport(transport).validation(ValidationMode.FULL).socketTimeout(Duration.ofSeconds(30));
+        return ClickHouseSinkConfig.builder()
+                .table(db.name(), table)
+                .shard(replica)
+                .format(format)
+                .transport(transport)
+                .validation(ValidationMode.FULL)
+                .socketTimeout(Duration.ofSeconds(30));
     }
 
     private static ShardWriter writer(ClickHouseSinkConfig config) {
-        return ClickHouseSink.definition("rows", "it", config, ENCODER, new SimpleMeterRegistry()).writers().apply(0);
+        return ClickHouseSink.definition("rows", "it", config, ENCODER, new SimpleMeterRegistry())
+                .writers()
+                .apply(0);
     }
 
     private static List<Row> rows(long fromId, int count, boolean emptyLowCardinalityArrays, long seed) {
@@ -159,14 +194,32 @@ class ClickHouseNativeFormatIT {
             }
             byte[] fs = new byte[r.nextInt(4)];
             r.nextBytes(fs);
-            rows.add(new Row(id, r.nextInt(256), r.nextInt(65536) - 32768, r.nextLong() >>> 32, r.nextLong(),
-                    (float) r.nextGaussian(), r.nextGaussian() * 1e9, r.nextInt(10) == 0 ? "" : "s-" + r.nextInt(1000) + "-ü",
-                    fs, r.nextInt(40_000), 1_700_000_000L + r.nextInt(1_000_000), new UUID(r.nextLong(), r.nextLong()),
-                    r.nextInt(2_000_000) - 1_000_000, r.nextLong() % 1_000_000_000_000L,
-                    BigDecimal.valueOf(r.nextLong(), 10), 1 + r.nextInt(2), r.nextBoolean() ? 1000 : -1000,
-                    r.nextInt(3) == 0 ? null : "ns" + r.nextInt(100), r.nextInt(3) == 0 ? null : r.nextInt(),
-                    arr, arrNs, nested, new Object[] { r.nextInt(256), "t" + r.nextInt(9) },
-                    r.nextInt(5) == 0 ? "" : "lc-" + r.nextInt(20), r.nextInt(4) == 0 ? null : "lcn-" + r.nextInt(20),
+            rows.add(new Row(
+                    id,
+                    r.nextInt(256),
+                    r.nextInt(65536) - 32768,
+                    r.nextLong() >>> 32,
+                    r.nextLong(),
+                    (float) r.nextGaussian(),
+                    r.nextGaussian() * 1e9,
+                    r.nextInt(10) == 0 ? "" : "s-" + r.nextInt(1000) + "-ü",
+                    fs,
+                    r.nextInt(40_000),
+                    1_700_000_000L + r.nextInt(1_000_000),
+                    new UUID(r.nextLong(), r.nextLong()),
+                    r.nextInt(2_000_000) - 1_000_000,
+                    r.nextLong() % 1_000_000_000_000L,
+                    BigDecimal.valueOf(r.nextLong(), 10),
+                    1 + r.nextInt(2),
+                    r.nextBoolean() ? 1000 : -1000,
+                    r.nextInt(3) == 0 ? null : "ns" + r.nextInt(100),
+                    r.nextInt(3) == 0 ? null : r.nextInt(),
+                    arr,
+                    arrNs,
+                    nested,
+                    new Object[] {r.nextInt(256), "t" + r.nextInt(9)},
+                    r.nextInt(5) == 0 ? "" : "lc-" + r.nextInt(20),
+                    r.nextInt(4) == 0 ? null : "lcn-" + r.nextInt(20),
                     arrLc));
         }
         return rows;
@@ -182,20 +235,30 @@ class ClickHouseNativeFormatIT {
 
     /** The raw bytes of a SELECT (ClickHouseHttp answers text). */
     private static byte[] select(String sql) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(replica + "/?query="
-                + URLEncoder.encode(sql, StandardCharsets.UTF_8))).timeout(Duration.ofSeconds(30)).GET().build();
-        HttpResponse<byte[]> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofByteArray());
-        assertThat(response.statusCode()).as(new String(response.body(), StandardCharsets.UTF_8)).isEqualTo(200);
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create(replica + "/?query=" + URLEncoder.encode(sql, StandardCharsets.UTF_8)))
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
+        HttpResponse<byte[]> response =
+                HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(response.statusCode())
+                .as(new String(response.body(), StandardCharsets.UTF_8))
+                .isEqualTo(200);
         return response.body();
     }
 
     @Test
     void theSameRowsInEitherFormatReadBackIdenticalAndAsTheBytesWeSent() throws Exception {
         ItBatch first = batch(1, rows(1, 3000, false, 16_003));
-        try (ShardWriter rowBinary = writer(config(TABLES[0], InsertFormat.ROW_BINARY, Transport.CLIENT_V2).build());
-                ShardWriter client = writer(config(TABLES[1], InsertFormat.NATIVE, Transport.CLIENT_V2).build());
-                ShardWriter http = writer(config(TABLES[2], InsertFormat.NATIVE, Transport.HTTP).build());
-                ShardWriter gzip = writer(config(TABLES[3], InsertFormat.NATIVE, Transport.HTTP).compression(true)
+        try (ShardWriter rowBinary = writer(config(TABLES[0], InsertFormat.ROW_BINARY, Transport.CLIENT_V2)
+                        .build());
+                ShardWriter client = writer(config(TABLES[1], InsertFormat.NATIVE, Transport.CLIENT_V2)
+                        .build());
+                ShardWriter http = writer(
+                        config(TABLES[2], InsertFormat.NATIVE, Transport.HTTP).build());
+                ShardWriter gzip = writer(config(TABLES[3], InsertFormat.NATIVE, Transport.HTTP)
+                        .compression(true)
                         .build())) {
             for (ShardWriter w : List.of(rowBinary, client, http, gzip)) {
                 w.write(first);
@@ -203,7 +266,8 @@ class ClickHouseNativeFormatIT {
             // the server's own Native block of what it stored is the block the writer sent
             byte[] sent = CapturingBlock.of(first);
             byte[] stored = select("SELECT * FROM " + db.table(TABLES[1]) + " ORDER BY id FORMAT Native");
-            assertThat(HexFormat.of().formatHex(stored)).isEqualTo(HexFormat.of().formatHex(sent));
+            assertThat(HexFormat.of().formatHex(stored))
+                    .isEqualTo(HexFormat.of().formatHex(sent));
 
             // every array of LowCardinality empty: its data is left out, as the server leaves it out
             ItBatch second = batch(2, rows(10_001, 500, true, 16_004));
@@ -211,12 +275,16 @@ class ClickHouseNativeFormatIT {
                 w.write(second);
             }
         }
-        String expected = new String(select("SELECT * FROM " + db.table(TABLES[0]) + " ORDER BY id FORMAT TabSeparated"),
+        String expected = new String(
+                select("SELECT * FROM " + db.table(TABLES[0]) + " ORDER BY id FORMAT TabSeparated"),
                 StandardCharsets.UTF_8);
         assertThat(expected.lines()).hasSize(3500);
         for (int i = 1; i < TABLES.length; i++) {
-            assertThat(new String(select("SELECT * FROM " + db.table(TABLES[i]) + " ORDER BY id FORMAT TabSeparated"),
-                    StandardCharsets.UTF_8)).as(TABLES[i]).isEqualTo(expected);
+            assertThat(new String(
+                            select("SELECT * FROM " + db.table(TABLES[i]) + " ORDER BY id FORMAT TabSeparated"),
+                            StandardCharsets.UTF_8))
+                    .as(TABLES[i])
+                    .isEqualTo(expected);
         }
         // what the server reads back from the Native-written table is, byte for byte, the RowBinary we encoded
         RowBuffer all = new RowBuffer(1 << 20);
@@ -228,8 +296,11 @@ class ClickHouseNativeFormatIT {
         }
         assertThat(select("SELECT * FROM " + db.table(TABLES[1]) + " ORDER BY id FORMAT RowBinary"))
                 .isEqualTo(all.toByteArray());
-        assertThat(ClickHouseHttp.query(replica, "SELECT countIf(empty(arr_lc)), countIf(lcn IS NULL) > 0 FROM "
-                + db.table(TABLES[2]) + " WHERE id > 10000")).isEqualTo("500\t1\n");
+        assertThat(ClickHouseHttp.query(
+                        replica,
+                        "SELECT countIf(empty(arr_lc)), countIf(lcn IS NULL) > 0 FROM " + db.table(TABLES[2])
+                                + " WHERE id > 10000"))
+                .isEqualTo("500\t1\n");
     }
 
     @Test
@@ -238,9 +309,12 @@ class ClickHouseNativeFormatIT {
         db.execute("CREATE TABLE " + db.table(table) + " ON CLUSTER " + db.cluster() + " (id UInt64, s String, "
                 + "n Nullable(Int32), a Array(String)) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/"
                 + db.name() + "/" + table + "', '{replica}') ORDER BY id");
-        RowBinaryEncoder<Long> encoder = RowBinaryEncoder.<Long>builder().uint64("id", id -> id)
-                .string("s", id -> "s" + id).nullable("n", ClickHouseTypes.int32(), id -> id % 3 == 0 ? null : (int) (id * 7))
-                .array("a", ClickHouseTypes.string(), id -> List.of("x" + (id % 5))).build();
+        RowBinaryEncoder<Long> encoder = RowBinaryEncoder.<Long>builder()
+                .uint64("id", id -> id)
+                .string("s", id -> "s" + id)
+                .nullable("n", ClickHouseTypes.int32(), id -> id % 3 == 0 ? null : (int) (id * 7))
+                .array("a", ClickHouseTypes.string(), id -> List.of("x" + (id % 5)))
+                .build();
         RowBuffer rows = new RowBuffer(4096);
         for (long id = 0; id < 1000; id++) {
             encoder.encode(id, rows);
@@ -250,12 +324,25 @@ class ClickHouseNativeFormatIT {
         for (long id = 1000; id < 1500; id++) {
             encoder.encode(id, others);
         }
-        ClickHouseSinkConfig.Builder config = ClickHouseSinkConfig.builder().table(db.name(), table)
+        ClickHouseSinkConfig.Builder config = ClickHouseSinkConfig.builder()
+                .table(db.name(), table)
                 .shard(infra.clickhouseShard(1).replicaUrls().toArray(String[]::new));
-        try (ShardWriter rowBinary = ClickHouseSink.definition("d", "it", config.format(InsertFormat.ROW_BINARY).build(),
-                encoder, new SimpleMeterRegistry()).writers().apply(0);
-                ShardWriter nat = ClickHouseSink.definition("d", "it", config.format(InsertFormat.NATIVE).build(),
-                        encoder, new SimpleMeterRegistry()).writers().apply(0)) {
+        try (ShardWriter rowBinary = ClickHouseSink.definition(
+                                "d",
+                                "it",
+                                config.format(InsertFormat.ROW_BINARY).build(),
+                                encoder,
+                                new SimpleMeterRegistry())
+                        .writers()
+                        .apply(0);
+                ShardWriter nat = ClickHouseSink.definition(
+                                "d",
+                                "it",
+                                config.format(InsertFormat.NATIVE).build(),
+                                encoder,
+                                new SimpleMeterRegistry())
+                        .writers()
+                        .apply(0)) {
             rowBinary.write(batch);
             nat.write(batch.retry()); // a replay after a restart that switched the format
             nat.write(batch.retry().retry()); // and the other replica (round-robin)
@@ -272,18 +359,26 @@ class ClickHouseNativeFormatIT {
     void aColumnWhoseTypeDiffersFromTheTablesIsAPermanentFailure() {
         String table = "mismatch";
         ClickHouseHttp.query(replica, "CREATE TABLE " + db.table(table) + " (id Int64) ENGINE = MergeTree ORDER BY id");
-        RowBinaryEncoder<Integer> narrow = RowBinaryEncoder.<Integer>builder().int32("id", v -> v).build();
+        RowBinaryEncoder<Integer> narrow =
+                RowBinaryEncoder.<Integer>builder().int32("id", v -> v).build();
         RowBuffer rows = new RowBuffer(16);
         narrow.encode(7, rows);
-        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db.name(), table).shard(replica)
-                .format(InsertFormat.NATIVE).validation(ValidationMode.OFF).build();
-        try (ShardWriter w = ClickHouseSink.definition("m", "it", config, narrow, new SimpleMeterRegistry()).writers()
+        ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                .table(db.name(), table)
+                .shard(replica)
+                .format(InsertFormat.NATIVE)
+                .validation(ValidationMode.OFF)
+                .build();
+        try (ShardWriter w = ClickHouseSink.definition("m", "it", config, narrow, new SimpleMeterRegistry())
+                .writers()
                 .apply(0)) {
-            SinkWriteException e = catchThrowableOfType(SinkWriteException.class, () -> w.write(ItBatch.of(0, 1, rows, 1)));
+            SinkWriteException e =
+                    catchThrowableOfType(SinkWriteException.class, () -> w.write(ItBatch.of(0, 1, rows, 1)));
             assertThat(e.isTransient()).isFalse();
             assertThat(e).hasMessageContaining("Code: 368").hasMessageContaining("Bad cast");
         }
-        assertThat(ClickHouseHttp.query(replica, "SELECT count() FROM " + db.table(table))).isEqualTo("0\n");
+        assertThat(ClickHouseHttp.query(replica, "SELECT count() FROM " + db.table(table)))
+                .isEqualTo("0\n");
     }
 
     /** The block the writer sends for a batch, as a transport sees it. */
@@ -302,12 +397,22 @@ class ClickHouseNativeFormatIT {
                     throw new UnsupportedOperationException(sql);
                 }
             };
-            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder().table(db.name(), "x").shard(replica)
-                    .format(InsertFormat.NATIVE).build();
-            try (dev.etl.clickhouse.ClickHouseShardWriter w = new dev.etl.clickhouse.ClickHouseShardWriter(config,
-                    ENCODER.columns(), 0, "rows", "it", dev.etl.clickhouse.ClickHouseCapabilities.legacy("18.16.1"),
-                    capture, new SimpleMeterRegistry(), System::nanoTime, () -> {
-                    })) {
+            ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
+                    .table(db.name(), "x")
+                    .shard(replica)
+                    .format(InsertFormat.NATIVE)
+                    .build();
+            try (dev.etl.clickhouse.ClickHouseShardWriter w = new dev.etl.clickhouse.ClickHouseShardWriter(
+                    config,
+                    ENCODER.columns(),
+                    0,
+                    "rows",
+                    "it",
+                    dev.etl.clickhouse.ClickHouseCapabilities.legacy("18.16.1"),
+                    capture,
+                    new SimpleMeterRegistry(),
+                    System::nanoTime,
+                    () -> {})) {
                 w.write(batch);
             }
             return bodies.get(0);

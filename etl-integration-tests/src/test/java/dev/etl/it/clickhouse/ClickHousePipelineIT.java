@@ -1,13 +1,6 @@
 package dev.etl.it.clickhouse;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
@@ -19,7 +12,6 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.RunReport;
 import dev.etl.sink.BatchConfig;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.test.infra.ClickHouseHttp;
 import dev.etl.test.infra.ClickHouseTestDatabase;
@@ -28,8 +20,13 @@ import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /** Memory source → chain → ClickHouse sink on the real 2 × 2 cluster, through the engine's shard workers. */
 @LocalInfra(InfraServer.CLICKHOUSE)
@@ -55,14 +52,18 @@ class ClickHousePipelineIT {
         db.execute("CREATE TABLE " + db.table("ids") + " ON CLUSTER " + db.cluster()
                 + " (id UInt64, partition_hint Int32) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/"
                 + db.name() + "/ids', '{replica}') ORDER BY id");
-        ClickHouseSinkConfig.Builder cfg = ClickHouseSinkConfig.builder().table(db.name(), "ids")
+        ClickHouseSinkConfig.Builder cfg = ClickHouseSinkConfig.builder()
+                .table(db.name(), "ids")
                 .batch(new BatchConfig(MAX_BATCH_ROWS, 32L << 20, Duration.ofMillis(200)));
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             cfg.shard(shard.replicaUrls().toArray(String[]::new));
         }
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        PipelineConfig config = PipelineConfig.builder("ch-it").lanes(2).ioThreads(2)
-                .checkpointInterval(Duration.ofMillis(200)).build();
+        PipelineConfig config = PipelineConfig.builder("ch-it")
+                .lanes(2)
+                .ioThreads(2)
+                .checkpointInterval(Duration.ofMillis(200))
+                .build();
         MemorySource source = MemorySource.create();
         MemorySourceHandle handle = source.handle();
         PipelineRuntime runtime = Pipeline.builder(config)
@@ -80,7 +81,10 @@ class ClickHousePipelineIT {
         long started = System.nanoTime();
         runtime.start();
         for (long id = 1; id <= ROWS; id++) {
-            byte[] value = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(id).array();
+            byte[] value = ByteBuffer.allocate(8)
+                    .order(ByteOrder.LITTLE_ENDIAN)
+                    .putLong(id)
+                    .array();
             int shard = ROUTER.shard(value, null, 2);
             expectedCount[shard]++;
             expectedSum[shard] += id;
@@ -88,7 +92,8 @@ class ClickHousePipelineIT {
             last[partition] = handle.push(partition, null, value);
         }
         for (int p = 0; p < PARTITIONS; p++) {
-            assertThat(handle.awaitCommitted(p, last[p] + 1, Duration.ofSeconds(120))).as("partition %d committed", p)
+            assertThat(handle.awaitCommitted(p, last[p] + 1, Duration.ofSeconds(120)))
+                    .as("partition %d committed", p)
                     .isTrue();
         }
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -105,11 +110,13 @@ class ClickHousePipelineIT {
                     .as("shard %d", shard)
                     .isEqualTo(expectedCount[shard] + "\t" + expectedCount[shard] + "\t" + expectedSum[shard] + "\n");
         }
-        DistributionSummary batchRows = registry.get("etl.sink.batch.rows").summaries().iterator().next();
+        DistributionSummary batchRows =
+                registry.get("etl.sink.batch.rows").summaries().iterator().next();
         for (DistributionSummary s : registry.get("etl.sink.batch.rows").summaries()) {
             assertThat(s.max()).isLessThanOrEqualTo(MAX_BATCH_ROWS);
         }
-        System.out.printf("ClickHousePipelineIT: %d rows committed in %d ms (%.0f rows/s incl. push), %d batches on one shard%n",
+        System.out.printf(
+                "ClickHousePipelineIT: %d rows committed in %d ms (%.0f rows/s incl. push), %d batches on one shard%n",
                 ROWS, elapsedMs, ROWS * 1000.0 / elapsedMs, batchRows.count());
     }
 }

@@ -1,9 +1,9 @@
 package dev.etl.it.clickhouse;
 
-import java.time.Duration;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.Test;
+import static dev.etl.it.clickhouse.FaultRig.await;
+import static dev.etl.it.clickhouse.FaultRig.healthy;
+import static dev.etl.it.clickhouse.FaultRig.inserts;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.pipeline.PipelineConfig;
@@ -18,11 +18,9 @@ import dev.etl.test.infra.ClickHouseInstance;
 import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static dev.etl.it.clickhouse.FaultRig.await;
-import static dev.etl.it.clickhouse.FaultRig.healthy;
-import static dev.etl.it.clickhouse.FaultRig.inserts;
-import static org.assertj.core.api.Assertions.assertThat;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /**
  * kill -9 of one replica while the engine writes about 300k rows to a ReplicatedMergeTree on both shards:
@@ -50,14 +48,27 @@ class ClickHouseReplicaKillIT {
         ClickHouseInstance instance = ClickHouseInstance.of(rig.infra, 1, 1);
 
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-kill", rig.sinkConfig()
-                .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofSeconds(10))
-                .breaker(2, Duration.ofSeconds(1))
-                .batch(new BatchConfig(10_000, 32L << 20, Duration.ofMillis(100)))
-                .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
-                .build(), FaultRig.ENCODER, registry);
-        PipelineRuntime runtime = rig.pipeline(PipelineConfig.builder("ch-kill").lanes(2).ioThreads(2)
-                .checkpointInterval(Duration.ofMillis(100)).build(), sink, registry, new ChunkConfig(2_000, 1 << 20));
+        SinkDefinition sink = ClickHouseSink.definition(
+                "clickhouse",
+                "ch-kill",
+                rig.sinkConfig()
+                        .connectTimeout(Duration.ofSeconds(1))
+                        .socketTimeout(Duration.ofSeconds(10))
+                        .breaker(2, Duration.ofSeconds(1))
+                        .batch(new BatchConfig(10_000, 32L << 20, Duration.ofMillis(100)))
+                        .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
+                        .build(),
+                FaultRig.ENCODER,
+                registry);
+        PipelineRuntime runtime = rig.pipeline(
+                PipelineConfig.builder("ch-kill")
+                        .lanes(2)
+                        .ioThreads(2)
+                        .checkpointInterval(Duration.ofMillis(100))
+                        .build(),
+                sink,
+                registry,
+                new ChunkConfig(2_000, 1 << 20));
         rig.handle.assign(0, 0, 1, 2, 3);
         rig.handle.assign(1, 4, 5, 6, 7);
         RunReport report = null;
@@ -71,7 +82,9 @@ class ClickHouseReplicaKillIT {
             assertThat(healthy(registry, 0, victim)).isEqualTo(1);
             double victimOkBefore = inserts(registry, 0, victim, "success");
             double twinOkBefore = inserts(registry, 0, twin, "success");
-            assertThat(victimOkBefore).as("round-robin used the victim before the kill").isPositive();
+            assertThat(victimOkBefore)
+                    .as("round-robin used the victim before the kill")
+                    .isPositive();
 
             instance.kill(Duration.ofSeconds(10));
             System.out.printf("ClickHouseReplicaKillIT: killed %s at %.1f s%n", instance, FaultRig.nowSeconds(t0));
@@ -79,14 +92,20 @@ class ClickHouseReplicaKillIT {
             // phase B: the victim is dead
             rig.push(PHASE_ROWS, 0, 1, 2, 3, 4, 5, 6, 7);
             assertThat(await(() -> healthy(registry, 0, victim) == 0, Duration.ofSeconds(15)))
-                    .as("health gauge of the killed replica drops to 0").isTrue();
+                    .as("health gauge of the killed replica drops to 0")
+                    .isTrue();
             rig.awaitAllCommitted(Duration.ofSeconds(30));
-            assertThat(healthy(registry, 0, victim)).as("still 0 while it is down").isZero();
+            assertThat(healthy(registry, 0, victim))
+                    .as("still 0 while it is down")
+                    .isZero();
             assertThat(healthy(registry, 0, twin)).isEqualTo(1);
-            assertThat(inserts(registry, 0, victim, "success")).as("no write reached the dead replica")
+            assertThat(inserts(registry, 0, victim, "success"))
+                    .as("no write reached the dead replica")
                     .isEqualTo(victimOkBefore);
             assertThat(inserts(registry, 0, victim, "transient")).isGreaterThanOrEqualTo(2);
-            assertThat(inserts(registry, 0, twin, "success")).as("writes rotated to the twin").isGreaterThan(twinOkBefore);
+            assertThat(inserts(registry, 0, twin, "success"))
+                    .as("writes rotated to the twin")
+                    .isGreaterThan(twinOkBefore);
             rig.awaitContent(0, twin, Duration.ofSeconds(10)); // nothing lost, nothing doubled on the survivor
             rig.awaitContent(1, rig.infra.clickhouseShard(2).replicaUrl(1), Duration.ofSeconds(10));
 
@@ -98,14 +117,17 @@ class ClickHouseReplicaKillIT {
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             int rounds = 0;
             while (!(healthy(registry, 0, victim) == 1 && inserts(registry, 0, victim, "success") > victimOkDown)) {
-                assertThat(System.nanoTime() - deadline).as("victim rejoined within 20 s").isNegative();
+                assertThat(System.nanoTime() - deadline)
+                        .as("victim rejoined within 20 s")
+                        .isNegative();
                 rig.push(PHASE_ROWS / 10, 0, 1, 2, 3, 4, 5, 6, 7);
                 rounds++;
                 FaultRig.sleep(300);
             }
             rig.awaitAllCommitted(Duration.ofSeconds(20));
-            System.out.printf("ClickHouseReplicaKillIT: victim healthy again after %d rounds, at %.1f s%n", rounds,
-                    FaultRig.nowSeconds(t0));
+            System.out.printf(
+                    "ClickHouseReplicaKillIT: victim healthy again after %d rounds, at %.1f s%n",
+                    rounds, FaultRig.nowSeconds(t0));
         } finally {
             try {
                 instance.restore(); // first, so that the drain below can finish
@@ -122,7 +144,8 @@ class ClickHouseReplicaKillIT {
         for (String url : rig.infra.clickhouseShard(2).replicaUrls()) {
             rig.awaitContent(1, url, Duration.ofSeconds(10));
         }
-        System.out.printf("ClickHouseReplicaKillIT: shard 0 %d rows, shard 1 %d rows, all replicas in sync at %.1f s%n",
+        System.out.printf(
+                "ClickHouseReplicaKillIT: shard 0 %d rows, shard 1 %d rows, all replicas in sync at %.1f s%n",
                 rig.count[0], rig.count[1], FaultRig.nowSeconds(t0));
     }
 }

@@ -1,13 +1,8 @@
 package dev.etl.it.clickhouse;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import static dev.etl.it.clickhouse.FaultRig.await;
+import static dev.etl.it.clickhouse.FaultRig.healthy;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig.Transport;
@@ -23,10 +18,13 @@ import dev.etl.test.infra.ClickHouseInstance;
 import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static dev.etl.it.clickhouse.FaultRig.await;
-import static dev.etl.it.clickhouse.FaultRig.healthy;
-import static org.assertj.core.api.Assertions.assertThat;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Every replica of one shard down: the partitions with data for that shard stall (nothing is
@@ -55,18 +53,33 @@ class ClickHouseShardOutageIT {
         long t0 = System.nanoTime();
         FaultRig rig = new FaultRig(db, "outage_" + transport.name().toLowerCase(Locale.ROOT), BY_PARTITION);
         List<String> shard1 = rig.infra.clickhouseShard(2).replicaUrls();
-        List<ClickHouseInstance> down = List.of(ClickHouseInstance.of(rig.infra, 2, 1),
-                ClickHouseInstance.of(rig.infra, 2, 2));
+        List<ClickHouseInstance> down =
+                List.of(ClickHouseInstance.of(rig.infra, 2, 1), ClickHouseInstance.of(rig.infra, 2, 2));
 
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        SinkDefinition sink = ClickHouseSink.definition("clickhouse", "ch-outage", rig.sinkConfig().transport(transport)
-                .connectTimeout(Duration.ofSeconds(1)).socketTimeout(Duration.ofMillis(1500))
-                .breaker(1, Duration.ofSeconds(1))
-                .batch(new BatchConfig(5_000, 32L << 20, Duration.ofMillis(50)))
-                .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
-                .build(), FaultRig.ENCODER, registry).withQueueCapacity(4);
-        PipelineRuntime runtime = rig.pipeline(PipelineConfig.builder("ch-outage").lanes(2).ioThreads(2)
-                .checkpointInterval(Duration.ofMillis(100)).build(), sink, registry, new ChunkConfig(1_000, 1 << 20));
+        SinkDefinition sink = ClickHouseSink.definition(
+                        "clickhouse",
+                        "ch-outage",
+                        rig.sinkConfig()
+                                .transport(transport)
+                                .connectTimeout(Duration.ofSeconds(1))
+                                .socketTimeout(Duration.ofMillis(1500))
+                                .breaker(1, Duration.ofSeconds(1))
+                                .batch(new BatchConfig(5_000, 32L << 20, Duration.ofMillis(50)))
+                                .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
+                                .build(),
+                        FaultRig.ENCODER,
+                        registry)
+                .withQueueCapacity(4);
+        PipelineRuntime runtime = rig.pipeline(
+                PipelineConfig.builder("ch-outage")
+                        .lanes(2)
+                        .ioThreads(2)
+                        .checkpointInterval(Duration.ofMillis(100))
+                        .build(),
+                sink,
+                registry,
+                new ChunkConfig(1_000, 1 << 20));
         rig.handle.assign(0, TO_SHARD_0);
         rig.handle.assign(1, TO_SHARD_1);
         RunReport report = null;
@@ -80,29 +93,41 @@ class ClickHouseShardOutageIT {
             }
 
             down.forEach(ClickHouseInstance::stop);
-            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: shard 1 frozen at %.1f s%n", FaultRig.nowSeconds(t0));
+            System.out.printf(
+                    "ClickHouseShardOutageIT[" + transport + "]: shard 1 frozen at %.1f s%n", FaultRig.nowSeconds(t0));
             rig.push(40_000, 0, 1, 2, 3, 4, 5, 6, 7); // 20k rows for each shard
 
             // the healthy shard's partitions commit everything, their lane keeps running
             rig.awaitCommitted(TO_SHARD_0, Duration.ofSeconds(15));
             // the dead shard's lane pauses once its queue is full
-            assertThat(await(() -> rig.handle.isPaused(1), Duration.ofSeconds(15))).as("lane 1 paused").isTrue();
-            assertThat(registry.get("etl.backpressure.paused.lanes").gauge().value()).isGreaterThanOrEqualTo(1);
+            assertThat(await(() -> rig.handle.isPaused(1), Duration.ofSeconds(15)))
+                    .as("lane 1 paused")
+                    .isTrue();
+            assertThat(registry.get("etl.backpressure.paused.lanes").gauge().value())
+                    .isGreaterThanOrEqualTo(1);
             // every replica of the shard is unhealthy (the alert's condition)
-            assertThat(await(() -> shard1.stream().allMatch(url -> healthy(registry, 1, url) == 0),
-                    Duration.ofSeconds(15))).as("both replicas of shard 1 unhealthy at once").isTrue();
+            assertThat(await(
+                            () -> shard1.stream().allMatch(url -> healthy(registry, 1, url) == 0),
+                            Duration.ofSeconds(15)))
+                    .as("both replicas of shard 1 unhealthy at once")
+                    .isTrue();
             // and nothing is committed past the unwritten rows, for as long as it lasts; the replicas stay
             // unhealthy throughout, also while a half-open probe waits for its (never coming) answer
             long stallUntil = System.nanoTime() + Duration.ofSeconds(3).toNanos();
             List<String> samples = new ArrayList<>();
             while (System.nanoTime() - stallUntil < 0) {
                 for (int p : TO_SHARD_1) {
-                    assertThat(rig.handle.lastCommitted(p)).as("partition %d stalls at its last written offset", p)
+                    assertThat(rig.handle.lastCommitted(p))
+                            .as("partition %d stalls at its last written offset", p)
                             .isEqualTo(before[p]);
                 }
-                assertThat(rig.handle.isPaused(0)).as("lane 0 (healthy shard) not paused").isFalse();
+                assertThat(rig.handle.isPaused(0))
+                        .as("lane 0 (healthy shard) not paused")
+                        .isFalse();
                 for (String url : shard1) {
-                    assertThat(healthy(registry, 1, url)).as("health of %s while its shard is down", url).isZero();
+                    assertThat(healthy(registry, 1, url))
+                            .as("health of %s while its shard is down", url)
+                            .isZero();
                 }
                 FaultRig.sleep(100);
             }
@@ -112,16 +137,24 @@ class ClickHouseShardOutageIT {
             // more data for the healthy shard still flows while shard 1 is down
             rig.push(10_000, TO_SHARD_0);
             rig.awaitCommitted(TO_SHARD_0, Duration.ofSeconds(15));
-            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: stalled %s; shard 0 partitions committed through; at %.1f s%n",
-                    samples, FaultRig.nowSeconds(t0));
+            System.out.printf(
+                    "ClickHouseShardOutageIT[" + transport
+                            + "]: stalled %s; shard 0 partitions committed through; at %.1f s%n",
+                    samples,
+                    FaultRig.nowSeconds(t0));
 
             down.forEach(ClickHouseInstance::resume);
-            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: shard 1 resumed at %.1f s%n", FaultRig.nowSeconds(t0));
+            System.out.printf(
+                    "ClickHouseShardOutageIT[" + transport + "]: shard 1 resumed at %.1f s%n", FaultRig.nowSeconds(t0));
             rig.awaitAllCommitted(Duration.ofSeconds(30));
-            assertThat(await(() -> !rig.handle.isPaused(1), Duration.ofSeconds(10))).as("lane 1 resumed").isTrue();
+            assertThat(await(() -> !rig.handle.isPaused(1), Duration.ofSeconds(10)))
+                    .as("lane 1 resumed")
+                    .isTrue();
             rig.push(20_000, 0, 1, 2, 3, 4, 5, 6, 7);
             rig.awaitAllCommitted(Duration.ofSeconds(20));
-            System.out.printf("ClickHouseShardOutageIT[" + transport + "]: everything committed at %.1f s%n", FaultRig.nowSeconds(t0));
+            System.out.printf(
+                    "ClickHouseShardOutageIT[" + transport + "]: everything committed at %.1f s%n",
+                    FaultRig.nowSeconds(t0));
         } finally {
             try {
                 FaultRig.restoreAll(down); // first, so that the drain below can finish
@@ -136,7 +169,10 @@ class ClickHouseShardOutageIT {
                 rig.awaitContent(shard, url, Duration.ofSeconds(15));
             }
         }
-        System.out.printf("ClickHouseShardOutageIT[" + transport + "]: %d + %d rows, each once on every replica, at %.1f s%n", rig.count[0],
-                rig.count[1], FaultRig.nowSeconds(t0));
+        System.out.printf(
+                "ClickHouseShardOutageIT[" + transport + "]: %d + %d rows, each once on every replica, at %.1f s%n",
+                rig.count[0],
+                rig.count[1],
+                FaultRig.nowSeconds(t0));
     }
 }

@@ -1,16 +1,7 @@
 package dev.etl.it.clickhouse;
 
-import java.net.URI;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.SplittableRandom;
-
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.etl.clickhouse.ClickHouseHttpTransport;
 import dev.etl.clickhouse.ClickHouseSink;
@@ -29,8 +20,8 @@ import dev.etl.clickhouse.sharding.ShardPlacementException;
 import dev.etl.clickhouse.sharding.ShardWeights;
 import dev.etl.clickhouse.sharding.ShardingKey;
 import dev.etl.sink.KeyHashRouter;
-import dev.etl.sink.RowBuffer;
 import dev.etl.sink.Router;
+import dev.etl.sink.RowBuffer;
 import dev.etl.sink.ShardWriter;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.infra.ClickHouseHttp;
@@ -38,9 +29,16 @@ import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * Shard placement against real Distributed tables on the local 2-shard cluster {@code etl}
@@ -53,8 +51,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @LocalInfra(InfraServer.CLICKHOUSE)
 class DistributedPlacementIT {
 
-    record Order(long id, String customer, long version) {
-    }
+    record Order(long id, String customer, long version) {}
 
     static final RowBinaryEncoder<Order> ENCODER = RowBinaryEncoder.<Order>builder()
             .uint64Bits("id", Order::id)
@@ -86,7 +83,8 @@ class DistributedPlacementIT {
     }
 
     private static void distributed(String table, String shardingKey) {
-        db.execute("CREATE TABLE " + db.table(table) + " ON CLUSTER " + db.cluster() + " AS " + db.table(table + "_local")
+        db.execute("CREATE TABLE " + db.table(table) + " ON CLUSTER " + db.cluster() + " AS "
+                + db.table(table + "_local")
                 + " ENGINE = Distributed(" + db.cluster() + ", " + db.name() + ", " + table + "_local, " + shardingKey
                 + ")");
     }
@@ -100,7 +98,8 @@ class DistributedPlacementIT {
         writeVersionsBothWays("by_router", orders, DistributedRouter.byLong(placement, Order::id));
 
         // ReplacingMergeTree collapses both versions of every key: they are on one shard
-        assertThat(query("SELECT count() FROM " + db.table("by_router") + " FINAL")).isEqualTo(KEYS + "\n");
+        assertThat(query("SELECT count() FROM " + db.table("by_router") + " FINAL"))
+                .isEqualTo(KEYS + "\n");
         // unmerged per-shard groups: one group per key, holding both versions
         String groups = query("SELECT id, count() FROM " + db.table("by_router")
                 + " GROUP BY id SETTINGS distributed_group_by_no_merge = 1");
@@ -108,11 +107,15 @@ class DistributedPlacementIT {
         for (Order o : orders.subList(0, 20)) {
             String perShard = query("SELECT count() FROM " + db.table("by_router") + " WHERE id = "
                     + Long.toUnsignedString(o.id()) + " SETTINGS distributed_group_by_no_merge = 1");
-            assertThat(sorted(perShard)).as("per-shard counts of id %s", Long.toUnsignedString(o.id()))
+            assertThat(sorted(perShard))
+                    .as("per-shard counts of id %s", Long.toUnsignedString(o.id()))
                     .containsExactly("0", "2");
             int shard = placement.shardOf(o.id());
-            assertThat(ClickHouseHttp.query(infra.clickhouseShard(shard + 1).replicaUrl(1), "SELECT count() FROM "
-                    + db.table("by_router_local") + " WHERE id = " + Long.toUnsignedString(o.id()))).isEqualTo("2\n");
+            assertThat(ClickHouseHttp.query(
+                            infra.clickhouseShard(shard + 1).replicaUrl(1),
+                            "SELECT count() FROM " + db.table("by_router_local") + " WHERE id = "
+                                    + Long.toUnsignedString(o.id())))
+                    .isEqualTo("2\n");
         }
     }
 
@@ -120,9 +123,11 @@ class DistributedPlacementIT {
     void keyHashRouterSplitsKeysAcrossShardsAndPlacementDependentQueriesGoWrong() throws Exception {
         List<Order> orders = orders(2);
         writeVersionsBothWays("by_keyhash", orders, KeyHashRouter.byKey(Order::id));
-        long collapsed = Long.parseLong(query("SELECT count() FROM " + db.table("by_keyhash") + " FINAL").strip());
+        long collapsed = Long.parseLong(query("SELECT count() FROM " + db.table("by_keyhash") + " FINAL")
+                .strip());
         String[] groups = query("SELECT id, count() FROM " + db.table("by_keyhash")
-                + " GROUP BY id SETTINGS distributed_group_by_no_merge = 1").split("\n");
+                        + " GROUP BY id SETTINGS distributed_group_by_no_merge = 1")
+                .split("\n");
         // about half the keys have their two versions on different shards: not collapsed, grouped twice
         assertThat(collapsed).isBetween(KEYS + KEYS / 3L, KEYS + 2L * KEYS / 3);
         assertThat(groups.length).isEqualTo((int) collapsed);
@@ -139,8 +144,8 @@ class DistributedPlacementIT {
         assertThat(generated.checked()).isEqualTo(2000);
 
         List<Order> sample = orders(3).subList(0, 1000);
-        PlacementReport routed = check.check(table, null, DistributedRouter.byLong(placement, Order::id), 2, sample,
-                Order::id);
+        PlacementReport routed =
+                check.check(table, null, DistributedRouter.byLong(placement, Order::id), 2, sample, Order::id);
         assertThat(routed.matches()).as(routed.message()).isTrue();
 
         Router<Order> keyHash = KeyHashRouter.byKey(Order::id);
@@ -148,7 +153,9 @@ class DistributedPlacementIT {
         assertThat(wrong.matches()).isFalse();
         assertThat(wrong.mismatched()).isBetween(300, 700);
         PlacementReport.Mismatch m = wrong.mismatches().get(0);
-        Order mismatching = sample.stream().filter(o -> Long.toUnsignedString(o.id()).equals(m.key())).findFirst()
+        Order mismatching = sample.stream()
+                .filter(o -> Long.toUnsignedString(o.id()).equals(m.key()))
+                .findFirst()
                 .orElseThrow();
         assertThat(m.serverShard()).isEqualTo(placement.shardOf(mismatching.id()));
         assertThat(m.pipelineShard()).isEqualTo(keyHash.shard(mismatching, null, 2));
@@ -178,25 +185,32 @@ class DistributedPlacementIT {
     @Test
     void theSinkRunsTheCheckAtStartupUnderItsMode() throws Exception {
         DistributedPlacement right = DistributedPlacement.read(transport, first, db.name(), "by_router");
-        DistributedPlacement wrong = new DistributedPlacement(ShardingKey.murmurHash3_64("id", KeyType.UINT64),
-                right.weights());
-        try (ShardWriter w = sinkChecked(right, PlacementCheckMode.FAIL, false).writers().apply(0)) {
+        DistributedPlacement wrong =
+                new DistributedPlacement(ShardingKey.murmurHash3_64("id", KeyType.UINT64), right.weights());
+        try (ShardWriter w =
+                sinkChecked(right, PlacementCheckMode.FAIL, false).writers().apply(0)) {
             assertThat(w.isHealthy()).isTrue();
         }
-        assertThatThrownBy(() -> sinkChecked(wrong, PlacementCheckMode.FAIL, false).writers().apply(0))
+        assertThatThrownBy(() -> sinkChecked(wrong, PlacementCheckMode.FAIL, false)
+                        .writers()
+                        .apply(0))
                 .isInstanceOf(ShardPlacementException.class)
                 .hasMessageContaining("the pipeline computes murmurHash3_64(id) [id UInt64] but the table's key is "
                         + "cityHash64(id) [id UInt64]");
-        try (ShardWriter w = sinkChecked(wrong, PlacementCheckMode.WARN, false).writers().apply(0)) {
+        try (ShardWriter w =
+                sinkChecked(wrong, PlacementCheckMode.WARN, false).writers().apply(0)) {
             assertThat(w.isHealthy()).isTrue();
         }
-        assertThatThrownBy(() -> sinkChecked(right, PlacementCheckMode.FAIL, true).writers().apply(0))
+        assertThatThrownBy(() -> sinkChecked(right, PlacementCheckMode.FAIL, true)
+                        .writers()
+                        .apply(0))
                 .isInstanceOf(ShardPlacementException.class)
                 .hasMessageContaining("is shard_num 2 of cluster " + db.cluster() + ", so it must be sink shard 1");
     }
 
     private SinkDefinition sinkChecked(DistributedPlacement placement, PlacementCheckMode mode, boolean swapShards) {
-        ClickHouseSinkConfig.Builder b = ClickHouseSinkConfig.builder().table(db.name(), "by_router_local")
+        ClickHouseSinkConfig.Builder b = ClickHouseSinkConfig.builder()
+                .table(db.name(), "by_router_local")
                 .placementCheck(PlacementCheck.of(db.name(), "by_router", placement, mode));
         List<InfraEndpoints.ClickHouseShard> shards = new ArrayList<>(infra.clickhouseShards());
         if (swapShards) {
@@ -216,18 +230,25 @@ class DistributedPlacementIT {
     private static void writeVersionsBothWays(String table, List<Order> orders, Router<Order> router) {
         StringBuilder values = new StringBuilder();
         for (Order o : orders) {
-            values.append(values.isEmpty() ? "" : ",").append('(').append(Long.toUnsignedString(o.id())).append(", '")
-                    .append(o.customer()).append("', 1)");
+            values.append(values.isEmpty() ? "" : ",")
+                    .append('(')
+                    .append(Long.toUnsignedString(o.id()))
+                    .append(", '")
+                    .append(o.customer())
+                    .append("', 1)");
         }
-        new ClickHouseHttp(Duration.ofSeconds(2), Duration.ofMinutes(2)).execute(first.toString(), "INSERT INTO "
-                + db.table(table) + " VALUES " + values, Map.of("insert_distributed_sync", "1"));
+        new ClickHouseHttp(Duration.ofSeconds(2), Duration.ofMinutes(2))
+                .execute(
+                        first.toString(),
+                        "INSERT INTO " + db.table(table) + " VALUES " + values,
+                        Map.of("insert_distributed_sync", "1"));
 
         ClickHouseSinkConfig.Builder config = ClickHouseSinkConfig.builder().table(db.name(), table + "_local");
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             config.shard(shard.replicaUrls().toArray(String[]::new));
         }
-        SinkDefinition sink = ClickHouseSink.definition("orders", "it", config.build(), ENCODER,
-                new SimpleMeterRegistry());
+        SinkDefinition sink =
+                ClickHouseSink.definition("orders", "it", config.build(), ENCODER, new SimpleMeterRegistry());
         RowBuffer[] rows = {new RowBuffer(1 << 16), new RowBuffer(1 << 16)};
         int[] counts = new int[2];
         for (Order o : orders) {

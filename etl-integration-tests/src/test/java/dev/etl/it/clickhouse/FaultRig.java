@@ -1,25 +1,15 @@
 package dev.etl.it.clickhouse;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
-import java.util.function.BooleanSupplier;
+import static org.assertj.core.api.Assertions.assertThat;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-
-import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.deser.Deserializer;
+import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.ops.Chains;
 import dev.etl.pipeline.Pipeline;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
-import dev.etl.record.RecordMeta;
 import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.Router;
 import dev.etl.sink.SinkDefinition;
@@ -29,8 +19,15 @@ import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.BooleanSupplier;
 
 /**
  * Shared plumbing of the ClickHouse fault-injection ITs: rows are 8-byte little-endian ids encoded as
@@ -86,7 +83,10 @@ final class FaultRig {
     }
 
     PipelineRuntime pipeline(PipelineConfig config, SinkDefinition sink, MeterRegistry registry, ChunkConfig chunks) {
-        return Pipeline.builder(config).meterRegistry(registry).source(source).sink(sink.withChunks(chunks))
+        return Pipeline.builder(config)
+                .meterRegistry(registry)
+                .source(source)
+                .sink(sink.withChunks(chunks))
                 .chains(ctx -> Chains.from(ctx, Deserializer.bytes()).sink(ENCODER, router))
                 .build();
     }
@@ -162,7 +162,8 @@ final class FaultRig {
             }
             sleep(200);
         } while (System.nanoTime() - deadline < 0);
-        assertThat(last).as("shard %d content on %s (count, uniqExact(id), sum(id)) after %s", shard, replicaUrl, timeout)
+        assertThat(last)
+                .as("shard %d content on %s (count, uniqExact(id), sum(id)) after %s", shard, replicaUrl, timeout)
                 .isEqualTo(expected);
     }
 
@@ -171,21 +172,26 @@ final class FaultRig {
     }
 
     static double healthy(MeterRegistry registry, int shard, String replicaUrl) {
-        Gauge g = registry.find("etl.clickhouse.replica.healthy").tags("shard", Integer.toString(shard), "replica",
-                replicaUrl).gauge();
-        assertThat(g).as("health gauge of shard %d replica %s", shard, replicaUrl).isNotNull();
+        Gauge g = registry.find("etl.clickhouse.replica.healthy")
+                .tags("shard", Integer.toString(shard), "replica", replicaUrl)
+                .gauge();
+        assertThat(g)
+                .as("health gauge of shard %d replica %s", shard, replicaUrl)
+                .isNotNull();
         return g.value();
     }
 
     static double inserts(MeterRegistry registry, int shard, String replicaUrl, String outcome) {
-        Counter c = registry.find("etl.clickhouse.inserts").tags("shard", Integer.toString(shard), "replica",
-                replicaUrl, "outcome", outcome).counter();
+        Counter c = registry.find("etl.clickhouse.inserts")
+                .tags("shard", Integer.toString(shard), "replica", replicaUrl, "outcome", outcome)
+                .counter();
         return c == null ? 0 : c.count();
     }
 
     static double sinkRetries(MeterRegistry registry, int shard) {
         return registry.find("etl.sink.retries").tag("shard", Integer.toString(shard)).counters().stream()
-                .mapToDouble(Counter::count).sum();
+                .mapToDouble(Counter::count)
+                .sum();
     }
 
     /** Polls {@code condition} every 20 ms until it holds; false on timeout. */

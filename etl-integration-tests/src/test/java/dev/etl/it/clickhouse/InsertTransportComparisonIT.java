@@ -1,12 +1,6 @@
 package dev.etl.it.clickhouse;
 
-import java.net.URI;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
-
-import org.junit.jupiter.api.Test;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.clickhouse.ClickHouseClientV2Transport;
 import dev.etl.clickhouse.ClickHouseHttpTransport;
@@ -17,8 +11,12 @@ import dev.etl.test.infra.ClickHouseHttp;
 import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /**
  * The two insert transports side by side: the same RowBinary body and the same {@link ClickHouseInsert}
@@ -32,17 +30,21 @@ class InsertTransportComparisonIT {
     private static final int ROWS = 50_000;
     private static final int ROUNDS = 12;
 
-    record Row(long id, String name, double value) {
-    }
+    record Row(long id, String name, double value) {}
 
     @Test
     void rawHttpAndClientV2InsertTheSameBodies(ClickHouseTestDatabase db) throws Exception {
         String url = db.endpoints().clickhouseShard(1).replicaUrl(1);
         URI replica = URI.create(url);
-        ClickHouseHttp.query(url, "CREATE TABLE " + db.table("bench") + " (id UInt64, name String, value Float64) "
-                + "ENGINE = MergeTree ORDER BY id");
-        RowBinaryEncoder<Row> enc = RowBinaryEncoder.<Row>builder().uint64("id", Row::id).string("name", Row::name)
-                .float64("value", Row::value).build();
+        ClickHouseHttp.query(
+                url,
+                "CREATE TABLE " + db.table("bench") + " (id UInt64, name String, value Float64) "
+                        + "ENGINE = MergeTree ORDER BY id");
+        RowBinaryEncoder<Row> enc = RowBinaryEncoder.<Row>builder()
+                .uint64("id", Row::id)
+                .string("name", Row::name)
+                .float64("value", Row::value)
+                .build();
         RowBuffer body = new RowBuffer(4 << 20);
         for (int i = 0; i < ROWS; i++) {
             enc.encode(new Row(i, "customer-" + (i % 1000), i * 0.5), body);
@@ -58,7 +60,12 @@ class InsertTransportComparisonIT {
         long[] rawNs = new long[ROUNDS];
         long[] clientNs = new long[ROUNDS];
         try (ClickHouseHttpTransport raw = new ClickHouseHttpTransport(connect, socket, null, null, false);
-                ClickHouseClientV2Transport client = new ClickHouseClientV2Transport(connect, socket, null, null, false,
+                ClickHouseClientV2Transport client = new ClickHouseClientV2Transport(
+                        connect,
+                        socket,
+                        null,
+                        null,
+                        false,
                         new ClickHouseHttpTransport(connect, socket, null, null, false))) {
             for (int round = 0; round < ROUNDS; round++) {
                 long t0 = System.nanoTime();
@@ -70,14 +77,16 @@ class InsertTransportComparisonIT {
                 clientNs[round] = t2 - t1;
             }
         }
-        assertThat(ClickHouseHttp.query(url, "SELECT count() FROM " + db.table("bench")).strip())
+        assertThat(ClickHouseHttp.query(url, "SELECT count() FROM " + db.table("bench"))
+                        .strip())
                 .isEqualTo(Long.toString(2L * ROUNDS * ROWS));
         Arrays.sort(rawNs);
         Arrays.sort(clientNs);
         double rawMs = rawNs[ROUNDS / 2] / 1e6;
         double clientMs = clientNs[ROUNDS / 2] / 1e6;
-        System.out.printf("InsertTransportComparisonIT: %d rows (%d bytes) per insert, median raw HTTP %.1f ms "
-                + "(%.2fM rows/s), client-v2 %.1f ms (%.2fM rows/s)%n", ROWS, bytes.length, rawMs, ROWS / rawMs / 1000,
-                clientMs, ROWS / clientMs / 1000);
+        System.out.printf(
+                "InsertTransportComparisonIT: %d rows (%d bytes) per insert, median raw HTTP %.1f ms "
+                        + "(%.2fM rows/s), client-v2 %.1f ms (%.2fM rows/s)%n",
+                ROWS, bytes.length, rawMs, ROWS / rawMs / 1000, clientMs, ROWS / clientMs / 1000);
     }
 }

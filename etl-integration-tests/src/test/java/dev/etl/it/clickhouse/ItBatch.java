@@ -1,16 +1,23 @@
 package dev.etl.it.clickhouse;
 
+import dev.etl.sink.RowBuffer;
+import dev.etl.sink.SealedBatch;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-import dev.etl.sink.RowBuffer;
-import dev.etl.sink.SealedBatch;
-
 /** A sealed batch for driving a ShardWriter directly (the engine's shard worker does this in production). */
-record ItBatch(String sinkName, int shard, long sequence, byte[] bytes, int byteCount, int rowCount, String dedupToken,
-        int attempt) implements SealedBatch {
+record ItBatch(
+        String sinkName,
+        int shard,
+        long sequence,
+        byte[] bytes,
+        int byteCount,
+        int rowCount,
+        String dedupToken,
+        int attempt)
+        implements SealedBatch {
 
     static ItBatch of(int shard, long sequence, RowBuffer rows, int rowCount) {
         byte[] bytes = rows.toByteArray();

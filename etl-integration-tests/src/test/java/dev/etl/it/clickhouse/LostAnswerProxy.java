@@ -88,7 +88,8 @@ final class LostAnswerProxy implements AutoCloseable {
     private void requests(Socket client, Socket up, AtomicBoolean swallow) {
         byte[] buf = new byte[64 * 1024];
         byte[] tail = new byte[0];
-        try (InputStream in = client.getInputStream(); OutputStream out = up.getOutputStream()) {
+        try (InputStream in = client.getInputStream();
+                OutputStream out = up.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) > 0) {
                 if (armed.get() && !swallow.get()) {
@@ -115,7 +116,8 @@ final class LostAnswerProxy implements AutoCloseable {
     /** Server → client; the answer of a marked connection is read and dropped. */
     private void answers(Socket up, Socket client, AtomicBoolean swallow) {
         byte[] buf = new byte[64 * 1024];
-        try (InputStream in = up.getInputStream(); OutputStream out = client.getOutputStream()) {
+        try (InputStream in = up.getInputStream();
+                OutputStream out = client.getOutputStream()) {
             int n;
             while ((n = in.read(buf)) > 0) {
                 if (swallow.get()) {

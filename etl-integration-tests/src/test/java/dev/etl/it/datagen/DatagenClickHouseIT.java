@@ -2,11 +2,6 @@ package dev.etl.it.datagen;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
@@ -27,6 +22,9 @@ import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /**
  * Sizing a cluster without a broker: a bounded datagen run into the real 2 × 2 ClickHouse cluster
@@ -62,16 +60,25 @@ class DatagenClickHouseIT {
         db.execute("CREATE TABLE " + db.table("orders") + " ON CLUSTER " + db.cluster()
                 + " (id UInt64, amount_cents Int64) ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/"
                 + db.name() + "/orders', '{replica}') ORDER BY id");
-        ClickHouseSinkConfig.Builder cfg = ClickHouseSinkConfig.builder().table(db.name(), "orders")
+        ClickHouseSinkConfig.Builder cfg = ClickHouseSinkConfig.builder()
+                .table(db.name(), "orders")
                 .batch(new BatchConfig(100_000, 32L << 20, Duration.ofMillis(500)));
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             cfg.shard(shard.replicaUrls().toArray(String[]::new));
         }
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        PipelineConfig config = PipelineConfig.builder("datagen-it").lanes(2)
-                .checkpointInterval(Duration.ofMillis(200)).build();
-        DatagenSource source = DatagenSource.builder(ORDERS).partitions(8).records(RECORDS).lanes(2).seed(7)
-                .pipeline("datagen-it").meterRegistry(registry).build();
+        PipelineConfig config = PipelineConfig.builder("datagen-it")
+                .lanes(2)
+                .checkpointInterval(Duration.ofMillis(200))
+                .build();
+        DatagenSource source = DatagenSource.builder(ORDERS)
+                .partitions(8)
+                .records(RECORDS)
+                .lanes(2)
+                .seed(7)
+                .pipeline("datagen-it")
+                .meterRegistry(registry)
+                .build();
         PipelineRuntime runtime = Pipeline.builder(config)
                 .meterRegistry(registry)
                 .source(source)
@@ -92,8 +99,11 @@ class DatagenClickHouseIT {
         long unique = 0;
         long sum = 0;
         for (int shard = 1; shard <= 2; shard++) {
-            String[] row = ClickHouseHttp.query(infra.clickhouseShard(shard).replicaUrl(1),
-                    "SELECT count(), uniqExact(id), sum(id) FROM " + db.table("orders")).trim().split("\t");
+            String[] row = ClickHouseHttp.query(
+                            infra.clickhouseShard(shard).replicaUrl(1),
+                            "SELECT count(), uniqExact(id), sum(id) FROM " + db.table("orders"))
+                    .trim()
+                    .split("\t");
             count += Long.parseLong(row[0]);
             unique += Long.parseLong(row[1]);
             sum += Long.parseLong(row[2]);
@@ -101,7 +111,9 @@ class DatagenClickHouseIT {
         assertThat(count).as("rows over both shards").isEqualTo(RECORDS);
         assertThat(unique).as("distinct ids (no shard holds an id twice)").isEqualTo(RECORDS);
         assertThat(sum).as("exactly the ids 0 … N-1").isEqualTo((long) RECORDS * (RECORDS - 1) / 2);
-        System.out.printf("DatagenClickHouseIT: %d records generated, written to 2 shards and committed in %d ms "
-                + "(%.0f records/s, start to exit)%n", RECORDS, elapsedMs, RECORDS * 1000.0 / elapsedMs);
+        System.out.printf(
+                "DatagenClickHouseIT: %d records generated, written to 2 shards and committed in %d ms "
+                        + "(%.0f records/s, start to exit)%n",
+                RECORDS, elapsedMs, RECORDS * 1000.0 / elapsedMs);
     }
 }

@@ -8,21 +8,6 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
-
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.kafka.KafkaDeadLetterWriter;
@@ -33,13 +18,25 @@ import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
 import dev.etl.record.Payload;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.KafkaTestTopics;
 import dev.etl.test.infra.LocalInfra;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Kafka source → a stage that fails some records under DEAD_LETTER → capture sink, with the failing
@@ -50,7 +47,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 class DeadLetterKafkaIT {
 
     private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-        return record.headers().lastHeader(name) == null ? null
+        return record.headers().lastHeader(name) == null
+                ? null
                 : new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
 
@@ -73,28 +71,41 @@ class DeadLetterKafkaIT {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         CaptureSink capture = CaptureSink.create("capture", 1);
         KafkaSource source = new KafkaSource(sourceConfig(topics.bootstrapServers(), group, topic, registry, "dlq")
-                .property("max.poll.records", 500).build());
-        PipelineRuntime runtime = Pipeline.builder(pipelineConfig("dlq", 2).build()).source(source)
+                .property("max.poll.records", 500)
+                .build());
+        PipelineRuntime runtime = Pipeline.builder(pipelineConfig("dlq", 2).build())
+                .source(source)
                 .sink(capture.definition())
-                .deadLetter(KafkaDeadLetterWriter.sink("dead-letter",
-                        Map.of("bootstrap.servers", topics.bootstrapServers()), dlqTopic, Duration.ofSeconds(10)))
+                .deadLetter(KafkaDeadLetterWriter.sink(
+                        "dead-letter",
+                        Map.of("bootstrap.servers", topics.bootstrapServers()),
+                        dlqTopic,
+                        Duration.ofSeconds(10)))
                 .chains(ctx -> Chains.from(ctx, Deserializer.payload())
-                        .tryMap("check", (Payload p) -> {
-                            int value = Integer.parseInt(p.toUtf8String());
-                            if (value % 100 == 7) {
-                                throw new IllegalArgumentException("unlucky value " + value);
-                            }
-                            return p;
-                        }, ErrorPolicy.DEAD_LETTER)
+                        .tryMap(
+                                "check",
+                                (Payload p) -> {
+                                    int value = Integer.parseInt(p.toUtf8String());
+                                    if (value % 100 == 7) {
+                                        throw new IllegalArgumentException("unlucky value " + value);
+                                    }
+                                    return p;
+                                },
+                                ErrorPolicy.DEAD_LETTER)
                         .sink(TestEncoders.payload(), (value, meta, shards) -> 0))
-                .meterRegistry(registry).build();
+                .meterRegistry(registry)
+                .build();
         runtime.start();
         Map<TopicPartition, Long> end = endOffsets(topics.admin(), topic, partitions);
         RunReport report;
         try {
-            await(Duration.ofSeconds(60), "all good rows (have " + capture.script().rows() + ")",
+            await(
+                    Duration.ofSeconds(60),
+                    "all good rows (have " + capture.script().rows() + ")",
                     () -> capture.script().rows() >= n - bad.size());
-            await(Duration.ofSeconds(30), "committed offsets to equal the end offsets " + end,
+            await(
+                    Duration.ofSeconds(30),
+                    "committed offsets to equal the end offsets " + end,
                     () -> committed(topics.admin(), group).equals(end));
         } finally {
             runtime.shutdown();
@@ -104,8 +115,12 @@ class DeadLetterKafkaIT {
         assertThat(report.state()).isEqualTo(PipelineState.STOPPED);
         assertThat(report.exitCode()).isZero();
         assertThat(committed(topics.admin(), group)).isEqualTo(end);
-        assertThat(registry.get("etl.dead.letters").tag("stage", "check").tag("error_type", "operator").counter()
-                .count()).isEqualTo(bad.size());
+        assertThat(registry.get("etl.dead.letters")
+                        .tag("stage", "check")
+                        .tag("error_type", "operator")
+                        .counter()
+                        .count())
+                .isEqualTo(bad.size());
 
         List<ConsumerRecord<byte[], byte[]>> dead = readAll(topics.bootstrapServers(), dlqTopic, bad.size());
         TreeSet<Integer> seen = new TreeSet<>();
@@ -120,20 +135,24 @@ class DeadLetterKafkaIT {
             assertThat(header(record, "etl.stage")).isEqualTo("check");
             assertThat(header(record, "etl.error.class")).isEqualTo("operator");
             assertThat(header(record, "etl.exception")).isEqualTo(IllegalArgumentException.class.getName());
-            assertThat(header(record, "etl.error.message")).contains("unlucky value " + i)
+            assertThat(header(record, "etl.error.message"))
+                    .contains("unlucky value " + i)
                     .contains(topic + "-" + (i % partitions) + "@" + (i / partitions));
             assertThat(Long.parseLong(header(record, "etl.source.timestamp"))).isPositive();
         }
         assertThat(seen).containsExactlyElementsOf(bad);
         // Nothing bad reached the main sink.
-        assertThat(capture.script().writes().stream().flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
-                .map(Integer::parseInt).filter(i -> i % 100 == 7)).isEmpty();
+        assertThat(capture.script().writes().stream()
+                        .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
+                        .map(Integer::parseInt)
+                        .filter(i -> i % 100 == 7))
+                .isEmpty();
     }
 
     private static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic, int atLeast) {
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", bootstrap), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));

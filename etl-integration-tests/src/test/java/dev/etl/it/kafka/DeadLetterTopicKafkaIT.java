@@ -9,6 +9,25 @@ import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.deser.Deserializer;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.kafka.KafkaConfigException;
+import dev.etl.kafka.KafkaDeadLetterWriter;
+import dev.etl.kafka.KafkaSource;
+import dev.etl.ops.Chains;
+import dev.etl.pipeline.Pipeline;
+import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.pipeline.PipelineState;
+import dev.etl.pipeline.RunReport;
+import dev.etl.record.Payload;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.capture.TestEncoders;
+import dev.etl.test.infra.InfraServer;
+import dev.etl.test.infra.KafkaTestTopics;
+import dev.etl.test.infra.LocalInfra;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +35,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -31,27 +49,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import dev.etl.deser.Deserializer;
-import dev.etl.error.ErrorPolicy;
-import dev.etl.kafka.KafkaConfigException;
-import dev.etl.kafka.KafkaDeadLetterWriter;
-import dev.etl.kafka.KafkaSource;
-import dev.etl.ops.Chains;
-import dev.etl.pipeline.Pipeline;
-import dev.etl.pipeline.PipelineRuntime;
-import dev.etl.pipeline.PipelineState;
-import dev.etl.pipeline.RunReport;
-import dev.etl.record.Payload;
-import dev.etl.sink.ChunkConfig;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.test.capture.CaptureSink;
-import dev.etl.test.capture.TestEncoders;
-import dev.etl.test.infra.InfraServer;
-import dev.etl.test.infra.KafkaTestTopics;
-import dev.etl.test.infra.LocalInfra;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-
 /**
  * The dead-letter topic against the real broker: a missing topic fails the start naming it; a
  * record larger than the producer accepts is truncated with a header instead of failing the
@@ -61,31 +58,43 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 class DeadLetterTopicKafkaIT {
 
     /** Values starting with "bad" fail the "check" stage under DEAD_LETTER. */
-    private static PipelineRuntime pipeline(String name, KafkaSource source, CaptureSink capture,
-            SinkDefinition deadLetter, MeterRegistry registry) {
-        return Pipeline.builder(pipelineConfig(name, 1).build()).source(source).sink(capture.definition())
+    private static PipelineRuntime pipeline(
+            String name, KafkaSource source, CaptureSink capture, SinkDefinition deadLetter, MeterRegistry registry) {
+        return Pipeline.builder(pipelineConfig(name, 1).build())
+                .source(source)
+                .sink(capture.definition())
                 .deadLetter(deadLetter)
                 .chains(ctx -> Chains.from(ctx, Deserializer.payload())
-                        .tryMap("check", (Payload p) -> {
-                            if (p.length() >= 3 && p.toUtf8String().startsWith("bad")) {
-                                throw new IllegalArgumentException("bad record of " + p.length() + " bytes");
-                            }
-                            return p;
-                        }, ErrorPolicy.DEAD_LETTER)
+                        .tryMap(
+                                "check",
+                                (Payload p) -> {
+                                    if (p.length() >= 3 && p.toUtf8String().startsWith("bad")) {
+                                        throw new IllegalArgumentException("bad record of " + p.length() + " bytes");
+                                    }
+                                    return p;
+                                },
+                                ErrorPolicy.DEAD_LETTER)
                         .sink(TestEncoders.payload(), (value, meta, shards) -> 0))
-                .meterRegistry(registry).build();
+                .meterRegistry(registry)
+                .build();
     }
 
-    private static SinkDefinition deadLetter(KafkaTestTopics topics, String topic, MeterRegistry registry,
-            Duration sendTimeout) {
-        return KafkaDeadLetterWriter.sink("dead-letter", Map.of("bootstrap.servers", topics.bootstrapServers()), topic,
-                sendTimeout, new KafkaDeadLetterWriter.Options(KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES, true,
-                        registry, "dlt"));
+    private static SinkDefinition deadLetter(
+            KafkaTestTopics topics, String topic, MeterRegistry registry, Duration sendTimeout) {
+        return KafkaDeadLetterWriter.sink(
+                "dead-letter",
+                Map.of("bootstrap.servers", topics.bootstrapServers()),
+                topic,
+                sendTimeout,
+                new KafkaDeadLetterWriter.Options(
+                        KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES, true, registry, "dlt"));
     }
 
     private static void produceValues(String bootstrap, String topic, List<byte[]> values) throws Exception {
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap,
-                "max.request.size", 8 << 20, "acks", "all"), new ByteArraySerializer(), new ByteArraySerializer())) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Map.of("bootstrap.servers", bootstrap, "max.request.size", 8 << 20, "acks", "all"),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
             for (byte[] value : values) {
                 producer.send(new ProducerRecord<>(topic, 0, null, value)).get(30, TimeUnit.SECONDS);
             }
@@ -94,8 +103,8 @@ class DeadLetterTopicKafkaIT {
 
     private static List<ConsumerRecord<byte[], byte[]>> readAll(String bootstrap, String topic) {
         List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", bootstrap),
-                new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(
+                Map.of("bootstrap.servers", bootstrap), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             TopicPartition tp = new TopicPartition(topic, 0);
             consumer.assign(List.of(tp));
             consumer.seekToBeginning(List.of(tp));
@@ -109,12 +118,15 @@ class DeadLetterTopicKafkaIT {
     }
 
     private static String header(ConsumerRecord<byte[], byte[]> record, String name) {
-        return record.headers().lastHeader(name) == null ? null
+        return record.headers().lastHeader(name) == null
+                ? null
                 : new String(record.headers().lastHeader(name).value(), StandardCharsets.UTF_8);
     }
 
     private static double counter(MeterRegistry registry, String name) {
-        return registry.find(name).counters().stream().mapToDouble(c -> c.count()).sum();
+        return registry.find(name).counters().stream()
+                .mapToDouble(c -> c.count())
+                .sum();
     }
 
     @Test
@@ -123,18 +135,25 @@ class DeadLetterTopicKafkaIT {
         String topic = topics.create("dlt-missing-source", 1);
         String missing = "no-such-dead-letter-topic-" + topic;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        PipelineRuntime runtime = pipeline("dlt-missing", new KafkaSource(sourceConfig(topics.bootstrapServers(),
-                "it-" + topic, topic, registry, "dlt-missing").build()), CaptureSink.create("capture", 1),
-                deadLetter(topics, missing, registry, Duration.ofSeconds(10)), registry);
+        PipelineRuntime runtime = pipeline(
+                "dlt-missing",
+                new KafkaSource(sourceConfig(topics.bootstrapServers(), "it-" + topic, topic, registry, "dlt-missing")
+                        .build()),
+                CaptureSink.create("capture", 1),
+                deadLetter(topics, missing, registry, Duration.ofSeconds(10)),
+                registry);
         long startNs = System.nanoTime();
         try {
-            assertThatThrownBy(runtime::start).isInstanceOf(KafkaConfigException.class)
+            assertThatThrownBy(runtime::start)
+                    .isInstanceOf(KafkaConfigException.class)
                     .hasMessageContaining("'" + missing + "' does not exist")
                     .hasMessageContaining(topics.bootstrapServers());
         } finally {
             runtime.shutdown();
         }
-        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs)).as("seconds to fail").isLessThan(10);
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs))
+                .as("seconds to fail")
+                .isLessThan(10);
     }
 
     @Test
@@ -143,9 +162,14 @@ class DeadLetterTopicKafkaIT {
         String topic = topics.create("dlt-big-source", 1);
         String dlq = topics.create("dlt-big-target", 1);
         ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
-        topics.admin().incrementalAlterConfigs(Map.of(resource, List.of(new AlterConfigOp(
-                new ConfigEntry("max.message.bytes", Integer.toString(8 << 20)), AlterConfigOp.OpType.SET))))
-                .all().get(30, TimeUnit.SECONDS);
+        topics.admin()
+                .incrementalAlterConfigs(Map.of(
+                        resource,
+                        List.of(new AlterConfigOp(
+                                new ConfigEntry("max.message.bytes", Integer.toString(8 << 20)),
+                                AlterConfigOp.OpType.SET))))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         byte[] big = new byte[3 << 20];
         Arrays.fill(big, (byte) 'x');
         System.arraycopy("bad".getBytes(StandardCharsets.US_ASCII), 0, big, 0, 3);
@@ -161,14 +185,19 @@ class DeadLetterTopicKafkaIT {
 
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         CaptureSink capture = CaptureSink.create("capture", 1);
-        PipelineRuntime runtime = pipeline("dlt-big", new KafkaSource(sourceConfig(topics.bootstrapServers(), group,
-                topic, registry, "dlt-big").build()), capture, deadLetter(topics, dlq, registry, Duration.ofSeconds(10)),
+        PipelineRuntime runtime = pipeline(
+                "dlt-big",
+                new KafkaSource(sourceConfig(topics.bootstrapServers(), group, topic, registry, "dlt-big")
+                        .build()),
+                capture,
+                deadLetter(topics, dlq, registry, Duration.ofSeconds(10)),
                 registry);
         runtime.start();
         RunReport report;
         try {
             await(Duration.ofSeconds(60), "committed offsets to equal the end offsets " + end, () -> {
-                assertThat(runtime.state()).as("pipeline (failure: %s)", runtime.failure())
+                assertThat(runtime.state())
+                        .as("pipeline (failure: %s)", runtime.failure())
                         .isNotEqualTo(PipelineState.FAILED);
                 return committed(topics.admin(), group).equals(end);
             });
@@ -180,12 +209,15 @@ class DeadLetterTopicKafkaIT {
         assertThat(capture.script().rows()).isEqualTo(2);
         List<ConsumerRecord<byte[], byte[]>> dead = readAll(topics.bootstrapServers(), dlq);
         assertThat(dead).hasSize(6);
-        ConsumerRecord<byte[], byte[]> cut = dead.stream().filter(r -> r.value().length > 100).findFirst().orElseThrow();
+        ConsumerRecord<byte[], byte[]> cut =
+                dead.stream().filter(r -> r.value().length > 100).findFirst().orElseThrow();
         assertThat(cut.value().length).isBetween(900_000, 1 << 20);
         assertThat(header(cut, KafkaDeadLetterWriter.HEADER_TRUNCATED)).isEqualTo("value");
-        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_ORIGINAL_VALUE_BYTES)).isEqualTo(Integer.toString(3 << 20));
+        assertThat(header(cut, KafkaDeadLetterWriter.HEADER_ORIGINAL_VALUE_BYTES))
+                .isEqualTo(Integer.toString(3 << 20));
         assertThat(header(cut, "etl.source.offset")).isEqualTo("4");
-        assertThat(dead.stream().filter(r -> header(r, KafkaDeadLetterWriter.HEADER_TRUNCATED) != null)).hasSize(1);
+        assertThat(dead.stream().filter(r -> header(r, KafkaDeadLetterWriter.HEADER_TRUNCATED) != null))
+                .hasSize(1);
         assertThat(counter(registry, "etl.dead.letter.truncated")).isEqualTo(1);
     }
 
@@ -199,26 +231,45 @@ class DeadLetterTopicKafkaIT {
         produce(topics.bootstrapServers(), topic, 1, 0, 10);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         CaptureSink capture = CaptureSink.create("capture", 1);
-        PipelineRuntime runtime = pipeline("dlt-down", new KafkaSource(sourceConfig(topics.bootstrapServers(), group,
-                topic, registry, "dlt-down").build()), capture, deadLetter(topics, dlq, registry, Duration.ofSeconds(2)),
+        PipelineRuntime runtime = pipeline(
+                "dlt-down",
+                new KafkaSource(sourceConfig(topics.bootstrapServers(), group, topic, registry, "dlt-down")
+                        .build()),
+                capture,
+                deadLetter(topics, dlq, registry, Duration.ofSeconds(2)),
                 registry);
         runtime.start();
         RunReport report;
         try {
-            await(Duration.ofSeconds(30), "10 rows and readiness", () -> capture.script().rows() >= 10
-                    && runtime.isReady());
+            await(
+                    Duration.ofSeconds(30),
+                    "10 rows and readiness",
+                    () -> capture.script().rows() >= 10 && runtime.isReady());
             // The dead-letter topic disappears; the next bad record cannot be dead-lettered.
             topics.admin().deleteTopics(List.of(dlq)).all().get(30, TimeUnit.SECONDS);
-            await(Duration.ofSeconds(30), "the topic to be gone",
-                    () -> !topics.admin().listTopics().names().get(10, TimeUnit.SECONDS).contains(dlq));
+            await(
+                    Duration.ofSeconds(30),
+                    "the topic to be gone",
+                    () -> !topics.admin()
+                            .listTopics()
+                            .names()
+                            .get(10, TimeUnit.SECONDS)
+                            .contains(dlq));
             produceValues(topics.bootstrapServers(), topic, List.of("bad-x".getBytes(StandardCharsets.US_ASCII)));
-            await(Duration.ofSeconds(30), "readiness to drop and failures to be counted",
+            await(
+                    Duration.ofSeconds(30),
+                    "readiness to drop and failures to be counted",
                     () -> !runtime.isReady() && counter(registry, "etl.dead.letter.write.failures") >= 1);
             assertThat(runtime.state()).isEqualTo(PipelineState.RUNNING);
 
-            topics.admin().createTopics(List.of(new NewTopic(dlq, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            topics.admin()
+                    .createTopics(List.of(new NewTopic(dlq, 1, (short) 1)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
             Map<TopicPartition, Long> end = endOffsets(topics.admin(), topic, 1);
-            await(Duration.ofSeconds(60), "readiness to return and the group to commit to the end",
+            await(
+                    Duration.ofSeconds(60),
+                    "readiness to return and the group to commit to the end",
                     () -> runtime.isReady() && committed(topics.admin(), group).equals(end));
         } finally {
             runtime.shutdown();
@@ -226,6 +277,8 @@ class DeadLetterTopicKafkaIT {
         }
         assertThat(report.exitCode()).isZero();
         List<ConsumerRecord<byte[], byte[]>> dead = readAll(topics.bootstrapServers(), dlq);
-        assertThat(dead).extracting(r -> new String(r.value(), StandardCharsets.US_ASCII)).contains("bad-x");
+        assertThat(dead)
+                .extracting(r -> new String(r.value(), StandardCharsets.US_ASCII))
+                .contains("bad-x");
     }
 }

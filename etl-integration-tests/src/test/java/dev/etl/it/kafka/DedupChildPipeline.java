@@ -1,8 +1,5 @@
 package dev.etl.it.kafka;
 
-import java.time.Duration;
-import java.util.Arrays;
-
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
@@ -16,6 +13,8 @@ import dev.etl.record.Payload;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.KeyHashRouter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Arrays;
 
 /**
  * The pipeline of {@link ReplayWithoutDuplicatesIT}, run in child JVMs so the test can SIGKILL them:
@@ -30,32 +29,37 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * polled>} every 100 ms; a SIGTERM drains and prints {@code DRAINED exitCode=<code>}.
  */
 public final class DedupChildPipeline {
-    static final RowBinaryEncoder<Long> ENCODER = RowBinaryEncoder.<Long>builder().uint64("id", id -> id).build();
+    static final RowBinaryEncoder<Long> ENCODER =
+            RowBinaryEncoder.<Long>builder().uint64("id", id -> id).build();
 
-    private DedupChildPipeline() {
-    }
+    private DedupChildPipeline() {}
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
         String topic = args[1];
         String group = args[2];
         String database = args[3];
-        ClickHouseSinkConfig.Builder ch = ClickHouseSinkConfig.builder().table(database, "orders")
+        ClickHouseSinkConfig.Builder ch = ClickHouseSinkConfig.builder()
+                .table(database, "orders")
                 .batch(new BatchConfig(2_000, 8L << 20, Duration.ofMillis(150)));
         for (String shard : args[4].split(";")) {
             ch.shard(shard.split(","));
         }
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         KafkaSource source = new KafkaSource(KafkaItSupport.sourceConfig(bootstrap, group, topic, registry, "dedup")
-                .property("max.poll.records", 700).property("session.timeout.ms", 6_000)
-                .property("heartbeat.interval.ms", 500).build());
+                .property("max.poll.records", 700)
+                .property("session.timeout.ms", 6_000)
+                .property("heartbeat.interval.ms", 500)
+                .build());
         Deserializer<Long> ids = (key, value, meta, out) -> out.collect(parse(value));
         PipelineRuntime runtime = Pipeline.builder(KafkaItSupport.pipelineConfig("dedup", 2)
-                        .checkpointInterval(Duration.ofHours(1)).build())
+                        .checkpointInterval(Duration.ofHours(1))
+                        .build())
                 .source(source)
                 .sink(ClickHouseSink.definition("clickhouse", "dedup", ch.build(), ENCODER, registry))
                 .chains(ctx -> Chains.from(ctx, ids).sink(KeyHashRouter.byKey(id -> id)))
-                .meterRegistry(registry).build();
+                .meterRegistry(registry)
+                .build();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             runtime.shutdown();
             try {
@@ -69,19 +73,22 @@ public final class DedupChildPipeline {
         runtime.start();
         System.out.println("STARTED");
         System.out.flush();
-        Thread progress = new Thread(() -> {
-            while (true) {
-                System.out.println("IN " + runtime.recordsIn() + " replayed "
-                        + registry.find("etl.checkpoint.replayed.blocks").counters().stream()
-                                .mapToDouble(c -> c.count()).sum());
-                System.out.flush();
-                try {
-                    Thread.sleep(100);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "progress");
+        Thread progress = new Thread(
+                () -> {
+                    while (true) {
+                        System.out.println("IN " + runtime.recordsIn() + " replayed "
+                                + registry.find("etl.checkpoint.replayed.blocks").counters().stream()
+                                        .mapToDouble(c -> c.count())
+                                        .sum());
+                        System.out.flush();
+                        try {
+                            Thread.sleep(100);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                },
+                "progress");
         progress.setDaemon(true);
         progress.start();
         runtime.awaitTermination();

@@ -6,6 +6,11 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.test.infra.ClickHouseHttp;
+import dev.etl.test.infra.ClickHouseTestDatabase;
+import dev.etl.test.infra.InfraEndpoints;
+import dev.etl.test.infra.KafkaTestTopics;
+import dev.etl.test.infra.LocalInfra;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,19 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.test.infra.ClickHouseHttp;
-import dev.etl.test.infra.ClickHouseTestDatabase;
-import dev.etl.test.infra.InfraEndpoints;
-import dev.etl.test.infra.KafkaTestTopics;
-import dev.etl.test.infra.LocalInfra;
 
 /**
  * Deferred emission under kill -9 (issue 11 item 1): {@link BufferingChildPipeline} keeps up to
@@ -46,8 +44,9 @@ class DeferredEmissionCrashIT {
 
     @Test
     @Timeout(value = 180, unit = TimeUnit.SECONDS)
-    void aBufferingOperatorKilledWithSigkillLosesNothing(InfraEndpoints infra, ClickHouseTestDatabase db,
-            KafkaTestTopics topics, @TempDir Path dir) throws Exception {
+    void aBufferingOperatorKilledWithSigkillLosesNothing(
+            InfraEndpoints infra, ClickHouseTestDatabase db, KafkaTestTopics topics, @TempDir Path dir)
+            throws Exception {
         String topic = topics.create("deferred-emission", PARTITIONS);
         String group = "it-" + topic;
         db.execute("CREATE TABLE " + db.table("orders") + " ON CLUSTER " + db.cluster()
@@ -61,7 +60,9 @@ class DeferredEmissionCrashIT {
         long committedAtKill;
         try {
             await(Duration.ofSeconds(60), "run 1 to poll half of the orders (log " + log1 + ")", () -> {
-                assertThat(run1.isAlive()).as("run 1 alive; log:\n%s", tail(log1)).isTrue();
+                assertThat(run1.isAlive())
+                        .as("run 1 alive; log:\n%s", tail(log1))
+                        .isTrue();
                 return recordsIn(log1) >= N / 2;
             });
             // Let commits happen behind what is buffered (the checkpoint interval is 200 ms).
@@ -73,17 +74,24 @@ class DeferredEmissionCrashIT {
         }
         committedAtKill = sum(committed(topics.admin(), group));
         long distinctAtKill = distinctIds(infra, db);
-        log.info("deferred emission: run 1 polled {} and had committed {} with {} distinct ids written at the kill",
-                recordsIn(log1), committedAtKill, distinctAtKill);
+        log.info(
+                "deferred emission: run 1 polled {} and had committed {} with {} distinct ids written at the kill",
+                recordsIn(log1),
+                committedAtKill,
+                distinctAtKill);
         assertThat(committedAtKill).as("never committed past ids only buffered").isLessThanOrEqualTo(distinctAtKill);
 
         Path log2 = dir.resolve("run-2.log");
         Process run2 = start(infra, db, topics, topic, group, log2);
         try {
             long toReplay = N - committedAtKill;
-            await(Duration.ofSeconds(90), "run 2 to poll the " + toReplay + " uncommitted orders (log " + log2 + ")",
+            await(
+                    Duration.ofSeconds(90),
+                    "run 2 to poll the " + toReplay + " uncommitted orders (log " + log2 + ")",
                     () -> {
-                        assertThat(run2.isAlive()).as("run 2 alive; log:\n%s", tail(log2)).isTrue();
+                        assertThat(run2.isAlive())
+                                .as("run 2 alive; log:\n%s", tail(log2))
+                                .isTrue();
                         return recordsIn(log2) >= toReplay;
                     });
         } finally {
@@ -94,20 +102,44 @@ class DeferredEmissionCrashIT {
         }
         assertThat(Files.readString(log2)).as("run 2's log").contains("DRAINED exitCode=0");
         long distinct = distinctIds(infra, db);
-        log.info("deferred emission: after run 2, {} distinct ids of {} in ClickHouse; committed {}", distinct, N,
+        log.info(
+                "deferred emission: after run 2, {} distinct ids of {} in ClickHouse; committed {}",
+                distinct,
+                N,
                 committed(topics.admin(), group));
         assertThat(distinct).as("distinct ids in ClickHouse (no loss)").isEqualTo(N);
-        assertThat(committed(topics.admin(), group)).as("everything committed after the drain").isEqualTo(end);
+        assertThat(committed(topics.admin(), group))
+                .as("everything committed after the drain")
+                .isEqualTo(end);
     }
 
-    private static Process start(InfraEndpoints infra, ClickHouseTestDatabase db, KafkaTestTopics topics,
-            String topic, String group, Path log) throws IOException {
-        String shards = infra.clickhouseShards().stream().map(s -> String.join(",", s.replicaUrls()))
+    private static Process start(
+            InfraEndpoints infra,
+            ClickHouseTestDatabase db,
+            KafkaTestTopics topics,
+            String topic,
+            String group,
+            Path log)
+            throws IOException {
+        String shards = infra.clickhouseShards().stream()
+                .map(s -> String.join(",", s.replicaUrls()))
                 .collect(Collectors.joining(";"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                BufferingChildPipeline.class.getName(), topics.bootstrapServers(), topic, group, db.name(), shards));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                BufferingChildPipeline.class.getName(),
+                topics.bootstrapServers(),
+                topic,
+                group,
+                db.name(),
+                shards));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     /** The last {@code IN <n>} progress line of a child's log. */
@@ -134,8 +166,9 @@ class DeferredEmissionCrashIT {
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             String url = shard.replicaUrl(1);
             ClickHouseHttp.query(url, "SYSTEM SYNC REPLICA " + db.table("orders"));
-            distinct += Long.parseLong(ClickHouseHttp.query(url, "SELECT uniqExact(id) FROM " + db.table("orders")
-                    + " FORMAT TabSeparated").strip());
+            distinct += Long.parseLong(ClickHouseHttp.query(
+                            url, "SELECT uniqExact(id) FROM " + db.table("orders") + " FORMAT TabSeparated")
+                    .strip());
         }
         return distinct;
     }
@@ -146,7 +179,9 @@ class DeferredEmissionCrashIT {
 
     private static String tail(Path log) {
         try {
-            List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.startsWith("IN ")).toList();
+            List<String> lines = Files.readAllLines(log).stream()
+                    .filter(l -> !l.startsWith("IN "))
+                    .toList();
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e + ")";

@@ -1,15 +1,5 @@
 package dev.etl.it.kafka;
 
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.List;
-
 import dev.etl.error.SinkWriteException;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
@@ -21,6 +11,15 @@ import dev.etl.sink.ShardWriter;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.capture.TestEncoders;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 
 /**
  * The pipeline of {@link KafkaSourceCrashIT}, run in a child JVM so the test can SIGKILL it:
@@ -34,8 +33,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * then exits with 143, as for any SIGTERM).
  */
 public final class KafkaChildPipeline {
-    private KafkaChildPipeline() {
-    }
+    private KafkaChildPipeline() {}
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args[0];
@@ -45,7 +43,8 @@ public final class KafkaChildPipeline {
         long writeDelayMs = Long.parseLong(args[4]);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         KafkaSourceConfig.Builder config = KafkaItSupport.sourceConfig(bootstrap, group, topic, registry, "child")
-                .property("max.poll.records", 500).property("session.timeout.ms", 6_000)
+                .property("max.poll.records", 500)
+                .property("session.timeout.ms", 6_000)
                 .property("heartbeat.interval.ms", 500);
         if (args.length > 5 && !args[5].isBlank()) {
             for (String setting : args[5].split(",")) {
@@ -54,13 +53,13 @@ public final class KafkaChildPipeline {
             }
         }
         KafkaSource source = new KafkaSource(config.build());
-        FileChannel channel = FileChannel.open(output, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.APPEND);
+        FileChannel channel = FileChannel.open(
+                output, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         ShardWriter writer = batch -> append(channel, batch, writeDelayMs);
         SinkDefinition sink = SinkDefinition.of("file", 1, shard -> writer)
                 .withBatch(new BatchConfig(1_000, 1L << 20, Duration.ofMillis(20)));
-        PipelineRuntime runtime = KafkaItSupport.pipeline(KafkaItSupport.pipelineConfig("child", 2).build(), source,
-                sink, (v, m, s) -> 0, registry);
+        PipelineRuntime runtime = KafkaItSupport.pipeline(
+                KafkaItSupport.pipelineConfig("child", 2).build(), source, sink, (v, m, s) -> 0, registry);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             runtime.shutdown();
             try {

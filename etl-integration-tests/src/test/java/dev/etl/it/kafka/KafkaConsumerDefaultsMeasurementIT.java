@@ -7,21 +7,6 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.etl.it.support.OrderedProducer;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
@@ -31,6 +16,19 @@ import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.KafkaTestTopics;
 import dev.etl.test.infra.LocalInfra;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The measurement behind the source's throughput defaults ({@link KafkaSourceConfig#THROUGHPUT_DEFAULTS},
@@ -64,8 +62,8 @@ class KafkaConsumerDefaultsMeasurementIT {
         Map<TopicPartition, Long> end = endOffsets(topics.admin(), topic, PARTITIONS);
         List<String> shipped = new ArrayList<>();
         List<String> kafka = new ArrayList<>();
-        Map<String, Object> kafkaDefaults = Map.of("max.poll.records", 500, "fetch.min.bytes", 1,
-                "max.partition.fetch.bytes", 1 << 20);
+        Map<String, Object> kafkaDefaults =
+                Map.of("max.poll.records", 500, "fetch.min.bytes", 1, "max.partition.fetch.bytes", 1 << 20);
         String warmup = run(topics, topic, end, records, "warmup", Map.of()); // JIT, page cache: not counted
         for (int i = 0; i < repeats; i++) {
             // Alternate which variant goes first, so drift in the machine's load hits both alike.
@@ -84,13 +82,23 @@ class KafkaConsumerDefaultsMeasurementIT {
     }
 
     /** One run to the end; returns "records/s (avg rows per sink batch, avg records per poll)". */
-    private static String run(KafkaTestTopics topics, String topic, Map<TopicPartition, Long> end, int records,
-            String name, Map<String, Object> overrides) throws Exception {
+    private static String run(
+            KafkaTestTopics topics,
+            String topic,
+            Map<TopicPartition, Long> end,
+            int records,
+            String name,
+            Map<String, Object> overrides)
+            throws Exception {
         String group = "it-" + topic + "-" + name;
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         KafkaSourceConfig.Builder config = KafkaSourceConfig.builder()
-                .property("bootstrap.servers", topics.bootstrapServers()).property("group.id", group)
-                .property("auto.offset.reset", "earliest").topics(topic).pipeline(name).meterRegistry(registry);
+                .property("bootstrap.servers", topics.bootstrapServers())
+                .property("group.id", group)
+                .property("auto.offset.reset", "earliest")
+                .topics(topic)
+                .pipeline(name)
+                .meterRegistry(registry);
         overrides.forEach(config::property);
         AtomicLong batches = new AtomicLong();
         AtomicLong rows = new AtomicLong();
@@ -98,23 +106,37 @@ class KafkaConsumerDefaultsMeasurementIT {
             batches.incrementAndGet();
             rows.addAndGet(batch.rowCount());
         });
-        PipelineRuntime runtime = pipeline(pipelineConfig(name, 2).checkpointInterval(Duration.ofMillis(100)).build(),
-                new KafkaSource(config.build()), discard, (v, m, s) -> 0, registry);
+        PipelineRuntime runtime = pipeline(
+                pipelineConfig(name, 2)
+                        .checkpointInterval(Duration.ofMillis(100))
+                        .build(),
+                new KafkaSource(config.build()),
+                discard,
+                (v, m, s) -> 0,
+                registry);
         long startNs = System.nanoTime();
         runtime.start();
         long elapsedNs;
         try {
-            await(Duration.ofSeconds(240), name + " to read to the end",
-                    () -> rows.get() >= records && committed(topics.admin(), group).equals(end));
+            await(
+                    Duration.ofSeconds(240),
+                    name + " to read to the end",
+                    () -> rows.get() >= records
+                            && committed(topics.admin(), group).equals(end));
             elapsedNs = System.nanoTime() - startNs;
         } finally {
             runtime.shutdown();
             runtime.awaitTermination(Duration.ofSeconds(30));
         }
         assertThat(rows.get()).isGreaterThanOrEqualTo(records);
-        double polls = registry.find("etl.source.poll.duration").timers().stream().mapToLong(t -> t.count()).sum();
-        return String.format("%,.0f rec/s (%.1f s, %,d rows per sink batch, %,.0f records per poll)",
-                records / (elapsedNs / 1e9), elapsedNs / 1e9, rows.get() / Math.max(1, batches.get()),
+        double polls = registry.find("etl.source.poll.duration").timers().stream()
+                .mapToLong(t -> t.count())
+                .sum();
+        return String.format(
+                "%,.0f rec/s (%.1f s, %,d rows per sink batch, %,.0f records per poll)",
+                records / (elapsedNs / 1e9),
+                elapsedNs / 1e9,
+                rows.get() / Math.max(1, batches.get()),
                 records / Math.max(1, polls));
     }
 }

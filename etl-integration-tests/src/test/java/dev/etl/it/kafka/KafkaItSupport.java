@@ -1,9 +1,5 @@
 package dev.etl.it.kafka;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.BitSet;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.it.support.OrderedProducer;
 import dev.etl.kafka.KafkaSource;
@@ -13,20 +9,21 @@ import dev.etl.pipeline.Pipeline;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.record.Payload;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.Router;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.capture.CaptureScript;
 import dev.etl.test.capture.TestEncoders;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.BitSet;
 
 /**
  * Shared pieces of the Kafka source ITs: values are decimal indexes {@code 0..n-1}, record {@code i}
  * goes to partition {@code i % partitions}, so a {@link BitSet} tells what arrived.
  */
 final class KafkaItSupport {
-    private KafkaItSupport() {
-    }
+    private KafkaItSupport() {}
 
     /**
      * Produces values {@code from..to-1} (decimal strings, key = value) to {@code i % partitions} with an
@@ -43,25 +40,39 @@ final class KafkaItSupport {
     }
 
     /** Source properties every IT uses. */
-    static KafkaSourceConfig.Builder sourceConfig(String bootstrap, String group, String topic, MeterRegistry registry,
-            String pipeline) {
-        return KafkaSourceConfig.builder().property("bootstrap.servers", bootstrap).property("group.id", group)
-                .property("auto.offset.reset", "earliest").property("max.poll.records", 2000).topics(topic)
-                .pipeline(pipeline).meterRegistry(registry);
+    static KafkaSourceConfig.Builder sourceConfig(
+            String bootstrap, String group, String topic, MeterRegistry registry, String pipeline) {
+        return KafkaSourceConfig.builder()
+                .property("bootstrap.servers", bootstrap)
+                .property("group.id", group)
+                .property("auto.offset.reset", "earliest")
+                .property("max.poll.records", 2000)
+                .topics(topic)
+                .pipeline(pipeline)
+                .meterRegistry(registry);
     }
 
     static PipelineConfig.Builder pipelineConfig(String name, int lanes) {
-        return PipelineConfig.builder(name).lanes(lanes).checkpointInterval(Duration.ofMillis(200))
-                .drainTimeout(Duration.ofSeconds(10)).pollTimeout(Duration.ofMillis(50));
+        return PipelineConfig.builder(name)
+                .lanes(lanes)
+                .checkpointInterval(Duration.ofMillis(200))
+                .drainTimeout(Duration.ofSeconds(10))
+                .pollTimeout(Duration.ofMillis(50));
     }
 
     /** Kafka source → payload pass-through chain → {@code sink}, routed by {@code router}. */
-    static PipelineRuntime pipeline(PipelineConfig config, KafkaSource source, SinkDefinition sink,
-            Router<Payload> router, MeterRegistry registry) {
-        return Pipeline.builder(config).source(source).sink(sink)
-                .chains(ctx -> Chains.from(ctx, Deserializer.payload())
-                        .sink(TestEncoders.payload(), router))
-                .meterRegistry(registry).build();
+    static PipelineRuntime pipeline(
+            PipelineConfig config,
+            KafkaSource source,
+            SinkDefinition sink,
+            Router<Payload> router,
+            MeterRegistry registry) {
+        return Pipeline.builder(config)
+                .source(source)
+                .sink(sink)
+                .chains(ctx -> Chains.from(ctx, Deserializer.payload()).sink(TestEncoders.payload(), router))
+                .meterRegistry(registry)
+                .build();
     }
 
     /** What a set of capture writes contained: distinct values and total rows. */

@@ -5,6 +5,9 @@ import static dev.etl.it.support.ConsumerGroupOffsets.committed;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.test.infra.InfraServer;
+import dev.etl.test.infra.KafkaTestTopics;
+import dev.etl.test.infra.LocalInfra;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,17 +16,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.test.infra.InfraServer;
-import dev.etl.test.infra.KafkaTestTopics;
-import dev.etl.test.infra.LocalInfra;
 
 /**
  * Restart speed after {@code kill -9}: a child JVM ({@link KafkaChildPipeline}, 2 lanes, 4
@@ -55,10 +53,16 @@ class KafkaRestartTimeIT {
             staticMs.add(restartMs(topics, dir.resolve("static-" + i), true, sessionTimeoutMs));
             dynamicMs.add(restartMs(topics, dir.resolve("dynamic-" + i), false, sessionTimeoutMs));
         }
-        log.info("restart-time session.timeout.ms={} repeats={} static={} ms (median {}) dynamic={} ms (median {})",
-                sessionTimeoutMs, repeats, staticMs, median(staticMs), dynamicMs, median(dynamicMs));
-        System.out.println("restart-time session.timeout.ms=" + sessionTimeoutMs + " static=" + staticMs
-                + " median=" + median(staticMs) + " dynamic=" + dynamicMs + " median=" + median(dynamicMs));
+        log.info(
+                "restart-time session.timeout.ms={} repeats={} static={} ms (median {}) dynamic={} ms (median {})",
+                sessionTimeoutMs,
+                repeats,
+                staticMs,
+                median(staticMs),
+                dynamicMs,
+                median(dynamicMs));
+        System.out.println("restart-time session.timeout.ms=" + sessionTimeoutMs + " static=" + staticMs + " median="
+                + median(staticMs) + " dynamic=" + dynamicMs + " median=" + median(dynamicMs));
         // Static membership must not wait for the session timeout; without it the restart does.
         assertThat(median(staticMs)).as("static restart → first commit, ms").isLessThan(sessionTimeoutMs / 2);
         assertThat(median(dynamicMs)).as("dynamic restart → first commit, ms").isGreaterThan(median(staticMs));
@@ -88,8 +92,12 @@ class KafkaRestartTimeIT {
         try {
             long deadlineNs = startNs + TimeUnit.MILLISECONDS.toNanos(sessionTimeoutMs + 60_000L);
             while (sum(committed(topics.admin(), group)) <= committedAtKill) {
-                assertThat(System.nanoTime() - deadlineNs).as("waiting for run 2's first commit").isNegative();
-                assertThat(run2.isAlive()).as("run 2 alive (see %s)", dir.resolve("run-2.log")).isTrue();
+                assertThat(System.nanoTime() - deadlineNs)
+                        .as("waiting for run 2's first commit")
+                        .isNegative();
+                assertThat(run2.isAlive())
+                        .as("run 2 alive (see %s)", dir.resolve("run-2.log"))
+                        .isTrue();
                 Thread.sleep(50);
             }
             return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
@@ -103,9 +111,20 @@ class KafkaRestartTimeIT {
             throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // 25 ms per 1000-row batch: the backlog outlasts the measurement, so there is always a next commit.
-        return new ProcessBuilder(List.of(java, "-Xmx256m", "-cp",
-                System.getProperty("java.class.path"), KafkaChildPipeline.class.getName(), topics.bootstrapServers(),
-                topic, group, out.toString(), "25", extra)).redirectErrorStream(true).redirectOutput(log.toFile())
+        return new ProcessBuilder(List.of(
+                        java,
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        KafkaChildPipeline.class.getName(),
+                        topics.bootstrapServers(),
+                        topic,
+                        group,
+                        out.toString(),
+                        "25",
+                        extra))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
                 .start();
     }
 

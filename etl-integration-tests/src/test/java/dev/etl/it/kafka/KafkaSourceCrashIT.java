@@ -6,6 +6,9 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.test.infra.InfraServer;
+import dev.etl.test.infra.KafkaTestTopics;
+import dev.etl.test.infra.LocalInfra;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -15,17 +18,12 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.test.infra.InfraServer;
-import dev.etl.test.infra.KafkaTestTopics;
-import dev.etl.test.infra.LocalInfra;
 
 /**
  * The pipeline runs in a child JVM ({@link KafkaChildPipeline}) that is SIGKILLed mid-run and
@@ -38,8 +36,8 @@ class KafkaSourceCrashIT {
 
     @Test
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
-    void aPipelineKilledWithSigkillResumesFromItsCommittedOffsetsAndLosesNothing(KafkaTestTopics topics,
-            @TempDir Path dir) throws Exception {
+    void aPipelineKilledWithSigkillResumesFromItsCommittedOffsetsAndLosesNothing(
+            KafkaTestTopics topics, @TempDir Path dir) throws Exception {
         int partitions = 4;
         int n = 200_000;
         String topic = topics.create("kafka-crash", partitions);
@@ -67,7 +65,9 @@ class KafkaSourceCrashIT {
         Process run2 = startChild(topics, topic, group, out2, 0, dir.resolve("run-2.log"));
         try {
             // Includes the broker expiring run 1's dead members (session.timeout.ms = 6 s).
-            await(Duration.ofSeconds(60), "run 2 to commit every end offset " + end,
+            await(
+                    Duration.ofSeconds(60),
+                    "run 2 to commit every end offset " + end,
                     () -> committed(topics.admin(), group).equals(end));
         } finally {
             run2.destroy(); // SIGTERM: graceful drain
@@ -79,22 +79,41 @@ class KafkaSourceCrashIT {
         BitSet union = new BitSet();
         read(out1, union);
         read(out2, union);
-        log.info("crash: run 1 wrote {} and had committed {} at the kill; run 2 wrote {}; union {} of {}",
-                writtenByRun1, committedAtKill, writtenByRun2, union.cardinality(), n);
-        assertThat(union.nextClearBit(0)).as("first value never written durably").isGreaterThanOrEqualTo(n);
+        log.info(
+                "crash: run 1 wrote {} and had committed {} at the kill; run 2 wrote {}; union {} of {}",
+                writtenByRun1,
+                committedAtKill,
+                writtenByRun2,
+                union.cardinality(),
+                n);
+        assertThat(union.nextClearBit(0))
+                .as("first value never written durably")
+                .isGreaterThanOrEqualTo(n);
         // Run 2 starts at the committed offsets: it rewrites at least the uncommitted tail (else loss)
         // and not much more (a handover inside run 2 drains and commits; observed: exactly the tail).
-        assertThat(writtenByRun2).as("run 2 resumes from the committed offsets")
+        assertThat(writtenByRun2)
+                .as("run 2 resumes from the committed offsets")
                 .isBetween(n - committedAtKill, n - committedAtKill + 2L * partitions * 500);
         assertThat(Files.readString(dir.resolve("run-2.log"))).as("run 2's log").contains("DRAINED exitCode=0");
     }
 
-    private static Process startChild(KafkaTestTopics topics, String topic, String group, Path out, long delayMs,
-            Path log) throws IOException {
+    private static Process startChild(
+            KafkaTestTopics topics, String topic, String group, Path out, long delayMs, Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        return new ProcessBuilder(List.of(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                KafkaChildPipeline.class.getName(), topics.bootstrapServers(), topic, group, out.toString(),
-                Long.toString(delayMs))).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new ProcessBuilder(List.of(
+                        java,
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        KafkaChildPipeline.class.getName(),
+                        topics.bootstrapServers(),
+                        topic,
+                        group,
+                        out.toString(),
+                        Long.toString(delayMs)))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     /** Complete lines in {@code file} (a torn last line does not count). */

@@ -9,16 +9,6 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.it.kafka.KafkaItSupport.Tally;
 import dev.etl.kafka.KafkaSource;
@@ -31,6 +21,14 @@ import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.KafkaTestTopics;
 import dev.etl.test.infra.LocalInfra;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Every record arrives and commits reach the end offsets; a failing shard stalls only its partition. */
 @LocalInfra(InfraServer.KAFKA)
@@ -50,8 +48,8 @@ class KafkaSourceDeliveryIT {
         runToTheEnd(topics, "kafka-kip848", 8, 100_000, Map.of("group.protocol", "consumer"));
     }
 
-    private static void runToTheEnd(KafkaTestTopics topics, String prefix, int partitions, int n,
-            Map<String, Object> extra) throws Exception {
+    private static void runToTheEnd(
+            KafkaTestTopics topics, String prefix, int partitions, int n, Map<String, Object> extra) throws Exception {
         String topic = topics.create(prefix, partitions);
         String group = "it-" + topic;
         long t0 = System.nanoTime();
@@ -59,21 +57,30 @@ class KafkaSourceDeliveryIT {
         long produced = System.nanoTime();
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         CaptureSink capture = CaptureSink.create("capture", 1);
-        KafkaSource source = new KafkaSource(
-                sourceConfig(topics.bootstrapServers(), group, topic, registry, prefix).properties(extra).build());
-        PipelineRuntime runtime = pipeline(pipelineConfig(prefix, 2).build(), source, capture.definition(),
-                (value, meta, shards) -> 0, registry);
+        KafkaSource source = new KafkaSource(sourceConfig(topics.bootstrapServers(), group, topic, registry, prefix)
+                .properties(extra)
+                .build());
+        PipelineRuntime runtime = pipeline(
+                pipelineConfig(prefix, 2).build(), source, capture.definition(), (value, meta, shards) -> 0, registry);
         runtime.start();
         Map<TopicPartition, Long> end = endOffsets(topics.admin(), topic, partitions);
         RunReport report;
         try {
-            await(Duration.ofSeconds(60), "all " + n + " rows (have " + capture.script().rows() + ")",
+            await(
+                    Duration.ofSeconds(60),
+                    "all " + n + " rows (have " + capture.script().rows() + ")",
                     () -> capture.script().rows() >= n);
             long consumed = System.nanoTime();
-            await(Duration.ofSeconds(20), "committed offsets to equal the end offsets " + end,
+            await(
+                    Duration.ofSeconds(20),
+                    "committed offsets to equal the end offsets " + end,
                     () -> committed(topics.admin(), group).equals(end));
-            log.info("{}: produced {} in {} ms, consumed in {} ms", prefix, n,
-                    TimeUnit.NANOSECONDS.toMillis(produced - t0), TimeUnit.NANOSECONDS.toMillis(consumed - produced));
+            log.info(
+                    "{}: produced {} in {} ms, consumed in {} ms",
+                    prefix,
+                    n,
+                    TimeUnit.NANOSECONDS.toMillis(produced - t0),
+                    TimeUnit.NANOSECONDS.toMillis(consumed - produced));
         } finally {
             runtime.shutdown();
             report = runtime.awaitTermination(Duration.ofSeconds(30));
@@ -85,7 +92,9 @@ class KafkaSourceDeliveryIT {
         assertThat(tally.firstMissing(n)).as("first missing value").isEqualTo(-1);
         assertThat(tally.seen.cardinality()).isEqualTo(n);
         assertThat(committed(topics.admin(), group)).isEqualTo(end);
-        assertThat(registry.get("etl.source.bytes").counters().stream().mapToDouble(c -> c.count()).sum())
+        assertThat(registry.get("etl.source.bytes").counters().stream()
+                        .mapToDouble(c -> c.count())
+                        .sum())
                 .isGreaterThan(n);
     }
 
@@ -99,14 +108,24 @@ class KafkaSourceDeliveryIT {
         String group = "it-" + topic;
         produce(topics.bootstrapServers(), topic, partitions, 0, n);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        CaptureSink capture = CaptureSink.create("capture", 2, CaptureSink.TEST_BATCHING,
-                new RetryConfig(1, Duration.ofMillis(5), Duration.ofMillis(5), 1.0, 0.0), 64, ErrorPolicy.SKIP);
+        CaptureSink capture = CaptureSink.create(
+                "capture",
+                2,
+                CaptureSink.TEST_BATCHING,
+                new RetryConfig(1, Duration.ofMillis(5), Duration.ofMillis(5), 1.0, 0.0),
+                64,
+                ErrorPolicy.SKIP);
         capture.script().failNextPermanently(1, Integer.MAX_VALUE);
         KafkaSource source = new KafkaSource(sourceConfig(topics.bootstrapServers(), group, topic, registry, "stall")
-                .property("max.poll.records", 500).build());
+                .property("max.poll.records", 500)
+                .build());
         int stalledId = source.partitionIds().idOf(new TopicPartition(topic, stalled));
-        PipelineRuntime runtime = pipeline(pipelineConfig("stall", 2).build(), source, capture.definition(),
-                (value, meta, shards) -> meta.partition() == stalledId ? 1 : 0, registry);
+        PipelineRuntime runtime = pipeline(
+                pipelineConfig("stall", 2).build(),
+                source,
+                capture.definition(),
+                (value, meta, shards) -> meta.partition() == stalledId ? 1 : 0,
+                registry);
         runtime.start();
         Map<TopicPartition, Long> end = endOffsets(topics.admin(), topic, partitions);
         try {
@@ -122,7 +141,9 @@ class KafkaSourceDeliveryIT {
             });
             Thread.sleep(1_000); // several more commit intervals: the stalled partition must not move
             Map<TopicPartition, Long> committed = committed(topics.admin(), group);
-            assertThat(committed.get(new TopicPartition(topic, stalled))).as("stalled partition's commit").isNull();
+            assertThat(committed.get(new TopicPartition(topic, stalled)))
+                    .as("stalled partition's commit")
+                    .isNull();
             assertThat(runtime.state()).isEqualTo(PipelineState.RUNNING);
             assertThat(capture.script().attempts(1)).isPositive();
         } finally {

@@ -9,19 +9,6 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
-import org.apache.kafka.clients.admin.MemberDescription;
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import dev.etl.it.kafka.KafkaItSupport.Tally;
 import dev.etl.kafka.KafkaSource;
 import dev.etl.pipeline.PipelineRuntime;
@@ -32,6 +19,17 @@ import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.KafkaTestTopics;
 import dev.etl.test.infra.LocalInfra;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Static membership ({@code group.instance.id}) with two lanes against the real broker: each lane
@@ -56,28 +54,34 @@ class KafkaStaticMembershipIT {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         CaptureSink capture = CaptureSink.create("capture", 1);
         KafkaSource source = new KafkaSource(sourceConfig(topics.bootstrapServers(), group, topic, registry, "static")
-                .property("group.instance.id", instance).property("max.poll.records", 500).build());
-        PipelineRuntime runtime = pipeline(pipelineConfig("static", 2).build(), source, capture.definition(),
-                (v, m, s) -> 0, registry);
+                .property("group.instance.id", instance)
+                .property("max.poll.records", 500)
+                .build());
+        PipelineRuntime runtime =
+                pipeline(pipelineConfig("static", 2).build(), source, capture.definition(), (v, m, s) -> 0, registry);
         runtime.start();
         RunReport report;
         ConsumerGroupDescription description;
         try {
-            await(Duration.ofSeconds(60), "committed offsets to equal the end offsets " + end,
-                    () -> {
-                        assertThat(runtime.state()).as("pipeline state (failure: %s)", runtime.failure())
-                                .isNotEqualTo(PipelineState.FAILED);
-                        return committed(topics.admin(), group).equals(end);
-                    });
+            await(Duration.ofSeconds(60), "committed offsets to equal the end offsets " + end, () -> {
+                assertThat(runtime.state())
+                        .as("pipeline state (failure: %s)", runtime.failure())
+                        .isNotEqualTo(PipelineState.FAILED);
+                return committed(topics.admin(), group).equals(end);
+            });
             // Both lanes own partitions once the group is stable: a lane that joined late (a loaded box) may
             // still be getting its share when the first lane has already committed everything.
             AtomicReference<ConsumerGroupDescription> stable = new AtomicReference<>();
             await(Duration.ofSeconds(30), "both lanes to own partitions", () -> {
-                ConsumerGroupDescription d = topics.admin().describeConsumerGroups(List.of(group)).describedGroups()
-                        .get(group).get(10, TimeUnit.SECONDS);
+                ConsumerGroupDescription d = topics.admin()
+                        .describeConsumerGroups(List.of(group))
+                        .describedGroups()
+                        .get(group)
+                        .get(10, TimeUnit.SECONDS);
                 stable.set(d);
                 return d.members().size() == 2
-                        && d.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+                        && d.members().stream()
+                                .allMatch(m -> !m.assignment().topicPartitions().isEmpty());
             });
             description = stable.get();
             assertThat(runtime.state()).as("no lane was fenced").isEqualTo(PipelineState.RUNNING);
@@ -89,7 +93,9 @@ class KafkaStaticMembershipIT {
         int assigned = 0;
         for (MemberDescription member : description.members()) {
             instanceIds.add(member.groupInstanceId().orElse("<dynamic>"));
-            assertThat(member.assignment().topicPartitions()).as("partitions of %s", member).isNotEmpty();
+            assertThat(member.assignment().topicPartitions())
+                    .as("partitions of %s", member)
+                    .isNotEmpty();
             assigned += member.assignment().topicPartitions().size();
         }
         assertThat(instanceIds).containsExactly(instance + "-lane-0", instance + "-lane-1");

@@ -6,6 +6,11 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.test.infra.ClickHouseHttp;
+import dev.etl.test.infra.ClickHouseTestDatabase;
+import dev.etl.test.infra.InfraEndpoints;
+import dev.etl.test.infra.KafkaTestTopics;
+import dev.etl.test.infra.LocalInfra;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,19 +22,12 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.test.infra.ClickHouseHttp;
-import dev.etl.test.infra.ClickHouseTestDatabase;
-import dev.etl.test.infra.InfraEndpoints;
-import dev.etl.test.infra.KafkaTestTopics;
-import dev.etl.test.infra.LocalInfra;
 
 /**
  * Crash replay without duplicates (issue 14), end to end against the local servers: a producer writes
@@ -51,8 +49,9 @@ class ReplayWithoutDuplicatesIT {
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
-    void sigkillAtRandomMomentsLosesNothingAndDuplicatesNothing(InfraEndpoints infra, ClickHouseTestDatabase db,
-            KafkaTestTopics topics, @TempDir Path dir) throws Exception {
+    void sigkillAtRandomMomentsLosesNothingAndDuplicatesNothing(
+            InfraEndpoints infra, ClickHouseTestDatabase db, KafkaTestTopics topics, @TempDir Path dir)
+            throws Exception {
         long seed = Long.getLong("etl.it.seed", System.nanoTime());
         Random random = new Random(seed);
         log.info("replay without duplicates: seed {}", seed);
@@ -66,16 +65,18 @@ class ReplayWithoutDuplicatesIT {
         // Ids arrive while the pipeline is killed and restarted: 1,500 a second for 40 s, longer than the kills
         // take, so every run has records to poll.
         AtomicReference<Throwable> producerFailure = new AtomicReference<>();
-        Thread producer = new Thread(() -> {
-            try {
-                for (int from = 0; from < N; from += 600) {
-                    produce(topics.bootstrapServers(), topic, PARTITIONS, from, Math.min(N, from + 600));
-                    Thread.sleep(400);
-                }
-            } catch (Throwable t) {
-                producerFailure.set(t);
-            }
-        }, "it-producer");
+        Thread producer = new Thread(
+                () -> {
+                    try {
+                        for (int from = 0; from < N; from += 600) {
+                            produce(topics.bootstrapServers(), topic, PARTITIONS, from, Math.min(N, from + 600));
+                            Thread.sleep(400);
+                        }
+                    } catch (Throwable t) {
+                        producerFailure.set(t);
+                    }
+                },
+                "it-producer");
         producer.start();
 
         int run = 0;
@@ -83,7 +84,9 @@ class ReplayWithoutDuplicatesIT {
             Path logA = dir.resolve("run-" + (++run) + ".log");
             Process a = start(infra, db, topics, topic, group, logA);
             try {
-                await(Duration.ofSeconds(60), "run " + run + " to poll (log " + logA + ")",
+                await(
+                        Duration.ofSeconds(60),
+                        "run " + run + " to poll (log " + logA + ")",
                         () -> alive(a, logA) && (recordsIn(logA) > 0 || caughtUp(producer, topics, topic, group)));
                 if (kill == 2) {
                     // During a revoke: a second instance joins, the group rebalances (cooperative: the first
@@ -91,13 +94,18 @@ class ReplayWithoutDuplicatesIT {
                     Path logB = dir.resolve("run-" + (++run) + ".log");
                     Process b = start(infra, db, topics, topic, group, logB);
                     try {
-                        await(Duration.ofSeconds(60), "run " + run + " to start", () -> alive(b, logB)
-                                && Files.readString(logB).contains("STARTED"));
+                        await(
+                                Duration.ofSeconds(60),
+                                "run " + run + " to start",
+                                () -> alive(b, logB) && Files.readString(logB).contains("STARTED"));
                         Thread.sleep(300 + random.nextInt(700));
                         log.info("kill {}: run {} during the rebalance", kill + 1, run - 1);
                         kill(a);
-                        await(Duration.ofSeconds(60), "run " + run + " to poll", () -> alive(b, logB)
-                                && (recordsIn(logB) > 0 || caughtUp(producer, topics, topic, group)));
+                        await(
+                                Duration.ofSeconds(60),
+                                "run " + run + " to poll",
+                                () -> alive(b, logB)
+                                        && (recordsIn(logB) > 0 || caughtUp(producer, topics, topic, group)));
                         Thread.sleep(500 + random.nextInt(1_500));
                     } finally {
                         log.info("kill {}: run {}", kill + 1, run);
@@ -121,10 +129,14 @@ class ReplayWithoutDuplicatesIT {
         Process drain = start(infra, db, topics, topic, group, last);
         try {
             // Started first: its shutdown hook (which drains and prints DRAINED) is in place before the SIGTERM.
-            await(Duration.ofSeconds(60), "the last run to start (log " + last + ")", () -> alive(drain, last)
-                    && Files.readString(last).contains("STARTED"));
+            await(
+                    Duration.ofSeconds(60),
+                    "the last run to start (log " + last + ")",
+                    () -> alive(drain, last) && Files.readString(last).contains("STARTED"));
             await(Duration.ofSeconds(120), "the last run to commit everything (log " + last + ")", () -> {
-                assertThat(drain.isAlive()).as("last run alive; log:\n%s", tail(last)).isTrue();
+                assertThat(drain.isAlive())
+                        .as("last run alive; log:\n%s", tail(last))
+                        .isTrue();
                 return committed(topics.admin(), group).equals(end);
             });
         } finally {
@@ -140,14 +152,21 @@ class ReplayWithoutDuplicatesIT {
             long shardCount = -1;
             for (String url : shard.replicaUrls()) {
                 ClickHouseHttp.query(url, "SYSTEM SYNC REPLICA " + db.table("orders"));
-                String[] counts = ClickHouseHttp.query(url, "SELECT count(), uniqExact(id) FROM " + db.table("orders")
-                        + " FORMAT TabSeparated").strip().split("\t");
+                String[] counts = ClickHouseHttp.query(
+                                url,
+                                "SELECT count(), uniqExact(id) FROM " + db.table("orders") + " FORMAT TabSeparated")
+                        .strip()
+                        .split("\t");
                 long count = Long.parseLong(counts[0]);
                 long distinct = Long.parseLong(counts[1]);
                 log.info("replica {}: count {} uniqExact {}", url, count, distinct);
-                assertThat(count).as("rows on %s equal distinct ids: no duplicate", url).isEqualTo(distinct);
+                assertThat(count)
+                        .as("rows on %s equal distinct ids: no duplicate", url)
+                        .isEqualTo(distinct);
                 if (shardCount >= 0) {
-                    assertThat(count).as("both replicas of the shard hold the same rows").isEqualTo(shardCount);
+                    assertThat(count)
+                            .as("both replicas of the shard hold the same rows")
+                            .isEqualTo(shardCount);
                 }
                 shardCount = count;
             }
@@ -159,10 +178,17 @@ class ReplayWithoutDuplicatesIT {
             replayed += replayedIn(dir.resolve("run-" + r + ".log"));
         }
         log.info("replay without duplicates: the runs replayed {} blocks at recorded boundaries", replayed);
-        assertThat(replayed).as("blocks replayed over the runs (kills that left written blocks behind the commit)")
+        assertThat(replayed)
+                .as("blocks replayed over the runs (kills that left written blocks behind the commit)")
                 .isPositive();
-        log.info("replay without duplicates: {} ids in ClickHouse of {} after {} kills; {} replayed blocks dropped by "
-                + "the servers (DuplicatedInsertedBlocks); seed {}", total, N, KILLS, duplicated, seed);
+        log.info(
+                "replay without duplicates: {} ids in ClickHouse of {} after {} kills; {} replayed blocks dropped by "
+                        + "the servers (DuplicatedInsertedBlocks); seed {}",
+                total,
+                N,
+                KILLS,
+                duplicated,
+                seed);
         assertThat(total).as("every id once over both shards (no loss)").isEqualTo(N);
     }
 
@@ -188,23 +214,45 @@ class ReplayWithoutDuplicatesIT {
         long total = 0;
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             for (String url : shard.replicaUrls()) {
-                String value = ClickHouseHttp.query(url, "SELECT sum(value) FROM system.events WHERE event = "
-                        + "'DuplicatedInsertedBlocks' FORMAT TabSeparated").strip();
+                String value = ClickHouseHttp.query(
+                                url,
+                                "SELECT sum(value) FROM system.events WHERE event = "
+                                        + "'DuplicatedInsertedBlocks' FORMAT TabSeparated")
+                        .strip();
                 total += value.isEmpty() ? 0 : Long.parseLong(value);
             }
         }
         return total;
     }
 
-    private static Process start(InfraEndpoints infra, ClickHouseTestDatabase db, KafkaTestTopics topics,
-            String topic, String group, Path log) throws IOException {
-        String shards = infra.clickhouseShards().stream().map(s -> String.join(",", s.replicaUrls()))
+    private static Process start(
+            InfraEndpoints infra,
+            ClickHouseTestDatabase db,
+            KafkaTestTopics topics,
+            String topic,
+            String group,
+            Path log)
+            throws IOException {
+        String shards = infra.clickhouseShards().stream()
+                .map(s -> String.join(",", s.replicaUrls()))
                 .collect(Collectors.joining(";"));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), DedupChildPipeline.class.getName(), topics.bootstrapServers(),
-                topic, group, db.name(), shards));
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx256m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                DedupChildPipeline.class.getName(),
+                topics.bootstrapServers(),
+                topic,
+                group,
+                db.name(),
+                shards));
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     /** The replayed-blocks count of a child's last {@code IN <n> replayed <m>} progress line. */
@@ -246,7 +294,9 @@ class ReplayWithoutDuplicatesIT {
 
     private static String tail(Path log) {
         try {
-            List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.startsWith("IN ")).toList();
+            List<String> lines = Files.readAllLines(log).stream()
+                    .filter(l -> !l.startsWith("IN "))
+                    .toList();
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e + ")";

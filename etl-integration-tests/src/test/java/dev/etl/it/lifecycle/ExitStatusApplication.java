@@ -1,15 +1,5 @@
 package dev.etl.it.lifecycle;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-
-import org.apache.avro.Schema;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
-
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.avro.AvroDeserializer;
@@ -18,11 +8,18 @@ import dev.etl.deser.Deserializer;
 import dev.etl.error.SinkWriteException;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.apache.avro.Schema;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * A minimal Boot application with the starter's core auto-configuration, the memory source and a sink that writes nowhere, for
@@ -32,7 +29,7 @@ import dev.etl.test.memory.MemorySourceHandle;
  */
 @SpringBootConfiguration
 // The core and the registry client only: starts in a fraction of the full set's time.
-@ImportAutoConfiguration({ EtlAutoConfiguration.class, SchemaRegistryAutoConfiguration.class })
+@ImportAutoConfiguration({EtlAutoConfiguration.class, SchemaRegistryAutoConfiguration.class})
 public class ExitStatusApplication {
 
     static final String WRITTEN = "LIFECYCLE-TEST written";
@@ -83,7 +80,6 @@ public class ExitStatusApplication {
         int lanes() {
             return this == SHARED_DESERIALIZER ? 2 : 1;
         }
-
     }
 
     private static final Schema ORDER = new Schema.Parser().parse("""
@@ -108,14 +104,14 @@ public class ExitStatusApplication {
             handle.assign(1, 1);
             for (int i = 0; i < 2_000; i++) {
                 // Raw Avro of Order{id}: the zig-zag varint of a small long.
-                handle.push(i % 2, null, new byte[] { (byte) ((i % 60) * 2) });
+                handle.push(i % 2, null, new byte[] {(byte) ((i % 60) * 2)});
             }
             return source;
         }
         handle.assign(0, 0);
         if (cause == Cause.REGISTRY_UNREACHABLE) {
             // Confluent wire format: magic byte 0, schema id 1, then the (never read) body.
-            handle.push(0, null, new byte[] { 0, 0, 0, 0, 1, 2 });
+            handle.push(0, null, new byte[] {0, 0, 0, 0, 1, 2});
             return source;
         }
         for (int i = 0; i < 100; i++) {
@@ -132,16 +128,15 @@ public class ExitStatusApplication {
         Cause cause = cause(environment);
         return SinkDefinition.of("nowhere", 1, (shard) -> {
             if (cause == Cause.SINK_VALIDATION) {
-                throw new IllegalStateException("sink 'nowhere' shard " + shard
-                        + ": table lifecycle.missing does not exist");
+                throw new IllegalStateException(
+                        "sink 'nowhere' shard " + shard + ": table lifecycle.missing does not exist");
             }
             return (batch) -> {
                 if (cause == Cause.SIGTERM_DEADLINE) {
                     System.out.println(BLOCKED);
                     try {
                         Thread.sleep(Long.MAX_VALUE);
-                    }
-                    catch (InterruptedException ex) {
+                    } catch (InterruptedException ex) {
                         Thread.currentThread().interrupt();
                         throw SinkWriteException.transientFailure("interrupted while blocked", ex);
                     }
@@ -152,36 +147,44 @@ public class ExitStatusApplication {
     }
 
     @Bean
-    ChainFactory chains(Environment environment, org.springframework.beans.factory.ObjectProvider<SchemaRegistryClient> starterRegistry) {
+    ChainFactory chains(
+            Environment environment,
+            org.springframework.beans.factory.ObjectProvider<SchemaRegistryClient> starterRegistry) {
         Cause cause = cause(environment);
         if (cause == Cause.REGISTRY_WRONG_PATH) {
             SchemaRegistryClient registry = starterRegistry.getObject(); // the startup check throws here
-            return (ctx) -> Chains.from(ctx, AvroDeserializer.generic(ORDER).confluent(registry).build())
-                .map("to-string", (order) -> order.get("id").toString())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
+            return (ctx) -> Chains.from(
+                            ctx,
+                            AvroDeserializer.generic(ORDER).confluent(registry).build())
+                    .map("to-string", (order) -> order.get("id").toString())
+                    .sink(TestEncoders.string(), (value, meta, shards) -> 0);
         }
         if (cause == Cause.SHARED_DESERIALIZER) {
             // The mistake the guide used to show: built once, outside the factory, shared by every lane.
-            AvroDeserializer<org.apache.avro.generic.GenericRecord> shared = AvroDeserializer.generic(ORDER).raw(ORDER)
-                .build();
+            AvroDeserializer<org.apache.avro.generic.GenericRecord> shared =
+                    AvroDeserializer.generic(ORDER).raw(ORDER).build();
             return (ctx) -> Chains.from(ctx, shared)
-                .map("to-string", (order) -> order.get("id").toString())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
+                    .map("to-string", (order) -> order.get("id").toString())
+                    .sink(TestEncoders.string(), (value, meta, shards) -> 0);
         }
         if (cause == Cause.REGISTRY_UNREACHABLE) {
             String url = "http://127.0.0.1:" + environment.getRequiredProperty("lifecycle-test.closed-port");
-            SchemaRegistryClient registry = SchemaRegistryClient.builder(url).connectTimeout(Duration.ofMillis(200))
-                .requestTimeout(Duration.ofMillis(200)).callTimeout(Duration.ofSeconds(1)).build();
-            return (ctx) -> Chains.from(ctx, AvroDeserializer.generic(ORDER).confluent(registry).build())
-                .map("to-string", (order) -> order.get("id").toString())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
+            SchemaRegistryClient registry = SchemaRegistryClient.builder(url)
+                    .connectTimeout(Duration.ofMillis(200))
+                    .requestTimeout(Duration.ofMillis(200))
+                    .callTimeout(Duration.ofSeconds(1))
+                    .build();
+            return (ctx) -> Chains.from(
+                            ctx,
+                            AvroDeserializer.generic(ORDER).confluent(registry).build())
+                    .map("to-string", (order) -> order.get("id").toString())
+                    .sink(TestEncoders.string(), (value, meta, shards) -> 0);
         }
         return (ctx) -> {
             if (cause == Cause.CHAIN_BUILD) {
                 throw new IllegalStateException("chain of lane " + ctx + " cannot be built: missing lookup table");
             }
-            return Chains.from(ctx, strings())
-                .sink(TestEncoders.string(), (value, meta, shards) -> 0);
+            return Chains.from(ctx, strings()).sink(TestEncoders.string(), (value, meta, shards) -> 0);
         };
     }
 
@@ -194,5 +197,4 @@ public class ExitStatusApplication {
             out.collect(s);
         };
     }
-
 }

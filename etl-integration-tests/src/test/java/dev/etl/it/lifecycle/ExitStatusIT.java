@@ -2,6 +2,8 @@ package dev.etl.it.lifecycle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.net.httpserver.HttpServer;
+import dev.etl.it.lifecycle.ExitStatusApplication.Cause;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -16,15 +18,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import dev.etl.it.lifecycle.ExitStatusApplication.Cause;
 
 /**
  * The process status of a Boot application running the starter equals its pipeline's run report exit
@@ -53,20 +51,18 @@ class ExitStatusIT {
     private record Outcome(Cause cause, int run, int status, int reported, Path log) {
 
         boolean matches() {
-            boolean reportAgrees = this.cause.failsBeforeThePipeline() ? this.reported == -1
-                    : this.status == this.reported;
+            boolean reportAgrees =
+                    this.cause.failsBeforeThePipeline() ? this.reported == -1 : this.status == this.reported;
             return reportAgrees && this.status == this.cause.expectedStatus && logContains(this.cause.logMarker);
         }
 
         private boolean logContains(String text) {
             try {
                 return Files.readString(this.log).contains(text);
-            }
-            catch (IOException ex) {
+            } catch (IOException ex) {
                 return false;
             }
         }
-
     }
 
     @Test
@@ -83,7 +79,8 @@ class ExitStatusIT {
             exchange.close();
         });
         notARegistry.start();
-        String wrongRegistryUrl = "http://127.0.0.1:" + notARegistry.getAddress().getPort() + "/apis";
+        String wrongRegistryUrl =
+                "http://127.0.0.1:" + notARegistry.getAddress().getPort() + "/apis";
         List<Cause> runs = new ArrayList<>();
         for (int i = 0; i < RUNS_PER_CAUSE; i++) {
             runs.addAll(List.of(Cause.values()));
@@ -102,19 +99,25 @@ class ExitStatusIT {
             for (Future<Outcome> future : futures) {
                 outcomes.add(future.get(EXIT_TIMEOUT_MS * 2, TimeUnit.MILLISECONDS));
             }
-        }
-        finally {
+        } finally {
             pool.shutdownNow();
             pool.awaitTermination(30, TimeUnit.SECONDS);
             notARegistry.stop(0);
         }
-        List<Outcome> mismatches = outcomes.stream().filter((outcome) -> !outcome.matches()).toList();
-        log.info("{} child JVMs in {} ms, {} mismatches", outcomes.size(),
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), mismatches.size());
-        assertThat(outcomes.stream().filter((outcome) -> outcome.cause.expectedStatus != 0).count())
-            .isGreaterThanOrEqualTo(20);
-        assertThat(mismatches).as("runs whose process status differs from the report or the expectation:%n%s",
-                describe(mismatches)).isEmpty();
+        List<Outcome> mismatches =
+                outcomes.stream().filter((outcome) -> !outcome.matches()).toList();
+        log.info(
+                "{} child JVMs in {} ms, {} mismatches",
+                outcomes.size(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                mismatches.size());
+        assertThat(outcomes.stream()
+                        .filter((outcome) -> outcome.cause.expectedStatus != 0)
+                        .count())
+                .isGreaterThanOrEqualTo(20);
+        assertThat(mismatches)
+                .as("runs whose process status differs from the report or the expectation:%n%s", describe(mismatches))
+                .isEmpty();
     }
 
     private static Outcome runOnce(Cause cause, int run, int closedPort, String wrongRegistryUrl, Path childLog)
@@ -122,14 +125,17 @@ class ExitStatusIT {
         Process child = start(cause, closedPort, wrongRegistryUrl, childLog);
         try {
             if (cause.signalled()) {
-                String marker = (cause == Cause.SIGTERM_DEADLINE) ? ExitStatusApplication.BLOCKED
+                String marker = (cause == Cause.SIGTERM_DEADLINE)
+                        ? ExitStatusApplication.BLOCKED
                         : ExitStatusApplication.WRITTEN;
                 long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXIT_TIMEOUT_MS);
                 while (!Files.readString(childLog).contains(marker)) {
-                    assertThat(child.isAlive()).as("%s run %d ended before %s; log:%n%s", cause, run, marker,
-                            tail(childLog)).isTrue();
-                    assertThat(System.nanoTime() - deadline).as("%s run %d: no '%s' in time", cause, run, marker)
-                        .isNegative();
+                    assertThat(child.isAlive())
+                            .as("%s run %d ended before %s; log:%n%s", cause, run, marker, tail(childLog))
+                            .isTrue();
+                    assertThat(System.nanoTime() - deadline)
+                            .as("%s run %d: no '%s' in time", cause, run, marker)
+                            .isNegative();
                     Thread.sleep(20);
                 }
                 child.destroy(); // SIGTERM
@@ -137,8 +143,7 @@ class ExitStatusIT {
             boolean exited = child.waitFor(EXIT_TIMEOUT_MS, TimeUnit.MILLISECONDS);
             // A child that never exits (e.g. threads left behind by a failed start) is a mismatch too.
             return new Outcome(cause, run, exited ? child.exitValue() : HUNG, reportedExitCode(childLog), childLog);
-        }
-        finally {
+        } finally {
             if (child.isAlive()) {
                 child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
@@ -148,18 +153,33 @@ class ExitStatusIT {
     private static Process start(Cause cause, int closedPort, String wrongRegistryUrl, Path childLog)
             throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx192m", "-XX:TieredStopAtLevel=1",
-                "-XX:+UseSerialGC", "-Xshare:auto", "-cp", System.getProperty("java.class.path"),
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx192m",
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xshare:auto",
+                "-cp",
+                System.getProperty("java.class.path"),
                 ExitStatusApplication.class.getName()));
-        command.addAll(List.of("--lifecycle-test.cause=" + cause, "--lifecycle-test.closed-port=" + closedPort,
-                "--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
-                "--spring.jmx.enabled=false", "--etl.pipeline.name=exit-status", "--etl.pipeline.threads=" + cause.lanes(),
-                "--etl.checkpoint.drain-timeout=1s", "--spring.lifecycle.timeout-per-shutdown-phase=15s",
+        command.addAll(List.of(
+                "--lifecycle-test.cause=" + cause,
+                "--lifecycle-test.closed-port=" + closedPort,
+                "--spring.main.web-application-type=none",
+                "--spring.main.banner-mode=off",
+                "--spring.jmx.enabled=false",
+                "--etl.pipeline.name=exit-status",
+                "--etl.pipeline.threads=" + cause.lanes(),
+                "--etl.checkpoint.drain-timeout=1s",
+                "--spring.lifecycle.timeout-per-shutdown-phase=15s",
                 "--etl.errors.types.deserialization=fail"));
         if (cause == Cause.REGISTRY_WRONG_PATH) {
             command.add("--etl.avro.registry.url=" + wrongRegistryUrl);
         }
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(childLog.toFile()).start();
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(childLog.toFile())
+                .start();
     }
 
     /** The exit code of the pipeline's final log line, -1 if there is none. */
@@ -175,8 +195,14 @@ class ExitStatusIT {
     private static String describe(List<Outcome> outcomes) {
         StringBuilder text = new StringBuilder();
         for (Outcome outcome : outcomes) {
-            text.append(String.format("%s run %d: status %d (-2: did not exit), reported %d, expected %d; log:%n%s%n", outcome.cause,
-                    outcome.run, outcome.status, outcome.reported, outcome.cause.expectedStatus, tail(outcome.log)));
+            text.append(String.format(
+                    "%s run %d: status %d (-2: did not exit), reported %d, expected %d; log:%n%s%n",
+                    outcome.cause,
+                    outcome.run,
+                    outcome.status,
+                    outcome.reported,
+                    outcome.cause.expectedStatus,
+                    tail(outcome.log)));
         }
         return text.toString();
     }
@@ -185,10 +211,8 @@ class ExitStatusIT {
         try {
             List<String> lines = Files.readAllLines(log);
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             return "(no log: " + ex + ")";
         }
     }
-
 }

@@ -4,21 +4,6 @@ import static dev.etl.it.spring.StarterItSupport.get;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.sharding.DistributedPlacement;
 import dev.etl.clickhouse.sharding.DistributedRouter;
@@ -32,6 +17,19 @@ import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
 import dev.etl.test.memory.MemorySource;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -75,18 +73,24 @@ class PlacementEndpointIT {
             for (long id = 1; id <= ROWS; id++) {
                 last = source.handle().push(0, null, Long.toString(id * 7919).getBytes(StandardCharsets.UTF_8));
             }
-            assertThat(source.handle().awaitCommitted(0, last + 1, Duration.ofSeconds(60))).isTrue();
+            assertThat(source.handle().awaitCommitted(0, last + 1, Duration.ofSeconds(60)))
+                    .isTrue();
             long total = 0;
             for (int shard = 0; shard < 2; shard++) {
                 String replica = infra.clickhouseShard(shard + 1).replicaUrl(1);
                 ClickHouseHttp.query(replica, "SYSTEM SYNC REPLICA " + db.table("orders_local"));
-                long rows = Long.parseLong(ClickHouseHttp.query(replica, "SELECT count() FROM "
-                        + db.table("orders_local")).strip());
+                long rows =
+                        Long.parseLong(ClickHouseHttp.query(replica, "SELECT count() FROM " + db.table("orders_local"))
+                                .strip());
                 // the server's own placement of each row it holds: cityHash64(id) % 2 names this shard
-                long elsewhere = Long.parseLong(ClickHouseHttp.query(replica, "SELECT countIf(cityHash64(id) % 2 != "
-                        + shard + ") FROM " + db.table("orders_local")).strip());
+                long elsewhere = Long.parseLong(ClickHouseHttp.query(
+                                replica,
+                                "SELECT countIf(cityHash64(id) % 2 != " + shard + ") FROM " + db.table("orders_local"))
+                        .strip());
                 assertThat(rows).as("rows on shard %d", shard).isPositive();
-                assertThat(elsewhere).as("rows on shard %d that Distributed puts elsewhere", shard).isZero();
+                assertThat(elsewhere)
+                        .as("rows on shard %d that Distributed puts elsewhere", shard)
+                        .isZero();
                 total += rows;
             }
             assertThat(total).isEqualTo(ROWS);
@@ -104,7 +108,9 @@ class PlacementEndpointIT {
             int sampled = 0;
             for (JsonNode shard : sink.path("shards")) {
                 assertThat(shard.path("disagreeing").asInt()).isZero();
-                assertThat(shard.path("agreeing").asInt()).isEqualTo(shard.path("serverKeys").asInt()).isPositive();
+                assertThat(shard.path("agreeing").asInt())
+                        .isEqualTo(shard.path("serverKeys").asInt())
+                        .isPositive();
                 sampled += shard.path("serverKeys").asInt();
             }
             assertThat(sampled).isEqualTo(500);
@@ -116,12 +122,12 @@ class PlacementEndpointIT {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aDeclaredKeyTheTableDoesNotHaveFailsStartupUnderFailAndIsReportedUnderWarn() throws Exception {
-        assertThatThrownBy(() -> start("murmurHash3_64(id)", "fail").close()).hasRootCauseInstanceOf(
-                ShardPlacementException.class)
-            .rootCause()
-            .hasMessageContaining("does not match Distributed table " + db.name() + ".orders")
-            .hasMessageContaining("the pipeline computes murmurHash3_64(id) [id UInt64] but the table's key is "
-                    + "cityHash64(id) [id UInt64]");
+        assertThatThrownBy(() -> start("murmurHash3_64(id)", "fail").close())
+                .hasRootCauseInstanceOf(ShardPlacementException.class)
+                .rootCause()
+                .hasMessageContaining("does not match Distributed table " + db.name() + ".orders")
+                .hasMessageContaining("the pipeline computes murmurHash3_64(id) [id UInt64] but the table's key is "
+                        + "cityHash64(id) [id UInt64]");
 
         try (ConfigurableApplicationContext context = start("murmurHash3_64(id)", "warn")) {
             HttpResponse<String> response = get(port(context), "/actuator/etlplacement/clickhouse");
@@ -133,31 +139,43 @@ class PlacementEndpointIT {
             int disagreeing = 0;
             for (JsonNode shard : sink.path("shards")) {
                 disagreeing += shard.path("disagreeing").asInt();
-                assertThat(shard.path("agreeing").asInt() + shard.path("disagreeing").asInt())
-                    .isEqualTo(shard.path("serverKeys").asInt());
+                assertThat(shard.path("agreeing").asInt()
+                                + shard.path("disagreeing").asInt())
+                        .isEqualTo(shard.path("serverKeys").asInt());
             }
             assertThat(disagreeing).isEqualTo(sink.path("mismatched").asInt());
             JsonNode first = sink.path("mismatches").get(0);
-            assertThat(first.path("pipelineShard").asInt()).isNotEqualTo(first.path("serverShard").asInt());
+            assertThat(first.path("pipelineShard").asInt())
+                    .isNotEqualTo(first.path("serverShard").asInt());
             assertThat(sink.path("message").asString()).contains("route with a DistributedRouter for cityHash64(id)");
         }
     }
 
     private static ConfigurableApplicationContext start(String shardingKey, String mode) {
-        List<String> properties = new ArrayList<>(List.of("spring.application.name=placement-it", "server.port=0",
-                "management.endpoints.web.exposure.include=health,etlplacement", "etl.pipeline.handle-signals=false",
-                "etl.pipeline.exit-on-failure=false", "etl.pipeline.close-on-failure=false",
-                "etl.checkpoint.interval=100ms", "etl.pipeline.poll-timeout=20ms", "etl.checkpoint.drain-timeout=10s",
-                "etl.sink.clickhouse.database=" + db.name(), "etl.sink.clickhouse.table=orders_local",
-                "etl.sink.clickhouse.batch.linger=100ms", "etl.sink.clickhouse.placement.distributed-table=orders",
+        List<String> properties = new ArrayList<>(List.of(
+                "spring.application.name=placement-it",
+                "server.port=0",
+                "management.endpoints.web.exposure.include=health,etlplacement",
+                "etl.pipeline.handle-signals=false",
+                "etl.pipeline.exit-on-failure=false",
+                "etl.pipeline.close-on-failure=false",
+                "etl.checkpoint.interval=100ms",
+                "etl.pipeline.poll-timeout=20ms",
+                "etl.checkpoint.drain-timeout=10s",
+                "etl.sink.clickhouse.database=" + db.name(),
+                "etl.sink.clickhouse.table=orders_local",
+                "etl.sink.clickhouse.batch.linger=100ms",
+                "etl.sink.clickhouse.placement.distributed-table=orders",
                 "etl.sink.clickhouse.placement.sharding-key=" + shardingKey,
-                "etl.sink.clickhouse.placement.mode=" + mode, "etl.sink.clickhouse.placement.sample-size=500"));
+                "etl.sink.clickhouse.placement.mode=" + mode,
+                "etl.sink.clickhouse.placement.sample-size=500"));
         for (int s = 0; s < infra.clickhouseShards().size(); s++) {
             properties.add("etl.sink.clickhouse.shards[" + s + "].replicas="
                     + String.join(",", infra.clickhouseShards().get(s).replicaUrls()));
         }
-        return new SpringApplicationBuilder(PlacementApplication.class).properties(properties.toArray(String[]::new))
-            .run();
+        return new SpringApplicationBuilder(PlacementApplication.class)
+                .properties(properties.toArray(String[]::new))
+                .run();
     }
 
     private static int port(ConfigurableApplicationContext context) {
@@ -173,8 +191,7 @@ class PlacementEndpointIT {
     @EnableAutoConfiguration
     static class PlacementApplication {
 
-        record Order(long id, String customer) {
-        }
+        record Order(long id, String customer) {}
 
         @Bean
         MemorySource memorySource() {
@@ -183,21 +200,23 @@ class PlacementEndpointIT {
 
         @Bean
         RowBinaryEncoder<Order> orderRows() {
-            return RowBinaryEncoder.<Order>builder().uint64("id", Order::id).string("customer", Order::customer).build();
+            return RowBinaryEncoder.<Order>builder()
+                    .uint64("id", Order::id)
+                    .string("customer", Order::customer)
+                    .build();
         }
 
         // tag::placement[]
         @Bean
-        ChainFactory orders(DistributedPlacement placement) {   // etl.sink.clickhouse.placement.* as a bean
+        ChainFactory orders(DistributedPlacement placement) { // etl.sink.clickhouse.placement.* as a bean
             Deserializer<Order> parse = (key, value, meta, out) -> {
                 long id = Long.parseLong(value.toUtf8String());
                 out.collect(new Order(id, "customer-" + id));
             };
             return (ctx) -> Chains.from(ctx, parse)
-                .sink(DistributedRouter.byLong(placement, Order::id));   // id: the sharding key's column
+                    .sink(DistributedRouter.byLong(placement, Order::id)); // id: the sharding key's column
         }
         // end::placement[]
 
     }
-
 }

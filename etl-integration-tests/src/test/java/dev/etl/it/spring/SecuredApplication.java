@@ -1,5 +1,7 @@
 package dev.etl.it.spring;
 
+import dev.etl.test.infra.InfraEndpoints;
+import dev.etl.test.infra.SecuredInfraEndpoints;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,9 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import dev.etl.test.infra.InfraEndpoints;
-import dev.etl.test.infra.SecuredInfraEndpoints;
 
 /**
  * {@link StarterApplication} against the secured listeners, configured as a user configures a
@@ -51,12 +50,14 @@ final class SecuredApplication {
         this.properties.put("spring.kafka.security.protocol", "SASL_SSL");
         this.properties.put("spring.kafka.ssl.bundle", "infra");
         this.properties.put("spring.kafka.properties[sasl.mechanism]", this.secured.kafkaSaslMechanism());
-        this.properties.put("spring.kafka.properties[sasl.jaas.config]",
+        this.properties.put(
+                "spring.kafka.properties[sasl.jaas.config]",
                 "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"${KAFKA_USER}\" "
                         + "password=\"${KAFKA_PASSWORD}\";");
         // ClickHouse: HTTPS with a password user
         for (int s = 0; s < this.secured.clickhouseShards().size(); s++) {
-            this.properties.put("etl.sink.clickhouse.shards[" + s + "].replicas",
+            this.properties.put(
+                    "etl.sink.clickhouse.shards[" + s + "].replicas",
                     String.join(",", this.secured.clickhouseShards().get(s).replicaUrls()));
         }
         this.properties.put("etl.sink.clickhouse.ssl.bundle", "infra");
@@ -72,8 +73,11 @@ final class SecuredApplication {
 
     /** Every secret the environment carries: none may appear in a log line. */
     List<String> secrets() {
-        return List.of(this.secured.kafkaPassword(), this.secured.clickhousePassword(),
-                this.secured.clickhouseReadonlyPassword(), this.secured.trustStorePassword());
+        return List.of(
+                this.secured.kafkaPassword(),
+                this.secured.clickhousePassword(),
+                this.secured.clickhouseReadonlyPassword(),
+                this.secured.trustStorePassword());
     }
 
     SecuredInfraEndpoints secured() {
@@ -83,10 +87,16 @@ final class SecuredApplication {
     /** Starts the application in a child JVM, output (stdout and stderr) to {@code log}. */
     Process start(Path log) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), StarterApplication.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                java,
+                "-Xmx384m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                StarterApplication.class.getName()));
         this.properties.forEach((key, value) -> command.add("--" + key + "=" + value));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().putAll(this.environment);
         return builder.start();
     }
@@ -104,8 +114,7 @@ final class SecuredApplication {
     static String read(Path log) {
         try {
             return Files.readString(log);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             return "(no log: " + ex + ")";
         }
     }
@@ -114,5 +123,4 @@ final class SecuredApplication {
         List<String> lines = read(log).lines().toList();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
     }
-
 }

@@ -3,21 +3,6 @@ package dev.etl.it.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-
 import dev.etl.clickhouse.ClickHouseSchemaException;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.sharding.DistributedPlacement;
@@ -34,6 +19,19 @@ import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
 import dev.etl.test.memory.MemorySource;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 
 /**
  * Named tables against the local 2 × 2 cluster: one application, three tables from
@@ -85,7 +83,7 @@ class SeveralTablesIT {
         try (ConfigurableApplicationContext context = start("order_lines_local")) {
             MemorySource source = context.getBean(MemorySource.class);
             source.handle().assign(0, 0, 1);
-            long[] last = { -1, -1 };
+            long[] last = {-1, -1};
             for (int i = 1; i <= ORDERS; i++) {
                 last[i % 2] = source.handle().push(i % 2, null, bytes("order," + i));
             }
@@ -94,8 +92,8 @@ class SeveralTablesIT {
             }
             for (int p = 0; p < 2; p++) {
                 assertThat(source.handle().awaitCommitted(p, last[p] + 1, Duration.ofSeconds(60)))
-                    .as("partition %d committed", p)
-                    .isTrue();
+                        .as("partition %d committed", p)
+                        .isTrue();
             }
         }
         long orders = 0;
@@ -113,24 +111,36 @@ class SeveralTablesIT {
             long l = count(replica, "SELECT count() FROM " + db.table("order_lines_local"));
             assertThat(o).as("orders on shard %d", shard).isPositive();
             // routed by order id in both tables: an order's lines are on its header's shard
-            assertThat(count(replica, "SELECT count() FROM " + db.table("order_lines_local") + " WHERE order_id NOT IN "
-                    + "(SELECT order_id FROM " + db.table("orders_local") + ")")).as("lines without a header on shard %d",
-                            shard)
-                .isZero();
+            assertThat(count(
+                            replica,
+                            "SELECT count() FROM " + db.table("order_lines_local") + " WHERE order_id NOT IN "
+                                    + "(SELECT order_id FROM " + db.table("orders_local") + ")"))
+                    .as("lines without a header on shard %d", shard)
+                    .isZero();
             // each table holds its own rows, written with its own encoder
-            assertThat(count(replica, "SELECT count() FROM " + db.table("orders_local")
-                    + " WHERE customer_id != order_id % 97")).as("orders rows on shard %d", shard).isZero();
-            assertThat(count(replica, "SELECT count() FROM " + db.table("order_lines_local") + " WHERE line_no >= "
-                    + LINES_PER_ORDER + " OR sku != concat('sku-', toString(order_id * 7 + line_no))"))
-                .as("lines rows on shard %d", shard)
-                .isZero();
-            assertThat(count(replica, "SELECT count() FROM " + db.table("refunds_local")
-                    + " WHERE refund_id != 10000 + order_id")).as("refund rows on shard %d", shard).isZero();
+            assertThat(count(
+                            replica,
+                            "SELECT count() FROM " + db.table("orders_local") + " WHERE customer_id != order_id % 97"))
+                    .as("orders rows on shard %d", shard)
+                    .isZero();
+            assertThat(count(
+                            replica,
+                            "SELECT count() FROM " + db.table("order_lines_local") + " WHERE line_no >= "
+                                    + LINES_PER_ORDER + " OR sku != concat('sku-', toString(order_id * 7 + line_no))"))
+                    .as("lines rows on shard %d", shard)
+                    .isZero();
+            assertThat(count(
+                            replica,
+                            "SELECT count() FROM " + db.table("refunds_local")
+                                    + " WHERE refund_id != 10000 + order_id"))
+                    .as("refund rows on shard %d", shard)
+                    .isZero();
             orders += o;
             lines += l;
             refunds += count(replica, "SELECT count() FROM " + db.table("refunds_local"));
             orderIds += count(replica, "SELECT sum(order_id) FROM " + db.table("orders_local"));
-            distinctLines += count(replica, "SELECT uniqExact(order_id, line_no) FROM " + db.table("order_lines_local"));
+            distinctLines +=
+                    count(replica, "SELECT uniqExact(order_id, line_no) FROM " + db.table("order_lines_local"));
             refundIds += count(replica, "SELECT sum(refund_id) FROM " + db.table("refunds_local"));
         }
         assertThat(orders).isEqualTo(ORDERS);
@@ -145,32 +155,36 @@ class SeveralTablesIT {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aMisconfiguredTableFailsTheStartNamingItsProperty() {
-        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.lines.batch.max-rows=0").close())
-            .hasStackTraceContaining("etl.sink.clickhouse.tables.lines.batch.max-rows must be >= 1, got 0");
-        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.refunds.tabel=refunds").close())
-            .hasStackTraceContaining("etl.sink.clickhouse.tables.refunds.tabel")
-            .hasStackTraceContaining("did you mean etl.sink.clickhouse.tables.refunds.table?");
-        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.refunds.table=").close())
-            .hasStackTraceContaining("etl.sink.clickhouse.tables.refunds.table must be set");
+        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.lines.batch.max-rows=0")
+                        .close())
+                .hasStackTraceContaining("etl.sink.clickhouse.tables.lines.batch.max-rows must be >= 1, got 0");
+        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.refunds.tabel=refunds")
+                        .close())
+                .hasStackTraceContaining("etl.sink.clickhouse.tables.refunds.tabel")
+                .hasStackTraceContaining("did you mean etl.sink.clickhouse.tables.refunds.table?");
+        assertThatThrownBy(() -> start("order_lines_local", "etl.sink.clickhouse.tables.refunds.table=")
+                        .close())
+                .hasStackTraceContaining("etl.sink.clickhouse.tables.refunds.table must be set");
     }
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aTableThatDoesNotMatchItsEncoderFailsTheStartNamingIt() {
         replicated("wrong_lines_local", "order_id UInt64, line_no UInt32, sku String", "order_id");
-        assertThatThrownBy(() -> start("wrong_lines_local").close()).hasRootCauseInstanceOf(ClickHouseSchemaException.class)
-            .rootCause()
-            .hasMessageContaining("table " + db.name() + ".wrong_lines_local")
-            .hasMessageContaining("line_no");
+        assertThatThrownBy(() -> start("wrong_lines_local").close())
+                .hasRootCauseInstanceOf(ClickHouseSchemaException.class)
+                .rootCause()
+                .hasMessageContaining("table " + db.name() + ".wrong_lines_local")
+                .hasMessageContaining("line_no");
     }
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aNamedTablesPlacementIsCheckedAtStartAndItsRowsLandWhereDistributedPutsThem() throws Exception {
         assertThatThrownBy(() -> startPlaced("murmurHash3_64(order_id)").close())
-            .hasRootCauseInstanceOf(ShardPlacementException.class)
-            .rootCause()
-            .hasMessageContaining("does not match Distributed table " + db.name() + ".placed_orders");
+                .hasRootCauseInstanceOf(ShardPlacementException.class)
+                .rootCause()
+                .hasMessageContaining("does not match Distributed table " + db.name() + ".placed_orders");
 
         try (ConfigurableApplicationContext context = startPlaced("cityHash64(order_id)")) {
             MemorySource source = context.getBean(MemorySource.class);
@@ -179,7 +193,8 @@ class SeveralTablesIT {
             for (int i = 1; i <= ORDERS; i++) {
                 last = source.handle().push(0, null, bytes(Long.toString(i * 7919L)));
             }
-            assertThat(source.handle().awaitCommitted(0, last + 1, Duration.ofSeconds(60))).isTrue();
+            assertThat(source.handle().awaitCommitted(0, last + 1, Duration.ofSeconds(60)))
+                    .isTrue();
         }
         long orders = 0;
         long lines = 0;
@@ -189,9 +204,11 @@ class SeveralTablesIT {
                 ClickHouseHttp.query(replica, "SYSTEM SYNC REPLICA " + db.table(table));
                 // the server's own placement of each row: cityHash64(order_id) % 2 names this shard, in the
                 // table the placement is declared for and in the lines routed with the same placement
-                assertThat(count(replica, "SELECT countIf(cityHash64(order_id) % 2 != " + shard + ") FROM "
-                        + db.table(table))).as("%s rows on shard %d that Distributed puts elsewhere", table, shard)
-                    .isZero();
+                assertThat(count(
+                                replica,
+                                "SELECT countIf(cityHash64(order_id) % 2 != " + shard + ") FROM " + db.table(table)))
+                        .as("%s rows on shard %d that Distributed puts elsewhere", table, shard)
+                        .isZero();
             }
             long o = count(replica, "SELECT count() FROM " + db.table("placed_orders_local"));
             assertThat(o).as("orders on shard %d", shard).isPositive();
@@ -203,11 +220,17 @@ class SeveralTablesIT {
     }
 
     private static ConfigurableApplicationContext startPlaced(String shardingKey) {
-        List<String> properties = new ArrayList<>(List.of("spring.application.name=placed-tables-it",
-                "spring.main.web-application-type=none", "etl.pipeline.handle-signals=false",
-                "etl.pipeline.exit-on-failure=false", "etl.pipeline.close-on-failure=false",
-                "etl.checkpoint.interval=100ms", "etl.pipeline.poll-timeout=20ms", "etl.checkpoint.drain-timeout=10s",
-                "etl.sink.clickhouse.database=" + db.name(), "etl.sink.clickhouse.batch.linger=100ms",
+        List<String> properties = new ArrayList<>(List.of(
+                "spring.application.name=placed-tables-it",
+                "spring.main.web-application-type=none",
+                "etl.pipeline.handle-signals=false",
+                "etl.pipeline.exit-on-failure=false",
+                "etl.pipeline.close-on-failure=false",
+                "etl.checkpoint.interval=100ms",
+                "etl.pipeline.poll-timeout=20ms",
+                "etl.checkpoint.drain-timeout=10s",
+                "etl.sink.clickhouse.database=" + db.name(),
+                "etl.sink.clickhouse.batch.linger=100ms",
                 "etl.sink.clickhouse.tables.orders.table=placed_orders_local",
                 "etl.sink.clickhouse.tables.orders.placement.distributed-table=placed_orders",
                 "etl.sink.clickhouse.tables.orders.placement.sharding-key=" + shardingKey,
@@ -217,16 +240,24 @@ class SeveralTablesIT {
             properties.add("etl.sink.clickhouse.shards[" + s + "].replicas="
                     + String.join(",", infra.clickhouseShards().get(s).replicaUrls()));
         }
-        return new SpringApplicationBuilder(PlacedApplication.class).properties(properties.toArray(String[]::new))
-            .run();
+        return new SpringApplicationBuilder(PlacedApplication.class)
+                .properties(properties.toArray(String[]::new))
+                .run();
     }
 
     private static ConfigurableApplicationContext start(String linesTable, String... extra) {
-        List<String> properties = new ArrayList<>(List.of("spring.application.name=tables-it",
-                "spring.main.web-application-type=none", "etl.pipeline.handle-signals=false",
-                "etl.pipeline.exit-on-failure=false", "etl.pipeline.close-on-failure=false", "etl.pipeline.threads=2",
-                "etl.checkpoint.interval=100ms", "etl.pipeline.poll-timeout=20ms", "etl.checkpoint.drain-timeout=10s",
-                "etl.sink.clickhouse.database=" + db.name(), "etl.sink.clickhouse.batch.linger=100ms",
+        List<String> properties = new ArrayList<>(List.of(
+                "spring.application.name=tables-it",
+                "spring.main.web-application-type=none",
+                "etl.pipeline.handle-signals=false",
+                "etl.pipeline.exit-on-failure=false",
+                "etl.pipeline.close-on-failure=false",
+                "etl.pipeline.threads=2",
+                "etl.checkpoint.interval=100ms",
+                "etl.pipeline.poll-timeout=20ms",
+                "etl.checkpoint.drain-timeout=10s",
+                "etl.sink.clickhouse.database=" + db.name(),
+                "etl.sink.clickhouse.batch.linger=100ms",
                 "etl.sink.clickhouse.tables.orders.table=orders_local",
                 "etl.sink.clickhouse.tables.lines.table=" + linesTable,
                 "etl.sink.clickhouse.tables.lines.batch.max-rows=500",
@@ -236,8 +267,9 @@ class SeveralTablesIT {
                     + String.join(",", infra.clickhouseShards().get(s).replicaUrls()));
         }
         properties.addAll(List.of(extra));
-        return new SpringApplicationBuilder(TablesApplication.class).properties(properties.toArray(String[]::new))
-            .run();
+        return new SpringApplicationBuilder(TablesApplication.class)
+                .properties(properties.toArray(String[]::new))
+                .run();
     }
 
     private static long count(String replica, String sql) {
@@ -283,13 +315,17 @@ class SeveralTablesIT {
                 }
             };
             return (ctx) -> Chains.from(ctx, parse)
-                .fanOut("order-rows",
-                        (header) -> header.map("to-order", (id) -> new TablesApplication.OrderRow(id, id % 97))
-                            .sink("orders", DistributedRouter.byLong(placement, TablesApplication.OrderRow::orderId)),
-                        (rows) -> rows.flatMap("to-lines", lines)
-                            .sink("lines", DistributedRouter.byLong(placement, TablesApplication.LineRow::orderId)));
+                    .fanOut(
+                            "order-rows",
+                            (header) -> header.map("to-order", (id) -> new TablesApplication.OrderRow(id, id % 97))
+                                    .sink(
+                                            "orders",
+                                            DistributedRouter.byLong(placement, TablesApplication.OrderRow::orderId)),
+                            (rows) -> rows.flatMap("to-lines", lines)
+                                    .sink(
+                                            "lines",
+                                            DistributedRouter.byLong(placement, TablesApplication.LineRow::orderId)));
         }
-
     }
 
     /** "order,&lt;id&gt;" (with three lines) or "refund,&lt;id&gt;,&lt;orderId&gt;" into three tables. */
@@ -297,17 +333,13 @@ class SeveralTablesIT {
     @EnableAutoConfiguration
     static class TablesApplication {
 
-        record Event(boolean refund, long id, long orderId) {
-        }
+        record Event(boolean refund, long id, long orderId) {}
 
-        record OrderRow(long orderId, long customerId) {
-        }
+        record OrderRow(long orderId, long customerId) {}
 
-        record LineRow(long orderId, int lineNo, String sku) {
-        }
+        record LineRow(long orderId, int lineNo, String sku) {}
 
-        record RefundRow(long refundId, long orderId) {
-        }
+        record RefundRow(long refundId, long orderId) {}
 
         static final FlatMapper<Event, LineRow> LINES = (order, out) -> {
             for (int i = 0; i < LINES_PER_ORDER; i++) {
@@ -324,28 +356,28 @@ class SeveralTablesIT {
         @Qualifier("orders")
         RowBinaryEncoder<OrderRow> orderRows() {
             return RowBinaryEncoder.<OrderRow>builder()
-                .uint64("order_id", OrderRow::orderId)
-                .uint64("customer_id", OrderRow::customerId)
-                .build();
+                    .uint64("order_id", OrderRow::orderId)
+                    .uint64("customer_id", OrderRow::customerId)
+                    .build();
         }
 
         @Bean
         @Qualifier("lines")
         RowBinaryEncoder<LineRow> lineRows() {
             return RowBinaryEncoder.<LineRow>builder()
-                .uint64("order_id", LineRow::orderId)
-                .uint16("line_no", LineRow::lineNo)
-                .string("sku", LineRow::sku)
-                .build();
+                    .uint64("order_id", LineRow::orderId)
+                    .uint16("line_no", LineRow::lineNo)
+                    .string("sku", LineRow::sku)
+                    .build();
         }
 
         @Bean
         @Qualifier("refunds")
         RowBinaryEncoder<RefundRow> refundRows() {
             return RowBinaryEncoder.<RefundRow>builder()
-                .uint64("refund_id", RefundRow::refundId)
-                .uint64("order_id", RefundRow::orderId)
-                .build();
+                    .uint64("refund_id", RefundRow::refundId)
+                    .uint64("order_id", RefundRow::orderId)
+                    .build();
         }
 
         @Bean
@@ -357,18 +389,18 @@ class SeveralTablesIT {
                 out.collect(new Event(refund, id, refund ? Long.parseLong(f[2]) : id));
             };
             return (ctx) -> Chains.from(ctx, parse)
-                .fanOut("by-kind",
-                        (orders) -> orders.filter("orders-only", (e) -> !e.refund())
-                            .fanOut("order-rows",
-                                    (header) -> header.map("to-order", (e) -> new OrderRow(e.id(), e.id() % 97))
-                                        .sink("orders", KeyHashRouter.byKey(OrderRow::orderId)),
-                                    (lines) -> lines.flatMap("to-lines", LINES)
-                                        .sink("lines", KeyHashRouter.byKey(LineRow::orderId))),
-                        (refunds) -> refunds.filter("refunds-only", Event::refund)
-                            .map("to-refund", (e) -> new RefundRow(e.id(), e.orderId()))
-                            .sink("refunds", KeyHashRouter.byKey(RefundRow::orderId)));
+                    .fanOut(
+                            "by-kind",
+                            (orders) -> orders.filter("orders-only", (e) -> !e.refund())
+                                    .fanOut(
+                                            "order-rows",
+                                            (header) -> header.map("to-order", (e) -> new OrderRow(e.id(), e.id() % 97))
+                                                    .sink("orders", KeyHashRouter.byKey(OrderRow::orderId)),
+                                            (lines) -> lines.flatMap("to-lines", LINES)
+                                                    .sink("lines", KeyHashRouter.byKey(LineRow::orderId))),
+                            (refunds) -> refunds.filter("refunds-only", Event::refund)
+                                    .map("to-refund", (e) -> new RefundRow(e.id(), e.orderId()))
+                                    .sink("refunds", KeyHashRouter.byKey(RefundRow::orderId)));
         }
-
     }
-
 }

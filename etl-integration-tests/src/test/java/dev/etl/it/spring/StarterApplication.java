@@ -1,22 +1,19 @@
 package dev.etl.it.spring;
 
-import java.util.ArrayList;
-import java.util.List;
-
-import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericRecord;
-import org.springframework.boot.SpringApplication;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.context.annotation.Bean;
-
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.test.infra.InfraEndpoints;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.annotation.Bean;
 
 /**
  * A Boot application written the way a user writes one with only the starter: Avro orders from Kafka
@@ -43,10 +40,9 @@ public class StarterApplication {
     record OrderRow(long id, String customer, long amountCents) {
 
         static OrderRow of(GenericRecord order) {
-            return new OrderRow((Long) order.get("id"), order.get("customer").toString(),
-                    (Long) order.get("amount_cents"));
+            return new OrderRow(
+                    (Long) order.get("id"), order.get("customer").toString(), (Long) order.get("amount_cents"));
         }
-
     }
 
     public static void main(String[] args) {
@@ -56,17 +52,18 @@ public class StarterApplication {
     @Bean
     RowBinaryEncoder<OrderRow> orderRows() {
         return RowBinaryEncoder.<OrderRow>builder()
-            .uint64("id", OrderRow::id)
-            .string("customer", OrderRow::customer)
-            .int64("amount_cents", OrderRow::amountCents)
-            .build();
+                .uint64("id", OrderRow::id)
+                .string("customer", OrderRow::customer)
+                .int64("amount_cents", OrderRow::amountCents)
+                .build();
     }
 
     @Bean
     ChainFactory orders(SchemaRegistryClient registry, RowBinaryEncoder<OrderRow> orderRows) {
-        return (ctx) -> Chains.from(ctx, AvroDeserializer.generic(ORDER).confluent(registry).build())
-            .map("to-row", OrderRow::of)
-            .sink(orderRows, KeyHashRouter.byKey(OrderRow::id));
+        return (ctx) -> Chains.from(
+                        ctx, AvroDeserializer.generic(ORDER).confluent(registry).build())
+                .map("to-row", OrderRow::of)
+                .sink(orderRows, KeyHashRouter.byKey(OrderRow::id));
     }
 
     /**
@@ -105,5 +102,4 @@ public class StarterApplication {
         }
         return properties;
     }
-
 }

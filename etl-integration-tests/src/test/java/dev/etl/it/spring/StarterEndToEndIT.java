@@ -8,21 +8,6 @@ import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-
 import dev.etl.it.spring.StarterItSupport.OrderProducer;
 import dev.etl.it.spring.StarterItSupport.PartitionRows;
 import dev.etl.pipeline.PipelineRuntime;
@@ -31,6 +16,19 @@ import dev.etl.test.infra.ClickHouseTestDatabase;
 import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.KafkaTestTopics;
 import dev.etl.test.infra.LocalInfra;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * A Boot application that uses only the starter ({@link StarterApplication}), against the real Kafka,
@@ -48,8 +46,8 @@ class StarterEndToEndIT {
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
-    void ordersFlowFromKafkaToBothShardsWithProbesAndMetricsOverHttp(InfraEndpoints infra, ClickHouseTestDatabase db,
-            KafkaTestTopics topics) throws Exception {
+    void ordersFlowFromKafkaToBothShardsWithProbesAndMetricsOverHttp(
+            InfraEndpoints infra, ClickHouseTestDatabase db, KafkaTestTopics topics) throws Exception {
         String topic = topics.create("starter-e2e", PARTITIONS);
         String group = "it-" + topic;
         StarterItSupport.createOrdersTable(db);
@@ -61,12 +59,14 @@ class StarterEndToEndIT {
         properties.add("etl.pipeline.exit-on-failure=false");
         long started = System.nanoTime();
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(StarterApplication.class)
-            .properties(properties.toArray(String[]::new))
-            .run()) {
+                .properties(properties.toArray(String[]::new))
+                .run()) {
             int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
             int readyAtStart = get(port, "/readyz").statusCode();
-            log.info("started in {} ms; /readyz answered {} right after startup",
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), readyAtStart);
+            log.info(
+                    "started in {} ms; /readyz answered {} right after startup",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                    readyAtStart);
             assertThat(readyAtStart).as("/readyz right after startup").isIn(200, 503);
 
             try (OrderProducer producer = new OrderProducer(infra.kafkaBootstrap(), topic, PARTITIONS, schemaId)) {
@@ -76,7 +76,9 @@ class StarterEndToEndIT {
             Map<TopicPartition, Long> end = endOffsets(topics.admin(), topic, PARTITIONS);
             assertThat(sum(end)).as("produced").isEqualTo(ORDERS);
 
-            await(Duration.ofSeconds(60), "every end offset committed " + end,
+            await(
+                    Duration.ofSeconds(60),
+                    "every end offset committed " + end,
                     () -> committed(topics.admin(), group).equals(end));
             PipelineRuntime runtime = context.getBean(PipelineRuntime.class);
             assertThat(runtime.state()).isEqualTo(PipelineState.RUNNING);
@@ -90,28 +92,37 @@ class StarterEndToEndIT {
             Map<Integer, PartitionRows> byPartition = StarterItSupport.rowsByPartition(infra, db, PARTITIONS);
             for (int p = 0; p < PARTITIONS; p++) {
                 long produced = end.get(new TopicPartition(topic, p));
-                assertThat(byPartition.get(p)).as("partition %d", p)
-                    .isEqualTo(new PartitionRows(produced, produced, (produced - 1) * PARTITIONS + p));
+                assertThat(byPartition.get(p))
+                        .as("partition %d", p)
+                        .isEqualTo(new PartitionRows(produced, produced, (produced - 1) * PARTITIONS + p));
             }
 
-            await(Duration.ofSeconds(10), "/actuator/health/readiness 200",
+            await(
+                    Duration.ofSeconds(10),
+                    "/actuator/health/readiness 200",
                     () -> get(port, "/actuator/health/readiness").statusCode() == 200);
             assertThat(get(port, "/readyz").statusCode()).as("/readyz").isEqualTo(200);
             assertThat(get(port, "/healthz").statusCode()).as("/healthz").isEqualTo(200);
             HttpResponse<String> scrape = get(port, "/actuator/prometheus");
             assertThat(scrape.statusCode()).isEqualTo(200);
-            assertThat(scrape.body()).contains("etl_source_records_total{", "etl_sink_rows_total{",
-                    "etl_checkpoint_watermark_age_seconds{", "etl_source_lag_records{", "pipeline=\"starter-it\"");
-            assertThat(sinkRowsTotal(scrape.body())).as("etl_sink_rows_total summed").isEqualTo(ORDERS);
+            assertThat(scrape.body())
+                    .contains(
+                            "etl_source_records_total{",
+                            "etl_sink_rows_total{",
+                            "etl_checkpoint_watermark_age_seconds{",
+                            "etl_source_lag_records{",
+                            "pipeline=\"starter-it\"");
+            assertThat(sinkRowsTotal(scrape.body()))
+                    .as("etl_sink_rows_total summed")
+                    .isEqualTo(ORDERS);
         }
     }
 
     /** Sum of the {@code etl_sink_rows_total} samples in a Prometheus scrape. */
     private static double sinkRowsTotal(String scrape) {
         return scrape.lines()
-            .filter((line) -> line.startsWith("etl_sink_rows_total{"))
-            .mapToDouble((line) -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
-            .sum();
+                .filter((line) -> line.startsWith("etl_sink_rows_total{"))
+                .mapToDouble((line) -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
     }
-
 }

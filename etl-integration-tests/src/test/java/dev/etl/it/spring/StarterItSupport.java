@@ -1,5 +1,11 @@
 package dev.etl.it.spring;
 
+import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.it.support.OrderedProducer;
+import dev.etl.test.infra.ClickHouseHttp;
+import dev.etl.test.infra.ClickHouseTestDatabase;
+import dev.etl.test.infra.InfraEndpoints;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -8,15 +14,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-
 import org.apache.avro.generic.GenericData;
-
-import dev.etl.avro.AvroWireFormat;
-import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.it.support.OrderedProducer;
-import dev.etl.test.infra.ClickHouseHttp;
-import dev.etl.test.infra.ClickHouseTestDatabase;
-import dev.etl.test.infra.InfraEndpoints;
 
 /**
  * Shared pieces of the starter ITs. Order {@code i} has id {@code i} and goes to partition
@@ -26,10 +24,10 @@ import dev.etl.test.infra.InfraEndpoints;
  */
 final class StarterItSupport {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private StarterItSupport() {
-    }
+    private StarterItSupport() {}
 
     /** Creates the replicated {@code orders} table on every shard. */
     static void createOrdersTable(ClickHouseTestDatabase db) {
@@ -40,8 +38,9 @@ final class StarterItSupport {
 
     /** Registers the order schema under {@code <topic>-value}; answers its id. */
     static int registerSchema(InfraEndpoints infra, String topic) throws Exception {
-        return SchemaRegistryClient.builder(infra.registryUrl()).build()
-            .register(topic + "-value", StarterApplication.ORDER);
+        return SchemaRegistryClient.builder(infra.registryUrl())
+                .build()
+                .register(topic + "-value", StarterApplication.ORDER);
     }
 
     /** A producer of Confluent-framed Avro orders, in order (an {@link OrderedProducer}). */
@@ -79,33 +78,37 @@ final class StarterItSupport {
         public void close() {
             this.producer.close();
         }
-
     }
 
     /** Per partition: rows, distinct ids and the largest id over both shards (after syncing replicas). */
-    record PartitionRows(long rows, long distinct, long maxId) {
-    }
+    record PartitionRows(long rows, long distinct, long maxId) {}
 
     /**
      * Rows of {@code orders} by Kafka partition ({@code id % partitions}), summed over the shards, each
      * counted on its first replica after {@code SYSTEM SYNC REPLICA} (inserts may have gone to either).
      */
-    static Map<Integer, PartitionRows> rowsByPartition(InfraEndpoints infra, ClickHouseTestDatabase db,
-            int partitions) {
+    static Map<Integer, PartitionRows> rowsByPartition(
+            InfraEndpoints infra, ClickHouseTestDatabase db, int partitions) {
         Map<Integer, PartitionRows> out = new HashMap<>();
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             String url = shard.replicaUrl(1);
             ClickHouseHttp.query(url, "SYSTEM SYNC REPLICA " + db.table("orders"));
-            String answer = ClickHouseHttp.query(url, "SELECT id % " + partitions + " AS p, count(), uniqExact(id), "
-                    + "max(id) FROM " + db.table("orders") + " GROUP BY p FORMAT TabSeparated");
+            String answer = ClickHouseHttp.query(
+                    url,
+                    "SELECT id % " + partitions + " AS p, count(), uniqExact(id), " + "max(id) FROM "
+                            + db.table("orders") + " GROUP BY p FORMAT TabSeparated");
             for (String line : answer.strip().split("\n")) {
                 if (line.isEmpty()) {
                     continue;
                 }
                 String[] f = line.split("\t");
-                PartitionRows rows = new PartitionRows(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
-                out.merge(Integer.parseInt(f[0]), rows, (a, b) -> new PartitionRows(a.rows() + b.rows(),
-                        a.distinct() + b.distinct(), Math.max(a.maxId(), b.maxId())));
+                PartitionRows rows =
+                        new PartitionRows(Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]));
+                out.merge(
+                        Integer.parseInt(f[0]),
+                        rows,
+                        (a, b) -> new PartitionRows(
+                                a.rows() + b.rows(), a.distinct() + b.distinct(), Math.max(a.maxId(), b.maxId())));
             }
         }
         return out;
@@ -115,8 +118,9 @@ final class StarterItSupport {
     static long shardRows(InfraEndpoints.ClickHouseShard shard, ClickHouseTestDatabase db) {
         String url = shard.replicaUrl(1);
         ClickHouseHttp.query(url, "SYSTEM SYNC REPLICA " + db.table("orders"));
-        return Long.parseLong(ClickHouseHttp.query(url, "SELECT count() FROM " + db.table("orders")
-                + " FORMAT TabSeparated").strip());
+        return Long.parseLong(
+                ClickHouseHttp.query(url, "SELECT count() FROM " + db.table("orders") + " FORMAT TabSeparated")
+                        .strip());
     }
 
     static long sum(Map<?, Long> values) {
@@ -125,13 +129,12 @@ final class StarterItSupport {
 
     static HttpResponse<String> get(int port, String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-            .timeout(Duration.ofSeconds(10))
-            .build();
+                .timeout(Duration.ofSeconds(10))
+                .build();
         return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
-
 }

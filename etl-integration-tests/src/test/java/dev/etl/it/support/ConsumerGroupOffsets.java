@@ -3,7 +3,6 @@ package dev.etl.it.support;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -17,8 +16,7 @@ public final class ConsumerGroupOffsets {
 
     private static final long TIMEOUT_SECONDS = 10;
 
-    private ConsumerGroupOffsets() {
-    }
+    private ConsumerGroupOffsets() {}
 
     /**
      * Offsets {@code group} committed, per partition that has one.
@@ -29,8 +27,8 @@ public final class ConsumerGroupOffsets {
      */
     public static Map<TopicPartition, Long> committed(Admin admin, String group) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
-            .partitionsToOffsetAndMetadata()
-            .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                .partitionsToOffsetAndMetadata()
+                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
         Map<TopicPartition, Long> out = new HashMap<>();
         offsets.forEach((tp, om) -> {
             if (om != null) {
@@ -55,10 +53,9 @@ public final class ConsumerGroupOffsets {
         }
         Map<TopicPartition, Long> out = new HashMap<>();
         admin.listOffsets(request)
-            .all()
-            .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
-            .forEach((tp, info) -> out.put(tp, info.offset()));
+                .all()
+                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS)
+                .forEach((tp, info) -> out.put(tp, info.offset()));
         return out;
     }
-
 }

@@ -7,8 +7,7 @@ import java.time.Duration;
 /** Bounded waits on conditions the ITs observe from outside (commits, rows, HTTP probes). */
 public final class Eventually {
 
-    private Eventually() {
-    }
+    private Eventually() {}
 
     /**
      * Polls {@code condition} every 100 ms until it is true.
@@ -38,7 +37,5 @@ public final class Eventually {
          * @throws Exception to fail the wait
          */
         boolean isMet() throws Exception;
-
     }
-
 }

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -42,19 +41,31 @@ public final class OrderedProducer implements AutoCloseable {
      * @throws IllegalStateException if some partition has no leader within 30 s
      */
     public OrderedProducer(String bootstrap, String topic, int partitions) {
-        Map<String, Object> props = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.LINGER_MS_CONFIG, 10, ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024,
-                ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4", ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, false,
-                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1,
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000, ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 30_000);
+        Map<String, Object> props = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.LINGER_MS_CONFIG,
+                10,
+                ProducerConfig.BATCH_SIZE_CONFIG,
+                256 * 1024,
+                ProducerConfig.COMPRESSION_TYPE_CONFIG,
+                "lz4",
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                false,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                1,
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                15_000,
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                30_000);
         this.producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());
         this.topic = topic;
         this.partitions = partitions;
         try {
             awaitLeaders();
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             this.producer.close(Duration.ZERO);
             throw ex;
         }
@@ -102,7 +113,8 @@ public final class OrderedProducer implements AutoCloseable {
         while (true) {
             List<PartitionInfo> infos = this.producer.partitionsFor(this.topic);
             if (infos.size() == this.partitions
-                    && infos.stream().allMatch((i) -> i.leader() != null && !i.leader().isEmpty())) {
+                    && infos.stream()
+                            .allMatch((i) -> i.leader() != null && !i.leader().isEmpty())) {
                 return;
             }
             if (System.nanoTime() - deadline > 0) {
@@ -110,12 +122,10 @@ public final class OrderedProducer implements AutoCloseable {
             }
             try {
                 Thread.sleep(50);
-            }
-            catch (InterruptedException ex) {
+            } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException(ex);
             }
         }
     }
-
 }

@@ -22,5 +22,4 @@ public final class EtlSecretsAutoConfiguration {
     EtlSecretsSanitizingFunction etlSecretsSanitizingFunction() {
         return new EtlSecretsSanitizingFunction();
     }
-
 }

@@ -1,9 +1,8 @@
 package dev.etl.autoconfigure.actuate;
 
+import dev.etl.util.Secrets;
 import org.springframework.boot.actuate.endpoint.SanitizableData;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
-
-import dev.etl.util.Secrets;
 
 /**
  * Masks secrets in what {@code /actuator/env} and {@code /actuator/configprops} show <em>when values
@@ -37,5 +36,4 @@ public final class EtlSecretsSanitizingFunction implements SanitizingFunction {
         }
         return data;
     }
-
 }

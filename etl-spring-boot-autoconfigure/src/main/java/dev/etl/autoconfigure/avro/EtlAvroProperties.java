@@ -1,11 +1,9 @@
 package dev.etl.autoconfigure.avro;
 
+import dev.etl.avro.SchemaRegistryClient;
 import java.time.Duration;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.io.Resource;
-
-import dev.etl.avro.SchemaRegistryClient;
 
 /** Avro deserialization and the schema registry ({@code etl.avro.*}). */
 @ConfigurationProperties("etl.avro")
@@ -127,7 +125,5 @@ public class EtlAvroProperties {
         public void setRequestTimeout(Duration requestTimeout) {
             this.requestTimeout = requestTimeout;
         }
-
     }
-
 }

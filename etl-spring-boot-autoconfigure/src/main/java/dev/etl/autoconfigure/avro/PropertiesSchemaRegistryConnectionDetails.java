@@ -1,13 +1,11 @@
 package dev.etl.autoconfigure.avro;
 
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
+import dev.etl.util.Suggestion;
 import java.util.List;
-
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
-
-import dev.etl.autoconfigure.InvalidEtlConfigurationException;
-import dev.etl.util.Suggestion;
 
 /** {@link SchemaRegistryConnectionDetails} from {@code etl.avro.registry.*}. */
 class PropertiesSchemaRegistryConnectionDetails implements SchemaRegistryConnectionDetails {
@@ -47,16 +45,15 @@ class PropertiesSchemaRegistryConnectionDetails implements SchemaRegistryConnect
             if (this.sslBundles != null) {
                 return this.sslBundles.getBundle(name);
             }
-        }
-        catch (NoSuchSslBundleException ex) {
+        } catch (NoSuchSslBundleException ex) {
             // reported below with the names there are
         }
         String closest = Suggestion.closest(name, names);
-        throw new InvalidEtlConfigurationException("etl.avro.registry.ssl-bundle=" + name + " names no SSL bundle; "
-                + "the configured bundles are " + names + ((closest != null) ? " (did you mean '" + closest + "'?)" : ""),
+        throw new InvalidEtlConfigurationException(
+                "etl.avro.registry.ssl-bundle=" + name + " names no SSL bundle; " + "the configured bundles are "
+                        + names + ((closest != null) ? " (did you mean '" + closest + "'?)" : ""),
                 "Define the bundle under spring.ssl.bundle.jks." + name + ".* or spring.ssl.bundle.pem." + name
                         + ".* (its truststore is what verifies the registry's certificate), or fix the name in "
                         + "etl.avro.registry.ssl-bundle.");
     }
-
 }

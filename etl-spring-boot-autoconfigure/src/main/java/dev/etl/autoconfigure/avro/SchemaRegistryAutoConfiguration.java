@@ -1,11 +1,10 @@
 package dev.etl.autoconfigure.avro;
 
 import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.avro.SchemaRegistryClient;
 import java.io.IOException;
 import java.io.InputStream;
-
 import org.apache.avro.Schema;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -17,8 +16,6 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.io.Resource;
 
-import dev.etl.avro.SchemaRegistryClient;
-
 /**
  * The schema-registry client, when {@code etl.avro.registry.url} is set (or a
  * {@link SchemaRegistryConnectionDetails} bean exists), for the application's chains to build their
@@ -26,30 +23,30 @@ import dev.etl.avro.SchemaRegistryClient;
  * ({@code etl.avro.registry.check-on-startup}); and the reader schema from {@code etl.avro.reader-schema}, as a
  * bean named {@code etlAvroReaderSchema}.
  */
-@AutoConfiguration(before = EtlAutoConfiguration.class,
+@AutoConfiguration(
+        before = EtlAutoConfiguration.class,
         afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
-@ConditionalOnClass({ SchemaRegistryClient.class, Schema.class })
+@ConditionalOnClass({SchemaRegistryClient.class, Schema.class})
 @EnableConfigurationProperties(EtlAvroProperties.class)
 public final class SchemaRegistryAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(SchemaRegistryConnectionDetails.class)
     @ConditionalOnProperty("etl.avro.registry.url")
-    PropertiesSchemaRegistryConnectionDetails schemaRegistryConnectionDetails(EtlAvroProperties properties,
-            ObjectProvider<SslBundles> sslBundles) {
-        return new PropertiesSchemaRegistryConnectionDetails(properties.getRegistry(),
-                sslBundles.getIfAvailable());
+    PropertiesSchemaRegistryConnectionDetails schemaRegistryConnectionDetails(
+            EtlAvroProperties properties, ObjectProvider<SslBundles> sslBundles) {
+        return new PropertiesSchemaRegistryConnectionDetails(properties.getRegistry(), sslBundles.getIfAvailable());
     }
 
     @Bean
     @ConditionalOnMissingBean
     @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(SchemaRegistryConnectionDetails.class)
-    SchemaRegistryClient etlSchemaRegistryClient(SchemaRegistryConnectionDetails connection,
-            EtlAvroProperties properties) {
+    SchemaRegistryClient etlSchemaRegistryClient(
+            SchemaRegistryConnectionDetails connection, EtlAvroProperties properties) {
         EtlAvroProperties.Registry registry = properties.getRegistry();
         SchemaRegistryClient.Builder builder = SchemaRegistryClient.builder(connection.getUrl())
-            .connectTimeout(registry.getConnectTimeout())
-            .requestTimeout(registry.getRequestTimeout());
+                .connectTimeout(registry.getConnectTimeout())
+                .requestTimeout(registry.getRequestTimeout());
         if (connection.getUsername() != null) {
             builder.basicAuth(connection.getUsername(), connection.getPassword());
         }
@@ -74,5 +71,4 @@ public final class SchemaRegistryAutoConfiguration {
             return new Schema.Parser().parse(in);
         }
     }
-
 }

@@ -40,5 +40,4 @@ public interface SchemaRegistryConnectionDetails extends ConnectionDetails {
     default SslBundle getSslBundle() {
         return null;
     }
-
 }

@@ -1,10 +1,8 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import java.time.Duration;
-
-import org.springframework.util.unit.DataSize;
-
 import dev.etl.sink.BatchConfig;
+import java.time.Duration;
+import org.springframework.util.unit.DataSize;
 
 /** When a shard worker seals a batch ({@code etl.sink.clickhouse.batch.*}). */
 public class ClickHouseBatchProperties {
@@ -47,5 +45,4 @@ public class ClickHouseBatchProperties {
     public void setLinger(Duration linger) {
         this.linger = linger;
     }
-
 }

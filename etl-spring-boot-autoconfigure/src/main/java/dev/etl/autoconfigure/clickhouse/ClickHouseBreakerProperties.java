@@ -1,8 +1,7 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import java.time.Duration;
-
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import java.time.Duration;
 
 /** Per-replica circuit breaker ({@code etl.sink.clickhouse.breaker.*}). */
 public class ClickHouseBreakerProperties {
@@ -32,5 +31,4 @@ public class ClickHouseBreakerProperties {
     public void setOpenTime(Duration openTime) {
         this.openTime = openTime;
     }
-
 }

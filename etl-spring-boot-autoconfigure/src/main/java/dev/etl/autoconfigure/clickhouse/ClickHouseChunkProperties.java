@@ -1,8 +1,7 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import org.springframework.util.unit.DataSize;
-
 import dev.etl.sink.ChunkConfig;
+import org.springframework.util.unit.DataSize;
 
 /**
  * When a lane hands its open chunk of a shard to the shard's worker, besides the end of every poll
@@ -35,5 +34,4 @@ public class ClickHouseChunkProperties {
     public void setMaxBytes(DataSize maxBytes) {
         this.maxBytes = maxBytes;
     }
-
 }

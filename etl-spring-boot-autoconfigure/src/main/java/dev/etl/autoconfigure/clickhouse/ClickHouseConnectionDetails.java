@@ -2,7 +2,6 @@ package dev.etl.autoconfigure.clickhouse;
 
 import java.net.URI;
 import java.util.List;
-
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 
@@ -43,5 +42,4 @@ public interface ClickHouseConnectionDetails extends ConnectionDetails {
     default SslBundle getSslBundle() {
         return null;
     }
-
 }

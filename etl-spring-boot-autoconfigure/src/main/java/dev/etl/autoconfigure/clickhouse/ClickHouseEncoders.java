@@ -1,20 +1,18 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.autoconfigure.PipelineAssemblyException;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.clickhouse.ValidationMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-
 import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
 import org.springframework.beans.factory.annotation.BeanFactoryAnnotationUtils;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-
-import dev.etl.autoconfigure.PipelineAssemblyException;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.clickhouse.RowBinaryEncoder;
-import dev.etl.clickhouse.ValidationMode;
 
 /**
  * Finds each ClickHouse sink's one encoder declaration, a {@link RowBinaryEncoder} bean: a named table's
@@ -39,22 +37,24 @@ final class ClickHouseEncoders {
     RowBinaryEncoder<?> table(String name, ClickHouseSinkConfig config) {
         try {
             return BeanFactoryAnnotationUtils.qualifiedBeanOfType(this.beanFactory, RowBinaryEncoder.class, name);
-        }
-        catch (NoUniqueBeanDefinitionException ex) {
-            throw new PipelineAssemblyException("The ClickHouse sink '" + name + "' (etl.sink.clickhouse.tables." + name
-                    + ", table " + config.qualifiedTable() + ") has " + ex.getNumberOfBeansFound()
-                    + " RowBinaryEncoder beans qualified \"" + name + "\": " + ex.getBeanNamesFound() + ".",
+        } catch (NoUniqueBeanDefinitionException ex) {
+            throw new PipelineAssemblyException(
+                    "The ClickHouse sink '" + name + "' (etl.sink.clickhouse.tables." + name
+                            + ", table " + config.qualifiedTable() + ") has " + ex.getNumberOfBeansFound()
+                            + " RowBinaryEncoder beans qualified \"" + name + "\": " + ex.getBeanNamesFound() + ".",
                     "Qualify exactly one RowBinaryEncoder bean with @Qualifier(\"" + name + "\"): it is the table's "
                             + "encoder, validated against the table and used for every row.");
-        }
-        catch (NoSuchBeanDefinitionException ex) {
+        } catch (NoSuchBeanDefinitionException ex) {
             if (config.validation() == ValidationMode.OFF) {
                 return null;
             }
-            throw new PipelineAssemblyException("The ClickHouse sink '" + name + "' (etl.sink.clickhouse.tables." + name
-                    + ", table " + config.qualifiedTable() + ") validates the table against its encoder's columns "
-                    + "(validation=" + config.validation() + "), but there is no RowBinaryEncoder bean qualified \""
-                    + name + "\".",
+            throw new PipelineAssemblyException(
+                    "The ClickHouse sink '" + name + "' (etl.sink.clickhouse.tables." + name
+                            + ", table " + config.qualifiedTable()
+                            + ") validates the table against its encoder's columns "
+                            + "(validation=" + config.validation()
+                            + "), but there is no RowBinaryEncoder bean qualified \""
+                            + name + "\".",
                     "Declare the table's encoder as @Bean @Qualifier(\"" + name + "\") RowBinaryEncoder<...> (the sink "
                             + "validates the table against it and writes every row with it; chains write to the table "
                             + "with .sink(\"" + name + "\", router)), or set etl.sink.clickhouse.tables." + name
@@ -72,13 +72,18 @@ final class ClickHouseEncoders {
         if (encoder != null || config.validation() == ValidationMode.OFF) {
             return encoder;
         }
-        String others = this.tables.isEmpty() ? "" : " (not counting those qualified for etl.sink.clickhouse.tables: "
-                + this.tables + ")";
-        throw new PipelineAssemblyException("The ClickHouse sink for " + config.qualifiedTable() + " validates the "
-                + "table against its encoder's columns (etl.sink.clickhouse.validation=" + config.validation()
-                + "), but there " + (candidates.isEmpty() ? "is no RowBinaryEncoder bean"
-                        : "are " + candidates.size() + " RowBinaryEncoder beans " + candidates + " and none is @Primary")
-                + others + ".",
+        String others = this.tables.isEmpty()
+                ? ""
+                : " (not counting those qualified for etl.sink.clickhouse.tables: " + this.tables + ")";
+        throw new PipelineAssemblyException(
+                "The ClickHouse sink for " + config.qualifiedTable() + " validates the "
+                        + "table against its encoder's columns (etl.sink.clickhouse.validation=" + config.validation()
+                        + "), but there "
+                        + (candidates.isEmpty()
+                                ? "is no RowBinaryEncoder bean"
+                                : "are " + candidates.size() + " RowBinaryEncoder beans " + candidates
+                                        + " and none is @Primary")
+                        + others + ".",
                 "Declare the sink's RowBinaryEncoder as a @Bean (the sink validates the table against it and writes "
                         + "every row with it; mark one @Primary if there are several), or set "
                         + "etl.sink.clickhouse.validation=off and pass the encoder in the chain.");
@@ -91,9 +96,11 @@ final class ClickHouseEncoders {
 
     private List<String> singleCandidates() {
         List<String> candidates = new ArrayList<>();
-        for (String bean : BeanFactoryUtils.beanNamesForTypeIncludingAncestors(this.beanFactory, RowBinaryEncoder.class)) {
+        for (String bean :
+                BeanFactoryUtils.beanNamesForTypeIncludingAncestors(this.beanFactory, RowBinaryEncoder.class)) {
             if (this.tables.stream()
-                .noneMatch((table) -> BeanFactoryAnnotationUtils.isQualifierMatch(table::equals, bean, this.beanFactory))) {
+                    .noneMatch((table) ->
+                            BeanFactoryAnnotationUtils.isQualifierMatch(table::equals, bean, this.beanFactory))) {
                 candidates.add(bean);
             }
         }
@@ -110,9 +117,9 @@ final class ClickHouseEncoders {
             return null;
         }
         List<String> primary = candidates.stream()
-            .filter((bean) -> factory.containsBeanDefinition(bean) && factory.getBeanDefinition(bean).isPrimary())
-            .toList();
+                .filter((bean) -> factory.containsBeanDefinition(bean)
+                        && factory.getBeanDefinition(bean).isPrimary())
+                .toList();
         return (primary.size() == 1) ? primary.get(0) : null;
     }
-
 }

@@ -1,19 +1,17 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
-import org.springframework.boot.actuate.endpoint.annotation.Selector;
-
 import dev.etl.clickhouse.ClickHouseHttpTransport;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTransport;
 import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.clickhouse.sharding.PlacementReport;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The {@code etlplacement} Actuator endpoint: runs the shard-placement check of every ClickHouse sink
@@ -64,12 +62,10 @@ public class ClickHousePlacementEndpoint {
         ClickHouseTransport transport = ClickHouseHttpTransport.of(config);
         try {
             report = check.evaluate(transport, config);
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             // evaluate() reports what it expects; anything else is still an answer, not a 500
             return SinkPlacement.unverified(config, "placement could not be checked: " + ex);
-        }
-        finally {
+        } finally {
             close(transport);
         }
         return SinkPlacement.of(config, report);
@@ -78,8 +74,7 @@ public class ClickHousePlacementEndpoint {
     private static void close(ClickHouseTransport transport) {
         try {
             transport.close();
-        }
-        catch (Exception ex) {
+        } catch (Exception ex) {
             // an HTTP transport holds nothing to release
         }
     }
@@ -95,15 +90,13 @@ public class ClickHousePlacementEndpoint {
 
         /** The server could not be asked (no replica answered, the table is missing). */
         UNVERIFIED
-
     }
 
     /**
      * The results of all sinks.
      * @param sinks by sink name
      */
-    public record Placements(Map<String, SinkPlacement> sinks) {
-    }
+    public record Placements(Map<String, SinkPlacement> sinks) {}
 
     /**
      * One sink's check.
@@ -124,15 +117,28 @@ public class ClickHousePlacementEndpoint {
      * @param problems what differs beyond single keys (shard count, order, the table fronted)
      * @param message the report as the startup check logs it
      */
-    public record SinkPlacement(String table, String distributedTable, String mode, Verdict verdict, String cluster,
-            String expression, String keyColumn, String keyType, String pipeline, List<Integer> serverWeights,
-            int checked, int mismatched, List<ShardPlacement> shards, List<KeyMismatch> mismatches,
-            List<String> problems, String message) {
+    public record SinkPlacement(
+            String table,
+            String distributedTable,
+            String mode,
+            Verdict verdict,
+            String cluster,
+            String expression,
+            String keyColumn,
+            String keyType,
+            String pipeline,
+            List<Integer> serverWeights,
+            int checked,
+            int mismatched,
+            List<ShardPlacement> shards,
+            List<KeyMismatch> mismatches,
+            List<String> problems,
+            String message) {
 
         static SinkPlacement of(ClickHouseSinkConfig config, PlacementReport report) {
             PlacementCheck check = config.placementCheck();
-            Verdict verdict = report.matches() ? Verdict.MATCH
-                    : (report.verified() ? Verdict.MISMATCH : Verdict.UNVERIFIED);
+            Verdict verdict =
+                    report.matches() ? Verdict.MATCH : (report.verified() ? Verdict.MISMATCH : Verdict.UNVERIFIED);
             List<ShardPlacement> shards = new ArrayList<>();
             for (PlacementReport.ShardSample sample : report.shards()) {
                 List<String> keys = new ArrayList<>();
@@ -141,27 +147,57 @@ public class ClickHousePlacementEndpoint {
                         keys.add(m.key());
                     }
                 }
-                shards.add(new ShardPlacement(sample.shard(), sample.shard() + 1, sample.serverKeys(),
-                        sample.agreeing(), sample.disagreeing(), sample.pipelineKeys(), keys));
+                shards.add(new ShardPlacement(
+                        sample.shard(),
+                        sample.shard() + 1,
+                        sample.serverKeys(),
+                        sample.agreeing(),
+                        sample.disagreeing(),
+                        sample.pipelineKeys(),
+                        keys));
             }
-            List<KeyMismatch> mismatches = report.mismatches()
-                .stream()
-                .map((m) -> new KeyMismatch(m.key(), m.pipelineShard(), m.serverShard(), m.serverSlot()))
-                .toList();
-            return new SinkPlacement(config.qualifiedTable(), check.qualifiedTable(), check.mode().name(), verdict,
-                    report.cluster(), report.expression(), report.keyColumn(), report.keyType(), report.pipeline(),
-                    report.serverWeights(), report.checked(), report.mismatched(), shards, mismatches,
-                    report.problems(), report.message());
+            List<KeyMismatch> mismatches = report.mismatches().stream()
+                    .map((m) -> new KeyMismatch(m.key(), m.pipelineShard(), m.serverShard(), m.serverSlot()))
+                    .toList();
+            return new SinkPlacement(
+                    config.qualifiedTable(),
+                    check.qualifiedTable(),
+                    check.mode().name(),
+                    verdict,
+                    report.cluster(),
+                    report.expression(),
+                    report.keyColumn(),
+                    report.keyType(),
+                    report.pipeline(),
+                    report.serverWeights(),
+                    report.checked(),
+                    report.mismatched(),
+                    shards,
+                    mismatches,
+                    report.problems(),
+                    report.message());
         }
 
         static SinkPlacement unverified(ClickHouseSinkConfig config, String problem) {
             PlacementCheck check = config.placementCheck();
-            return new SinkPlacement(config.qualifiedTable(), check.qualifiedTable(), check.mode().name(),
-                    Verdict.UNVERIFIED, PlacementReport.UNKNOWN, PlacementReport.UNKNOWN,
-                    check.placement().key().column(), check.placement().key().type().toString(),
-                    check.placement().toString(), List.of(), 0, 0, List.of(), List.of(), List.of(problem), problem);
+            return new SinkPlacement(
+                    config.qualifiedTable(),
+                    check.qualifiedTable(),
+                    check.mode().name(),
+                    Verdict.UNVERIFIED,
+                    PlacementReport.UNKNOWN,
+                    PlacementReport.UNKNOWN,
+                    check.placement().key().column(),
+                    check.placement().key().type().toString(),
+                    check.placement().toString(),
+                    List.of(),
+                    0,
+                    0,
+                    List.of(),
+                    List.of(),
+                    List.of(problem),
+                    problem);
         }
-
     }
 
     /**
@@ -174,9 +210,14 @@ public class ClickHousePlacementEndpoint {
      * @param pipelineKeys sample keys the pipeline puts here
      * @param disagreeingKeys the first disagreeing keys (of the report's first mismatches)
      */
-    public record ShardPlacement(int shard, int shardNum, int serverKeys, int agreeing, int disagreeing,
-            int pipelineKeys, List<String> disagreeingKeys) {
-    }
+    public record ShardPlacement(
+            int shard,
+            int shardNum,
+            int serverKeys,
+            int agreeing,
+            int disagreeing,
+            int pipelineKeys,
+            List<String> disagreeingKeys) {}
 
     /**
      * A key placed differently.
@@ -185,7 +226,5 @@ public class ClickHousePlacementEndpoint {
      * @param serverShard the shard the Distributed table picks
      * @param serverSlot the server's expression modulo the total weight
      */
-    public record KeyMismatch(String key, int pipelineShard, int serverShard, long serverSlot) {
-    }
-
+    public record KeyMismatch(String key, int pipelineShard, int serverShard, long serverSlot) {}
 }

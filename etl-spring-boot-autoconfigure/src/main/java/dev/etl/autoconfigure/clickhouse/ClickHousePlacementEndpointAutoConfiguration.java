@@ -15,9 +15,12 @@ import org.springframework.context.annotation.Configuration;
  * {@code management.endpoint.etlplacement.access} is not {@code none}).
  */
 @AutoConfiguration(after = ClickHouseSinkAutoConfiguration.class)
-@ConditionalOnClass(name = { "dev.etl.clickhouse.ClickHouseSink",
-        "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
-        "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
+@ConditionalOnClass(
+        name = {
+            "dev.etl.clickhouse.ClickHouseSink",
+            "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+            "org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint"
+        })
 @ConditionalOnBean(ClickHouseSinkConfigs.class)
 public final class ClickHousePlacementEndpointAutoConfiguration {
 
@@ -31,7 +34,5 @@ public final class ClickHousePlacementEndpointAutoConfiguration {
         ClickHousePlacementEndpoint etlPlacementEndpoint(ClickHouseSinkConfigs sinks) {
             return new ClickHousePlacementEndpoint(sinks);
         }
-
     }
-
 }

@@ -1,9 +1,8 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.clickhouse.sharding.PlacementCheck;
 import java.util.ArrayList;
 import java.util.List;
-
-import dev.etl.clickhouse.sharding.PlacementCheck;
 
 /**
  * Shard placement that matches a Distributed table ({@code etl.sink.clickhouse.placement.*}): the
@@ -141,7 +140,5 @@ public class ClickHousePlacementProperties {
 
         /** No check at startup. */
         OFF
-
     }
-
 }

@@ -1,8 +1,7 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import java.time.Duration;
-
 import dev.etl.sink.RetryConfig;
+import java.time.Duration;
 
 /** Retries of transient write failures ({@code etl.sink.clickhouse.retry.*}): same batch, same dedup token, next replica. */
 public class ClickHouseRetryProperties {
@@ -71,5 +70,4 @@ public class ClickHouseRetryProperties {
     public void setJitter(double jitter) {
         this.jitter = jitter;
     }
-
 }

@@ -1,8 +1,18 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ClickHouseSink;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.RowBinaryEncoder;
+import dev.etl.clickhouse.ValidationMode;
+import dev.etl.clickhouse.sharding.DistributedPlacement;
+import dev.etl.pipeline.PipelineConfig;
+import dev.etl.sink.SinkDefinition;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Map;
-
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -16,18 +26,6 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
-
-import dev.etl.autoconfigure.EtlAutoConfiguration;
-import dev.etl.clickhouse.ClickHouseColumn;
-import dev.etl.clickhouse.ClickHouseSink;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.clickhouse.RowBinaryEncoder;
-import dev.etl.clickhouse.ValidationMode;
-import dev.etl.clickhouse.sharding.DistributedPlacement;
-import dev.etl.pipeline.PipelineConfig;
-import dev.etl.sink.SinkDefinition;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 /**
  * The ClickHouse sinks: when {@code etl.sink.clickhouse.table} is set, a {@link SinkDefinition} named
@@ -54,7 +52,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * {@code DistributedRouter}, and the sink checks it against the Distributed table at startup; a named
  * table's ({@code tables.<name>.placement.*}) is qualified with its name.
  */
-@AutoConfiguration(before = EtlAutoConfiguration.class,
+@AutoConfiguration(
+        before = EtlAutoConfiguration.class,
         afterName = "org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration")
 @ConditionalOnClass(ClickHouseSink.class)
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
@@ -65,8 +64,8 @@ public final class ClickHouseSinkAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(ClickHouseConnectionDetails.class)
-    PropertiesClickHouseConnectionDetails clickHouseConnectionDetails(EtlClickHouseProperties properties,
-            ObjectProvider<SslBundles> sslBundles) {
+    PropertiesClickHouseConnectionDetails clickHouseConnectionDetails(
+            EtlClickHouseProperties properties, ObjectProvider<SslBundles> sslBundles) {
         return new PropertiesClickHouseConnectionDetails(properties, sslBundles.getIfAvailable());
     }
 
@@ -81,25 +80,32 @@ public final class ClickHouseSinkAutoConfiguration {
      * ({@code DistributedRouter.byLong(placement, Row::id)}) and to check against the Distributed table.
      */
     @Bean
-    @ConditionalOnProperty(prefix = "etl.sink.clickhouse", name = { "table", "placement.distributed-table" })
-    DistributedPlacement etlClickHousePlacement(EtlClickHouseProperties clickHouse,
-            ClickHouseConnectionDetails connection, ClickHouseEncoders encoders) {
+    @ConditionalOnProperty(
+            prefix = "etl.sink.clickhouse",
+            name = {"table", "placement.distributed-table"})
+    DistributedPlacement etlClickHousePlacement(
+            EtlClickHouseProperties clickHouse, ClickHouseConnectionDetails connection, ClickHouseEncoders encoders) {
         RowBinaryEncoder<?> encoder = encoders.singleOrNull();
-        return ClickHousePlacementMapping.placement(clickHouse.getPlacement(), "etl.sink.clickhouse.placement",
-                connection.getShards().size(), (encoder != null) ? encoder.columns() : List.of());
+        return ClickHousePlacementMapping.placement(
+                clickHouse.getPlacement(),
+                "etl.sink.clickhouse.placement",
+                connection.getShards().size(),
+                (encoder != null) ? encoder.columns() : List.of());
     }
 
     @Bean
     @ConditionalOnProperty("etl.sink.clickhouse.table")
     @ConditionalOnMissingBean
-    ClickHouseSinkConfig etlClickHouseSinkConfig(EtlClickHouseProperties clickHouse,
-            ClickHouseConnectionDetails connection, ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
+    ClickHouseSinkConfig etlClickHouseSinkConfig(
+            EtlClickHouseProperties clickHouse,
+            ClickHouseConnectionDetails connection,
+            ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
             @Qualifier("etlClickHousePlacement") ObjectProvider<DistributedPlacement> placement) {
         ClickHouseSinkConfig.Builder builder = ClickHouseSinkMapping.shared(clickHouse, connection)
-            .table(clickHouse.getDatabase(), clickHouse.getTable())
-            .validation(ValidationMode.valueOf(clickHouse.getValidation().name()))
-            .requireDedup(clickHouse.isRequireDedup())
-            .batch(ClickHouseSinkMapping.batch(clickHouse.getBatch()));
+                .table(clickHouse.getDatabase(), clickHouse.getTable())
+                .validation(ValidationMode.valueOf(clickHouse.getValidation().name()))
+                .requireDedup(clickHouse.isRequireDedup())
+                .batch(ClickHouseSinkMapping.batch(clickHouse.getBatch()));
         DistributedPlacement declared = placement.getIfAvailable();
         if (declared != null) {
             builder.placementCheck(
@@ -112,35 +118,49 @@ public final class ClickHouseSinkAutoConfiguration {
     @Bean
     @ConditionalOnProperty("etl.sink.clickhouse.table")
     @ConditionalOnMissingBean(name = "etlClickHouseSink")
-    SinkDefinition etlClickHouseSink(ClickHouseSinkConfig config, EtlClickHouseProperties clickHouse,
-            PipelineConfig pipeline, ClickHouseEncoders encoders, ObjectProvider<ClickHouseSinkColumns> sinkColumns,
+    SinkDefinition etlClickHouseSink(
+            ClickHouseSinkConfig config,
+            EtlClickHouseProperties clickHouse,
+            PipelineConfig pipeline,
+            ClickHouseEncoders encoders,
+            ObjectProvider<ClickHouseSinkColumns> sinkColumns,
             ObjectProvider<MeterRegistry> meterRegistries) {
         MeterRegistry registry = meterRegistries.getIfUnique();
         ClickHouseSinkColumns declared = sinkColumns.getIfUnique();
         RowBinaryEncoder<?> encoder = (declared != null) ? encoders.singleOrNull() : encoders.single(config);
-        List<ClickHouseColumn> columns = (encoder != null) ? encoder.columns()
-                : (declared != null) ? declared.columns() : List.of();
-        return ClickHouseSinkMapping.definition(clickHouse.getName(), pipeline.name(), config, clickHouse, columns,
-                encoder, (registry != null) ? registry : new SimpleMeterRegistry());
+        List<ClickHouseColumn> columns =
+                (encoder != null) ? encoder.columns() : (declared != null) ? declared.columns() : List.of();
+        return ClickHouseSinkMapping.definition(
+                clickHouse.getName(),
+                pipeline.name(),
+                config,
+                clickHouse,
+                columns,
+                encoder,
+                (registry != null) ? registry : new SimpleMeterRegistry());
     }
 
     /** The factory of the named tables' beans (see {@link ClickHouseTablesRegistrar}). */
     @Bean(ClickHouseTablesRegistrar.FACTORY)
-    ClickHouseTables etlClickHouseTables(EtlClickHouseProperties clickHouse, ClickHouseConnectionDetails connection,
-            ObjectProvider<PipelineConfig> pipeline, ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
-            ObjectProvider<MeterRegistry> meterRegistries, ClickHouseEncoders encoders) {
-        return new ClickHouseTables(clickHouse, connection, pipeline, customizers, meterRegistries,
-                encoders);
+    ClickHouseTables etlClickHouseTables(
+            EtlClickHouseProperties clickHouse,
+            ClickHouseConnectionDetails connection,
+            ObjectProvider<PipelineConfig> pipeline,
+            ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
+            ObjectProvider<MeterRegistry> meterRegistries,
+            ClickHouseEncoders encoders) {
+        return new ClickHouseTables(clickHouse, connection, pipeline, customizers, meterRegistries, encoders);
     }
 
     /** The sinks' configurations for the etlplacement endpoint. */
     @Bean
-    ClickHouseSinkConfigs etlClickHouseSinkConfigs(EtlClickHouseProperties clickHouse,
-            ObjectProvider<ClickHouseSinkConfig> config, ClickHouseTables tables) {
-        return new ClickHouseSinkConfigs(List.of(() -> {
-            ClickHouseSinkConfig single = (clickHouse.getTable() != null) ? config.getIfUnique() : null;
-            return (single != null) ? Map.of(clickHouse.getName(), single) : Map.of();
-        }, tables::configs));
+    ClickHouseSinkConfigs etlClickHouseSinkConfigs(
+            EtlClickHouseProperties clickHouse, ObjectProvider<ClickHouseSinkConfig> config, ClickHouseTables tables) {
+        return new ClickHouseSinkConfigs(List.of(
+                () -> {
+                    ClickHouseSinkConfig single = (clickHouse.getTable() != null) ? config.getIfUnique() : null;
+                    return (single != null) ? Map.of(clickHouse.getName(), single) : Map.of();
+                },
+                tables::configs));
     }
-
 }

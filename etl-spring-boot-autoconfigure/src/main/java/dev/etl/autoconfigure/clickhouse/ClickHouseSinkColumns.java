@@ -1,9 +1,8 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseColumn;
 import java.util.List;
 import java.util.Objects;
-
-import dev.etl.clickhouse.ClickHouseColumn;
 
 /**
  * The columns the auto-configured ClickHouse sink validates its table against when no

@@ -15,5 +15,4 @@ public interface ClickHouseSinkConfigCustomizer {
      * @param builder the builder, holding the mapped settings
      */
     void customize(ClickHouseSinkConfig.Builder builder);
-
 }

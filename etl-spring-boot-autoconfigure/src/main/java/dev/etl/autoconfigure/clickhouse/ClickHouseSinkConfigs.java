@@ -1,11 +1,10 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseSinkConfig;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-
-import dev.etl.clickhouse.ClickHouseSinkConfig;
 
 /**
  * The configurations of the application's auto-configured ClickHouse sinks, by sink name, in sink order:
@@ -37,5 +36,4 @@ final class ClickHouseSinkConfigs {
         });
         return checked;
     }
-
 }

@@ -1,12 +1,5 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import java.net.URI;
-import java.util.List;
-
-import org.springframework.boot.ssl.SslBundle;
-import org.springframework.boot.ssl.SslOptions;
-import org.springframework.boot.ssl.SslStoreBundle;
-
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.autoconfigure.PipelineAssemblyException;
 import dev.etl.clickhouse.ClickHouseColumn;
@@ -21,6 +14,11 @@ import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.util.List;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslOptions;
+import org.springframework.boot.ssl.SslStoreBundle;
 
 /**
  * {@code etl.sink.clickhouse.*} to the connector's types, for the {@code table} sink and the named
@@ -29,8 +27,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  */
 final class ClickHouseSinkMapping {
 
-    private ClickHouseSinkMapping() {
-    }
+    private ClickHouseSinkMapping() {}
 
     /**
      * A builder with what every ClickHouse sink of the application shares: shards, credentials and TLS
@@ -38,21 +35,29 @@ final class ClickHouseSinkMapping {
      * details, timeouts, compression, transport, breaker, retries, deterministic blocks
      * and server settings. The table, validation, dedup requirement, batch and placement are the caller's.
      */
-    static ClickHouseSinkConfig.Builder shared(EtlClickHouseProperties clickHouse, ClickHouseConnectionDetails connection) {
+    static ClickHouseSinkConfig.Builder shared(
+            EtlClickHouseProperties clickHouse, ClickHouseConnectionDetails connection) {
         ClickHouseRetryProperties retry = clickHouse.getRetry();
         ClickHouseSinkConfig.Builder builder = ClickHouseSinkConfig.builder()
-            .shards(connection.getShards())
-            .credentials(connection.getUsername(), connection.getPassword())
-            .tls(tls(connection.getSslBundle(), connection.getShards(), clickHouse))
-            .connectTimeout(clickHouse.getConnectTimeout())
-            .socketTimeout(clickHouse.getSocketTimeout())
-            .compression(clickHouse.isCompression())
-            .transport(ClickHouseSinkConfig.Transport.valueOf(clickHouse.getTransport().name()))
-            .format(InsertFormat.valueOf(clickHouse.getFormat().name()))
-            .breaker(clickHouse.getBreaker().getThreshold(), clickHouse.getBreaker().getOpenTime())
-            .deterministicBlocks(clickHouse.isDeterministicBlocks())
-            .retry(new RetryConfig(retry.getMaxAttempts(), retry.getInitialBackoff(), retry.getMaxBackoff(),
-                    retry.getMultiplier(), retry.getJitter()));
+                .shards(connection.getShards())
+                .credentials(connection.getUsername(), connection.getPassword())
+                .tls(tls(connection.getSslBundle(), connection.getShards(), clickHouse))
+                .connectTimeout(clickHouse.getConnectTimeout())
+                .socketTimeout(clickHouse.getSocketTimeout())
+                .compression(clickHouse.isCompression())
+                .transport(ClickHouseSinkConfig.Transport.valueOf(
+                        clickHouse.getTransport().name()))
+                .format(InsertFormat.valueOf(clickHouse.getFormat().name()))
+                .breaker(
+                        clickHouse.getBreaker().getThreshold(),
+                        clickHouse.getBreaker().getOpenTime())
+                .deterministicBlocks(clickHouse.isDeterministicBlocks())
+                .retry(new RetryConfig(
+                        retry.getMaxAttempts(),
+                        retry.getInitialBackoff(),
+                        retry.getMaxBackoff(),
+                        retry.getMultiplier(),
+                        retry.getJitter()));
         clickHouse.getSettings().forEach(builder::setting);
         return builder;
     }
@@ -69,38 +74,48 @@ final class ClickHouseSinkMapping {
         boolean clientCertificate = stores != null && stores.getKeyStore() != null;
         SslOptions options = bundle.getOptions();
         List<String> protocols = (options != null && options.getEnabledProtocols() != null)
-                ? List.of(options.getEnabledProtocols()) : List.of();
-        List<String> ciphers = (options != null && options.getCiphers() != null) ? List.of(options.getCiphers())
+                ? List.of(options.getEnabledProtocols())
                 : List.of();
+        List<String> ciphers =
+                (options != null && options.getCiphers() != null) ? List.of(options.getCiphers()) : List.of();
         String name = (clickHouse.getSsl().getBundle() != null)
-                ? "etl.sink.clickhouse.ssl.bundle=" + clickHouse.getSsl().getBundle() : "from its connection details";
+                ? "etl.sink.clickhouse.ssl.bundle=" + clickHouse.getSsl().getBundle()
+                : "from its connection details";
         if (clickHouse.getTransport() == EtlClickHouseProperties.Transport.CLIENT_V2) {
             if (clientCertificate) {
-                throw new InvalidEtlConfigurationException("The SSL bundle of the ClickHouse sink (" + name + ") has a "
-                        + "key store (a client certificate for mutual TLS), but client-v2 inserts cannot present it.",
+                throw new InvalidEtlConfigurationException(
+                        "The SSL bundle of the ClickHouse sink (" + name + ") has a "
+                                + "key store (a client certificate for mutual TLS), but client-v2 inserts cannot present it.",
                         "Set etl.sink.clickhouse.transport=http (raw HTTP inserts present the bundle's client "
                                 + "certificate), or use a bundle with a truststore only.");
             }
             if (!protocols.isEmpty() || !ciphers.isEmpty()) {
-                throw new InvalidEtlConfigurationException("The SSL bundle of the ClickHouse sink (" + name
-                        + ") restricts protocols " + protocols + " / ciphers " + ciphers + ", but client-v2 inserts "
-                        + "cannot be restricted.", "Set etl.sink.clickhouse.transport=http, or drop the bundle's "
-                                + "options.");
+                throw new InvalidEtlConfigurationException(
+                        "The SSL bundle of the ClickHouse sink (" + name
+                                + ") restricts protocols " + protocols + " / ciphers " + ciphers
+                                + ", but client-v2 inserts "
+                                + "cannot be restricted.",
+                        "Set etl.sink.clickhouse.transport=http, or drop the bundle's " + "options.");
             }
         }
         for (List<URI> shard : shards) {
             for (URI replica : shard) {
                 if (!"https".equals(replica.getScheme())) {
-                    throw new InvalidEtlConfigurationException("The ClickHouse sink has an SSL bundle (" + name
-                            + "), but replica " + replica.getScheme() + "://" + replica.getHost() + ":"
-                            + replica.getPort() + " in etl.sink.clickhouse.shards is plain HTTP.",
+                    throw new InvalidEtlConfigurationException(
+                            "The ClickHouse sink has an SSL bundle (" + name
+                                    + "), but replica " + replica.getScheme() + "://" + replica.getHost() + ":"
+                                    + replica.getPort() + " in etl.sink.clickhouse.shards is plain HTTP.",
                             "Use https:// URLs with the servers' https_port for every replica, or remove "
                                     + "etl.sink.clickhouse.ssl.bundle.");
                 }
             }
         }
-        return ClickHouseTls.of(bundle.createSslContext(), (stores != null) ? stores.getTrustStore() : null,
-                clientCertificate, protocols, ciphers);
+        return ClickHouseTls.of(
+                bundle.createSslContext(),
+                (stores != null) ? stores.getTrustStore() : null,
+                clientCertificate,
+                protocols,
+                ciphers);
     }
 
     /** {@code etl.sink.clickhouse.batch.*}. */
@@ -110,7 +125,8 @@ final class ClickHouseSinkMapping {
 
     /** A named table's {@code batch.*}, each unset value from {@code etl.sink.clickhouse.batch.*}. */
     static BatchConfig batch(ClickHouseTableProperties.Batch table, ClickHouseBatchProperties shared) {
-        return new BatchConfig((table.getMaxRows() != null) ? table.getMaxRows() : shared.getMaxRows(),
+        return new BatchConfig(
+                (table.getMaxRows() != null) ? table.getMaxRows() : shared.getMaxRows(),
                 ((table.getMaxBytes() != null) ? table.getMaxBytes() : shared.getMaxBytes()).toBytes(),
                 (table.getLinger() != null) ? table.getLinger() : shared.getLinger());
     }
@@ -120,8 +136,13 @@ final class ClickHouseSinkMapping {
      * with it (none: chains pass their encoder), with the shared chunk size, queue capacity and
      * permanent-failure policy.
      */
-    static SinkDefinition definition(String name, String pipeline, ClickHouseSinkConfig config,
-            EtlClickHouseProperties clickHouse, RowBinaryEncoder<?> encoder, MeterRegistry registry) {
+    static SinkDefinition definition(
+            String name,
+            String pipeline,
+            ClickHouseSinkConfig config,
+            EtlClickHouseProperties clickHouse,
+            RowBinaryEncoder<?> encoder,
+            MeterRegistry registry) {
         List<ClickHouseColumn> columns = (encoder != null) ? encoder.columns() : List.of();
         return definition(name, pipeline, config, clickHouse, columns, encoder, registry);
     }
@@ -130,31 +151,40 @@ final class ClickHouseSinkMapping {
      * A sink validated against {@code columns}, with {@code encoder} as its own (or none: the chains pass
      * theirs, e.g. the Avro transcoder for the columns of a {@link ClickHouseSinkColumns} bean).
      */
-    static SinkDefinition definition(String name, String pipeline, ClickHouseSinkConfig config,
-            EtlClickHouseProperties clickHouse, List<ClickHouseColumn> columns, RowBinaryEncoder<?> encoder,
+    static SinkDefinition definition(
+            String name,
+            String pipeline,
+            ClickHouseSinkConfig config,
+            EtlClickHouseProperties clickHouse,
+            List<ClickHouseColumn> columns,
+            RowBinaryEncoder<?> encoder,
             MeterRegistry registry) {
         SinkDefinition definition = nativeChecked(name, pipeline, config, columns, registry)
-            .withChunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(),
-                    (int) clickHouse.getChunk().getMaxBytes().toBytes()))
-            .withQueueCapacity(clickHouse.getQueueCapacity())
-            .withPermanentFailure(clickHouse.getPermanentFailure());
+                .withChunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(), (int)
+                        clickHouse.getChunk().getMaxBytes().toBytes()))
+                .withQueueCapacity(clickHouse.getQueueCapacity())
+                .withPermanentFailure(clickHouse.getPermanentFailure());
         return (encoder != null) ? definition.withEncoder(encoder) : definition;
     }
 
-    private static SinkDefinition nativeChecked(String name, String pipeline, ClickHouseSinkConfig config,
-            List<ClickHouseColumn> columns, MeterRegistry registry) {
+    private static SinkDefinition nativeChecked(
+            String name,
+            String pipeline,
+            ClickHouseSinkConfig config,
+            List<ClickHouseColumn> columns,
+            MeterRegistry registry) {
         try {
             return ClickHouseSink.definition(name, pipeline, config, columns, registry);
-        }
-        catch (UnsupportedNativeTypeException ex) {
-            throw new PipelineAssemblyException("The ClickHouse sink '" + name + "' for " + config.qualifiedTable()
-                    + " sends Native blocks (etl.sink.clickhouse.format=native), built from its RowBinaryEncoder's "
-                    + "columns, but " + ex.getMessage(),
-                    (ex.column() != null) ? "Set etl.sink.clickhouse.format=row-binary (every column type can be "
-                            + "sent as RowBinary), or change the type of column '" + ex.column() + "'."
+        } catch (UnsupportedNativeTypeException ex) {
+            throw new PipelineAssemblyException(
+                    "The ClickHouse sink '" + name + "' for " + config.qualifiedTable()
+                            + " sends Native blocks (etl.sink.clickhouse.format=native), built from its RowBinaryEncoder's "
+                            + "columns, but " + ex.getMessage(),
+                    (ex.column() != null)
+                            ? "Set etl.sink.clickhouse.format=row-binary (every column type can be "
+                                    + "sent as RowBinary), or change the type of column '" + ex.column() + "'."
                             : "Declare the sink's RowBinaryEncoder as a @Bean, or set "
                                     + "etl.sink.clickhouse.format=row-binary.");
         }
     }
-
 }

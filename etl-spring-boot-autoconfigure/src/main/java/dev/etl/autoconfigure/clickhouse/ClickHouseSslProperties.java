@@ -18,5 +18,4 @@ public class ClickHouseSslProperties {
     public void setBundle(String bundle) {
         this.bundle = bundle;
     }
-
 }

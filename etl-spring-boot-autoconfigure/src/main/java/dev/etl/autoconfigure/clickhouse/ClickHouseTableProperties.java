@@ -1,7 +1,6 @@
 package dev.etl.autoconfigure.clickhouse;
 
 import java.time.Duration;
-
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
@@ -122,7 +121,5 @@ public class ClickHouseTableProperties {
         public void setLinger(Duration linger) {
             this.linger = linger;
         }
-
     }
-
 }

@@ -1,12 +1,5 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
-import org.springframework.beans.factory.ObjectProvider;
-
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.ValidationMode;
@@ -15,6 +8,11 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.sink.SinkDefinition;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.beans.factory.ObjectProvider;
 
 /**
  * The named tables of {@code etl.sink.clickhouse.tables.*}: the factory of each table's beans, which
@@ -41,9 +39,13 @@ final class ClickHouseTables {
 
     private final Map<String, DistributedPlacement> placements = new ConcurrentHashMap<>();
 
-    ClickHouseTables(EtlClickHouseProperties clickHouse, ClickHouseConnectionDetails connection,
-            ObjectProvider<PipelineConfig> pipeline, ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
-            ObjectProvider<MeterRegistry> registries, ClickHouseEncoders encoders) {
+    ClickHouseTables(
+            EtlClickHouseProperties clickHouse,
+            ClickHouseConnectionDetails connection,
+            ObjectProvider<PipelineConfig> pipeline,
+            ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
+            ObjectProvider<MeterRegistry> registries,
+            ClickHouseEncoders encoders) {
         this.clickHouse = clickHouse;
         this.connection = connection;
         this.pipeline = pipeline;
@@ -56,8 +58,13 @@ final class ClickHouseTables {
     SinkDefinition sink(String name) {
         ClickHouseSinkConfig config = config(name);
         MeterRegistry registry = this.registries.getIfUnique();
-        return ClickHouseSinkMapping.definition(name, this.pipeline.getObject().name(), config, this.clickHouse,
-                this.encoders.table(name, config), (registry != null) ? registry : new SimpleMeterRegistry());
+        return ClickHouseSinkMapping.definition(
+                name,
+                this.pipeline.getObject().name(),
+                config,
+                this.clickHouse,
+                this.encoders.table(name, config),
+                (registry != null) ? registry : new SimpleMeterRegistry());
     }
 
     /** The placement {@code tables.<name>.placement.*} declares. */
@@ -65,8 +72,10 @@ final class ClickHouseTables {
         return this.placements.computeIfAbsent(name, (key) -> {
             ClickHouseTableProperties table = table(key);
             RowBinaryEncoder<?> encoder = this.encoders.table(key, config(key, false));
-            return ClickHousePlacementMapping.placement(table.getPlacement(),
-                    "etl.sink.clickhouse.tables." + key + ".placement", this.connection.getShards().size(),
+            return ClickHousePlacementMapping.placement(
+                    table.getPlacement(),
+                    "etl.sink.clickhouse.tables." + key + ".placement",
+                    this.connection.getShards().size(),
                     (encoder != null) ? encoder.columns() : List.of());
         });
     }
@@ -86,13 +95,14 @@ final class ClickHouseTables {
     private ClickHouseSinkConfig config(String name, boolean withPlacement) {
         ClickHouseTableProperties table = table(name);
         String database = (table.getDatabase() != null) ? table.getDatabase() : this.clickHouse.getDatabase();
-        EtlClickHouseProperties.ValidationMode validation = (table.getValidation() != null) ? table.getValidation()
-                : this.clickHouse.getValidation();
+        EtlClickHouseProperties.ValidationMode validation =
+                (table.getValidation() != null) ? table.getValidation() : this.clickHouse.getValidation();
         ClickHouseSinkConfig.Builder builder = ClickHouseSinkMapping.shared(this.clickHouse, this.connection)
-            .table(database, table.getTable())
-            .validation(ValidationMode.valueOf(validation.name()))
-            .requireDedup((table.getRequireDedup() != null) ? table.getRequireDedup() : this.clickHouse.isRequireDedup())
-            .batch(ClickHouseSinkMapping.batch(table.getBatch(), this.clickHouse.getBatch()));
+                .table(database, table.getTable())
+                .validation(ValidationMode.valueOf(validation.name()))
+                .requireDedup(
+                        (table.getRequireDedup() != null) ? table.getRequireDedup() : this.clickHouse.isRequireDedup())
+                .batch(ClickHouseSinkMapping.batch(table.getBatch(), this.clickHouse.getBatch()));
         if (withPlacement && table.getPlacement().isConfigured()) {
             builder.placementCheck(ClickHousePlacementMapping.check(table.getPlacement(), database, placement(name)));
         }
@@ -107,5 +117,4 @@ final class ClickHouseTables {
         }
         return table;
     }
-
 }

@@ -1,9 +1,10 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.clickhouse.sharding.DistributedPlacement;
+import dev.etl.sink.SinkDefinition;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
-
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.support.AutowireCandidateQualifier;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -15,9 +16,6 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.util.StringUtils;
-
-import dev.etl.clickhouse.sharding.DistributedPlacement;
-import dev.etl.sink.SinkDefinition;
 
 /**
  * Defines the beans of each named table of {@code etl.sink.clickhouse.tables.<name>}, in declaration
@@ -49,7 +47,12 @@ class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, Enviro
             String placement = TABLES + "[" + name + "].placement.distributed-table";
             if (StringUtils.hasText(binder.bind(placement, String.class).orElse(null))) {
                 // not a default candidate: an unqualified DistributedPlacement stays the table sink's
-                define(registry, "etlClickHousePlacement." + name, DistributedPlacement.class, "placement", name,
+                define(
+                        registry,
+                        "etlClickHousePlacement." + name,
+                        DistributedPlacement.class,
+                        "placement",
+                        name,
                         false);
             }
         }
@@ -61,13 +64,18 @@ class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, Enviro
      */
     static Set<String> names(Environment environment) {
         Map<String, Object> tables = Binder.get(environment)
-            .bind(TABLES, Bindable.mapOf(String.class, Object.class))
-            .orElse(Map.of());
+                .bind(TABLES, Bindable.mapOf(String.class, Object.class))
+                .orElse(Map.of());
         return new LinkedHashSet<>(tables.keySet());
     }
 
-    private static void define(BeanDefinitionRegistry registry, String bean, Class<?> type, String factoryMethod,
-            String table, boolean defaultCandidate) {
+    private static void define(
+            BeanDefinitionRegistry registry,
+            String bean,
+            Class<?> type,
+            String factoryMethod,
+            String table,
+            boolean defaultCandidate) {
         if (registry.containsBeanDefinition(bean)) {
             return;
         }
@@ -80,5 +88,4 @@ class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, Enviro
         definition.setDefaultCandidate(defaultCandidate);
         registry.registerBeanDefinition(bean, definition);
     }
-
 }

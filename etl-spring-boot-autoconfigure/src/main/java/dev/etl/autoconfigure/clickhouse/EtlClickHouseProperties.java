@@ -1,20 +1,18 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.error.ErrorPolicy;
+import dev.etl.sink.SinkDefinition;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
-
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.error.ErrorPolicy;
-import dev.etl.sink.SinkDefinition;
 
 /**
  * Configuration of the ClickHouse sinks ({@code etl.sink.clickhouse.*}): the shard-local table, shards
@@ -324,7 +322,6 @@ public class EtlClickHouseProperties implements Validator {
 
         /** A raw HTTP POST per insert. */
         HTTP
-
     }
 
     /** Insert formats. */
@@ -335,7 +332,6 @@ public class EtlClickHouseProperties implements Validator {
 
         /** One columnar Native block per batch, transposed from the rows. */
         NATIVE
-
     }
 
     /** Startup schema validation modes. */
@@ -349,7 +345,6 @@ public class EtlClickHouseProperties implements Validator {
 
         /** Column names, order and types. */
         FULL
-
     }
 
     /** One shard. */
@@ -368,7 +363,6 @@ public class EtlClickHouseProperties implements Validator {
         public void setReplicas(List<URI> replicas) {
             this.replicas = replicas;
         }
-
     }
 
     @Override
@@ -380,5 +374,4 @@ public class EtlClickHouseProperties implements Validator {
     public void validate(Object target, Errors errors) {
         new ClickHousePropertiesValidation((EtlClickHouseProperties) target, errors).validate();
     }
-
 }

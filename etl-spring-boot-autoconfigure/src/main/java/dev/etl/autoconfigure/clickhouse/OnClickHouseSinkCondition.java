@@ -17,8 +17,7 @@ class OnClickHouseSinkCondition extends SpringBootCondition {
         if (!ClickHouseTablesRegistrar.names(context.getEnvironment()).isEmpty()) {
             return ConditionOutcome.match(ClickHouseTablesRegistrar.TABLES + " has named tables");
         }
-        return ConditionOutcome.noMatch("neither etl.sink.clickhouse.table nor " + ClickHouseTablesRegistrar.TABLES
-                + ".* is set");
+        return ConditionOutcome.noMatch(
+                "neither etl.sink.clickhouse.table nor " + ClickHouseTablesRegistrar.TABLES + ".* is set");
     }
-
 }

@@ -1,14 +1,12 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
+import dev.etl.util.Suggestion;
 import java.net.URI;
 import java.util.List;
-
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
-
-import dev.etl.autoconfigure.InvalidEtlConfigurationException;
-import dev.etl.util.Suggestion;
 
 /** {@link ClickHouseConnectionDetails} from {@code etl.sink.clickhouse.*}. */
 class PropertiesClickHouseConnectionDetails implements ClickHouseConnectionDetails {
@@ -24,7 +22,9 @@ class PropertiesClickHouseConnectionDetails implements ClickHouseConnectionDetai
 
     @Override
     public List<List<URI>> getShards() {
-        return this.properties.getShards().stream().map((shard) -> List.copyOf(shard.getReplicas())).toList();
+        return this.properties.getShards().stream()
+                .map((shard) -> List.copyOf(shard.getReplicas()))
+                .toList();
     }
 
     @Override
@@ -55,16 +55,15 @@ class PropertiesClickHouseConnectionDetails implements ClickHouseConnectionDetai
             if (bundles != null) {
                 return bundles.getBundle(name);
             }
-        }
-        catch (NoSuchSslBundleException ex) {
+        } catch (NoSuchSslBundleException ex) {
             // reported below with the names there are
         }
         String closest = Suggestion.closest(name, names);
-        throw new InvalidEtlConfigurationException(property + "=" + name + " names no SSL bundle; the configured "
-                + "bundles are " + names + ((closest != null) ? " (did you mean '" + closest + "'?)" : ""),
+        throw new InvalidEtlConfigurationException(
+                property + "=" + name + " names no SSL bundle; the configured " + "bundles are " + names
+                        + ((closest != null) ? " (did you mean '" + closest + "'?)" : ""),
                 "Define the bundle under spring.ssl.bundle.jks." + name + ".* or spring.ssl.bundle.pem." + name
                         + ".* (its truststore is what verifies the server's certificate), or fix the name in "
                         + property + ".");
     }
-
 }

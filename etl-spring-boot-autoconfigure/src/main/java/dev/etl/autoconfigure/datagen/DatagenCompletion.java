@@ -1,16 +1,14 @@
 package dev.etl.autoconfigure.datagen;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.SpringApplication;
-import org.springframework.context.ApplicationContext;
-
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
 import dev.etl.autoconfigure.datagen.EtlDatagenProperties.WhenDone;
 import dev.etl.datagen.DatagenSource;
 import dev.etl.pipeline.RunReport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.SpringApplication;
+import org.springframework.context.ApplicationContext;
 
 /**
  * Ends a bounded datagen run the way {@code etl.source.datagen.when-done} says, once every record
@@ -36,8 +34,12 @@ public class DatagenCompletion {
 
     private volatile Integer exitCode;
 
-    DatagenCompletion(DatagenSource source, WhenDone whenDone, ApplicationContext context,
-            ObjectProvider<EtlPipelineLifecycle> lifecycle, String pipeline) {
+    DatagenCompletion(
+            DatagenSource source,
+            WhenDone whenDone,
+            ApplicationContext context,
+            ObjectProvider<EtlPipelineLifecycle> lifecycle,
+            String pipeline) {
         this.whenDone = whenDone;
         this.context = context;
         this.lifecycle = lifecycle;
@@ -50,8 +52,10 @@ public class DatagenCompletion {
     /** On the lane thread whose commit completed the run: must not block. */
     private void done() {
         if (this.whenDone == WhenDone.KEEP_RUNNING) {
-            logger.info("Pipeline '{}': the datagen run is done; the pipeline keeps running idle "
-                    + "(etl.source.datagen.when-done=keep-running)", this.pipeline);
+            logger.info(
+                    "Pipeline '{}': the datagen run is done; the pipeline keeps running idle "
+                            + "(etl.source.datagen.when-done=keep-running)",
+                    this.pipeline);
             return;
         }
         Thread thread = new Thread(this::close, "etl-datagen-done-" + this.pipeline);
@@ -60,18 +64,24 @@ public class DatagenCompletion {
     }
 
     private void close() {
-        logger.info("Pipeline '{}': the datagen run is done, closing the application context "
-                + "(etl.source.datagen.when-done={})", this.pipeline, this.whenDone.name().toLowerCase(java.util.Locale.ROOT));
+        logger.info(
+                "Pipeline '{}': the datagen run is done, closing the application context "
+                        + "(etl.source.datagen.when-done={})",
+                this.pipeline,
+                this.whenDone.name().toLowerCase(java.util.Locale.ROOT));
         // looked up before the close: a closed context hands out no beans
         EtlPipelineLifecycle running = this.lifecycle.getIfAvailable();
         int contextExitCode = SpringApplication.exit(this.context);
         RunReport report = (running != null) ? running.getReport() : null;
-        int code = (contextExitCode != 0) ? contextExitCode
+        int code = (contextExitCode != 0)
+                ? contextExitCode
                 : (report != null) ? report.exitCode() : RunReport.EXIT_ABANDONED;
         this.exitCode = code;
         if (this.whenDone == WhenDone.EXIT) {
-            logger.info("Pipeline '{}': exiting the JVM with status {} (etl.source.datagen.when-done=exit)",
-                    this.pipeline, code);
+            logger.info(
+                    "Pipeline '{}': exiting the JVM with status {} (etl.source.datagen.when-done=exit)",
+                    this.pipeline,
+                    code);
             System.exit(code);
         }
     }
@@ -84,5 +94,4 @@ public class DatagenCompletion {
     public Integer getExitCode() {
         return this.exitCode;
     }
-
 }

@@ -1,10 +1,15 @@
 package dev.etl.autoconfigure.datagen;
 
+import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.autoconfigure.EtlPipelineLifecycle;
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
+import dev.etl.datagen.DatagenSource;
+import dev.etl.datagen.RecordGenerator;
+import dev.etl.pipeline.PipelineConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,14 +36,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 
-import dev.etl.autoconfigure.EtlAutoConfiguration;
-import dev.etl.autoconfigure.EtlPipelineLifecycle;
-import dev.etl.autoconfigure.InvalidEtlConfigurationException;
-import dev.etl.datagen.DatagenSource;
-import dev.etl.datagen.RecordGenerator;
-import dev.etl.pipeline.PipelineConfig;
-import io.micrometer.core.instrument.MeterRegistry;
-
 /**
  * The load-generator source, when any {@code etl.source.datagen.*} property is set and etl-datagen is on
  * the class path: a {@link DatagenSource} with {@code etl.pipeline.threads} lanes, generating from the
@@ -49,7 +46,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * needed, even when {@code etl.source.kafka.topics} is set too (a log line says it is not used). A bounded
  * run ends by {@code etl.source.datagen.when-done} once everything generated is committed.
  */
-@AutoConfiguration(before = EtlAutoConfiguration.class,
+@AutoConfiguration(
+        before = EtlAutoConfiguration.class,
         beforeName = "dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration")
 @ConditionalOnClass(DatagenSource.class)
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
@@ -62,17 +60,21 @@ public final class DatagenSourceAutoConfiguration {
     /** Not closed by the context: the pipeline closes its source when its run ends. */
     @Bean(destroyMethod = "")
     @ConditionalOnMissingBean(dev.etl.source.Source.class)
-    DatagenSource etlDatagenSource(EtlDatagenProperties properties, PipelineConfig pipeline, BeanFactory beanFactory,
-            ObjectProvider<RecordGenerator> generators, ObjectProvider<MeterRegistry> meterRegistries,
+    DatagenSource etlDatagenSource(
+            EtlDatagenProperties properties,
+            PipelineConfig pipeline,
+            BeanFactory beanFactory,
+            ObjectProvider<RecordGenerator> generators,
+            ObjectProvider<MeterRegistry> meterRegistries,
             Environment environment) {
         RecordGenerator generator = generator(properties, beanFactory, generators);
         DatagenSource.Builder builder = DatagenSource.builder(generator)
-            .partitions(properties.getPartitions())
-            .seed(properties.getSeed())
-            .topic(properties.getTopic())
-            .maxPollRecords(properties.getMaxPollRecords())
-            .lanes(pipeline.lanes())
-            .pipeline(pipeline.name());
+                .partitions(properties.getPartitions())
+                .seed(properties.getSeed())
+                .topic(properties.getTopic())
+                .maxPollRecords(properties.getMaxPollRecords())
+                .lanes(pipeline.lanes())
+                .pipeline(pipeline.name());
         if (properties.getRecords() != null) {
             builder.records(properties.getRecords());
         }
@@ -86,8 +88,12 @@ public final class DatagenSourceAutoConfiguration {
         DatagenSource source = builder.build();
         String kafka = kafkaSubscription(environment);
         if (kafka != null) {
-            logger.info("Pipeline '{}' reads generated records ({}): etl.source.datagen is set, so the Kafka source "
-                    + "({}) is not used", pipeline.name(), source.describe(), kafka);
+            logger.info(
+                    "Pipeline '{}' reads generated records ({}): etl.source.datagen is set, so the Kafka source "
+                            + "({}) is not used",
+                    pipeline.name(),
+                    source.describe(),
+                    kafka);
         }
         return source;
     }
@@ -95,21 +101,27 @@ public final class DatagenSourceAutoConfiguration {
     @Bean
     @ConditionalOnBean(DatagenSource.class)
     @ConditionalOnMissingBean
-    DatagenCompletion etlDatagenCompletion(DatagenSource source, EtlDatagenProperties properties,
-            ApplicationContext context, ObjectProvider<EtlPipelineLifecycle> lifecycle, PipelineConfig pipeline) {
+    DatagenCompletion etlDatagenCompletion(
+            DatagenSource source,
+            EtlDatagenProperties properties,
+            ApplicationContext context,
+            ObjectProvider<EtlPipelineLifecycle> lifecycle,
+            PipelineConfig pipeline) {
         return new DatagenCompletion(source, properties.getWhenDone(), context, lifecycle, pipeline.name());
     }
 
-    private static RecordGenerator generator(EtlDatagenProperties properties, BeanFactory beanFactory,
-            ObjectProvider<RecordGenerator> generators) {
+    private static RecordGenerator generator(
+            EtlDatagenProperties properties, BeanFactory beanFactory, ObjectProvider<RecordGenerator> generators) {
         if (properties.getSchema() != null) {
             // the application's class loader, as the connectors' class conditions use
             ClassLoader loader = (beanFactory instanceof ConfigurableBeanFactory configurable
-                    && configurable.getBeanClassLoader() != null) ? configurable.getBeanClassLoader()
-                            : DatagenSourceAutoConfiguration.class.getClassLoader();
+                            && configurable.getBeanClassLoader() != null)
+                    ? configurable.getBeanClassLoader()
+                    : DatagenSourceAutoConfiguration.class.getClassLoader();
             if (!ClassUtils.isPresent("org.apache.avro.Schema", loader)) {
-                throw new InvalidEtlConfigurationException("etl.source.datagen.schema is set, but Avro is not on the "
-                        + "class path", "Add dev.etl:etl-avro (or org.apache.avro:avro), or generate with a "
+                throw new InvalidEtlConfigurationException(
+                        "etl.source.datagen.schema is set, but Avro is not on the " + "class path",
+                        "Add dev.etl:etl-avro (or org.apache.avro:avro), or generate with a "
                                 + "RecordGenerator bean (etl.source.datagen.generator).");
             }
             return AvroSchemaGenerators.fromSchema(properties, beanFactory, loader);
@@ -117,10 +129,10 @@ public final class DatagenSourceAutoConfiguration {
         if (properties.getGenerator() != null) {
             try {
                 return beanFactory.getBean(properties.getGenerator(), RecordGenerator.class);
-            }
-            catch (NoSuchBeanDefinitionException ex) {
-                throw new InvalidEtlConfigurationException("etl.source.datagen.generator is '" + properties.getGenerator()
-                        + "', but there is no RecordGenerator bean of that name (" + ex.getMessage() + ")",
+            } catch (NoSuchBeanDefinitionException ex) {
+                throw new InvalidEtlConfigurationException(
+                        "etl.source.datagen.generator is '" + properties.getGenerator()
+                                + "', but there is no RecordGenerator bean of that name (" + ex.getMessage() + ")",
                         "Name a bean of type dev.etl.datagen.RecordGenerator, or set etl.source.datagen.schema instead.");
             }
         }
@@ -128,22 +140,27 @@ public final class DatagenSourceAutoConfiguration {
         if (found.size() == 1) {
             return found.get(0);
         }
-        throw new InvalidEtlConfigurationException("etl.source.datagen is configured but says nothing to generate: "
-                + (found.isEmpty() ? "neither etl.source.datagen.schema nor etl.source.datagen.generator is set, and "
-                        + "there is no RecordGenerator bean"
-                        : "there are " + found.size() + " RecordGenerator beans and etl.source.datagen.generator names none"),
+        throw new InvalidEtlConfigurationException(
+                "etl.source.datagen is configured but says nothing to generate: "
+                        + (found.isEmpty()
+                                ? "neither etl.source.datagen.schema nor etl.source.datagen.generator is set, and "
+                                        + "there is no RecordGenerator bean"
+                                : "there are " + found.size()
+                                        + " RecordGenerator beans and etl.source.datagen.generator names none"),
                 "Set etl.source.datagen.schema to an Avro schema (e.g. classpath:order.avsc), or "
                         + "etl.source.datagen.generator to the name of a RecordGenerator bean.");
     }
 
     private static String kafkaSubscription(Environment environment) {
         Binder binder = Binder.get(environment);
-        List<String> topics = binder.bind("etl.source.kafka.topics", Bindable.listOf(String.class)).orElse(List.of());
+        List<String> topics = binder.bind("etl.source.kafka.topics", Bindable.listOf(String.class))
+                .orElse(List.of());
         if (!topics.isEmpty()) {
             return "etl.source.kafka.topics=" + topics;
         }
-        return binder.bind("etl.source.kafka.pattern", String.class).map((p) -> "etl.source.kafka.pattern=" + p)
-            .orElse(null);
+        return binder.bind("etl.source.kafka.pattern", String.class)
+                .map((p) -> "etl.source.kafka.pattern=" + p)
+                .orElse(null);
     }
 
     /** Matches when any {@code etl.source.datagen.*} property is set. */
@@ -161,7 +178,5 @@ public final class DatagenSourceAutoConfiguration {
             }
             return ConditionOutcome.noMatch("no etl.source.datagen.* property is set");
         }
-
     }
-
 }

@@ -1,11 +1,10 @@
 package dev.etl.autoconfigure.datagen;
 
+import dev.etl.datagen.DatagenSource;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.io.Resource;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
-
-import dev.etl.datagen.DatagenSource;
 
 /**
  * Configuration of the load-generator source ({@code etl.source.datagen.*}): synthetic records in place
@@ -203,35 +202,55 @@ public class EtlDatagenProperties implements Validator {
     public void validate(Object target, Errors errors) {
         EtlDatagenProperties p = (EtlDatagenProperties) target;
         if (p.getPartitions() < 1) {
-            errors.rejectValue("partitions", "etl.invalid", "etl.source.datagen.partitions must be >= 1, got "
-                    + p.getPartitions());
+            errors.rejectValue(
+                    "partitions",
+                    "etl.invalid",
+                    "etl.source.datagen.partitions must be >= 1, got " + p.getPartitions());
         }
         if (p.getRecords() != null && p.getRecords() < 1) {
-            errors.rejectValue("records", "etl.invalid", "etl.source.datagen.records must be >= 1 (remove it for an "
-                    + "unbounded run), got " + p.getRecords());
+            errors.rejectValue(
+                    "records",
+                    "etl.invalid",
+                    "etl.source.datagen.records must be >= 1 (remove it for an " + "unbounded run), got "
+                            + p.getRecords());
         }
         if (p.getRate() != null && (p.getRate() < 0 || p.getRate() > 1_000_000_000L)) {
-            errors.rejectValue("rate", "etl.invalid", "etl.source.datagen.rate must be in [0, 1000000000] records/s "
-                    + "(0: unlimited), got " + p.getRate());
+            errors.rejectValue(
+                    "rate",
+                    "etl.invalid",
+                    "etl.source.datagen.rate must be in [0, 1000000000] records/s " + "(0: unlimited), got "
+                            + p.getRate());
         }
         if (p.getMaxPollRecords() < 1) {
-            errors.rejectValue("maxPollRecords", "etl.invalid", "etl.source.datagen.max-poll-records must be >= 1, got "
-                    + p.getMaxPollRecords());
+            errors.rejectValue(
+                    "maxPollRecords",
+                    "etl.invalid",
+                    "etl.source.datagen.max-poll-records must be >= 1, got " + p.getMaxPollRecords());
         }
         if (p.getTopic() == null || p.getTopic().isBlank()) {
             errors.rejectValue("topic", "etl.invalid", "etl.source.datagen.topic must not be blank");
         }
         if (p.getSchema() != null && p.getGenerator() != null) {
-            errors.rejectValue("generator", "etl.invalid", "etl.source.datagen.schema and etl.source.datagen.generator "
-                    + "are exclusive: generate from an Avro schema or with a RecordGenerator bean, not both");
+            errors.rejectValue(
+                    "generator",
+                    "etl.invalid",
+                    "etl.source.datagen.schema and etl.source.datagen.generator "
+                            + "are exclusive: generate from an Avro schema or with a RecordGenerator bean, not both");
         }
         if (p.getSchema() == null && (p.getEncoding() != null || p.getSchemaId() != null || p.getSubject() != null)) {
-            errors.rejectValue("encoding", "etl.invalid", "etl.source.datagen.encoding, schema-id and subject apply to "
-                    + "records generated from etl.source.datagen.schema, which is not set");
+            errors.rejectValue(
+                    "encoding",
+                    "etl.invalid",
+                    "etl.source.datagen.encoding, schema-id and subject apply to "
+                            + "records generated from etl.source.datagen.schema, which is not set");
         }
         if (p.getSchemaId() != null && p.getEncoding() != null && p.getEncoding() != Encoding.CONFLUENT) {
-            errors.rejectValue("schemaId", "etl.invalid", "etl.source.datagen.schema-id is only written by the "
-                    + "confluent encoding, but etl.source.datagen.encoding is " + p.getEncoding().value());
+            errors.rejectValue(
+                    "schemaId",
+                    "etl.invalid",
+                    "etl.source.datagen.schema-id is only written by the "
+                            + "confluent encoding, but etl.source.datagen.encoding is "
+                            + p.getEncoding().value());
         }
     }
 
@@ -250,7 +269,6 @@ public class EtlDatagenProperties implements Validator {
         String value() {
             return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         }
-
     }
 
     /** Key of Avro-generated records. */
@@ -261,7 +279,6 @@ public class EtlDatagenProperties implements Validator {
 
         /** No key. */
         NONE
-
     }
 
     /** What happens when a bounded run is done. */
@@ -275,7 +292,5 @@ public class EtlDatagenProperties implements Validator {
 
         /** Leave the idle pipeline running. */
         KEEP_RUNNING
-
     }
-
 }

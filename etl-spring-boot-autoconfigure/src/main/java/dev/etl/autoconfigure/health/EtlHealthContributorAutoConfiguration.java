@@ -1,8 +1,9 @@
 package dev.etl.autoconfigure.health;
 
+import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.pipeline.PipelineRuntime;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,17 +15,16 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 
-import dev.etl.autoconfigure.EtlAutoConfiguration;
-import dev.etl.pipeline.PipelineRuntime;
-
 /**
  * Health of the pipeline: an {@code etl} contributor with {@code liveness} and {@code readiness}
  * members ({@link EtlHealthIndicator}), added to Boot's probe groups and served at {@code /healthz}
  * and {@code /readyz} ({@link EtlProbeGroupsPostProcessor}). Switched off with
  * {@code management.health.etl.enabled=false}.
  */
-@AutoConfiguration(after = EtlAutoConfiguration.class,
-        afterName = "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration")
+@AutoConfiguration(
+        after = EtlAutoConfiguration.class,
+        afterName =
+                "org.springframework.boot.health.autoconfigure.actuate.endpoint.AvailabilityProbesAutoConfiguration")
 @ConditionalOnClass(CompositeHealthContributor.class)
 @ConditionalOnBean(PipelineRuntime.class)
 @ConditionalOnEnabledHealthIndicator("etl")
@@ -40,15 +40,16 @@ public final class EtlHealthContributorAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = { "org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor",
-            "org.springframework.boot.actuate.endpoint.web.AdditionalPathsMapper" })
+    @ConditionalOnClass(
+            name = {
+                "org.springframework.boot.health.actuate.endpoint.HealthEndpointGroupsPostProcessor",
+                "org.springframework.boot.actuate.endpoint.web.AdditionalPathsMapper"
+            })
     static class ProbeGroupsConfiguration {
 
         @Bean
         EtlProbeGroupsPostProcessor etlProbeGroupsPostProcessor(Environment environment) {
             return new EtlProbeGroupsPostProcessor(environment);
         }
-
     }
-
 }

@@ -1,19 +1,17 @@
 package dev.etl.autoconfigure.health;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.TreeMap;
-
-import org.springframework.boot.health.contributor.AbstractHealthIndicator;
-import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.Status;
-
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.util.Secrets;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * Health of the pipeline as one probe sees it.
@@ -43,7 +41,6 @@ public class EtlHealthIndicator extends AbstractHealthIndicator {
 
         /** Whether the pipeline is doing its work. */
         READINESS
-
     }
 
     private final PipelineRuntime runtime;
@@ -106,8 +103,8 @@ public class EtlHealthIndicator extends AbstractHealthIndicator {
             String sink = gauge.getId().getTag("sink");
             String shard = gauge.getId().getTag("shard");
             if (sink != null && shard != null) {
-                sinks.computeIfAbsent(sink, (k) -> new TreeMap<>()).put("shard-" + shard + "-queuedChunks",
-                        gauge.value());
+                sinks.computeIfAbsent(sink, (k) -> new TreeMap<>())
+                        .put("shard-" + shard + "-queuedChunks", gauge.value());
             }
         }
         return sinks;
@@ -117,5 +114,4 @@ public class EtlHealthIndicator extends AbstractHealthIndicator {
         MeterRegistry registry = this.runtime.meterRegistry();
         return registry.find(name).tag("pipeline", this.runtime.config().name());
     }
-
 }

@@ -3,7 +3,6 @@ package dev.etl.autoconfigure.health;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.web.AdditionalPathsMapper;
@@ -49,18 +48,23 @@ class EtlProbeGroupsPostProcessor implements HealthEndpointGroupsPostProcessor, 
 
     @Override
     public HealthEndpointGroups postProcessHealthEndpointGroups(HealthEndpointGroups groups) {
-        return new Groups(groups, memberFor("liveness", LIVENESS_MEMBER), pathFor("liveness", "/healthz"),
-                memberFor("readiness", READINESS_MEMBER), pathFor("readiness", "/readyz"));
+        return new Groups(
+                groups,
+                memberFor("liveness", LIVENESS_MEMBER),
+                pathFor("liveness", "/healthz"),
+                memberFor("readiness", READINESS_MEMBER),
+                pathFor("readiness", "/readyz"));
     }
 
     private String memberFor(String group, String member) {
-        boolean configured = this.environment.containsProperty("management.endpoint.health.group." + group + ".include");
+        boolean configured =
+                this.environment.containsProperty("management.endpoint.health.group." + group + ".include");
         return configured ? null : member;
     }
 
     private String pathFor(String group, String path) {
-        boolean configured = this.environment
-            .containsProperty("management.endpoint.health.group." + group + ".additional-path");
+        boolean configured =
+                this.environment.containsProperty("management.endpoint.health.group." + group + ".additional-path");
         return configured ? null : path;
     }
 
@@ -73,7 +77,11 @@ class EtlProbeGroupsPostProcessor implements HealthEndpointGroupsPostProcessor, 
 
         private final HealthEndpointGroup readiness;
 
-        Groups(HealthEndpointGroups delegate, String livenessMember, String livenessPath, String readinessMember,
+        Groups(
+                HealthEndpointGroups delegate,
+                String livenessMember,
+                String livenessPath,
+                String readinessMember,
                 String readinessPath) {
             this.delegate = delegate;
             this.liveness = decorate(delegate.get("liveness"), livenessMember, livenessPath);
@@ -120,14 +128,14 @@ class EtlProbeGroupsPostProcessor implements HealthEndpointGroupsPostProcessor, 
             List<String> paths = new ArrayList<>();
             for (String name : getNames()) {
                 HealthEndpointGroup group = get(name);
-                if (group != null && group.getAdditionalPath() != null
+                if (group != null
+                        && group.getAdditionalPath() != null
                         && group.getAdditionalPath().hasNamespace(webServerNamespace)) {
                     paths.add(group.getAdditionalPath().getValue());
                 }
             }
             return paths;
         }
-
     }
 
     /** A probe group with the pipeline's member and an additional path. */
@@ -174,7 +182,5 @@ class EtlProbeGroupsPostProcessor implements HealthEndpointGroupsPostProcessor, 
         public AdditionalHealthEndpointPath getAdditionalPath() {
             return this.additionalPath;
         }
-
     }
-
 }

@@ -1,11 +1,9 @@
 package dev.etl.autoconfigure.json;
 
+import dev.etl.json.JsonFraming;
 import java.util.EnumMap;
 import java.util.Map;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
-
-import dev.etl.json.JsonFraming;
 import tools.jackson.databind.DeserializationFeature;
 
 /** JSON deserialization ({@code etl.json.*}), applied by the {@link JsonDeserializers} bean. */
@@ -50,5 +48,4 @@ public class EtlJsonProperties {
     public Map<DeserializationFeature, Boolean> getDeserialization() {
         return this.deserialization;
     }
-
 }

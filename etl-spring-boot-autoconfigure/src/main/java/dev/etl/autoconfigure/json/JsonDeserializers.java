@@ -1,9 +1,8 @@
 package dev.etl.autoconfigure.json;
 
-import java.util.Map;
-
 import dev.etl.json.JsonDeserializer;
 import dev.etl.json.JsonFraming;
+import java.util.Map;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -61,5 +60,4 @@ public final class JsonDeserializers {
         }
         return builder;
     }
-
 }

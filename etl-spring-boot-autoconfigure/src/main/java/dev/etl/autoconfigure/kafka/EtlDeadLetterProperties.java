@@ -1,15 +1,13 @@
 package dev.etl.autoconfigure.kafka;
 
+import dev.etl.kafka.KafkaDeadLetterWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
-
-import dev.etl.kafka.KafkaDeadLetterWriter;
 
 /**
  * Dead-letter topic for records failed under DEAD_LETTER ({@code etl.errors.dead-letter.*}): setting
@@ -101,7 +99,9 @@ public class EtlDeadLetterProperties implements Validator {
         EtlDeadLetterProperties deadLetter = (EtlDeadLetterProperties) target;
         Duration sendTimeout = deadLetter.getSendTimeout();
         if (sendTimeout == null || sendTimeout.isNegative() || sendTimeout.isZero()) {
-            errors.rejectValue("sendTimeout", "etl.invalid",
+            errors.rejectValue(
+                    "sendTimeout",
+                    "etl.invalid",
                     "etl.errors.dead-letter.send-timeout must be > 0, got " + sendTimeout);
         }
         String topic = deadLetter.getTopic();
@@ -109,5 +109,4 @@ public class EtlDeadLetterProperties implements Validator {
             errors.rejectValue("topic", "etl.invalid", "etl.errors.dead-letter.topic must not be blank");
         }
     }
-
 }

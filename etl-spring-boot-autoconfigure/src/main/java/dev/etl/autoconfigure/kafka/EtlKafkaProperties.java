@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.StringUtils;
 import org.springframework.validation.Errors;
@@ -72,24 +71,28 @@ public class EtlKafkaProperties implements Validator {
         boolean hasTopics = kafka.getTopics() != null && !kafka.getTopics().isEmpty();
         boolean hasPattern = StringUtils.hasText(kafka.getPattern());
         if (hasTopics && hasPattern) {
-            errors.rejectValue("pattern", "etl.invalid",
+            errors.rejectValue(
+                    "pattern",
+                    "etl.invalid",
                     "etl.source.kafka.topics and etl.source.kafka.pattern are exclusive: set one of them");
         }
         if (hasPattern) {
             try {
                 Pattern.compile(kafka.getPattern());
-            }
-            catch (PatternSyntaxException ex) {
-                errors.rejectValue("pattern", "etl.invalid",
+            } catch (PatternSyntaxException ex) {
+                errors.rejectValue(
+                        "pattern",
+                        "etl.invalid",
                         "etl.source.kafka.pattern is not a valid regular expression: " + ex.getDescription());
             }
         }
         String autoCommit = kafka.getProperties().get("enable.auto.commit");
         if (autoCommit != null && !"false".equalsIgnoreCase(autoCommit.trim())) {
-            errors.rejectValue("properties", "etl.invalid",
+            errors.rejectValue(
+                    "properties",
+                    "etl.invalid",
                     "etl.source.kafka.properties[enable.auto.commit] must be false (offsets are committed by the "
                             + "pipeline only after rows are durable), got " + autoCommit);
         }
     }
-
 }

@@ -3,10 +3,8 @@ package dev.etl.autoconfigure.kafka;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.common.config.SslConfigs;
-
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.SslBundleSslEngineFactory;
 import org.springframework.boot.ssl.SslBundle;
@@ -21,8 +19,7 @@ import org.springframework.util.StringUtils;
  */
 final class KafkaClientProperties {
 
-    private KafkaClientProperties() {
-    }
+    private KafkaClientProperties() {}
 
     /**
      * @param boot      Boot's client properties ({@code KafkaProperties.buildConsumerProperties()} or
@@ -32,8 +29,8 @@ final class KafkaClientProperties {
      * @param overrides the {@code etl.*} properties map, applied last
      * @return a new, mutable map
      */
-    static Map<String, Object> layered(Map<String, Object> boot, KafkaConnectionDetails.Configuration details,
-            Map<String, String> overrides) {
+    static Map<String, Object> layered(
+            Map<String, Object> boot, KafkaConnectionDetails.Configuration details, Map<String, String> overrides) {
         Map<String, Object> client = new LinkedHashMap<>(boot);
         if (details != null) {
             client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", details.getBootstrapServers()));
@@ -45,13 +42,12 @@ final class KafkaClientProperties {
                 client.put(SslConfigs.SSL_ENGINE_FACTORY_CLASS_CONFIG, SslBundleSslEngineFactory.class);
                 client.put(SslBundle.class.getName(), sslBundle);
             }
-        }
-        else if (client.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) instanceof List<?> servers) {
-            client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+        } else if (client.get(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG) instanceof List<?> servers) {
+            client.put(
+                    CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
                     String.join(",", servers.stream().map(String::valueOf).toList()));
         }
         client.putAll(overrides);
         return client;
     }
-
 }

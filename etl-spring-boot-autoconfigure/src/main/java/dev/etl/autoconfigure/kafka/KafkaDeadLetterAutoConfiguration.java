@@ -2,12 +2,13 @@ package dev.etl.autoconfigure.kafka;
 
 import dev.etl.autoconfigure.DeadLetterSinkDefinition;
 import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.kafka.KafkaDeadLetterWriter;
+import dev.etl.pipeline.PipelineConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -18,10 +19,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
-
-import dev.etl.kafka.KafkaDeadLetterWriter;
-import dev.etl.pipeline.PipelineConfig;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The Kafka dead-letter sink, when {@code etl.errors.dead-letter.topic} is set: a
@@ -37,12 +34,13 @@ import io.micrometer.core.instrument.MeterRegistry;
  * <p>The pipeline's start checks that the topic exists ({@code etl.errors.dead-letter.check-topic});
  * records over {@code etl.errors.dead-letter.max-record-size} are truncated with a header saying so.
  */
-@AutoConfiguration(before = EtlAutoConfiguration.class,
+@AutoConfiguration(
+        before = EtlAutoConfiguration.class,
         afterName = "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration")
-@ConditionalOnClass({ KafkaDeadLetterWriter.class, KafkaProperties.class })
+@ConditionalOnClass({KafkaDeadLetterWriter.class, KafkaProperties.class})
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "etl.errors.dead-letter.topic")
-@EnableConfigurationProperties({ EtlDeadLetterProperties.class, KafkaProperties.class })
+@EnableConfigurationProperties({EtlDeadLetterProperties.class, KafkaProperties.class})
 public final class KafkaDeadLetterAutoConfiguration {
 
     /** Name of the dead-letter sink: the {@code sink} label of its {@code etl_sink_*} meters. */
@@ -50,27 +48,32 @@ public final class KafkaDeadLetterAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DeadLetterSinkDefinition etlKafkaDeadLetterSink(EtlDeadLetterProperties deadLetter,
-            KafkaProperties kafkaProperties, ObjectProvider<KafkaConnectionDetails> connectionDetails,
-            PipelineConfig pipeline, ObjectProvider<MeterRegistry> meterRegistries) {
-        Map<String, Object> producer = producerProperties(kafkaProperties, connectionDetails.getIfAvailable(),
-                deadLetter.getProperties());
+    DeadLetterSinkDefinition etlKafkaDeadLetterSink(
+            EtlDeadLetterProperties deadLetter,
+            KafkaProperties kafkaProperties,
+            ObjectProvider<KafkaConnectionDetails> connectionDetails,
+            PipelineConfig pipeline,
+            ObjectProvider<MeterRegistry> meterRegistries) {
+        Map<String, Object> producer =
+                producerProperties(kafkaProperties, connectionDetails.getIfAvailable(), deadLetter.getProperties());
         MeterRegistry registry = meterRegistries.getIfUnique();
         long maxRecordBytes = deadLetter.getMaxRecordSize().toBytes();
         KafkaDeadLetterWriter.Options options = new KafkaDeadLetterWriter.Options(
-                (int) Math.min(Integer.MAX_VALUE, maxRecordBytes), deadLetter.isCheckTopic(), registry, pipeline.name());
-        return new DeadLetterSinkDefinition(KafkaDeadLetterWriter.sink(SINK_NAME, producer,
-                deadLetter.getTopic(), deadLetter.getSendTimeout(), options));
+                (int) Math.min(Integer.MAX_VALUE, maxRecordBytes),
+                deadLetter.isCheckTopic(),
+                registry,
+                pipeline.name());
+        return new DeadLetterSinkDefinition(KafkaDeadLetterWriter.sink(
+                SINK_NAME, producer, deadLetter.getTopic(), deadLetter.getSendTimeout(), options));
     }
 
-    static Map<String, Object> producerProperties(KafkaProperties kafkaProperties,
-            KafkaConnectionDetails connectionDetails, Map<String, String> overrides) {
+    static Map<String, Object> producerProperties(
+            KafkaProperties kafkaProperties, KafkaConnectionDetails connectionDetails, Map<String, String> overrides) {
         Map<String, Object> producer = new LinkedHashMap<>(kafkaProperties.buildProducerProperties());
         // The original bytes are written; Boot's String defaults would be refused by the writer.
         producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        return KafkaClientProperties.layered(producer,
-                (connectionDetails != null) ? connectionDetails.getProducer() : null, overrides);
+        return KafkaClientProperties.layered(
+                producer, (connectionDetails != null) ? connectionDetails.getProducer() : null, overrides);
     }
-
 }

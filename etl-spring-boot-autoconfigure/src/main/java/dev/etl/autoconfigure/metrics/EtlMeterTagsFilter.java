@@ -1,10 +1,9 @@
 package dev.etl.autoconfigure.metrics;
 
-import java.util.List;
-
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.config.MeterFilter;
+import java.util.List;
 
 /** Adds fixed tags to the engine's meters ({@code etl.*}) and leaves every other meter alone. */
 final class EtlMeterTagsFilter implements MeterFilter {
@@ -22,5 +21,4 @@ final class EtlMeterTagsFilter implements MeterFilter {
         }
         return id.withTags(this.tags);
     }
-
 }

@@ -1,18 +1,16 @@
 package dev.etl.autoconfigure.metrics;
 
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.config.MeterFilter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
-
-import io.micrometer.core.instrument.Tag;
-import io.micrometer.core.instrument.config.MeterFilter;
 
 /**
  * Adds {@code etl.metrics.tags} to every engine meter (names starting with {@code etl.}) through a
@@ -28,11 +26,10 @@ public final class EtlMetricsAutoConfiguration {
     @ConditionalOnMissingBean(name = "etlMetricsTagsFilter")
     MeterFilter etlMetricsTagsFilter(Environment environment) {
         Map<String, String> tags = Binder.get(environment)
-            .bind("etl.metrics.tags", Bindable.mapOf(String.class, String.class))
-            .orElse(Map.of());
+                .bind("etl.metrics.tags", Bindable.mapOf(String.class, String.class))
+                .orElse(Map.of());
         List<Tag> common = new ArrayList<>();
         tags.forEach((key, value) -> common.add(Tag.of(key, value)));
         return new EtlMeterTagsFilter(common);
     }
-
 }

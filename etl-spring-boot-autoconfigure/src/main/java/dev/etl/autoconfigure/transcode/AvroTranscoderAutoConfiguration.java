@@ -1,11 +1,5 @@
 package dev.etl.autoconfigure.transcode;
 
-import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.context.annotation.Bean;
-
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
@@ -13,6 +7,11 @@ import dev.etl.autoconfigure.clickhouse.ClickHouseSinkColumns;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.transcode.AvroRowMapping;
 import dev.etl.transcode.AvroRowTranscoder;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
 
 /**
  * The Avro → RowBinary transcoder, when the application declares an {@link AvroRowMapping} bean: an
@@ -21,8 +20,9 @@ import dev.etl.transcode.AvroRowTranscoder;
  * columns as the ClickHouse sink's {@link ClickHouseSinkColumns}, so the sink validates the table
  * against the mapping and chains end in {@code .sink(transcoder, router)}.
  */
-@AutoConfiguration(after = SchemaRegistryAutoConfiguration.class,
-        before = { ClickHouseSinkAutoConfiguration.class, EtlAutoConfiguration.class })
+@AutoConfiguration(
+        after = SchemaRegistryAutoConfiguration.class,
+        before = {ClickHouseSinkAutoConfiguration.class, EtlAutoConfiguration.class})
 @ConditionalOnClass(AvroRowTranscoder.class)
 @ConditionalOnBean(AvroRowMapping.class)
 public final class AvroTranscoderAutoConfiguration {
@@ -39,5 +39,4 @@ public final class AvroTranscoderAutoConfiguration {
     ClickHouseSinkColumns etlClickHouseSinkColumns(AvroRowMapping mapping) {
         return new ClickHouseSinkColumns(mapping.columns());
     }
-
 }

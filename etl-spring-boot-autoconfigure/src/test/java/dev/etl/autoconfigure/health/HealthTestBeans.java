@@ -1,19 +1,16 @@
 package dev.etl.autoconfigure.health;
 
-import java.time.Duration;
-import java.util.function.BooleanSupplier;
-
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-
+import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.deser.Deserializer;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 @Configuration(proxyBeanMethods = false)
 class HealthTestBeans {
@@ -35,8 +32,7 @@ class HealthTestBeans {
 
     @Bean
     ChainFactory chainFactory() {
-        return (ctx) -> Chains.from(ctx, Deserializer.bytes())
-            .sink(TestEncoders.bytes(), (value, meta, shards) -> 0);
+        return (ctx) -> Chains.from(ctx, Deserializer.bytes()).sink(TestEncoders.bytes(), (value, meta, shards) -> 0);
     }
 
     static boolean eventually(BooleanSupplier condition) throws InterruptedException {
@@ -49,5 +45,4 @@ class HealthTestBeans {
         }
         return condition.getAsBoolean();
     }
-
 }

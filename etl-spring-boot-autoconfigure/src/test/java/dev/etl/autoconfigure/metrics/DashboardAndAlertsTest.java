@@ -3,6 +3,23 @@ package dev.etl.autoconfigure.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.example.probes.ProbesApplication;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.etl.clickhouse.ClickHouseCapabilities;
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ClickHouseInsert;
+import dev.etl.clickhouse.ClickHouseShardWriter;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseTransport;
+import dev.etl.clickhouse.InsertFormat;
+import dev.etl.kafka.KafkaDeadLetterWriter;
+import dev.etl.kafka.KafkaSource;
+import dev.etl.kafka.KafkaSourceConfig;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.SourceLane;
+import dev.etl.test.memory.MemorySource;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
@@ -24,37 +41,15 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.yaml.snakeyaml.Yaml;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
-
-import com.example.probes.ProbesApplication;
-
-import dev.etl.clickhouse.ClickHouseCapabilities;
-import dev.etl.clickhouse.ClickHouseColumn;
-import dev.etl.clickhouse.ClickHouseInsert;
-import dev.etl.clickhouse.ClickHouseShardWriter;
-import dev.etl.clickhouse.ClickHouseSinkConfig;
-import dev.etl.clickhouse.ClickHouseTransport;
-import dev.etl.clickhouse.InsertFormat;
-import dev.etl.kafka.KafkaDeadLetterWriter;
-import dev.etl.kafka.KafkaSource;
-import dev.etl.kafka.KafkaSourceConfig;
-import dev.etl.source.PartitionListener;
-import dev.etl.source.SourceLane;
-import dev.etl.test.memory.MemorySource;
-import io.micrometer.core.instrument.MeterRegistry;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * Keeps the shipped Grafana dashboard ({@code deploy/grafana/etl-dashboard.json}) and Prometheus alert
@@ -70,13 +65,21 @@ import io.micrometer.core.instrument.MeterRegistry;
  * (a transport that is never called). The timers' histograms are enabled the way deploy/README.md says,
  * so the dashboard's {@code histogram_quantile} panels find their {@code _bucket} series.
  */
-@SpringBootTest(classes = ProbesApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-        properties = { "management.endpoints.web.exposure.include=health,prometheus", "etl.pipeline.name=grafana",
-                "etl.checkpoint.interval=50ms", "etl.pipeline.poll-timeout=20ms", "etl.checkpoint.drain-timeout=5s",
-                "etl.pipeline.exit-on-failure=false", "etl.metrics.tags.env=test",
-                "management.metrics.distribution.percentiles-histogram.etl.sink.write.duration=true",
-                "management.metrics.distribution.percentiles-histogram.etl.clickhouse.insert.duration=true",
-                "management.metrics.distribution.percentiles-histogram.etl.source.poll.duration=true" })
+@SpringBootTest(
+        classes = ProbesApplication.class,
+        webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = {
+            "management.endpoints.web.exposure.include=health,prometheus",
+            "etl.pipeline.name=grafana",
+            "etl.checkpoint.interval=50ms",
+            "etl.pipeline.poll-timeout=20ms",
+            "etl.checkpoint.drain-timeout=5s",
+            "etl.pipeline.exit-on-failure=false",
+            "etl.metrics.tags.env=test",
+            "management.metrics.distribution.percentiles-histogram.etl.sink.write.duration=true",
+            "management.metrics.distribution.percentiles-histogram.etl.clickhouse.insert.duration=true",
+            "management.metrics.distribution.percentiles-histogram.etl.source.poll.duration=true"
+        })
 class DashboardAndAlertsTest {
 
     static final Path ROOT = Path.of("..");
@@ -85,9 +88,35 @@ class DashboardAndAlertsTest {
     static final Path ALERTS = ROOT.resolve("deploy/prometheus/etl-alerts.yaml");
 
     /** PromQL words that look like identifiers but are not metrics (functions are recognized by their "("). */
-    static final Set<String> PROMQL_WORDS = Set.of("sum", "min", "max", "avg", "count", "stddev", "stdvar", "topk",
-            "bottomk", "quantile", "count_values", "group", "limitk", "limit_ratio", "by", "without", "on", "ignoring",
-            "group_left", "group_right", "and", "or", "unless", "offset", "bool", "atan2", "inf", "nan");
+    static final Set<String> PROMQL_WORDS = Set.of(
+            "sum",
+            "min",
+            "max",
+            "avg",
+            "count",
+            "stddev",
+            "stdvar",
+            "topk",
+            "bottomk",
+            "quantile",
+            "count_values",
+            "group",
+            "limitk",
+            "limit_ratio",
+            "by",
+            "without",
+            "on",
+            "ignoring",
+            "group_left",
+            "group_right",
+            "and",
+            "or",
+            "unless",
+            "offset",
+            "bool",
+            "atan2",
+            "inf",
+            "nan");
 
     /** Non-etl metrics an expression may use; none so far. */
     static final Set<String> EXTERNAL_METRICS = Set.of();
@@ -113,10 +142,10 @@ class DashboardAndAlertsTest {
      *  strings, label matchers, ranges, label lists and Grafana variables. */
     static Set<String> metricNames(String expr) {
         String s = expr.replaceAll("\\$\\{?\\w+}?", " ")
-            .replaceAll("\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)*'", " ")
-            .replaceAll("\\{[^{}]*}", " ")
-            .replaceAll("\\[[^\\[\\]]*]", " ")
-            .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^()]*\\)", " ");
+                .replaceAll("\"(?:[^\"\\\\]|\\\\.)*\"|'(?:[^'\\\\]|\\\\.)*'", " ")
+                .replaceAll("\\{[^{}]*}", " ")
+                .replaceAll("\\[[^\\[\\]]*]", " ")
+                .replaceAll("\\b(by|without|on|ignoring|group_left|group_right)\\s*\\([^()]*\\)", " ");
         Set<String> names = new LinkedHashSet<>();
         Matcher m = IDENTIFIER.matcher(s);
         while (m.find()) {
@@ -131,19 +160,18 @@ class DashboardAndAlertsTest {
     @Test
     void metricNamesSkipsFunctionsKeywordsLabelsAndVariables() {
         assertThat(metricNames("histogram_quantile(0.99, sum by (le, pipeline) (rate(etl_x_seconds_bucket"
-                + "{pipeline=~\"$pipeline\", outcome=\"success\"}[$__rate_interval])))"))
-            .containsExactly("etl_x_seconds_bucket");
+                        + "{pipeline=~\"$pipeline\", outcome=\"success\"}[$__rate_interval])))"))
+                .containsExactly("etl_x_seconds_bucket");
         assertThat(metricNames("a < max_over_time(a[1h]) and b == 1 or (c unless c offset 15m) > 1e9"))
-            .containsExactly("a", "b", "c");
+                .containsExactly("a", "b", "c");
         assertThat(metricNames("sum without (outcome) (rate(x{o=\"f\"}[5m])) / sum without(outcome)(rate(y[5m]))"))
-            .containsExactly("x", "y");
+                .containsExactly("x", "y");
         assertThat(metricNames("etl_errors_total{error_type=~\"a|b\"}")).containsExactly("etl_errors_total");
     }
 
     // ------------------------------------------------------------------ METRICS.md
 
-    record Documented(String type, Set<String> labels) {
-    }
+    record Documented(String type, Set<String> labels) {}
 
     /** Every metric of METRICS.md's tables: name → (type, labels). */
     static Map<String, Documented> documentedMetrics() throws IOException {
@@ -159,8 +187,7 @@ class DashboardAndAlertsTest {
         return out;
     }
 
-    record SuggestedAlert(String alert, String expr, String forDuration) {
-    }
+    record SuggestedAlert(String alert, String expr, String forDuration) {}
 
     /** The rows of METRICS.md's "Suggested alerts" table, named as in the rule file. */
     static List<SuggestedAlert> suggestedAlerts() throws IOException {
@@ -177,13 +204,15 @@ class DashboardAndAlertsTest {
             }
             String[] cells = line.split("(?<!\\\\)\\|");
             Matcher m = exprColumn.matcher(cells[2].trim());
-            assertThat(m.matches()).as("METRICS.md suggested alert expression column: %s", cells[2]).isTrue();
+            assertThat(m.matches())
+                    .as("METRICS.md suggested alert expression column: %s", cells[2])
+                    .isTrue();
             StringBuilder name = new StringBuilder("Etl");
             for (String word : cells[1].trim().split("\\s+")) {
                 name.append(Character.toUpperCase(word.charAt(0))).append(word.substring(1));
             }
-            out.add(new SuggestedAlert(name.toString(), m.group(1).replace("\\|", "|"),
-                    m.group(2) == null ? "0m" : m.group(2)));
+            out.add(new SuggestedAlert(
+                    name.toString(), m.group(1).replace("\\|", "|"), m.group(2) == null ? "0m" : m.group(2)));
         }
         assertThat(out).as("suggested alerts in METRICS.md").hasSizeGreaterThanOrEqualTo(11);
         return out;
@@ -215,7 +244,9 @@ class DashboardAndAlertsTest {
         List<Map<String, Object>> rules = new ArrayList<>();
         for (Map<String, Object> group : groups) {
             assertThat(group.get("name")).as("group name").isInstanceOf(String.class);
-            assertThat((List<?>) group.get("rules")).as("rules of group %s", group.get("name")).isNotEmpty();
+            assertThat((List<?>) group.get("rules"))
+                    .as("rules of group %s", group.get("name"))
+                    .isNotEmpty();
             rules.addAll((List<Map<String, Object>>) group.get("rules"));
         }
         return rules;
@@ -240,7 +271,9 @@ class DashboardAndAlertsTest {
         Map<String, String> out = new LinkedHashMap<>();
         for (JsonNode panel : panels(dashboard())) {
             for (JsonNode target : panel.path("targets")) {
-                out.put(target.path("expr").asText(), "panel '" + panel.path("title").asText() + "'");
+                out.put(
+                        target.path("expr").asText(),
+                        "panel '" + panel.path("title").asText() + "'");
             }
         }
         return out;
@@ -258,7 +291,7 @@ class DashboardAndAlertsTest {
     static Map<String, Set<String>> referencedMetrics(Map<String, String> expressions) {
         Map<String, Set<String>> out = new TreeMap<>();
         expressions.forEach((expr, where) -> metricNames(expr)
-            .forEach(name -> out.computeIfAbsent(name, k -> new TreeSet<>()).add(where)));
+                .forEach(name -> out.computeIfAbsent(name, k -> new TreeSet<>()).add(where)));
         return out;
     }
 
@@ -280,8 +313,12 @@ class DashboardAndAlertsTest {
             assertThat(labels.get("severity")).as("%s severity", alert).isIn("critical", "warning", "info");
             Map<String, Object> annotations = (Map<String, Object>) rule.get("annotations");
             assertThat(annotations).as("%s annotations", alert).isNotNull();
-            assertThat((String) annotations.get("summary")).as("%s summary", alert).isNotBlank();
-            assertThat((String) annotations.get("description")).as("%s description", alert).isNotBlank();
+            assertThat((String) annotations.get("summary"))
+                    .as("%s summary", alert)
+                    .isNotBlank();
+            assertThat((String) annotations.get("description"))
+                    .as("%s description", alert)
+                    .isNotBlank();
 
             // {{ $labels.x }} must name a label the alert's series carry.
             String expr = (String) rule.get("expr");
@@ -303,7 +340,9 @@ class DashboardAndAlertsTest {
             for (Object text : annotations.values()) {
                 Matcher m = LABEL_TEMPLATE.matcher(String.valueOf(text));
                 while (m.find()) {
-                    assertThat(available).as("%s annotation uses $labels.%s", alert, m.group(1)).contains(m.group(1));
+                    assertThat(available)
+                            .as("%s annotation uses $labels.%s", alert, m.group(1))
+                            .contains(m.group(1));
                 }
             }
         }
@@ -323,7 +362,7 @@ class DashboardAndAlertsTest {
         }
         assertThat(pipeline).as("templating variable 'pipeline'").isNotNull();
         assertThat(pipeline.path("query").path("query").asText())
-            .isEqualTo("label_values(etl_pipeline_state, pipeline)");
+                .isEqualTo("label_values(etl_pipeline_state, pipeline)");
         assertThat(pipeline.path("datasource").path("uid").asText()).isEqualTo("${DS_PROMETHEUS}");
 
         Set<Integer> ids = new HashSet<>();
@@ -333,27 +372,37 @@ class DashboardAndAlertsTest {
             String title = panel.path("title").asText();
             assertThat(title).as("panel title").isNotBlank();
             assertThat(panel.has("id")).as("panel '%s' has an id", title).isTrue();
-            assertThat(ids.add(panel.path("id").asInt())).as("panel id %s ('%s') is unique", panel.path("id"), title)
-                .isTrue();
-            assertThat(panel.path("gridPos").has("w")).as("panel '%s' gridPos", title).isTrue();
+            assertThat(ids.add(panel.path("id").asInt()))
+                    .as("panel id %s ('%s') is unique", panel.path("id"), title)
+                    .isTrue();
+            assertThat(panel.path("gridPos").has("w"))
+                    .as("panel '%s' gridPos", title)
+                    .isTrue();
             if (panel.path("type").asText().equals("row")) {
                 continue;
             }
             queryPanels++;
-            assertThat(panel.path("datasource").path("uid").asText()).as("panel '%s' datasource", title)
-                .isEqualTo("${DS_PROMETHEUS}");
-            assertThat(panel.path("targets").size()).as("panel '%s' targets", title).isPositive();
+            assertThat(panel.path("datasource").path("uid").asText())
+                    .as("panel '%s' datasource", title)
+                    .isEqualTo("${DS_PROMETHEUS}");
+            assertThat(panel.path("targets").size())
+                    .as("panel '%s' targets", title)
+                    .isPositive();
             Set<String> refIds = new HashSet<>();
             for (JsonNode target : panel.path("targets")) {
                 String expr = target.path("expr").asText();
                 assertThat(expr).as("panel '%s' target expr", title).isNotBlank();
-                assertThat(refIds.add(target.path("refId").asText())).as("panel '%s' refId unique", title).isTrue();
+                assertThat(refIds.add(target.path("refId").asText()))
+                        .as("panel '%s' refId unique", title)
+                        .isTrue();
                 assertThat(target.path("datasource").path("uid").asText("${DS_PROMETHEUS}"))
-                    .as("panel '%s' target datasource", title).isEqualTo("${DS_PROMETHEUS}");
+                        .as("panel '%s' target datasource", title)
+                        .isEqualTo("${DS_PROMETHEUS}");
                 Matcher m = selector.matcher(expr);
                 while (m.find()) {
-                    assertThat(m.group(2)).as("panel '%s': %s filters on $pipeline", title, m.group(1))
-                        .contains("pipeline=~\"$pipeline\"");
+                    assertThat(m.group(2))
+                            .as("panel '%s': %s filters on $pipeline", title, m.group(1))
+                            .contains("pipeline=~\"$pipeline\"");
                 }
             }
         }
@@ -367,8 +416,10 @@ class DashboardAndAlertsTest {
         Map<String, Map<String, Object>> rules = new LinkedHashMap<>();
         alertRules().forEach(rule -> rules.put((String) rule.get("alert"), rule));
         List<SuggestedAlert> suggested = suggestedAlerts();
-        assertThat(rules.keySet()).as("one rule per row of METRICS.md's suggested alerts")
-            .containsExactlyInAnyOrderElementsOf(suggested.stream().map(SuggestedAlert::alert).toList());
+        assertThat(rules.keySet())
+                .as("one rule per row of METRICS.md's suggested alerts")
+                .containsExactlyInAnyOrderElementsOf(
+                        suggested.stream().map(SuggestedAlert::alert).toList());
         for (SuggestedAlert row : suggested) {
             Map<String, Object> rule = rules.get(row.alert());
             String expr = normalize(String.valueOf(rule.get("expr")));
@@ -378,12 +429,16 @@ class DashboardAndAlertsTest {
             int last = 0;
             while (placeholder.find()) {
                 regex.append(Pattern.quote(normalize(row.expr()).substring(last, placeholder.start())))
-                    .append("[0-9.eE+]+");
+                        .append("[0-9.eE+]+");
                 last = placeholder.end();
             }
             regex.append(Pattern.quote(normalize(row.expr()).substring(last)));
-            assertThat(expr).as("%s expr is METRICS.md's `%s`", row.alert(), row.expr()).matches(regex.toString());
-            assertThat(String.valueOf(rule.get("for"))).as("%s for", row.alert()).isEqualTo(row.forDuration());
+            assertThat(expr)
+                    .as("%s expr is METRICS.md's `%s`", row.alert(), row.expr())
+                    .matches(regex.toString());
+            assertThat(String.valueOf(rule.get("for")))
+                    .as("%s for", row.alert())
+                    .isEqualTo(row.forDuration());
         }
     }
 
@@ -397,19 +452,24 @@ class DashboardAndAlertsTest {
         assertThat(documented).as("metrics parsed from METRICS.md").hasSizeGreaterThan(25);
         Map<String, Set<String>> used = referencedMetrics(dashboardExpressions());
         used.putAll(referencedMetrics(alertExpressions()));
-        assertThat(used).as("metrics referenced by the dashboard and the alerts").hasSizeGreaterThan(25);
+        assertThat(used)
+                .as("metrics referenced by the dashboard and the alerts")
+                .hasSizeGreaterThan(25);
         Map<String, Set<String>> undocumented = new TreeMap<>();
         used.forEach((name, where) -> {
             if (!EXTERNAL_METRICS.contains(name) && documentedName(name, documented) == null) {
                 undocumented.put(name, where);
             }
         });
-        assertThat(undocumented).as("metrics used but not in docs/METRICS.md (name → where)").isEmpty();
+        assertThat(undocumented)
+                .as("metrics used but not in docs/METRICS.md (name → where)")
+                .isEmpty();
 
         Set<String> onDashboard = new TreeSet<>();
         referencedMetrics(dashboardExpressions()).keySet().forEach(n -> onDashboard.add(documentedName(n, documented)));
-        assertThat(onDashboard).as("documented metrics on the dashboard")
-            .containsExactlyInAnyOrderElementsOf(documented.keySet());
+        assertThat(onDashboard)
+                .as("documented metrics on the dashboard")
+                .containsExactlyInAnyOrderElementsOf(documented.keySet());
     }
 
     // ------------------------------------------------------------------ promtool, where installed
@@ -426,16 +486,23 @@ class DashboardAndAlertsTest {
         Path promtool = promtool();
         assumeTrue(promtool != null, "promtool is not on the PATH and ETL_PROMTOOL is not set");
         run(promtool.toString(), "check", "rules", ALERTS.toString());
-        run(promtool.toString(), "test", "rules", ALERTS.resolveSibling("etl-alerts.test.yaml").toString());
+        run(
+                promtool.toString(),
+                "test",
+                "rules",
+                ALERTS.resolveSibling("etl-alerts.test.yaml").toString());
 
         List<Map<String, Object>> rules = new ArrayList<>();
         int i = 0;
         for (String expr : dashboardExpressions().keySet()) {
-            String promql = expr.replace("$__rate_interval", "1m").replace("$__range", "1h").replace("$pipeline", ".*");
+            String promql = expr.replace("$__rate_interval", "1m")
+                    .replace("$__range", "1h")
+                    .replace("$pipeline", ".*");
             rules.add(Map.of("record", "etl:dashboard:" + i++, "expr", promql));
         }
         Path file = tmp.resolve("dashboard-rules.yaml");
-        Files.writeString(file, new Yaml().dump(Map.of("groups", List.of(Map.of("name", "dashboard", "rules", rules)))));
+        Files.writeString(
+                file, new Yaml().dump(Map.of("groups", List.of(Map.of("name", "dashboard", "rules", rules)))));
         run(promtool.toString(), "check", "rules", file.toString());
     }
 
@@ -444,7 +511,8 @@ class DashboardAndAlertsTest {
         String named = System.getProperty("etl.promtool", System.getenv("ETL_PROMTOOL"));
         if (named != null && !named.isBlank()) {
             Path path = Path.of(named);
-            assertThat(Files.isExecutable(path)).as("ETL_PROMTOOL / etl.promtool names %s, which is not an executable file", path)
+            assertThat(Files.isExecutable(path))
+                    .as("ETL_PROMTOOL / etl.promtool names %s, which is not an executable file", path)
                     .isTrue();
             return path;
         }
@@ -458,19 +526,22 @@ class DashboardAndAlertsTest {
 
     private static void run(String... command) throws Exception {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        java.util.concurrent.CompletableFuture<byte[]> output = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-                return process.getInputStream().readAllBytes();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        java.util.concurrent.CompletableFuture<byte[]> output =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return process.getInputStream().readAllBytes();
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
         if (!process.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
             process.destroyForcibly();
             throw new AssertionError(String.join(" ", command) + " did not finish within 60 s");
         }
         String text = new String(output.get(10, java.util.concurrent.TimeUnit.SECONDS));
-        assertThat(process.exitValue()).as("%s:%n%s", String.join(" ", command), text).isZero();
+        assertThat(process.exitValue())
+                .as("%s:%n%s", String.join(" ", command), text)
+                .isZero();
     }
 
     // ------------------------------------------------------------------ against the running app
@@ -479,23 +550,27 @@ class DashboardAndAlertsTest {
     void everyMetricOfTheDashboardAndTheAlertsIsExported() throws Exception {
         this.source.handle().assign(0, 0);
         long offset = this.source.handle().push(0, "k".getBytes(), "v".getBytes());
-        assertThat(this.source.handle().awaitCommitted(0, offset + 1, Duration.ofSeconds(20))).isTrue();
+        assertThat(this.source.handle().awaitCommitted(0, offset + 1, Duration.ofSeconds(20)))
+                .isTrue();
 
         try (ConnectorMeters connectors = new ConnectorMeters(this.registry, "grafana")) {
             Set<String> exported = exportedNames(scrape());
 
             Map<String, Set<String>> used = referencedMetrics(dashboardExpressions());
-            referencedMetrics(alertExpressions()).forEach((k, v) -> used.merge(k, v, (a, b) -> {
-                a.addAll(b);
-                return a;
-            }));
+            referencedMetrics(alertExpressions())
+                    .forEach((k, v) -> used.merge(k, v, (a, b) -> {
+                        a.addAll(b);
+                        return a;
+                    }));
             Map<String, Set<String>> missing = new TreeMap<>();
             used.forEach((name, where) -> {
                 if (!EXTERNAL_METRICS.contains(name) && !exported.contains(name)) {
                     missing.put(name, where);
                 }
             });
-            assertThat(missing).as("metrics used but not in /actuator/prometheus (name → where)").isEmpty();
+            assertThat(missing)
+                    .as("metrics used but not in /actuator/prometheus (name → where)")
+                    .isEmpty();
 
             Set<String> notExported = new TreeSet<>();
             documentedMetrics().forEach((name, doc) -> {
@@ -504,7 +579,9 @@ class DashboardAndAlertsTest {
                     notExported.add(name);
                 }
             });
-            assertThat(notExported).as("metrics documented in METRICS.md but not exported").isEmpty();
+            assertThat(notExported)
+                    .as("metrics documented in METRICS.md but not exported")
+                    .isEmpty();
         }
     }
 
@@ -521,10 +598,12 @@ class DashboardAndAlertsTest {
     }
 
     private String scrape() throws Exception {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + "/actuator/prometheus"))
-            .timeout(Duration.ofSeconds(10))
-            .build();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + this.port + "/actuator/prometheus"))
+                .timeout(Duration.ofSeconds(10))
+                .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         return response.body();
@@ -543,24 +622,21 @@ class DashboardAndAlertsTest {
 
         ConnectorMeters(MeterRegistry registry, String pipeline) throws Exception {
             KafkaSourceConfig kafka = KafkaSourceConfig.builder()
-                .pipeline(pipeline)
-                .meterRegistry(registry)
-                .topics("orders")
-                .property(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9")
-                .property(ConsumerConfig.GROUP_ID_CONFIG, pipeline)
-                .build();
+                    .pipeline(pipeline)
+                    .meterRegistry(registry)
+                    .topics("orders")
+                    .property(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9")
+                    .property(ConsumerConfig.GROUP_ID_CONFIG, pipeline)
+                    .build();
             this.lane = new KafkaSource(kafka).openLane(0, new PartitionListener() {
                 @Override
-                public void onAssigned(int[] partitions) {
-                }
+                public void onAssigned(int[] partitions) {}
 
                 @Override
-                public void onRevoked(int[] partitions) {
-                }
+                public void onRevoked(int[] partitions) {}
 
                 @Override
-                public void onLost(int[] partitions) {
-                }
+                public void onLost(int[] partitions) {}
             });
             // etl_source_lag_records exists while a lane owns the partition; without a broker no lane
             // is assigned one, so claim it the way KafkaSourceLane does on assignment.
@@ -574,13 +650,18 @@ class DashboardAndAlertsTest {
 
             // Native, so that the format's own meters are registered too (the replica meters do not depend on it).
             ClickHouseSinkConfig clickhouse = ClickHouseSinkConfig.builder()
-                .table("default", "orders")
-                .shard("http://127.0.0.1:9")
-                .format(InsertFormat.NATIVE)
-                .build();
-            this.writer = new ClickHouseShardWriter(clickhouse, List.of(new ClickHouseColumn("id", "UInt64")), 0,
-                    "orders", pipeline,
-                    ClickHouseCapabilities.legacy("23.8"), new ClickHouseTransport() {
+                    .table("default", "orders")
+                    .shard("http://127.0.0.1:9")
+                    .format(InsertFormat.NATIVE)
+                    .build();
+            this.writer = new ClickHouseShardWriter(
+                    clickhouse,
+                    List.of(new ClickHouseColumn("id", "UInt64")),
+                    0,
+                    "orders",
+                    pipeline,
+                    ClickHouseCapabilities.legacy("23.8"),
+                    new ClickHouseTransport() {
                         @Override
                         public long insert(URI replica, ClickHouseInsert insert, byte[] body, int length) {
                             throw new UnsupportedOperationException();
@@ -590,12 +671,17 @@ class DashboardAndAlertsTest {
                         public String query(URI replica, String sql) {
                             throw new UnsupportedOperationException();
                         }
-                    }, registry, System::nanoTime, () -> {
-                    });
+                    },
+                    registry,
+                    System::nanoTime,
+                    () -> {});
             // The dead-letter writer's meters (no producer is created until a write).
-            this.deadLetter = new KafkaDeadLetterWriter(Map.of("bootstrap.servers", "127.0.0.1:9"), "orders-dlq",
-                    Duration.ofSeconds(1), new KafkaDeadLetterWriter.Options(KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES,
-                            false, registry, pipeline));
+            this.deadLetter = new KafkaDeadLetterWriter(
+                    Map.of("bootstrap.servers", "127.0.0.1:9"),
+                    "orders-dlq",
+                    Duration.ofSeconds(1),
+                    new KafkaDeadLetterWriter.Options(
+                            KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES, false, registry, pipeline));
         }
 
         @Override
@@ -608,5 +694,4 @@ class DashboardAndAlertsTest {
             this.lane.close();
         }
     }
-
 }

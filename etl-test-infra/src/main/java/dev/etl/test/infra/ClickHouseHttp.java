@@ -36,7 +36,10 @@ public final class ClickHouseHttp {
      * every host, up to its {@code distributed_ddl_task_timeout})
      */
     public ClickHouseHttp(Duration connectTimeout, Duration requestTimeout) {
-        this.client = HttpClient.newBuilder().connectTimeout(connectTimeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.client = HttpClient.newBuilder()
+                .connectTimeout(connectTimeout)
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
         this.requestTimeout = requestTimeout;
     }
 
@@ -79,25 +82,26 @@ public final class ClickHouseHttp {
      */
     public String execute(String replicaUrl, String sql, Map<String, String> settings) {
         StringBuilder query = new StringBuilder("wait_end_of_query=1");
-        settings.forEach((name, value) -> query.append('&').append(URLEncoder.encode(name, StandardCharsets.UTF_8))
-            .append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
+        settings.forEach((name, value) -> query.append('&')
+                .append(URLEncoder.encode(name, StandardCharsets.UTF_8))
+                .append('=')
+                .append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
         HttpRequest request = HttpRequest.newBuilder(uri(replicaUrl, query.toString()))
-            .timeout(requestTimeout)
-            .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8))
-            .build();
+                .timeout(requestTimeout)
+                .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8))
+                .build();
         HttpResponse<String> response;
         try {
             response = client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new ClickHouseHttpException(replicaUrl, sql, -1, "cannot reach server: " + ex, ex);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new ClickHouseHttpException(replicaUrl, sql, -1, "interrupted", ex);
         }
         if (response.statusCode() != 200) {
-            throw new ClickHouseHttpException(replicaUrl, sql, response.statusCode(), response.body().strip(), null);
+            throw new ClickHouseHttpException(
+                    replicaUrl, sql, response.statusCode(), response.body().strip(), null);
         }
         return response.body();
     }
@@ -109,18 +113,17 @@ public final class ClickHouseHttp {
      * @return whether the instance answered {@code 1}
      */
     boolean ping(String replicaUrl, Duration timeout) {
-        HttpRequest request = HttpRequest.newBuilder(uri(replicaUrl, "query=" + URLEncoder.encode("SELECT 1", StandardCharsets.UTF_8)))
-            .timeout(timeout)
-            .GET()
-            .build();
+        HttpRequest request = HttpRequest.newBuilder(
+                        uri(replicaUrl, "query=" + URLEncoder.encode("SELECT 1", StandardCharsets.UTF_8)))
+                .timeout(timeout)
+                .GET()
+                .build();
         try {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 && response.body().strip().equals("1");
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             return false;
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return false;
         }
@@ -130,5 +133,4 @@ public final class ClickHouseHttp {
         String base = replicaUrl.endsWith("/") ? replicaUrl : replicaUrl + "/";
         return URI.create(base + "?" + query);
     }
-
 }

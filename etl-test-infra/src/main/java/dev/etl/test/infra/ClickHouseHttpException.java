@@ -20,8 +20,10 @@ public final class ClickHouseHttpException extends RuntimeException {
      * @param cause the underlying failure, or {@code null}
      */
     public ClickHouseHttpException(String replicaUrl, String sql, int statusCode, String detail, Throwable cause) {
-        super("ClickHouse " + replicaUrl + (statusCode > 0 ? " answered HTTP " + statusCode : " failed") + " for ["
-                + abbreviate(sql) + "]: " + detail, cause);
+        super(
+                "ClickHouse " + replicaUrl + (statusCode > 0 ? " answered HTTP " + statusCode : " failed") + " for ["
+                        + abbreviate(sql) + "]: " + detail,
+                cause);
         this.replicaUrl = replicaUrl;
         this.statusCode = statusCode;
     }
@@ -46,5 +48,4 @@ public final class ClickHouseHttpException extends RuntimeException {
     public int statusCode() {
         return statusCode;
     }
-
 }

@@ -75,14 +75,14 @@ public final class ClickHouseInstance {
         String token = dir.resolve("config.xml").toString();
         long pid;
         try {
-            pid = Long.parseLong(Files.readString(pidFile, StandardCharsets.UTF_8).trim());
-        }
-        catch (IOException | NumberFormatException ex) {
+            pid = Long.parseLong(
+                    Files.readString(pidFile, StandardCharsets.UTF_8).trim());
+        } catch (IOException | NumberFormatException ex) {
             throw new IllegalStateException("ClickHouse " + name + ": cannot read PID file " + pidFile, ex);
         }
         List<String> cmd = commandLine(pid)
-            .orElseThrow(() -> new IllegalStateException("ClickHouse " + name + ": process " + pid + " from " + pidFile
-                    + " is not running"));
+                .orElseThrow(() -> new IllegalStateException(
+                        "ClickHouse " + name + ": process " + pid + " from " + pidFile + " is not running"));
         if (cmd.stream().noneMatch((arg) -> arg.contains(token))) {
             throw new IllegalStateException("ClickHouse " + name + ": process " + pid + " is not ours: " + cmd);
         }
@@ -102,8 +102,7 @@ public final class ClickHouseInstance {
                 throw new IllegalStateException(config + " has no <http_port>");
             }
             return Integer.parseInt(m.group(1));
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new IllegalStateException("cannot read " + config, ex);
         }
     }
@@ -116,8 +115,7 @@ public final class ClickHouseInstance {
             }
             List<String> args = new ArrayList<>(Arrays.asList(new String(raw, StandardCharsets.UTF_8).split("\0")));
             return Optional.of(args);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             return Optional.empty();
         }
     }
@@ -148,7 +146,9 @@ public final class ClickHouseInstance {
 
     /** Whether the server process is alive (stopped or not). */
     public boolean isAlive() {
-        return commandLine(pid).map((cmd) -> cmd.stream().anyMatch((arg) -> arg.contains(token))).orElse(false);
+        return commandLine(pid)
+                .map((cmd) -> cmd.stream().anyMatch((arg) -> arg.contains(token)))
+                .orElse(false);
     }
 
     /**
@@ -199,14 +199,14 @@ public final class ClickHouseInstance {
         File out = dir.resolve("logs").resolve("stdout.log").toFile();
         Process process;
         try {
-            process = new ProcessBuilder(cmd).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(out))
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-                .start();
+            process = new ProcessBuilder(cmd)
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(out))
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .start();
             pid = process.pid(); // setsid execs in place when not a process group leader
             Files.writeString(pidFile, pid + "\n", StandardCharsets.UTF_8);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new IllegalStateException("cannot start ClickHouse " + name + " with " + cmd, ex);
         }
         killed = false;
@@ -226,12 +226,12 @@ public final class ClickHouseInstance {
                 if ("1".equals(http.execute(url, "SELECT 1").trim())) {
                     return;
                 }
-            }
-            catch (RuntimeException ex) {
+            } catch (RuntimeException ex) {
                 last = ex;
             }
             if (!isAlive()) {
-                throw new IllegalStateException("ClickHouse " + name + " exited during startup; see " + dir.resolve("logs"));
+                throw new IllegalStateException(
+                        "ClickHouse " + name + " exited during startup; see " + dir.resolve("logs"));
             }
             sleep(100);
         }
@@ -259,16 +259,16 @@ public final class ClickHouseInstance {
 
     private void signal(String signal) {
         try {
-            Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
             if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
                 throw new IllegalStateException("kill -" + signal + " " + pid + " failed: "
                         + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
             }
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new IllegalStateException("kill -" + signal + " " + pid + " failed", ex);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", ex);
         }
@@ -277,8 +277,7 @@ public final class ClickHouseInstance {
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", ex);
         }
@@ -289,5 +288,4 @@ public final class ClickHouseInstance {
         return "ClickHouseInstance{" + name + ", " + url + ", pid " + pid + (stopped ? ", stopped" : "")
                 + (killed ? ", killed" : "") + "}";
     }
-
 }

@@ -111,5 +111,4 @@ public final class ClickHouseTestDatabase implements AutoCloseable {
     public String toString() {
         return "ClickHouseTestDatabase{" + name + " on " + endpoints.clickhouseCluster() + "}";
     }
-
 }

@@ -24,15 +24,16 @@ record InfraDirectory(Path repoRoot, Path stateDir, boolean fromOverride) {
     static InfraDirectory detect() {
         String repoProperty = System.getProperty("etl.repo.dir");
         Path start = Path.of(repoProperty != null ? repoProperty : System.getProperty("user.dir"))
-            .toAbsolutePath()
-            .normalize();
+                .toAbsolutePath()
+                .normalize();
         Path repoRoot = findRepoRoot(start);
         String override = System.getProperty("etl.infra.dir");
         if (override == null || override.isBlank()) {
             override = System.getenv("ETL_INFRA_DIR");
         }
         if (override != null && !override.isBlank()) {
-            return new InfraDirectory(repoRoot, Path.of(override).toAbsolutePath().normalize(), true);
+            return new InfraDirectory(
+                    repoRoot, Path.of(override).toAbsolutePath().normalize(), true);
         }
         Path base = (repoRoot != null) ? repoRoot : start;
         return new InfraDirectory(repoRoot, base.resolve(".infra"), false);
@@ -54,5 +55,4 @@ record InfraDirectory(Path repoRoot, Path stateDir, boolean fromOverride) {
     Path script() {
         return (repoRoot != null) ? repoRoot.resolve(SCRIPT) : null;
     }
-
 }

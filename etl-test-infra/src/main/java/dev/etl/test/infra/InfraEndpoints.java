@@ -55,14 +55,30 @@ public final class InfraEndpoints {
      * @param kafkaBootstrap Kafka {@code bootstrap.servers}
      * @param registryUrl base URL of the Confluent-compatible registry API, without a trailing slash
      */
-    public InfraEndpoints(String zookeeperConnect, String clickhouseCluster, List<ClickHouseShard> clickhouseShards,
-            String kafkaBootstrap, String registryUrl) {
-        this(zookeeperConnect, clickhouseCluster, clickhouseShards, kafkaBootstrap, registryUrl, null,
+    public InfraEndpoints(
+            String zookeeperConnect,
+            String clickhouseCluster,
+            List<ClickHouseShard> clickhouseShards,
+            String kafkaBootstrap,
+            String registryUrl) {
+        this(
+                zookeeperConnect,
+                clickhouseCluster,
+                clickhouseShards,
+                kafkaBootstrap,
+                registryUrl,
+                null,
                 List.of("tls.host"));
     }
 
-    private InfraEndpoints(String zookeeperConnect, String clickhouseCluster, List<ClickHouseShard> clickhouseShards,
-            String kafkaBootstrap, String registryUrl, SecuredInfraEndpoints secured, List<String> securedMissing) {
+    private InfraEndpoints(
+            String zookeeperConnect,
+            String clickhouseCluster,
+            List<ClickHouseShard> clickhouseShards,
+            String kafkaBootstrap,
+            String registryUrl,
+            SecuredInfraEndpoints secured,
+            List<String> securedMissing) {
         this.secured = secured;
         this.securedMissing = List.copyOf(securedMissing);
         this.zookeeperConnect = Objects.requireNonNull(zookeeperConnect, "zookeeperConnect");
@@ -90,8 +106,7 @@ public final class InfraEndpoints {
         }
         try {
             return parse(properties);
-        }
-        catch (IllegalArgumentException ex) {
+        } catch (IllegalArgumentException ex) {
             throw new IllegalArgumentException(file + ": " + ex.getMessage(), ex);
         }
     }
@@ -107,8 +122,7 @@ public final class InfraEndpoints {
         String shards = required(properties, "clickhouse.shards");
         try {
             shardCount = Integer.parseInt(shards);
-        }
-        catch (NumberFormatException ex) {
+        } catch (NumberFormatException ex) {
             throw new IllegalArgumentException("clickhouse.shards is not a number: '" + shards + "'", ex);
         }
         if (shardCount < 1) {
@@ -120,18 +134,23 @@ public final class InfraEndpoints {
         }
         List<String> securedMissing = new ArrayList<>();
         SecuredInfraEndpoints secured = SecuredInfraEndpoints.parse(properties, shardCount, securedMissing);
-        return new InfraEndpoints(required(properties, "zookeeper.connect"), required(properties, "clickhouse.cluster"),
-                shardList, required(properties, "kafka.bootstrap"), required(properties, "registry.url"), secured,
+        return new InfraEndpoints(
+                required(properties, "zookeeper.connect"),
+                required(properties, "clickhouse.cluster"),
+                shardList,
+                required(properties, "kafka.bootstrap"),
+                required(properties, "registry.url"),
+                secured,
                 securedMissing);
     }
 
     /** The comma-separated URLs under {@code key}, without trailing slashes; at least one. */
     static List<String> urls(Properties properties, String key) {
         List<String> urls = Arrays.stream(required(properties, key).split(","))
-            .map(String::trim)
-            .filter((url) -> !url.isEmpty())
-            .map(InfraEndpoints::stripTrailingSlash)
-            .toList();
+                .map(String::trim)
+                .filter((url) -> !url.isEmpty())
+                .map(InfraEndpoints::stripTrailingSlash)
+                .toList();
         if (urls.isEmpty()) {
             throw new IllegalArgumentException(key + " lists no replica URL");
         }
@@ -189,7 +208,9 @@ public final class InfraEndpoints {
      * @return an immutable list of base URLs such as {@code http://127.0.0.1:18123}
      */
     public List<String> clickhouseReplicaUrls() {
-        return clickhouseShards.stream().flatMap((shard) -> shard.replicaUrls().stream()).toList();
+        return clickhouseShards.stream()
+                .flatMap((shard) -> shard.replicaUrls().stream())
+                .toList();
     }
 
     /**
@@ -219,7 +240,8 @@ public final class InfraEndpoints {
         if (secured == null) {
             throw new IllegalStateException("the local servers run without (some of) their secured listeners: "
                     + InfraEndpoints.FILE_NAME + " has no " + securedMissing + ". They were started by an older "
-                    + InfraDirectory.SCRIPT + ", or a secured listener is down: restart them with `" + InfraDirectory.SCRIPT
+                    + InfraDirectory.SCRIPT + ", or a secured listener is down: restart them with `"
+                    + InfraDirectory.SCRIPT
                     + " stop all` and `" + InfraDirectory.SCRIPT + " start all` (same ETL_INFRA_DIR and ETL_* ports)");
         }
         return secured;
@@ -269,7 +291,5 @@ public final class InfraEndpoints {
         public String replicaUrl(int replica) {
             return replicaUrls.get(replica - 1);
         }
-
     }
-
 }

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -30,7 +29,8 @@ final class InfraProbe {
     private static final Duration TIMEOUT = Duration.ofSeconds(3);
 
     private final ClickHouseHttp clickHouse = new ClickHouseHttp(TIMEOUT, TIMEOUT);
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
 
     /**
      * Probes one server.
@@ -65,9 +65,10 @@ final class InfraProbe {
             out.flush();
             // Any answer means a live server; "not in the whitelist" is an answer too.
             InputStream in = socket.getInputStream();
-            return (in.read() >= 0) ? null : "ZooKeeper at " + connect + " closed the connection without answering srvr";
-        }
-        catch (IOException ex) {
+            return (in.read() >= 0)
+                    ? null
+                    : "ZooKeeper at " + connect + " closed the connection without answering srvr";
+        } catch (IOException ex) {
             return "ZooKeeper at " + connect + " did not answer: " + ex;
         }
     }
@@ -76,42 +77,46 @@ final class InfraProbe {
         InetSocketAddress address = firstAddress(bootstrap);
         try (Socket socket = new Socket()) {
             socket.connect(address, (int) TIMEOUT.toMillis());
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             return "Kafka at " + bootstrap + " refused a TCP connection: " + ex;
         }
         int timeoutMs = (int) TIMEOUT.toMillis();
-        Map<String, Object> config = Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs,
-                AdminClientConfig.CLIENT_ID_CONFIG, "etl-test-infra-probe");
+        Map<String, Object> config = Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                timeoutMs,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                timeoutMs,
+                AdminClientConfig.CLIENT_ID_CONFIG,
+                "etl-test-infra-probe");
         try (Admin admin = Admin.create(config)) {
             int nodes = admin.describeCluster(new DescribeClusterOptions().timeoutMs(timeoutMs))
-                .nodes()
-                .get(timeoutMs, TimeUnit.MILLISECONDS)
-                .size();
+                    .nodes()
+                    .get(timeoutMs, TimeUnit.MILLISECONDS)
+                    .size();
             return (nodes > 0) ? null : "Kafka at " + bootstrap + " describes a cluster without brokers";
-        }
-        catch (ExecutionException | TimeoutException ex) {
+        } catch (ExecutionException | TimeoutException ex) {
             return "Kafka at " + bootstrap + " did not answer describeCluster: " + ex;
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return "interrupted while probing Kafka at " + bootstrap;
         }
     }
 
     private String registryProblem(String registryUrl) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(registryUrl + "/subjects")).timeout(TIMEOUT).GET().build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(registryUrl + "/subjects"))
+                .timeout(TIMEOUT)
+                .GET()
+                .build();
         try {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            return (response.statusCode() == 200) ? null
+            return (response.statusCode() == 200)
+                    ? null
                     : "schema registry GET " + request.uri() + " answered HTTP " + response.statusCode();
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             return "schema registry at " + registryUrl + " did not answer: " + ex;
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return "interrupted while probing the schema registry at " + registryUrl;
         }
@@ -125,5 +130,4 @@ final class InfraProbe {
         }
         return new InetSocketAddress(first.substring(0, colon), Integer.parseInt(first.substring(colon + 1)));
     }
-
 }

@@ -33,5 +33,4 @@ public enum InfraServer {
     public String scriptName() {
         return this.scriptName;
     }
-
 }

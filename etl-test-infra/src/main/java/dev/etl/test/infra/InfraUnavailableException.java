@@ -31,5 +31,4 @@ public final class InfraUnavailableException extends RuntimeException {
     public InfraServer server() {
         return this.server;
     }
-
 }

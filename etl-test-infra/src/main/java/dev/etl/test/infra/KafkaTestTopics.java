@@ -9,7 +9,6 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -47,8 +46,11 @@ public final class KafkaTestTopics implements AutoCloseable {
      * @return the topic factory; close it to delete its topics
      */
     public static KafkaTestTopics open(InfraEndpoints endpoints) {
-        Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, endpoints.kafkaBootstrap(),
-                AdminClientConfig.CLIENT_ID_CONFIG, "etl-test-topics"));
+        Admin admin = Admin.create(Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                endpoints.kafkaBootstrap(),
+                AdminClientConfig.CLIENT_ID_CONFIG,
+                "etl-test-topics"));
         return new KafkaTestTopics(endpoints.kafkaBootstrap(), admin);
     }
 
@@ -65,14 +67,14 @@ public final class KafkaTestTopics implements AutoCloseable {
                 + UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
         try {
             admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
-                .all()
-                .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
-        catch (ExecutionException | TimeoutException ex) {
-            throw new IllegalStateException("Kafka at " + bootstrap + " did not create topic " + name + " with "
-                    + partitions + " partitions: " + ex, ex);
-        }
-        catch (InterruptedException ex) {
+                    .all()
+                    .get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException ex) {
+            throw new IllegalStateException(
+                    "Kafka at " + bootstrap + " did not create topic " + name + " with " + partitions + " partitions: "
+                            + ex,
+                    ex);
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topic " + name, ex);
         }
@@ -113,17 +115,14 @@ public final class KafkaTestTopics implements AutoCloseable {
             if (!topics.isEmpty()) {
                 admin.deleteTopics(Set.copyOf(topics)).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
             }
-        }
-        catch (ExecutionException | TimeoutException ex) {
-            throw new IllegalStateException("Kafka at " + bootstrap + " did not delete topics " + topics + ": " + ex, ex);
-        }
-        catch (InterruptedException ex) {
+        } catch (ExecutionException | TimeoutException ex) {
+            throw new IllegalStateException(
+                    "Kafka at " + bootstrap + " did not delete topics " + topics + ": " + ex, ex);
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while deleting topics " + topics, ex);
-        }
-        finally {
+        } finally {
             admin.close();
         }
     }
-
 }

@@ -6,7 +6,6 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -53,7 +52,7 @@ public @interface LocalInfra {
      * demand when a parameter needs them ({@link ClickHouseTestDatabase}, {@link KafkaTestTopics}).
      * @return the servers to probe and, if needed, start before the first test; all by default
      */
-    InfraServer[] value() default { InfraServer.ZOOKEEPER, InfraServer.CLICKHOUSE, InfraServer.KAFKA,
-            InfraServer.REGISTRY };
-
+    InfraServer[] value() default {
+        InfraServer.ZOOKEEPER, InfraServer.CLICKHOUSE, InfraServer.KAFKA, InfraServer.REGISTRY
+    };
 }

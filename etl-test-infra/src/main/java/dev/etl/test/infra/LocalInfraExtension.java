@@ -3,7 +3,6 @@ package dev.etl.test.infra;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
-
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -32,7 +31,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  */
 public final class LocalInfraExtension implements BeforeAllCallback, ParameterResolver {
 
-    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(LocalInfraExtension.class);
+    private static final ExtensionContext.Namespace NAMESPACE =
+            ExtensionContext.Namespace.create(LocalInfraExtension.class);
 
     private static final Set<InfraServer> ALL = EnumSet.allOf(InfraServer.class);
 
@@ -57,14 +57,17 @@ public final class LocalInfraExtension implements BeforeAllCallback, ParameterRe
             return ensureRunning(extensionContext, requiredServers(extensionContext));
         }
         if (type == ClickHouseTestDatabase.class) {
-            InfraEndpoints endpoints = ensureRunning(extensionContext, EnumSet.of(InfraServer.ZOOKEEPER, InfraServer.CLICKHOUSE));
-            return store.computeIfAbsent(ClickHouseTestDatabase.class,
-                    (key) -> ClickHouseTestDatabase.create(endpoints, className), ClickHouseTestDatabase.class);
+            InfraEndpoints endpoints =
+                    ensureRunning(extensionContext, EnumSet.of(InfraServer.ZOOKEEPER, InfraServer.CLICKHOUSE));
+            return store.computeIfAbsent(
+                    ClickHouseTestDatabase.class,
+                    (key) -> ClickHouseTestDatabase.create(endpoints, className),
+                    ClickHouseTestDatabase.class);
         }
         if (type == KafkaTestTopics.class) {
             InfraEndpoints endpoints = ensureRunning(extensionContext, EnumSet.of(InfraServer.KAFKA));
-            return store.computeIfAbsent(KafkaTestTopics.class, (key) -> KafkaTestTopics.open(endpoints),
-                    KafkaTestTopics.class);
+            return store.computeIfAbsent(
+                    KafkaTestTopics.class, (key) -> KafkaTestTopics.open(endpoints), KafkaTestTopics.class);
         }
         throw new ParameterResolutionException("LocalInfraExtension cannot resolve " + type.getName());
     }
@@ -73,15 +76,16 @@ public final class LocalInfraExtension implements BeforeAllCallback, ParameterRe
         // The root store closes the shared instance at the end of the run, which logs what the
         // tests started; the instance itself is per JVM, so the start-once guard spans engines.
         LocalInfrastructure infrastructure = context.getRoot()
-            .getStore(NAMESPACE)
-            .computeIfAbsent(LocalInfrastructure.class, (key) -> LocalInfrastructure.get(), LocalInfrastructure.class);
+                .getStore(NAMESPACE)
+                .computeIfAbsent(
+                        LocalInfrastructure.class, (key) -> LocalInfrastructure.get(), LocalInfrastructure.class);
         return infrastructure.ensureRunning(servers);
     }
 
     private static Set<InfraServer> requiredServers(ExtensionContext context) {
-        Optional<LocalInfra> annotation = context.getTestClass()
-            .flatMap((testClass) -> findAnnotation(testClass));
-        Set<InfraServer> servers = annotation.map((infra) -> toSet(infra.value())).orElse(EnumSet.copyOf(ALL));
+        Optional<LocalInfra> annotation = context.getTestClass().flatMap((testClass) -> findAnnotation(testClass));
+        Set<InfraServer> servers =
+                annotation.map((infra) -> toSet(infra.value())).orElse(EnumSet.copyOf(ALL));
         if (servers.contains(InfraServer.CLICKHOUSE)) {
             servers.add(InfraServer.ZOOKEEPER);
         }
@@ -115,5 +119,4 @@ public final class LocalInfraExtension implements BeforeAllCallback, ParameterRe
         }
         return current;
     }
-
 }

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,33 +93,39 @@ final class LocalInfrastructure implements AutoCloseable {
             }
             try {
                 Files.createDirectories(directory.stateDir());
+            } catch (IOException ex) {
+                throw new InfraUnavailableException(
+                        down.iterator().next(),
+                        "cannot create the infrastructure directory " + directory.stateDir() + ": " + ex,
+                        ex);
             }
-            catch (IOException ex) {
-                throw new InfraUnavailableException(down.iterator().next(),
-                        "cannot create the infrastructure directory " + directory.stateDir() + ": " + ex, ex);
-            }
-            try (FileChannel channel = FileChannel.open(directory.stateDir().resolve(".junit-start.lock"),
-                    StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileChannel.open(
+                    directory.stateDir().resolve(".junit-start.lock"),
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.WRITE)) {
                 channel.lock(); // released when the channel closes
                 down = probe(servers);
                 if (down.isEmpty()) {
                     return endpoints; // another JVM started them while we waited for the lock
                 }
-                logger.info("Not answering: {} ({}); starting with {}", down,
-                        (endpoints == null) ? endpointsProblem : String.join("; ", problems.values()), InfraDirectory.SCRIPT);
+                logger.info(
+                        "Not answering: {} ({}); starting with {}",
+                        down,
+                        (endpoints == null) ? endpointsProblem : String.join("; ", problems.values()),
+                        InfraDirectory.SCRIPT);
                 if (down.size() == InfraServer.values().length) {
                     start(down, "all"); // one call lets the script start the servers in parallel
-                }
-                else {
+                } else {
                     for (InfraServer server : down) {
                         start(EnumSet.of(server), server.scriptName());
                     }
                 }
                 awaitReady(down);
-            }
-            catch (IOException ex) {
-                throw new InfraUnavailableException(down.iterator().next(),
-                        "cannot lock " + directory.stateDir().resolve(".junit-start.lock") + ": " + ex, ex);
+            } catch (IOException ex) {
+                throw new InfraUnavailableException(
+                        down.iterator().next(),
+                        "cannot lock " + directory.stateDir().resolve(".junit-start.lock") + ": " + ex,
+                        ex);
             }
             return endpoints;
         }
@@ -134,13 +139,11 @@ final class LocalInfrastructure implements AutoCloseable {
         for (InfraServer server : servers) {
             if (endpoints == null) {
                 down.add(server);
-            }
-            else if (!verified.contains(server)) {
+            } else if (!verified.contains(server)) {
                 String problem = probe.problem(server, endpoints);
                 if (problem == null) {
                     verified.add(server);
-                }
-                else {
+                } else {
                     problems.put(server, problem);
                     down.add(server);
                 }
@@ -156,11 +159,9 @@ final class LocalInfrastructure implements AutoCloseable {
             InfraEndpoints loaded = InfraEndpoints.load(file);
             endpointsProblem = null;
             return loaded;
-        }
-        catch (NoSuchFileException ex) {
+        } catch (NoSuchFileException ex) {
             endpointsProblem = "there is no " + file;
-        }
-        catch (IOException | IllegalArgumentException ex) {
+        } catch (IOException | IllegalArgumentException ex) {
             endpointsProblem = "cannot read " + file + ": " + ex.getMessage();
         }
         return null;
@@ -175,8 +176,8 @@ final class LocalInfrastructure implements AutoCloseable {
         for (InfraServer server : servers) {
             InfraUnavailableException previous = started.get(server);
             if (previous != null) {
-                throw new InfraUnavailableException(server, previous.getMessage() + " (failed earlier in this JVM;"
-                        + " not retried)", previous);
+                throw new InfraUnavailableException(
+                        server, previous.getMessage() + " (failed earlier in this JVM;" + " not retried)", previous);
             }
         }
         if (started.keySet().containsAll(servers)) {
@@ -184,41 +185,60 @@ final class LocalInfrastructure implements AutoCloseable {
         }
         Path script = directory.script();
         if (script == null) {
-            throw failure(servers, target, "it is not answering and no " + InfraDirectory.SCRIPT + " was found above "
-                    + System.getProperty("user.dir") + " to start it; start it yourself and point ETL_INFRA_DIR at the "
-                    + "directory holding " + InfraEndpoints.FILE_NAME, null);
+            throw failure(
+                    servers,
+                    target,
+                    "it is not answering and no " + InfraDirectory.SCRIPT + " was found above "
+                            + System.getProperty("user.dir")
+                            + " to start it; start it yourself and point ETL_INFRA_DIR at the "
+                            + "directory holding " + InfraEndpoints.FILE_NAME,
+                    null);
         }
         Path log = startLog();
-        logger.info("Starting {} with {} start {} (ETL_INFRA_DIR={}, output in {})", servers, script, target,
-                directory.stateDir(), log);
+        logger.info(
+                "Starting {} with {} start {} (ETL_INFRA_DIR={}, output in {})",
+                servers,
+                script,
+                target,
+                directory.stateDir(),
+                log);
         long startNs = System.nanoTime();
         ProcessBuilder builder = new ProcessBuilder("bash", script.toString(), "start", target)
-            .directory(directory.repoRoot().toFile())
-            .redirectErrorStream(true)
-            // A file, not a pipe: the servers inherit these descriptors and outlive this JVM.
-            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+                .directory(directory.repoRoot().toFile())
+                .redirectErrorStream(true)
+                // A file, not a pipe: the servers inherit these descriptors and outlive this JVM.
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         builder.environment().put("ETL_INFRA_DIR", directory.stateDir().toString());
         try {
-            Files.writeString(log, "\n" + ATTEMPT_MARKER + Instant.now() + " start " + target + " (pid "
-                    + ProcessHandle.current().pid() + ")\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+            Files.writeString(
+                    log,
+                    "\n" + ATTEMPT_MARKER + Instant.now() + " start " + target + " (pid "
+                            + ProcessHandle.current().pid() + ")\n",
+                    StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE,
                     StandardOpenOption.APPEND);
             Process process = builder.start();
             if (!process.waitFor(startTimeout.toSeconds(), TimeUnit.SECONDS)) {
                 // Only the script itself: servers it already launched stay up for the next attempt.
                 process.destroyForcibly();
-                throw failure(servers, target, InfraDirectory.SCRIPT + " start " + target + " did not finish within "
-                        + startTimeout.toSeconds() + "s (-Detl.infra.start-timeout-seconds)", null);
+                throw failure(
+                        servers,
+                        target,
+                        InfraDirectory.SCRIPT + " start " + target + " did not finish within "
+                                + startTimeout.toSeconds() + "s (-Detl.infra.start-timeout-seconds)",
+                        null);
             }
             if (process.exitValue() != 0) {
-                throw failure(servers, target, InfraDirectory.SCRIPT + " start " + target + " exited with status "
-                        + process.exitValue(), null);
+                throw failure(
+                        servers,
+                        target,
+                        InfraDirectory.SCRIPT + " start " + target + " exited with status " + process.exitValue(),
+                        null);
             }
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw failure(servers, target, "cannot run " + script + ": " + ex, ex);
-        }
-        catch (InterruptedException ex) {
+        } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             throw failure(servers, target, "interrupted while running " + script, ex);
         }
@@ -239,13 +259,16 @@ final class LocalInfrastructure implements AutoCloseable {
             if (System.nanoTime() - deadlineNs > 0) {
                 InfraServer server = down.iterator().next();
                 String problem = (endpoints == null) ? endpointsProblem : problems.get(server);
-                throw failure(EnumSet.of(server), server.scriptName(), "it still does not answer " + READY_TIMEOUT.toSeconds() + "s after "
-                        + InfraDirectory.SCRIPT + " start " + server.scriptName() + " returned: " + problem, null);
+                throw failure(
+                        EnumSet.of(server),
+                        server.scriptName(),
+                        "it still does not answer " + READY_TIMEOUT.toSeconds() + "s after " + InfraDirectory.SCRIPT
+                                + " start " + server.scriptName() + " returned: " + problem,
+                        null);
             }
             try {
                 Thread.sleep(250);
-            }
-            catch (InterruptedException ex) {
+            } catch (InterruptedException ex) {
                 Thread.currentThread().interrupt();
                 throw failure(servers, "infrastructure", "interrupted while waiting for the servers to answer", ex);
             }
@@ -258,7 +281,8 @@ final class LocalInfrastructure implements AutoCloseable {
         for (InfraServer server : servers) {
             logs.append(logs.isEmpty() ? "" : ", ").append(serverLogs(server));
         }
-        InfraUnavailableException failure = new InfraUnavailableException(servers.iterator().next(),
+        InfraUnavailableException failure = new InfraUnavailableException(
+                servers.iterator().next(),
                 "Local " + label + " is unavailable: " + reason + ". Script output: " + startLog() + "; server logs: "
                         + logs + " (see also `" + InfraDirectory.SCRIPT + " status`)." + startLogTail(),
                 cause);
@@ -292,8 +316,7 @@ final class LocalInfrastructure implements AutoCloseable {
             }
             List<String> tail = lines.subList(Math.max(attempt, lines.size() - 40), lines.size());
             return tail.isEmpty() ? "" : "\n---- last lines of " + startLog() + " ----\n" + String.join("\n", tail);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             return "";
         }
     }
@@ -314,9 +337,11 @@ final class LocalInfrastructure implements AutoCloseable {
             });
         }
         if (!ours.isEmpty()) {
-            logger.info("Tests started {} and left them running; stop them with `{} stop all` (ETL_INFRA_DIR={})",
-                    ours, InfraDirectory.SCRIPT, directory.stateDir());
+            logger.info(
+                    "Tests started {} and left them running; stop them with `{} stop all` (ETL_INFRA_DIR={})",
+                    ours,
+                    InfraDirectory.SCRIPT,
+                    directory.stateDir());
         }
     }
-
 }

@@ -11,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
@@ -70,14 +69,16 @@ public final class SecuredInfraEndpoints {
         this.trustStorePassword = p.getProperty("tls.truststore.password").trim();
         List<InfraEndpoints.ClickHouseShard> shards = new ArrayList<>(shardCount);
         for (int shard = 1; shard <= shardCount; shard++) {
-            shards.add(new InfraEndpoints.ClickHouseShard(shard,
-                    InfraEndpoints.urls(p, "clickhouse.https.shard." + shard + ".replicas")));
+            shards.add(new InfraEndpoints.ClickHouseShard(
+                    shard, InfraEndpoints.urls(p, "clickhouse.https.shard." + shard + ".replicas")));
         }
         this.clickhouseShards = List.copyOf(shards);
         this.clickhouseUser = p.getProperty("clickhouse.https.user").trim();
         this.clickhousePassword = p.getProperty("clickhouse.https.password").trim();
-        this.clickhouseReadonlyUser = p.getProperty("clickhouse.https.readonly-user").trim();
-        this.clickhouseReadonlyPassword = p.getProperty("clickhouse.https.readonly-password").trim();
+        this.clickhouseReadonlyUser =
+                p.getProperty("clickhouse.https.readonly-user").trim();
+        this.clickhouseReadonlyPassword =
+                p.getProperty("clickhouse.https.readonly-password").trim();
         this.kafkaBootstrap = p.getProperty("kafka.sasl-ssl.bootstrap").trim();
         this.kafkaMechanism = p.getProperty("kafka.sasl-ssl.mechanism").trim();
         this.kafkaUser = p.getProperty("kafka.sasl-ssl.user").trim();
@@ -87,10 +88,21 @@ public final class SecuredInfraEndpoints {
     }
 
     /** Keys every secured endpoint needs, besides one replica list per shard. */
-    private static final List<String> KEYS = List.of("tls.host", "tls.ca.pem", "tls.truststore", "tls.truststore.type",
-            "tls.truststore.password", "clickhouse.https.user", "clickhouse.https.password",
-            "clickhouse.https.readonly-user", "clickhouse.https.readonly-password", "kafka.sasl-ssl.bootstrap",
-            "kafka.sasl-ssl.mechanism", "kafka.sasl-ssl.user", "kafka.sasl-ssl.password", "registry.https.url");
+    private static final List<String> KEYS = List.of(
+            "tls.host",
+            "tls.ca.pem",
+            "tls.truststore",
+            "tls.truststore.type",
+            "tls.truststore.password",
+            "clickhouse.https.user",
+            "clickhouse.https.password",
+            "clickhouse.https.readonly-user",
+            "clickhouse.https.readonly-password",
+            "kafka.sasl-ssl.bootstrap",
+            "kafka.sasl-ssl.mechanism",
+            "kafka.sasl-ssl.user",
+            "kafka.sasl-ssl.password",
+            "registry.https.url");
 
     /**
      * The secured endpoints in {@code properties}, or null when keys are missing; {@code missing}
@@ -167,10 +179,9 @@ public final class SecuredInfraEndpoints {
             SSLContext context = SSLContext.getInstance("TLS");
             context.init(null, trust.getTrustManagers(), null);
             return context;
-        }
-        catch (IOException | GeneralSecurityException ex) {
-            throw new IllegalStateException("cannot load the local infrastructure's trust store " + trustStore + ": "
-                    + ex, ex);
+        } catch (IOException | GeneralSecurityException ex) {
+            throw new IllegalStateException(
+                    "cannot load the local infrastructure's trust store " + trustStore + ": " + ex, ex);
         }
     }
 
@@ -266,8 +277,10 @@ public final class SecuredInfraEndpoints {
         properties.put("bootstrap.servers", kafkaBootstrap);
         properties.put("security.protocol", "SASL_SSL");
         properties.put("sasl.mechanism", kafkaMechanism);
-        properties.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
-                + kafkaUser + "\" password=\"" + kafkaPassword + "\";");
+        properties.put(
+                "sasl.jaas.config",
+                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + kafkaUser
+                        + "\" password=\"" + kafkaPassword + "\";");
         properties.put("ssl.truststore.location", trustStore.toString());
         properties.put("ssl.truststore.type", trustStoreType);
         properties.put("ssl.truststore.password", trustStorePassword);
@@ -289,5 +302,4 @@ public final class SecuredInfraEndpoints {
                 + clickhouseShards + " users " + clickhouseUser + "/" + clickhouseReadonlyUser + " (readonly), kafka="
                 + kafkaBootstrap + " " + kafkaMechanism + " user " + kafkaUser + ", registry=" + registryUrl + "}";
     }
-
 }

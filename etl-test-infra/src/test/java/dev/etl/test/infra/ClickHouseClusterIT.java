@@ -1,5 +1,11 @@
 package dev.etl.test.infra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.clickhouse.client.api.Client;
+import com.clickhouse.client.api.insert.InsertResponse;
+import com.clickhouse.client.api.insert.InsertSettings;
+import com.clickhouse.data.ClickHouseFormat;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -9,16 +15,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-
-import com.clickhouse.client.api.Client;
-import com.clickhouse.client.api.insert.InsertResponse;
-import com.clickhouse.client.api.insert.InsertSettings;
-import com.clickhouse.data.ClickHouseFormat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The local ClickHouse cluster is what the sink is written against: two shards of two replicas,
@@ -28,11 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 @LocalInfra(InfraServer.CLICKHOUSE)
 class ClickHouseClusterIT {
 
-    private static final List<Object[]> FIRST_ROWS = List.of(new Object[] { 1L, "alpha" },
-            new Object[] { 2L, "βήτα" }, new Object[] { 3L, "g".repeat(300) });
+    private static final List<Object[]> FIRST_ROWS =
+            List.of(new Object[] {1L, "alpha"}, new Object[] {2L, "βήτα"}, new Object[] {3L, "g".repeat(300)});
 
-    private static final List<Object[]> SECOND_ROWS = List.of(new Object[] { 4L, "delta" },
-            new Object[] { 5L, "" });
+    private static final List<Object[]> SECOND_ROWS = List.of(new Object[] {4L, "delta"}, new Object[] {5L, ""});
 
     private static String table;
     private static String shard1replica1;
@@ -48,7 +46,8 @@ class ClickHouseClusterIT {
         shard1replica2 = endpoints.clickhouseShard(1).replicaUrl(2);
         shard2replica1 = endpoints.clickhouseShard(2).replicaUrl(1);
         db.execute("CREATE TABLE " + table + " ON CLUSTER " + db.cluster() + " (id UInt64, name String) "
-                + "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + db.name() + "/t', '{replica}') ORDER BY id");
+                + "ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + db.name()
+                + "/t', '{replica}') ORDER BY id");
         client = client(shard1replica1);
     }
 
@@ -66,8 +65,9 @@ class ClickHouseClusterIT {
         insert(first);
         ClickHouseHttp.query(shard1replica2, "SYSTEM SYNC REPLICA " + table);
 
-        assertThat(ClickHouseHttp.query(shard1replica2, "SELECT id, name FROM " + table + " ORDER BY id FORMAT TabSeparated"))
-            .isEqualTo("1\talpha\n2\tβήτα\n3\t" + "g".repeat(300) + "\n");
+        assertThat(ClickHouseHttp.query(
+                        shard1replica2, "SELECT id, name FROM " + table + " ORDER BY id FORMAT TabSeparated"))
+                .isEqualTo("1\talpha\n2\tβήτα\n3\t" + "g".repeat(300) + "\n");
         assertThat(count(shard2replica1)).as("rows never reach the other shard").isZero();
 
         // The same bytes again, this time into the other replica: ZooKeeper knows the block's checksum.
@@ -98,20 +98,24 @@ class ClickHouseClusterIT {
     @Test
     void clusterListsEveryInstance(InfraEndpoints endpoints) {
         for (String url : endpoints.clickhouseReplicaUrls()) {
-            assertThat(ClickHouseHttp.query(url,
-                    "SELECT count() FROM system.clusters WHERE cluster = '" + endpoints.clickhouseCluster() + "'").strip())
-                .as("system.clusters at %s", url)
-                .isEqualTo("4");
+            assertThat(ClickHouseHttp.query(
+                                    url,
+                                    "SELECT count() FROM system.clusters WHERE cluster = '"
+                                            + endpoints.clickhouseCluster() + "'")
+                            .strip())
+                    .as("system.clusters at %s", url)
+                    .isEqualTo("4");
         }
     }
 
     /** client-v2 for inserts only: its typed reads fail on 18.16, so reads go through ClickHouseHttp. */
     private static Client client(String replicaUrl) {
-        return new Client.Builder().addEndpoint(replicaUrl)
-            .setUsername("default")
-            .setPassword("")
-            .compressServerResponse(false)
-            .build();
+        return new Client.Builder()
+                .addEndpoint(replicaUrl)
+                .setUsername("default")
+                .setPassword("")
+                .compressServerResponse(false)
+                .build();
     }
 
     private static void insert(byte[] block) throws Exception {
@@ -121,18 +125,21 @@ class ClickHouseClusterIT {
     private static void insert(Client target, byte[] block) throws Exception {
         InsertSettings settings = new InsertSettings().serverSetting("wait_end_of_query", "1");
         // wait_end_of_query=1: the future completes only once the part is written (or fails).
-        InsertResponse response = target.insert(table, new ByteArrayInputStream(block), ClickHouseFormat.RowBinary,
-                settings).get(30, TimeUnit.SECONDS);
+        InsertResponse response = target.insert(
+                        table, new ByteArrayInputStream(block), ClickHouseFormat.RowBinary, settings)
+                .get(30, TimeUnit.SECONDS);
         response.close();
     }
 
     /** 18.16 has no getMacro(); system.macros has the same values. */
     private static String macro(String replicaUrl, String name) {
-        return ClickHouseHttp.query(replicaUrl, "SELECT substitution FROM system.macros WHERE macro = '" + name + "'").strip();
+        return ClickHouseHttp.query(replicaUrl, "SELECT substitution FROM system.macros WHERE macro = '" + name + "'")
+                .strip();
     }
 
     private static long count(String replicaUrl) {
-        return Long.parseLong(ClickHouseHttp.query(replicaUrl, "SELECT count() FROM " + table).strip());
+        return Long.parseLong(
+                ClickHouseHttp.query(replicaUrl, "SELECT count() FROM " + table).strip());
     }
 
     /** RowBinary for (UInt64, String): 8 bytes little-endian, then LEB128 length and UTF-8 bytes. */
@@ -155,5 +162,4 @@ class ClickHouseClusterIT {
         }
         return out.toByteArray();
     }
-
 }

@@ -1,8 +1,8 @@
 package dev.etl.test.infra;
 
-import org.junit.jupiter.api.Test;
-
 import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
 
 class ClickHouseTestDatabaseTest {
 
@@ -18,5 +18,4 @@ class ClickHouseTestDatabaseTest {
     void longHintsAreCut() {
         assertThat(ClickHouseTestDatabase.uniqueName("x".repeat(100))).hasSize("t_".length() + 40 + 1 + 10);
     }
-
 }

@@ -1,13 +1,12 @@
 package dev.etl.test.infra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 class InfraDirectoryTest {
 
@@ -24,5 +23,4 @@ class InfraDirectoryTest {
     void noRepoRootWithoutTheScript(@TempDir Path dir) {
         assertThat(InfraDirectory.findRepoRoot(dir.resolve("a/b"))).isNull();
     }
-
 }

@@ -1,16 +1,15 @@
 package dev.etl.test.infra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 class InfraEndpointsTest {
 
@@ -32,10 +31,12 @@ class InfraEndpointsTest {
 
         assertThat(endpoints.zookeeperConnect()).isEqualTo("127.0.0.1:12181");
         assertThat(endpoints.clickhouseCluster()).isEqualTo("etl");
-        assertThat(endpoints.clickhouseShards()).extracting(InfraEndpoints.ClickHouseShard::number).containsExactly(1, 2);
+        assertThat(endpoints.clickhouseShards())
+                .extracting(InfraEndpoints.ClickHouseShard::number)
+                .containsExactly(1, 2);
         assertThat(endpoints.clickhouseShard(1).replicaUrl(2)).isEqualTo("http://127.0.0.1:18124");
-        assertThat(endpoints.clickhouseShard(2).replicaUrls()).containsExactly("http://127.0.0.1:18125",
-                "http://127.0.0.1:18126");
+        assertThat(endpoints.clickhouseShard(2).replicaUrls())
+                .containsExactly("http://127.0.0.1:18125", "http://127.0.0.1:18126");
         assertThat(endpoints.clickhouseReplicaUrls()).hasSize(4);
         assertThat(endpoints.kafkaBootstrap()).isEqualTo("127.0.0.1:19092");
         assertThat(endpoints.registryUrl()).isEqualTo("http://127.0.0.1:18081/apis/ccompat/v7");
@@ -43,12 +44,13 @@ class InfraEndpointsTest {
 
     @Test
     void missingKeyIsNamedWithTheFile(@TempDir Path dir) throws IOException {
-        Path file = Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME),
-                SAMPLE.replace("kafka.bootstrap=127.0.0.1:19092\n", ""));
+        Path file = Files.writeString(
+                dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE.replace("kafka.bootstrap=127.0.0.1:19092\n", ""));
 
-        assertThatIllegalArgumentException().isThrownBy(() -> InfraEndpoints.load(file))
-            .withMessageContaining(file.toString())
-            .withMessageContaining("kafka.bootstrap");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> InfraEndpoints.load(file))
+                .withMessageContaining(file.toString())
+                .withMessageContaining("kafka.bootstrap");
     }
 
     @Test
@@ -61,8 +63,9 @@ class InfraEndpointsTest {
         properties.setProperty("kafka.bootstrap", "127.0.0.1:19092");
         properties.setProperty("registry.url", "http://127.0.0.1:18081");
 
-        assertThatIllegalArgumentException().isThrownBy(() -> InfraEndpoints.parse(properties))
-            .withMessageContaining("clickhouse.shard.1.replicas");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> InfraEndpoints.parse(properties))
+                .withMessageContaining("clickhouse.shard.1.replicas");
     }
 
     private static final String SECURED = """
@@ -86,24 +89,25 @@ class InfraEndpointsTest {
 
     @Test
     void securedListenersAreReadWithTheirUsersAndTrustStore(@TempDir Path dir) throws IOException {
-        InfraEndpoints endpoints = InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME),
-                SAMPLE + SECURED));
+        InfraEndpoints endpoints =
+                InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE + SECURED));
 
         assertThat(endpoints.hasSecured()).isTrue();
         SecuredInfraEndpoints secured = endpoints.secured();
-        assertThat(secured.clickhouseShard(2).replicaUrls()).containsExactly("https://localhost:18445",
-                "https://localhost:18446");
+        assertThat(secured.clickhouseShard(2).replicaUrls())
+                .containsExactly("https://localhost:18445", "https://localhost:18446");
         assertThat(secured.clickhouseUser()).isEqualTo("etl");
         assertThat(secured.clickhousePassword()).isEqualTo("ch-secret");
         assertThat(secured.clickhouseReadonlyUser()).isEqualTo("reader");
         assertThat(secured.trustStore()).isEqualTo(Path.of("/infra/tls/truststore.p12"));
         assertThat(secured.registryUrl()).isEqualTo("https://localhost:18082/apis/ccompat/v7");
-        assertThat(secured.kafkaClientProperties()).containsEntry("bootstrap.servers", "localhost:19094")
-            .containsEntry("security.protocol", "SASL_SSL")
-            .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
-            .containsEntry("ssl.truststore.password", "trust-secret");
+        assertThat(secured.kafkaClientProperties())
+                .containsEntry("bootstrap.servers", "localhost:19094")
+                .containsEntry("security.protocol", "SASL_SSL")
+                .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                .containsEntry("ssl.truststore.password", "trust-secret");
         assertThat(String.valueOf(secured.kafkaClientProperties().get("sasl.jaas.config")))
-            .contains("username=\"etl\"", "password=\"scram-secret\"");
+                .contains("username=\"etl\"", "password=\"scram-secret\"");
         assertThat(secured.toString() + endpoints).doesNotContain("secret");
     }
 
@@ -111,13 +115,14 @@ class InfraEndpointsTest {
     void withoutSecuredListenersTheAccessorNamesWhatIsMissingAndTheFix(@TempDir Path dir) throws IOException {
         InfraEndpoints plain = InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE));
         assertThat(plain.hasSecured()).isFalse();
-        assertThatIllegalStateException().isThrownBy(plain::secured)
-            .withMessageContaining("kafka.sasl-ssl.bootstrap")
-            .withMessageContaining("scripts/infra.sh stop all");
+        assertThatIllegalStateException()
+                .isThrownBy(plain::secured)
+                .withMessageContaining("kafka.sasl-ssl.bootstrap")
+                .withMessageContaining("scripts/infra.sh stop all");
 
-        InfraEndpoints partly = InfraEndpoints.load(Files.writeString(dir.resolve("partly.properties"),
+        InfraEndpoints partly = InfraEndpoints.load(Files.writeString(
+                dir.resolve("partly.properties"),
                 SAMPLE + SECURED.replace("registry.https.url=https://localhost:18082/apis/ccompat/v7/\n", "")));
         assertThatIllegalStateException().isThrownBy(partly::secured).withMessageContaining("[registry.https.url]");
     }
-
 }

@@ -1,5 +1,7 @@
 package dev.etl.test.infra;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,7 +12,6 @@ import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -26,8 +27,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The local Kafka broker does what the source relies on: topics with several partitions, a
@@ -47,31 +46,43 @@ class KafkaBrokerIT {
         Set<Integer> partitionsSeen = consumeAllAndCommit(topics.bootstrapServers(), topic, group);
         assertThat(partitionsSeen).as("records landed on both partitions").containsExactlyInAnyOrder(0, 1);
 
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, topics.bootstrapServers()))) {
+        try (Admin admin =
+                Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, topics.bootstrapServers()))) {
             Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata()
-                .get(30, TimeUnit.SECONDS);
-            Map<TopicPartition, OffsetSpec> latest = Map.of(new TopicPartition(topic, 0), OffsetSpec.latest(),
-                    new TopicPartition(topic, 1), OffsetSpec.latest());
-            Map<TopicPartition, Long> endOffsets = admin.listOffsets(latest)
-                .all()
-                .get(30, TimeUnit.SECONDS)
-                .entrySet()
-                .stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, (entry) -> entry.getValue().offset()));
+                    .partitionsToOffsetAndMetadata()
+                    .get(30, TimeUnit.SECONDS);
+            Map<TopicPartition, OffsetSpec> latest = Map.of(
+                    new TopicPartition(topic, 0),
+                    OffsetSpec.latest(),
+                    new TopicPartition(topic, 1),
+                    OffsetSpec.latest());
+            Map<TopicPartition, Long> endOffsets =
+                    admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).entrySet().stream()
+                            .collect(Collectors.toMap(
+                                    Map.Entry::getKey,
+                                    (entry) -> entry.getValue().offset()));
 
-            assertThat(committed.entrySet()
-                .stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, (entry) -> entry.getValue().offset()))).isEqualTo(endOffsets);
-            assertThat(endOffsets.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(RECORDS);
+            assertThat(committed.entrySet().stream()
+                            .collect(Collectors.toMap(
+                                    Map.Entry::getKey,
+                                    (entry) -> entry.getValue().offset())))
+                    .isEqualTo(endOffsets);
+            assertThat(endOffsets.values().stream().mapToLong(Long::longValue).sum())
+                    .isEqualTo(RECORDS);
             admin.deleteConsumerGroups(List.of(group)).all().get(30, TimeUnit.SECONDS);
         }
     }
 
     private static void produce(String bootstrap, String topic) throws Exception {
-        Map<String, Object> config = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.ACKS_CONFIG, "all", ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        Map<String, Object> config = Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.ACKS_CONFIG,
+                "all",
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG,
+                StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG,
+                StringSerializer.class);
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             Future<?>[] sends = new Future<?>[RECORDS];
             for (int i = 0; i < RECORDS; i++) {
@@ -108,5 +119,4 @@ class KafkaBrokerIT {
         }
         return partitions;
     }
-
 }

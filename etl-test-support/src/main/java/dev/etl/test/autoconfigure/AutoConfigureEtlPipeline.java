@@ -6,7 +6,6 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.PropertyMapping;
 
@@ -49,5 +48,4 @@ public @interface AutoConfigureEtlPipeline {
      * @return whether the pipeline takes over the signals
      */
     boolean handleSignals() default false;
-
 }

@@ -1,12 +1,15 @@
 package dev.etl.test.autoconfigure;
 
+import dev.etl.sink.RowEncoder;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.test.capture.CaptureScript;
+import dev.etl.test.capture.CaptureSink;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -23,11 +26,6 @@ import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
-
-import dev.etl.sink.RowEncoder;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.test.capture.CaptureScript;
-import dev.etl.test.capture.CaptureSink;
 
 /**
  * The capture doubles of the named tables ({@code etl.sink.clickhouse.tables.<name>}): per table a
@@ -60,7 +58,7 @@ class CaptureTablesRegistrar implements ImportBeanDefinitionRegistrar, Environme
     public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
         Set<String> tables = names(this.environment);
         boolean ownSink = Arrays.stream(this.beanFactory.getBeanNamesForType(SinkDefinition.class, true, false))
-            .anyMatch((bean) -> !bean.startsWith("etlCapture"));
+                .anyMatch((bean) -> !bean.startsWith("etlCapture"));
         if (tables.isEmpty() || ownSink) {
             return;
         }
@@ -69,10 +67,16 @@ class CaptureTablesRegistrar implements ImportBeanDefinitionRegistrar, Environme
         for (String table : tables) {
             String sink = "etlCaptureSink." + table;
             define(registry, sink, CaptureSink.class, false, table, () -> CaptureSink.create(table, shards));
-            define(registry, "etlCaptureScript." + table, CaptureScript.class, false, table,
+            define(
+                    registry,
+                    "etlCaptureScript." + table,
+                    CaptureScript.class,
+                    false,
+                    table,
                     () -> beans.getBean(sink, CaptureSink.class).script());
             define(registry, "etlCaptureSinkDefinition." + table, SinkDefinition.class, true, table, () -> {
-                SinkDefinition definition = beans.getBean(sink, CaptureSink.class).definition();
+                SinkDefinition definition =
+                        beans.getBean(sink, CaptureSink.class).definition();
                 RowEncoder<?> encoder = encoder(beans, table);
                 return (encoder != null) ? definition.withEncoder(encoder) : definition;
             });
@@ -82,8 +86,8 @@ class CaptureTablesRegistrar implements ImportBeanDefinitionRegistrar, Environme
     /** The named tables of {@code environment}, in declaration order. */
     static Set<String> names(Environment environment) {
         Map<String, Object> tables = Binder.get(environment)
-            .bind(TABLES, Bindable.mapOf(String.class, Object.class))
-            .orElse(Map.of());
+                .bind(TABLES, Bindable.mapOf(String.class, Object.class))
+                .orElse(Map.of());
         return new LinkedHashSet<>(tables.keySet());
     }
 
@@ -91,8 +95,7 @@ class CaptureTablesRegistrar implements ImportBeanDefinitionRegistrar, Environme
     static RowEncoder<?> encoder(ListableBeanFactory beans, String table) {
         try {
             return BeanFactoryAnnotationUtils.qualifiedBeanOfType(beans, RowEncoder.class, table);
-        }
-        catch (NoSuchBeanDefinitionException ex) {
+        } catch (NoSuchBeanDefinitionException ex) {
             return null; // including several: the chain's sink(...) call then says what is missing
         }
     }
@@ -100,13 +103,18 @@ class CaptureTablesRegistrar implements ImportBeanDefinitionRegistrar, Environme
     /** The row encoders that no named table claims by qualifier or bean name. */
     static List<String> unclaimedEncoders(ListableBeanFactory beans, Set<String> tables) {
         return Arrays.stream(beans.getBeanNamesForType(RowEncoder.class))
-            .filter((bean) -> tables.stream()
-                .noneMatch((table) -> BeanFactoryAnnotationUtils.isQualifierMatch(table::equals, bean, beans)))
-            .toList();
+                .filter((bean) -> tables.stream()
+                        .noneMatch((table) -> BeanFactoryAnnotationUtils.isQualifierMatch(table::equals, bean, beans)))
+                .toList();
     }
 
-    private static <T> void define(BeanDefinitionRegistry registry, String name, Class<T> type,
-            boolean defaultCandidate, String table, Supplier<T> supplier) {
+    private static <T> void define(
+            BeanDefinitionRegistry registry,
+            String name,
+            Class<T> type,
+            boolean defaultCandidate,
+            String table,
+            Supplier<T> supplier) {
         if (registry.containsBeanDefinition(name)) {
             return;
         }
@@ -115,5 +123,4 @@ class CaptureTablesRegistrar implements ImportBeanDefinitionRegistrar, Environme
         definition.setDefaultCandidate(defaultCandidate);
         registry.registerBeanDefinition(name, definition);
     }
-
 }

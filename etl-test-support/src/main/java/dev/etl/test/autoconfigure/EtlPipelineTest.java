@@ -6,9 +6,7 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-
 import org.junit.jupiter.api.extension.ExtendWith;
-
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.autoconfigure.OverrideAutoConfiguration;
 import org.springframework.boot.test.context.filter.annotation.TypeExcludeFilters;
@@ -142,5 +140,4 @@ public @interface EtlPipelineTest {
      */
     @AliasFor(annotation = ImportAutoConfiguration.class, attribute = "exclude")
     Class<?>[] excludeAutoConfiguration() default {};
-
 }

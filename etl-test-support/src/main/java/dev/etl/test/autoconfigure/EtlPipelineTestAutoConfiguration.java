@@ -1,9 +1,19 @@
 package dev.etl.test.autoconfigure;
 
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.sink.RowEncoder;
+import dev.etl.sink.SinkDefinition;
+import dev.etl.source.Source;
+import dev.etl.test.avro.StubSchemaRegistry;
+import dev.etl.test.capture.CaptureScript;
+import dev.etl.test.capture.CaptureSink;
+import dev.etl.test.memory.MemorySource;
+import dev.etl.test.memory.MemorySourceHandle;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,18 +32,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.StringUtils;
 
-import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.sink.RowEncoder;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.source.Source;
-import dev.etl.test.avro.StubSchemaRegistry;
-import dev.etl.test.capture.CaptureScript;
-import dev.etl.test.capture.CaptureSink;
-import dev.etl.test.memory.MemorySource;
-import dev.etl.test.memory.MemorySourceHandle;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-
 /**
  * The test doubles of {@link EtlPipelineTest @EtlPipelineTest}: a {@link MemorySource} as the pipeline's
  * source and a {@link CaptureSink} as its sink, with their scripting handles as beans (and one qualified
@@ -43,8 +41,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
  * {@link Source}, {@link SinkDefinition}, {@link SchemaRegistryClient} or
  * {@code SchemaRegistryConnectionDetails} bean replaces the double.
  */
-@AutoConfiguration(beforeName = { "dev.etl.autoconfigure.EtlAutoConfiguration",
-        "dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration" })
+@AutoConfiguration(
+        beforeName = {
+            "dev.etl.autoconfigure.EtlAutoConfiguration",
+            "dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration"
+        })
 @Import(CaptureTablesRegistrar.class)
 public final class EtlPipelineTestAutoConfiguration {
 
@@ -68,7 +69,9 @@ public final class EtlPipelineTestAutoConfiguration {
     @ConditionalOnMissingBean(SinkDefinition.class)
     @Conditional(DefaultCaptureSinkCondition.class)
     CaptureSink etlCaptureSink(Environment environment) {
-        String name = Binder.get(environment).bind("etl.sink.clickhouse.name", String.class).orElse("clickhouse");
+        String name = Binder.get(environment)
+                .bind("etl.sink.clickhouse.name", String.class)
+                .orElse("clickhouse");
         return CaptureSink.create(name, shards(environment));
     }
 
@@ -80,14 +83,16 @@ public final class EtlPipelineTestAutoConfiguration {
      */
     @Bean
     @ConditionalOnSingleCandidate(CaptureSink.class)
-    SinkDefinition etlCaptureSinkDefinition(CaptureSink sink, ObjectProvider<RowEncoder<?>> encoders,
-            ListableBeanFactory beans, Environment environment) {
+    SinkDefinition etlCaptureSinkDefinition(
+            CaptureSink sink,
+            ObjectProvider<RowEncoder<?>> encoders,
+            ListableBeanFactory beans,
+            Environment environment) {
         Set<String> tables = CaptureTablesRegistrar.names(environment);
         RowEncoder<?> encoder = null;
         if (tables.isEmpty()) {
             encoder = encoders.getIfUnique();
-        }
-        else {
+        } else {
             List<String> unclaimed = CaptureTablesRegistrar.unclaimedEncoders(beans, tables);
             if (unclaimed.size() == 1) {
                 encoder = beans.getBean(unclaimed.get(0), RowEncoder.class);
@@ -118,8 +123,8 @@ public final class EtlPipelineTestAutoConfiguration {
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "dev.etl.avro.SchemaRegistryClient")
-    @ConditionalOnMissingBean(type = { "dev.etl.avro.SchemaRegistryClient",
-            "dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails" })
+    @ConditionalOnMissingBean(
+            type = {"dev.etl.avro.SchemaRegistryClient", "dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails"})
     static class StubSchemaRegistryConfiguration {
 
         @Bean(destroyMethod = "close")
@@ -131,15 +136,14 @@ public final class EtlPipelineTestAutoConfiguration {
         SchemaRegistryClient etlStubSchemaRegistryClient(StubSchemaRegistry registry) {
             return SchemaRegistryClient.builder(registry.url()).build();
         }
-
     }
 
     /** The shards {@code etl.sink.clickhouse.shards} lists, 1 if none. */
     static int shards(Environment environment) {
         int shards = Binder.get(environment)
-            .bind("etl.sink.clickhouse.shards", Bindable.listOf(Shard.class))
-            .map(List::size)
-            .orElse(1);
+                .bind("etl.sink.clickhouse.shards", Bindable.listOf(Shard.class))
+                .map(List::size)
+                .orElse(1);
         return Math.max(1, shards);
     }
 
@@ -152,7 +156,6 @@ public final class EtlPipelineTestAutoConfiguration {
             return StringUtils.hasText(environment.getProperty("etl.sink.clickhouse.table"))
                     || CaptureTablesRegistrar.names(environment).isEmpty();
         }
-
     }
 
     /** The shape of one {@code etl.sink.clickhouse.shards[i]} entry; only counted here. */
@@ -167,7 +170,5 @@ public final class EtlPipelineTestAutoConfiguration {
         public void setReplicas(List<String> replicas) {
             this.replicas = replicas;
         }
-
     }
-
 }

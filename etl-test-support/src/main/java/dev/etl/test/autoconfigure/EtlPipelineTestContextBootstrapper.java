@@ -3,7 +3,6 @@ package dev.etl.test.autoconfigure;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-
 import org.springframework.boot.test.autoconfigure.TestSliceTestContextBootstrapper;
 
 /**
@@ -29,5 +28,4 @@ class EtlPipelineTestContextBootstrapper extends TestSliceTestContextBootstrappe
         }
         return properties.toArray(new String[0]);
     }
-
 }

@@ -1,16 +1,14 @@
 package dev.etl.test.autoconfigure;
 
+import dev.etl.ops.ChainFactory;
 import java.io.IOException;
 import java.util.Set;
-
 import org.springframework.boot.test.context.filter.annotation.StandardAnnotationCustomizableTypeExcludeFilter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.type.MethodMetadata;
 import org.springframework.core.type.classreading.MetadataReader;
 import org.springframework.core.type.classreading.MetadataReaderFactory;
 import org.springframework.util.ClassUtils;
-
-import dev.etl.ops.ChainFactory;
 
 /**
  * Component-scan filter of {@link EtlPipelineTest @EtlPipelineTest}: keeps {@link ChainFactory}
@@ -45,5 +43,4 @@ final class EtlPipelineTypeExcludeFilter extends StandardAnnotationCustomizableT
         }
         return false;
     }
-
 }

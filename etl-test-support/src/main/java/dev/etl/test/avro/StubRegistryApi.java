@@ -1,13 +1,5 @@
 package dev.etl.test.avro;
 
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -15,6 +7,13 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaParseException;
 
@@ -51,13 +50,13 @@ final class StubRegistryApi implements HttpHandler {
         this.requests.incrementAndGet();
         Answer answer;
         try {
-            answer = answer(exchange.getRequestMethod(), segments(exchange.getRequestURI().getRawPath()),
+            answer = answer(
+                    exchange.getRequestMethod(),
+                    segments(exchange.getRequestURI().getRawPath()),
                     exchange.getRequestBody().readAllBytes());
-        }
-        catch (InvalidSchemaException ex) {
+        } catch (InvalidSchemaException ex) {
             answer = error(422, StubSchemaRegistry.INVALID_SCHEMA, "Invalid schema: " + ex.getMessage());
-        }
-        catch (RuntimeException ex) {
+        } catch (RuntimeException ex) {
             answer = error(500, StubSchemaRegistry.INTERNAL_ERROR, "stub schema registry failed: " + ex);
         }
         byte[] body = answer.body().toString().getBytes(StandardCharsets.UTF_8);
@@ -151,10 +150,10 @@ final class StubRegistryApi implements HttpHandler {
 
     private static ObjectNode registered(StubSchemaStore.Version version) {
         return NODES.objectNode()
-            .put("subject", version.subject())
-            .put("version", version.version())
-            .put("id", version.id())
-            .put("schema", version.schema().toString());
+                .put("subject", version.subject())
+                .put("version", version.version())
+                .put("id", version.id())
+                .put("schema", version.schema().toString());
     }
 
     /** The schema of a {@code {"schema": "...", "schemaType": "AVRO"}} request body. */
@@ -162,8 +161,7 @@ final class StubRegistryApi implements HttpHandler {
         JsonNode request;
         try {
             request = this.json.readTree(body);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new InvalidSchemaException("request body is not JSON");
         }
         if (request == null || !request.path("schema").isTextual()) {
@@ -175,8 +173,7 @@ final class StubRegistryApi implements HttpHandler {
         }
         try {
             return new Schema.Parser().parse(request.get("schema").asText());
-        }
-        catch (SchemaParseException ex) {
+        } catch (SchemaParseException ex) {
             throw new InvalidSchemaException(ex.getMessage());
         }
     }
@@ -184,8 +181,7 @@ final class StubRegistryApi implements HttpHandler {
     private static Integer parseInt(String text) {
         try {
             return Integer.valueOf(text);
-        }
-        catch (NumberFormatException ex) {
+        } catch (NumberFormatException ex) {
             return null;
         }
     }
@@ -217,8 +213,7 @@ final class StubRegistryApi implements HttpHandler {
         return new Answer(status, NODES.objectNode().put("error_code", code).put("message", message));
     }
 
-    private record Answer(int status, JsonNode body) {
-    }
+    private record Answer(int status, JsonNode body) {}
 
     /** A request body that is not an Avro schema; answered 422 with {@link StubSchemaRegistry#INVALID_SCHEMA}. */
     private static final class InvalidSchemaException extends RuntimeException {
@@ -228,7 +223,5 @@ final class StubRegistryApi implements HttpHandler {
         InvalidSchemaException(String message) {
             super(message, null, false, false);
         }
-
     }
-
 }

@@ -1,11 +1,10 @@
 package dev.etl.test.avro;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import com.sun.net.httpserver.HttpServer;
 import org.apache.avro.Schema;
 
 /**
@@ -90,8 +89,7 @@ public final class StubSchemaRegistry implements AutoCloseable {
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        }
-        catch (IOException ex) {
+        } catch (IOException ex) {
             throw new UncheckedIOException("cannot bind the stub schema registry to a port of 127.0.0.1", ex);
         }
         StubSchemaStore store = new StubSchemaStore();
@@ -157,5 +155,4 @@ public final class StubSchemaRegistry implements AutoCloseable {
     public String toString() {
         return "StubSchemaRegistry[" + url() + "]";
     }
-
 }

@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-
 import org.apache.avro.Schema;
 
 /**
@@ -30,14 +29,14 @@ final class StubSchemaStore {
     private int nextId = 1;
 
     /** Version {@code version} of {@code subject}: schema {@code id}. */
-    record Version(String subject, int version, int id, Schema schema) {
-    }
+    record Version(String subject, int version, int id, Schema schema) {}
 
     /** See {@link StubSchemaRegistry#put}. */
     int put(int id, Schema schema) {
         Objects.requireNonNull(schema, "schema");
         if (id < 0 || id == Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("schema id must be between 0 and " + (Integer.MAX_VALUE - 1) + ": " + id);
+            throw new IllegalArgumentException(
+                    "schema id must be between 0 and " + (Integer.MAX_VALUE - 1) + ": " + id);
         }
         synchronized (this.lock) {
             Schema bound = this.schemasById.get(id);
@@ -113,5 +112,4 @@ final class StubSchemaStore {
             return (index < 0) ? null : new Version(subject, index + 1, id, this.schemasById.get(id));
         }
     }
-
 }

@@ -1,13 +1,12 @@
 package dev.etl.test.capture;
 
+import dev.etl.error.SinkWriteException;
+import dev.etl.sink.SealedBatch;
+import dev.etl.sink.ShardWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import dev.etl.error.SinkWriteException;
-import dev.etl.sink.SealedBatch;
-import dev.etl.sink.ShardWriter;
 
 /**
  * The scripting side of a {@link CaptureSink}: what was written, and what the next writes of each
@@ -16,8 +15,7 @@ import dev.etl.sink.ShardWriter;
  */
 public final class CaptureScript {
     /** One successful write, with a copy of its bytes. */
-    public record Write(int shard, long sequence, int rows, byte[] bytes, String dedupToken, int attempt) {
-    }
+    public record Write(int shard, long sequence, int rows, byte[] bytes, String dedupToken, int attempt) {}
 
     private final int shards;
     private final Object lock = new Object();
@@ -50,7 +48,8 @@ public final class CaptureScript {
                     lock.wait(100);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw SinkWriteException.transientFailure("capture shard " + shard + " interrupted while blocked", e);
+                    throw SinkWriteException.transientFailure(
+                            "capture shard " + shard + " interrupted while blocked", e);
                 }
             }
             if (failPermanent[shard] > 0) {
@@ -143,7 +142,10 @@ public final class CaptureScript {
     /** Rows written so far to {@code shard} (every successful write, including any duplicates). */
     public long rows(int shard) {
         synchronized (lock) {
-            return writes.stream().filter(w -> w.shard() == shard).mapToLong(Write::rows).sum();
+            return writes.stream()
+                    .filter(w -> w.shard() == shard)
+                    .mapToLong(Write::rows)
+                    .sum();
         }
     }
 

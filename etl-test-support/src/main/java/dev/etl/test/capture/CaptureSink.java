@@ -5,7 +5,6 @@ import dev.etl.sink.BatchConfig;
 import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
-
 import java.time.Duration;
 
 /**
@@ -22,17 +21,32 @@ import java.time.Duration;
 public final class CaptureSink {
     /** Small batches and quick retries, so tests observe writes promptly. */
     public static final BatchConfig TEST_BATCHING = new BatchConfig(10_000, 8L << 20, Duration.ofMillis(20));
+
     public static final RetryConfig TEST_RETRY =
             new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(50), 2.0, 0.0);
 
     private final CaptureScript script;
     private final SinkDefinition definition;
 
-    private CaptureSink(String name, int shards, BatchConfig batch, RetryConfig retry, int queueCapacity,
+    private CaptureSink(
+            String name,
+            int shards,
+            BatchConfig batch,
+            RetryConfig retry,
+            int queueCapacity,
             ErrorPolicy permanentFailure) {
         this.script = new CaptureScript(shards);
-        this.definition = new SinkDefinition(name, shards, script::writer, null, ChunkConfig.DEFAULTS, batch, retry,
-                queueCapacity, permanentFailure, false);
+        this.definition = new SinkDefinition(
+                name,
+                shards,
+                script::writer,
+                null,
+                ChunkConfig.DEFAULTS,
+                batch,
+                retry,
+                queueCapacity,
+                permanentFailure,
+                false);
     }
 
     /** A capture sink with test-friendly batching (20 ms linger) and fast, unbounded retries. */
@@ -41,7 +55,12 @@ public final class CaptureSink {
     }
 
     /** A capture sink with explicit settings. */
-    public static CaptureSink create(String name, int shards, BatchConfig batch, RetryConfig retry, int queueCapacity,
+    public static CaptureSink create(
+            String name,
+            int shards,
+            BatchConfig batch,
+            RetryConfig retry,
+            int queueCapacity,
             ErrorPolicy permanentFailure) {
         return new CaptureSink(name, shards, batch, retry, queueCapacity, permanentFailure);
     }

@@ -5,8 +5,7 @@ import dev.etl.sink.RowEncoder;
 
 /** Row encoders for tests: one ClickHouse {@code String} column per row. */
 public final class TestEncoders {
-    private TestEncoders() {
-    }
+    private TestEncoders() {}
 
     /** Writes a {@code byte[]} as one String column (LEB128 length + bytes). */
     public static RowEncoder<byte[]> bytes() {

@@ -1,14 +1,5 @@
 package dev.etl.test.memory;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
 import dev.etl.error.SourceException;
 import dev.etl.record.Payload;
 import dev.etl.source.BatchHandler;
@@ -18,6 +9,14 @@ import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.Source;
 import dev.etl.source.SourceLane;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * An in-memory {@link Source} for tests: partitions are append-only logs you {@link
@@ -41,6 +40,7 @@ public final class MemorySource implements Source {
     final Map<Integer, Long> committed = new HashMap<>();
     /** Metadata committed with each partition's offset (null when none). */
     final Map<Integer, String> committedMetadata = new HashMap<>();
+
     final Map<Integer, Lane> lanes = new HashMap<>();
     final Map<Integer, Set<Integer>> owner = new HashMap<>();
     final Map<Integer, List<Change>> pendingChanges = new HashMap<>();
@@ -85,15 +85,15 @@ public final class MemorySource implements Source {
         return "memory";
     }
 
-    record Entry(byte[] key, byte[] value, long timestampMs) {
-    }
+    record Entry(byte[] key, byte[] value, long timestampMs) {}
 
     enum ChangeKind {
-        ASSIGN, REVOKE, LOSE
+        ASSIGN,
+        REVOKE,
+        LOSE
     }
 
-    record Change(ChangeKind kind, int[] partitions) {
-    }
+    record Change(ChangeKind kind, int[] partitions) {}
 
     void enqueueChange(int lane, Change change) {
         pendingChanges.computeIfAbsent(lane, k -> new ArrayList<>()).add(change);
@@ -251,8 +251,8 @@ public final class MemorySource implements Source {
                     Set<Integer> owned = owner.get(index);
                     if (owned == null || !owned.contains(partition)) {
                         if (!assigned.contains(partition)) {
-                            throw new SourceException("lane " + index + " committed partition " + partition
-                                    + " it does not own", null);
+                            throw new SourceException(
+                                    "lane " + index + " committed partition " + partition + " it does not own", null);
                         }
                     }
                     long offset = nextOffsets.offset(i);
@@ -272,7 +272,8 @@ public final class MemorySource implements Source {
         public CommittedPosition committed(int partition) {
             synchronized (lock) {
                 Long offset = committed.get(partition);
-                return offset == null ? CommittedPosition.NONE
+                return offset == null
+                        ? CommittedPosition.NONE
                         : new CommittedPosition(offset, committedMetadata.get(partition));
             }
         }

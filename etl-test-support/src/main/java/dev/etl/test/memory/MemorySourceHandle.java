@@ -1,14 +1,13 @@
 package dev.etl.test.memory;
 
+import dev.etl.test.memory.MemorySource.Change;
+import dev.etl.test.memory.MemorySource.ChangeKind;
+import dev.etl.test.memory.MemorySource.Entry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-
-import dev.etl.test.memory.MemorySource.Change;
-import dev.etl.test.memory.MemorySource.ChangeKind;
-import dev.etl.test.memory.MemorySource.Entry;
 
 /**
  * Scripts a {@link MemorySource}: produce records, move partitions between lanes, and observe
@@ -63,8 +62,11 @@ public final class MemorySourceHandle {
                     }
                 }
                 if (!mine.isEmpty()) {
-                    source.enqueueChange(entry.getKey(),
-                            new Change(kind, mine.stream().mapToInt(Integer::intValue).toArray()));
+                    source.enqueueChange(
+                            entry.getKey(),
+                            new Change(
+                                    kind,
+                                    mine.stream().mapToInt(Integer::intValue).toArray()));
                 }
             }
         }

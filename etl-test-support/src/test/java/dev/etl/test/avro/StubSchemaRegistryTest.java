@@ -5,33 +5,35 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.etl.avro.RegisteredSchema;
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.avro.SchemaRegistryException;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import dev.etl.avro.RegisteredSchema;
-import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.avro.SchemaRegistryException;
-
 /** The stub, as the engine's real {@link SchemaRegistryClient} sees it. */
 class StubSchemaRegistryTest {
 
-    private static final Schema V1 = SchemaBuilder.record("Order").namespace("com.example").fields()
-        .requiredLong("id")
-        .endRecord();
+    private static final Schema V1 = SchemaBuilder.record("Order")
+            .namespace("com.example")
+            .fields()
+            .requiredLong("id")
+            .endRecord();
 
-    private static final Schema V2 = SchemaBuilder.record("Order").namespace("com.example").fields()
-        .requiredLong("id")
-        .optionalString("coupon")
-        .endRecord();
+    private static final Schema V2 = SchemaBuilder.record("Order")
+            .namespace("com.example")
+            .fields()
+            .requiredLong("id")
+            .optionalString("coupon")
+            .endRecord();
 
     private final StubSchemaRegistry registry = StubSchemaRegistry.start();
 
@@ -49,8 +51,7 @@ class StubSchemaRegistryTest {
 
     @Test
     void answersAnUnknownIdWith404AndError40403() {
-        SchemaRegistryException ex = catchThrowableOfType(SchemaRegistryException.class,
-                () -> client().schemaById(7));
+        SchemaRegistryException ex = catchThrowableOfType(SchemaRegistryException.class, () -> client().schemaById(7));
 
         assertThat(ex.notFound()).isTrue();
         assertThat(ex.httpStatus()).isEqualTo(404);
@@ -62,7 +63,9 @@ class StubSchemaRegistryTest {
         int id = client().register("orders-value", V1);
 
         assertThat(client().schemaById(id)).isEqualTo(V1);
-        assertThat(this.registry.register("orders-value", V1)).as("same schema, same id").isEqualTo(id);
+        assertThat(this.registry.register("orders-value", V1))
+                .as("same schema, same id")
+                .isEqualTo(id);
     }
 
     @Test
@@ -73,8 +76,9 @@ class StubSchemaRegistryTest {
         assertThat(this.registry.register("orders-value", V1)).isEqualTo(v1);
         assertThat(this.registry.register("archive-value", V1)).isEqualTo(v1);
         assertThat(v2).isNotEqualTo(v1);
-        assertThat(client().warm("orders-value")).extracting(RegisteredSchema::version, RegisteredSchema::id)
-            .containsExactly(tuple(1, v1), tuple(2, v2));
+        assertThat(client().warm("orders-value"))
+                .extracting(RegisteredSchema::version, RegisteredSchema::id)
+                .containsExactly(tuple(1, v1), tuple(2, v2));
     }
 
     @Test
@@ -82,7 +86,9 @@ class StubSchemaRegistryTest {
         this.registry.put(100, V1);
 
         assertThat(this.registry.register("orders-value", V2)).isEqualTo(101);
-        assertThat(this.registry.register("orders-value", V1)).as("a put schema keeps its id").isEqualTo(100);
+        assertThat(this.registry.register("orders-value", V1))
+                .as("a put schema keeps its id")
+                .isEqualTo(100);
     }
 
     @Test
@@ -90,8 +96,9 @@ class StubSchemaRegistryTest {
         this.registry.put(1, V1);
 
         assertThat(this.registry.put(1, V1)).isEqualTo(1);
-        assertThatIllegalArgumentException().isThrownBy(() -> this.registry.put(1, V2))
-            .withMessageContaining("schema id 1 is already bound");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> this.registry.put(1, V2))
+                .withMessageContaining("schema id 1 is already bound");
     }
 
     @Test
@@ -107,10 +114,13 @@ class StubSchemaRegistryTest {
         this.registry.register("orders-value", V1);
         this.registry.put(9, V2);
 
-        assertThat(catchThrowableOfType(SchemaRegistryException.class, () -> client().lookup("nope", V1)).errorCode())
-            .isEqualTo(SchemaRegistryException.SUBJECT_NOT_FOUND);
+        assertThat(catchThrowableOfType(SchemaRegistryException.class, () -> client().lookup("nope", V1))
+                        .errorCode())
+                .isEqualTo(SchemaRegistryException.SUBJECT_NOT_FOUND);
         assertThat(catchThrowableOfType(SchemaRegistryException.class, () -> client().lookup("orders-value", V2))
-            .errorCode()).as("known id, but not under this subject").isEqualTo(SchemaRegistryException.SCHEMA_NOT_FOUND);
+                        .errorCode())
+                .as("known id, but not under this subject")
+                .isEqualTo(SchemaRegistryException.SCHEMA_NOT_FOUND);
     }
 
     @Test
@@ -119,8 +129,7 @@ class StubSchemaRegistryTest {
         int v2 = this.registry.register("orders-value", V2);
 
         assertThat(client().latest("orders-value")).isEqualTo(new RegisteredSchema("orders-value", v2, 2, V2));
-        SchemaRegistryException ex = catchThrowableOfType(SchemaRegistryException.class,
-                () -> client().latest("nope"));
+        SchemaRegistryException ex = catchThrowableOfType(SchemaRegistryException.class, () -> client().latest("nope"));
         assertThat(ex.notFound()).isTrue();
         assertThat(ex.errorCode()).isEqualTo(SchemaRegistryException.SUBJECT_NOT_FOUND);
     }
@@ -147,7 +156,9 @@ class StubSchemaRegistryTest {
     @Test
     void answersInvalidSchemasAndUnknownPathsAsTheRegistryDoes() throws Exception {
         HttpResponse<String> invalid = send("POST", "/subjects/orders-value/versions", "{\"schema\": \"{nope\"}");
-        HttpResponse<String> protobuf = send("POST", "/subjects/orders-value/versions",
+        HttpResponse<String> protobuf = send(
+                "POST",
+                "/subjects/orders-value/versions",
                 "{\"schema\": \"syntax = \\\"proto3\\\";\", \"schemaType\": \"PROTOBUF\"}");
         HttpResponse<String> unknownPath = send("GET", "/config", null);
         HttpResponse<String> wrongMethod = send("DELETE", "/schemas/ids/1", null);
@@ -168,12 +179,13 @@ class StubSchemaRegistryTest {
         this.registry.close();
         this.registry.close();
 
-        SchemaRegistryException ex = catchThrowableOfType(SchemaRegistryException.class,
+        SchemaRegistryException ex = catchThrowableOfType(
+                SchemaRegistryException.class,
                 () -> SchemaRegistryClient.builder(this.registry.url())
-                    .maxAttempts(1)
-                    .callTimeout(Duration.ofSeconds(2))
-                    .build()
-                    .schemaById(1));
+                        .maxAttempts(1)
+                        .callTimeout(Duration.ofSeconds(2))
+                        .build()
+                        .schemaById(1));
 
         assertThat(ex.httpStatus()).as("no answer").isEqualTo(-1);
     }
@@ -192,10 +204,11 @@ class StubSchemaRegistryTest {
     private HttpResponse<String> send(String method, String path, String body)
             throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(this.registry.url() + path))
-            .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-            .header("Content-Type", "application/vnd.schemaregistry.v1+json")
-            .build();
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("Content-Type", "application/vnd.schemaregistry.v1+json")
+                .build();
         return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofString());
     }
-
 }

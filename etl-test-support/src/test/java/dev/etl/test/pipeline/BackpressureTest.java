@@ -7,16 +7,14 @@ import static dev.etl.test.pipeline.PipelineFixture.fastConfig;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.concurrent.atomic.AtomicLong;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** A blocked sink pauses the lane, which keeps polling, stays under budget, and resumes on release. */
 class BackpressureTest {
@@ -38,8 +36,12 @@ class BackpressureTest {
         long budget = 64 * 1024;
         CaptureSink sink = CaptureSink.create("capture", 1);
         sink.script().block(0);
-        runtime = build(fastConfig("bp").maxInFlightBytes(budget).build(), source, sink,
-                PipelineFixture.passThrough(), registry);
+        runtime = build(
+                fastConfig("bp").maxInFlightBytes(budget).build(),
+                source,
+                sink,
+                PipelineFixture.passThrough(),
+                registry);
         runtime.start();
         handle.assign(0, 0);
         String padding = "x".repeat(200);
@@ -66,7 +68,9 @@ class BackpressureTest {
 
         sink.script().release(0);
         assertThat(handle.awaitCommitted(0, records, WAIT)).isTrue();
-        assertThat(eventually(() -> !handle.isPaused(0), WAIT)).as("lane resumed").isTrue();
+        assertThat(eventually(() -> !handle.isPaused(0), WAIT))
+                .as("lane resumed")
+                .isTrue();
         assertThat(sink.script().rows()).isEqualTo(records);
         assertThat(eventually(() -> runtime.inFlightBytes() == 0, WAIT)).isTrue();
     }

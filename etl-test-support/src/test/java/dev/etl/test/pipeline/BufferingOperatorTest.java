@@ -6,18 +6,8 @@ import static dev.etl.test.pipeline.PipelineFixture.fastConfig;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.stream.Collectors;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.record.Collector;
 import dev.etl.ops.HeldAcks;
 import dev.etl.ops.OperatorContext;
 import dev.etl.ops.StatefulOperator;
@@ -26,12 +16,19 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
-import dev.etl.sink.ChunkConfig;
+import dev.etl.record.Collector;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Deferred emission on the real lane (issue 11 item 1): the issue's reproduction, a one-deep buffer
@@ -91,18 +88,23 @@ class BufferingOperatorTest {
     }
 
     private static List<String> rows(CaptureSink sink) {
-        return sink.script().writes().stream().flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
+        return sink.script().writes().stream()
+                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
                 .collect(Collectors.toList());
     }
 
     /** The pipeline over the capture sink, writing in deterministic blocks or not. */
     private PipelineRuntime pipeline(PipelineConfig config, CaptureSink sink, boolean deterministicBlocks) {
-        return Pipeline.builder(config).source(source).sink(sink.definition().withDeterministicBlocks(deterministicBlocks))
-                .chains(buffered()).meterRegistry(registry).build();
+        return Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition().withDeterministicBlocks(deterministicBlocks))
+                .chains(buffered())
+                .meterRegistry(registry)
+                .build();
     }
 
     @ParameterizedTest(name = "deterministic blocks: {0}")
-    @ValueSource(booleans = { false, true })
+    @ValueSource(booleans = {false, true})
     void theHeldValuesOffsetIsNotCommittedWhileItWaitsAndTheShutdownDrainWritesAndCommitsIt(boolean blocks)
             throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
@@ -119,7 +121,9 @@ class BufferingOperatorTest {
             assertThat(handle.awaitCommitted(0, 90, WAIT)).isTrue();
         }
         Thread.sleep(300); // several commit intervals (50 ms)
-        assertThat(handle.lastCommitted(0)).as("v99 exists only in the operator").isLessThan(100);
+        assertThat(handle.lastCommitted(0))
+                .as("v99 exists only in the operator")
+                .isLessThan(100);
 
         runtime.shutdownHandle().trigger();
         RunReport report = runtime.awaitTermination(WAIT);
@@ -131,10 +135,11 @@ class BufferingOperatorTest {
     }
 
     @ParameterizedTest(name = "deterministic blocks: {0}")
-    @ValueSource(booleans = { false, true })
+    @ValueSource(booleans = {false, true})
     void aRevokeFlushesTheOperatorBeforeItsDrainAndCommit(boolean blocks) throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
-        runtime = pipeline(fastConfig("revoke").checkpointInterval(Duration.ofHours(1)).build(), sink, blocks);
+        runtime = pipeline(
+                fastConfig("revoke").checkpointInterval(Duration.ofHours(1)).build(), sink, blocks);
         runtime.start();
         handle.assign(0, 0);
         for (int i = 0; i < 100; i++) {
@@ -145,7 +150,10 @@ class BufferingOperatorTest {
         handle.revoke(0);
         // The commit interval is an hour: only the revoke's synchronous commit moves this.
         assertThat(handle.awaitCommitted(0, 100, WAIT)).isTrue();
-        assertThat(rows(sink)).as("written before the commit covered it").hasSize(100).contains("v99");
+        assertThat(rows(sink))
+                .as("written before the commit covered it")
+                .hasSize(100)
+                .contains("v99");
     }
 
     @Test

@@ -9,13 +9,6 @@ import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
@@ -24,7 +17,6 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.DeadLetterRecord;
 import dev.etl.sink.RetryConfig;
@@ -35,14 +27,19 @@ import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@code DEAD_LETTER}: the failing record's original bytes go to the dead-letter sink with their
  * context, and its offset commits only once that write is durable.
  */
 class DeadLetterTest {
-    private static final byte[] BAD_VALUE = { 'b', 'a', 'd', 0, (byte) 0xFF, (byte) 0xFE, 7 };
-    private static final byte[] BAD_KEY = { 'k', 0, (byte) 0x80 };
+    private static final byte[] BAD_VALUE = {'b', 'a', 'd', 0, (byte) 0xFF, (byte) 0xFE, 7};
+    private static final byte[] BAD_KEY = {'k', 0, (byte) 0x80};
 
     private final MemorySource source = MemorySource.create();
     private final MemorySourceHandle handle = source.handle();
@@ -59,7 +56,10 @@ class DeadLetterTest {
     }
 
     private PipelineRuntime build(PipelineConfig config, CaptureSink deadLetter, ChainFactory chains) {
-        Pipeline.Builder builder = Pipeline.builder(config).source(source).sink(sink.definition()).chains(chains)
+        Pipeline.Builder builder = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(chains)
                 .meterRegistry(registry);
         if (deadLetter != null) {
             builder.deadLetter(deadLetter.definition());
@@ -68,20 +68,24 @@ class DeadLetterTest {
     }
 
     private static List<String> mainRows(CaptureSink sink) {
-        return sink.script().writes().stream().flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream()).toList();
+        return sink.script().writes().stream()
+                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
+                .toList();
     }
 
     private static List<DeadLetterRecord> deadLetters(CaptureSink deadLetter) {
         return deadLetter.script().writes().stream()
-                .flatMap(w -> DeadLetterEncoder.decode(w.bytes(), w.bytes().length).stream()).toList();
+                .flatMap(w -> DeadLetterEncoder.decode(w.bytes(), w.bytes().length).stream())
+                .toList();
     }
 
     @Test
     void badPayloadGoesToTheDeadLetterSinkWithItsOriginalBytesAndContextAndItsOffsetCommits() throws Exception {
         CaptureSink dlq = CaptureSink.create("dead-letter", 1);
-        runtime = build(fastConfig("dlq-deser").build(), dlq,
-                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition()));
+        runtime = build(
+                fastConfig("dlq-deser").build(),
+                dlq,
+                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER).sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("a"));
@@ -94,20 +98,34 @@ class DeadLetterTest {
             assertThat(dead.key()).isEqualTo(BAD_KEY);
             assertThat(dead.value()).isEqualTo(BAD_VALUE);
             assertThat(dead.timestampMs()).isEqualTo(1_700_000_000_123L);
-            assertThat(dead.headers()).containsEntry(DeadLetterEncoder.HEADER_SOURCE_TOPIC, "default")
+            assertThat(dead.headers())
+                    .containsEntry(DeadLetterEncoder.HEADER_SOURCE_TOPIC, "default")
                     .containsEntry(DeadLetterEncoder.HEADER_SOURCE_PARTITION, "memory-0")
                     .containsEntry(DeadLetterEncoder.HEADER_SOURCE_OFFSET, Long.toString(bad))
                     .containsEntry(DeadLetterEncoder.HEADER_SOURCE_TIMESTAMP, "1700000000123")
                     .containsEntry(DeadLetterEncoder.HEADER_STAGE, "deserialize")
                     .containsEntry(DeadLetterEncoder.HEADER_ERROR_CLASS, "deserialization")
                     .containsEntry(DeadLetterEncoder.HEADER_EXCEPTION, IllegalArgumentException.class.getName());
-            assertThat(dead.header(DeadLetterEncoder.HEADER_ERROR_MESSAGE)).contains("memory-0@" + bad)
+            assertThat(dead.header(DeadLetterEncoder.HEADER_ERROR_MESSAGE))
+                    .contains("memory-0@" + bad)
                     .contains("is not a valid record");
         });
-        assertThat(registry.get("etl.dead.letters").tag("stage", "deserialize").tag("error_type", "deserialization")
-                .counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("etl.errors").tag("stage", "deserialize").counter().count()).isEqualTo(1.0);
-        assertThat(registry.get("etl.sink.rows").tag("sink", "dead-letter").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("etl.dead.letters")
+                        .tag("stage", "deserialize")
+                        .tag("error_type", "deserialization")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+        assertThat(registry.get("etl.errors")
+                        .tag("stage", "deserialize")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
+        assertThat(registry.get("etl.sink.rows")
+                        .tag("sink", "dead-letter")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
         assertThat(runtime.state()).isEqualTo(PipelineState.RUNNING);
     }
 
@@ -115,9 +133,10 @@ class DeadLetterTest {
     void aBlockedDeadLetterSinkHoldsTheBadRecordsOffsetUntilItIsWritten() throws Exception {
         CaptureSink dlq = CaptureSink.create("dead-letter", 1);
         dlq.script().block(0);
-        runtime = build(fastConfig("dlq-blocked").build(), dlq,
-                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition()));
+        runtime = build(
+                fastConfig("dlq-blocked").build(),
+                dlq,
+                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER).sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("a"));
@@ -137,12 +156,18 @@ class DeadLetterTest {
 
     @Test
     void aFailingDeadLetterWriteFailsTheBatchAndStallsItsPartition() throws Exception {
-        CaptureSink dlq = CaptureSink.create("dead-letter", 1, CaptureSink.TEST_BATCHING,
-                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0), 64, ErrorPolicy.FAIL);
+        CaptureSink dlq = CaptureSink.create(
+                "dead-letter",
+                1,
+                CaptureSink.TEST_BATCHING,
+                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0),
+                64,
+                ErrorPolicy.FAIL);
         dlq.script().failNext(0, Integer.MAX_VALUE / 2);
-        runtime = build(fastConfig("dlq-failing").build(), dlq,
-                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition()));
+        runtime = build(
+                fastConfig("dlq-failing").build(),
+                dlq,
+                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER).sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0, 1);
         handle.push(0, null, utf8("a"));
@@ -162,16 +187,24 @@ class DeadLetterTest {
     @Test
     void tryMapFailureConfiguredAsDeadLetterOverridesTheDeclaredPolicy() throws Exception {
         CaptureSink dlq = CaptureSink.create("dead-letter", 1);
-        PipelineConfig config = fastConfig("dlq-trymap").stagePolicies(Map.of("parse", ErrorPolicy.DEAD_LETTER)).build();
-        runtime = build(config, dlq, ctx -> Chains.from(ctx, strings())
-                .tryMap("parse", s -> {
-                    if (s.startsWith("x")) {
-                        throw new java.io.IOException("not a number: " + s);
-                    }
-                    return Integer.parseInt(s);
-                }, ErrorPolicy.FAIL)
-                .map("to-string", String::valueOf)
-                .sink(TestEncoders.string(), byPartition()));
+        PipelineConfig config = fastConfig("dlq-trymap")
+                .stagePolicies(Map.of("parse", ErrorPolicy.DEAD_LETTER))
+                .build();
+        runtime = build(
+                config,
+                dlq,
+                ctx -> Chains.from(ctx, strings())
+                        .tryMap(
+                                "parse",
+                                s -> {
+                                    if (s.startsWith("x")) {
+                                        throw new java.io.IOException("not a number: " + s);
+                                    }
+                                    return Integer.parseInt(s);
+                                },
+                                ErrorPolicy.FAIL)
+                        .map("to-string", String::valueOf)
+                        .sink(TestEncoders.string(), byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("1"));
@@ -183,14 +216,19 @@ class DeadLetterTest {
         assertThat(deadLetters(dlq)).singleElement().satisfies(dead -> {
             assertThat(dead.key()).isEqualTo(utf8("key-x"));
             assertThat(dead.value()).isEqualTo(utf8("x2"));
-            assertThat(dead.headers()).containsEntry(DeadLetterEncoder.HEADER_STAGE, "parse")
+            assertThat(dead.headers())
+                    .containsEntry(DeadLetterEncoder.HEADER_STAGE, "parse")
                     .containsEntry(DeadLetterEncoder.HEADER_ERROR_CLASS, "operator")
                     .containsEntry(DeadLetterEncoder.HEADER_SOURCE_OFFSET, Long.toString(bad))
                     .containsEntry(DeadLetterEncoder.HEADER_EXCEPTION, java.io.IOException.class.getName());
             assertThat(dead.header(DeadLetterEncoder.HEADER_ERROR_MESSAGE)).contains("not a number: x2");
         });
-        assertThat(registry.get("etl.dead.letters").tag("stage", "parse").tag("error_type", "operator").counter()
-                .count()).isEqualTo(1.0);
+        assertThat(registry.get("etl.dead.letters")
+                        .tag("stage", "parse")
+                        .tag("error_type", "operator")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
     }
 
     @Test
@@ -203,10 +241,14 @@ class DeadLetterTest {
             }
         };
         PipelineConfig config = fastConfig("dlq-encode")
-                .classPolicies(Map.of(dev.etl.error.ErrorClass.ENCODE, ErrorPolicy.DEAD_LETTER)).build();
-        runtime = build(config, dlq, ctx -> Chains.from(ctx, strings())
-                .map("upper", String::toUpperCase)
-                .sink(encoder, byPartition()));
+                .classPolicies(Map.of(dev.etl.error.ErrorClass.ENCODE, ErrorPolicy.DEAD_LETTER))
+                .build();
+        runtime = build(
+                config,
+                dlq,
+                ctx -> Chains.from(ctx, strings())
+                        .map("upper", String::toUpperCase)
+                        .sink(encoder, byPartition()));
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("a"));
@@ -218,7 +260,8 @@ class DeadLetterTest {
         assertThat(deadLetters(dlq)).singleElement().satisfies(dead -> {
             assertThat(dead.value()).isEqualTo(utf8("b!")); // the source bytes, not the mapped value
             assertThat(dead.key()).isNull();
-            assertThat(dead.headers()).containsEntry(DeadLetterEncoder.HEADER_STAGE, "sink-capture")
+            assertThat(dead.headers())
+                    .containsEntry(DeadLetterEncoder.HEADER_STAGE, "sink-capture")
                     .containsEntry(DeadLetterEncoder.HEADER_ERROR_CLASS, "encode")
                     .containsEntry(DeadLetterEncoder.HEADER_EXCEPTION, ArithmeticException.class.getName());
         });
@@ -226,34 +269,42 @@ class DeadLetterTest {
 
     @Test
     void configuredDeadLetterPolicyWithoutADeadLetterSinkFailsTheBuild() {
-        PipelineConfig config = fastConfig("no-dlq").stagePolicies(Map.of("parse", ErrorPolicy.DEAD_LETTER)).build();
+        PipelineConfig config = fastConfig("no-dlq")
+                .stagePolicies(Map.of("parse", ErrorPolicy.DEAD_LETTER))
+                .build();
         assertThatThrownBy(() -> build(config, null, PipelineFixture.passThrough()))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("stage 'parse'").hasMessageContaining("DEAD_LETTER")
-                .hasMessageContaining("no dead-letter sink").hasMessageContaining("etl.errors.dead-letter.topic");
+                .hasMessageContaining("stage 'parse'")
+                .hasMessageContaining("DEAD_LETTER")
+                .hasMessageContaining("no dead-letter sink")
+                .hasMessageContaining("etl.errors.dead-letter.topic");
     }
 
     @Test
     void declaredDeadLetterPolicyWithoutADeadLetterSinkFailsThePipelineAtStart() throws Exception {
-        runtime = build(fastConfig("no-dlq-declared").build(), null,
-                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER)
-                        .sink(TestEncoders.string(), byPartition()));
+        runtime = build(
+                fastConfig("no-dlq-declared").build(),
+                null,
+                ctx -> Chains.from(ctx, strings(), ErrorPolicy.DEAD_LETTER).sink(TestEncoders.string(), byPartition()));
         runtime.start();
         RunReport report = runtime.awaitTermination(WAIT);
         assertThat(report).isNotNull();
         assertThat(report.state()).isEqualTo(PipelineState.FAILED);
-        assertThat(report.failure()).hasMessageContaining("stage 'deserialize'")
+        assertThat(report.failure())
+                .hasMessageContaining("stage 'deserialize'")
                 .hasMessageContaining("no dead-letter sink");
     }
 
     @Test
     void deadLetterSinkMustHaveOneShardAndItsOwnName() {
         assertThatThrownBy(() -> Pipeline.builder(fastConfig("shards").build())
-                .deadLetter(CaptureSink.create("dead-letter", 2).definition()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exactly one shard");
-        assertThatThrownBy(() -> build(fastConfig("names").build(), CaptureSink.create("capture", 1),
-                PipelineFixture.passThrough()))
-                .isInstanceOf(IllegalStateException.class).hasMessageContaining("both named 'capture'");
+                        .deadLetter(CaptureSink.create("dead-letter", 2).definition()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("exactly one shard");
+        assertThatThrownBy(() -> build(
+                        fastConfig("names").build(), CaptureSink.create("capture", 1), PipelineFixture.passThrough()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("both named 'capture'");
         assertThatThrownBy(() -> SinkDefinition.of("s", 1, s -> null).withPermanentFailure(ErrorPolicy.DEAD_LETTER))
                 .isInstanceOf(IllegalArgumentException.class);
     }

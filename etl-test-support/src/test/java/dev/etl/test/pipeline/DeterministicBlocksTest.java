@@ -6,18 +6,6 @@ import static dev.etl.test.pipeline.PipelineFixture.fastConfig;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.pipeline.Pipeline;
 import dev.etl.pipeline.PipelineConfig;
@@ -30,6 +18,16 @@ import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Deterministic blocks through the real lanes and sink runtime (issue 14): rows are written in blocks
@@ -57,20 +55,30 @@ class DeterministicBlocksTest {
     }
 
     private CaptureSink sink(int shards) {
-        return CaptureSink.create("capture", shards, SMALL_BLOCKS,
-                new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(50), 2.0, 0.0), 64, ErrorPolicy.FAIL);
+        return CaptureSink.create(
+                "capture",
+                shards,
+                SMALL_BLOCKS,
+                new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(50), 2.0, 0.0),
+                64,
+                ErrorPolicy.FAIL);
     }
 
     private PipelineRuntime start(CaptureSink sink, Duration checkpointInterval) {
-        PipelineRuntime pipeline = withBlocks(fastConfig("blocks").checkpointInterval(checkpointInterval).build(), sink);
+        PipelineRuntime pipeline = withBlocks(
+                fastConfig("blocks").checkpointInterval(checkpointInterval).build(), sink);
         pipeline.start();
         return pipeline;
     }
 
     /** A pipeline over the capture sink with deterministic blocks on (as the ClickHouse sink has them). */
     private PipelineRuntime withBlocks(PipelineConfig config, CaptureSink sink) {
-        return Pipeline.builder(config).source(source).sink(sink.definition().withDeterministicBlocks(true))
-            .chains(PipelineFixture.passThrough()).meterRegistry(registry).build();
+        return Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition().withDeterministicBlocks(true))
+                .chains(PipelineFixture.passThrough())
+                .meterRegistry(registry)
+                .build();
     }
 
     @Test
@@ -85,7 +93,9 @@ class DeterministicBlocksTest {
             }
         }
         for (int p = 0; p < 3; p++) {
-            assertThat(handle.awaitCommitted(p, perPartition, WAIT)).as("partition %d committed", p).isTrue();
+            assertThat(handle.awaitCommitted(p, perPartition, WAIT))
+                    .as("partition %d committed", p)
+                    .isTrue();
         }
         List<CaptureScript.Write> writes = sink.script().writes();
         assertThat(writes).isNotEmpty();
@@ -93,8 +103,11 @@ class DeterministicBlocksTest {
         for (CaptureScript.Write write : writes) {
             List<String> values = TestEncoders.decodeStrings(write.bytes());
             assertThat(values.stream().map(v -> v.substring(0, v.indexOf(':'))).distinct())
-                .as("one partition per block: %s", values).hasSize(1);
-            assertThat(write.dedupToken()).as("a range token, not a content hash").startsWith("b");
+                    .as("one partition per block: %s", values)
+                    .hasSize(1);
+            assertThat(write.dedupToken())
+                    .as("a range token, not a content hash")
+                    .startsWith("b");
             assertThat(write.rows()).isLessThanOrEqualTo(SMALL_BLOCKS.maxRows());
             rows.addAll(values);
         }
@@ -131,23 +144,36 @@ class DeterministicBlocksTest {
             byte[] earlier = byToken.putIfAbsent(write.dedupToken(), write.bytes());
             if (earlier != null) {
                 repeated++;
-                assertThat(write.bytes()).as("a replayed block is byte-identical (block checksum dedup)")
-                    .isEqualTo(earlier);
+                assertThat(write.bytes())
+                        .as("a replayed block is byte-identical (block checksum dedup)")
+                        .isEqualTo(earlier);
                 continue;
             }
-            assertThat(contents.add(Arrays.toString(write.bytes()))).as("no two tokens for the same bytes").isTrue();
+            assertThat(contents.add(Arrays.toString(write.bytes())))
+                    .as("no two tokens for the same bytes")
+                    .isTrue();
             rowsOfDistinctBlocks.addAll(TestEncoders.decodeStrings(write.bytes()));
         }
-        assertThat(repeated).as("the loss replayed blocks that were written before it").isPositive();
-        assertThat(rowsOfDistinctBlocks).as("every row exactly once after dedup").hasSize(records)
-            .doesNotHaveDuplicates();
-        assertThat(registry.get("etl.checkpoint.replayed.blocks").counter().count()).isPositive();
+        assertThat(repeated)
+                .as("the loss replayed blocks that were written before it")
+                .isPositive();
+        assertThat(rowsOfDistinctBlocks)
+                .as("every row exactly once after dedup")
+                .hasSize(records)
+                .doesNotHaveDuplicates();
+        assertThat(registry.get("etl.checkpoint.replayed.blocks").counter().count())
+                .isPositive();
     }
 
     @Test
     void aRevokeSealsRecordsAndWritesTheOpenBlocksSoTheNextOwnerCommitsPastThem() throws Exception {
         CaptureSink sink = sink(1);
-        runtime = withBlocks(fastConfig("blocks-revoke").lanes(2).checkpointInterval(Duration.ofHours(1)).build(), sink);
+        runtime = withBlocks(
+                fastConfig("blocks-revoke")
+                        .lanes(2)
+                        .checkpointInterval(Duration.ofHours(1))
+                        .build(),
+                sink);
         runtime.start();
         handle.assign(0, 0);
         for (int i = 0; i < 120; i++) {
@@ -155,8 +181,9 @@ class DeterministicBlocksTest {
         }
         assertThat(eventually(() -> runtime.recordsIn() == 120, WAIT)).isTrue();
         handle.revoke(0);
-        assertThat(handle.awaitCommitted(0, 120, WAIT)).as("the revoke wrote every block and committed past it")
-            .isTrue();
+        assertThat(handle.awaitCommitted(0, 120, WAIT))
+                .as("the revoke wrote every block and committed past it")
+                .isTrue();
         handle.assign(1, 0);
         for (int i = 120; i < 200; i++) {
             handle.push(0, null, utf8("0:" + i));

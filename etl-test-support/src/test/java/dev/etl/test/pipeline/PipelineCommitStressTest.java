@@ -6,19 +6,10 @@ import static dev.etl.test.pipeline.PipelineFixture.strings;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.BitSet;
-import java.util.List;
-import java.util.Random;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.Chains;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.Router;
 import dev.etl.test.capture.CaptureScript;
@@ -27,6 +18,12 @@ import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Pipeline-level stress: the real lanes, chain and sink runtime (memory source, capture sink with
@@ -70,20 +67,30 @@ class PipelineCommitStressTest {
         try {
             run(seed, millis);
         } catch (AssertionError | Exception e) {
-            throw new AssertionError("PipelineCommitStressTest failed; replay with -Detl.stress.seed=" + seed + ": " + e,
-                    e);
+            throw new AssertionError(
+                    "PipelineCommitStressTest failed; replay with -Detl.stress.seed=" + seed + ": " + e, e);
         }
     }
 
     private void run(long seed, long millis) throws Exception {
         Random random = new Random(seed);
-        CaptureSink sink = CaptureSink.create("capture", SHARDS, CaptureSink.TEST_BATCHING,
-                new RetryConfig(3, Duration.ofMillis(1), Duration.ofMillis(4), 2.0, 0.0), 64, ErrorPolicy.FAIL);
+        CaptureSink sink = CaptureSink.create(
+                "capture",
+                SHARDS,
+                CaptureSink.TEST_BATCHING,
+                new RetryConfig(3, Duration.ofMillis(1), Duration.ofMillis(4), 2.0, 0.0),
+                64,
+                ErrorPolicy.FAIL);
         CaptureScript script = sink.script();
-        runtime = build(fastConfig("stress").lanes(LANES).checkpointInterval(Duration.ofMillis(10))
-                .drainTimeout(Duration.ofMillis(random.nextInt(200) + 20)).build(), source, sink,
-                ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP)
-                        .sink(TestEncoders.string(), spread()),
+        runtime = build(
+                fastConfig("stress")
+                        .lanes(LANES)
+                        .checkpointInterval(Duration.ofMillis(10))
+                        .drainTimeout(Duration.ofMillis(random.nextInt(200) + 20))
+                        .build(),
+                source,
+                sink,
+                ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP).sink(TestEncoders.string(), spread()),
                 registry);
         runtime.start();
         int[] owner = new int[PARTITIONS];
@@ -150,8 +157,11 @@ class PipelineCommitStressTest {
                 handle.assign(owner[p], p);
                 done = handle.awaitCommitted(p, end, END_WAIT);
             }
-            assertThat(done).as("partition %d commits to its end %d (committed %d, held %s)", p, end,
-                    handle.lastCommitted(p), runtime.heldPartitions()).isTrue();
+            assertThat(done)
+                    .as(
+                            "partition %d commits to its end %d (committed %d, held %s)",
+                            p, end, handle.lastCommitted(p), runtime.heldPartitions())
+                    .isTrue();
         }
         check(script, skipped);
         assertThat(observations).isPositive();
@@ -178,8 +188,11 @@ class PipelineCommitStressTest {
             BitSet backed = (BitSet) written[p].clone();
             backed.or(skipped[p]);
             int firstGap = backed.nextClearBit(0);
-            assertThat(committed[p]).as("partition %d committed %d but offset %d was neither written nor skipped", p,
-                    committed[p], firstGap).isLessThanOrEqualTo(firstGap);
+            assertThat(committed[p])
+                    .as(
+                            "partition %d committed %d but offset %d was neither written nor skipped",
+                            p, committed[p], firstGap)
+                    .isLessThanOrEqualTo(firstGap);
         }
     }
 }

@@ -9,24 +9,21 @@ import static dev.etl.test.pipeline.PipelineFixture.strings;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.Map;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.Chains;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** Acks end to end: filters and skips commit, failures stall or fail, and only what was written commits. */
 class PipelineDeliveryTest {
@@ -46,8 +43,12 @@ class PipelineDeliveryTest {
     @Test
     void recordsDroppedByFilterResolveAsSuccessAndCommit() throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
-        runtime = build(fastConfig("filter").build(), source, sink,
-                ctx -> Chains.from(ctx, strings()).filter("drop-all", s -> false)
+        runtime = build(
+                fastConfig("filter").build(),
+                source,
+                sink,
+                ctx -> Chains.from(ctx, strings())
+                        .filter("drop-all", s -> false)
                         .sink(TestEncoders.string(), byPartition()),
                 registry);
         runtime.start();
@@ -62,9 +63,11 @@ class PipelineDeliveryTest {
     @Test
     void skippedBadPayloadIsCountedAndCommittedPast() throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
-        runtime = build(fastConfig("skip").build(), source, sink,
-                ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP)
-                        .sink(TestEncoders.string(), byPartition()),
+        runtime = build(
+                fastConfig("skip").build(),
+                source,
+                sink,
+                ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP).sink(TestEncoders.string(), byPartition()),
                 registry);
         runtime.start();
         handle.assign(0, 0);
@@ -72,9 +75,14 @@ class PipelineDeliveryTest {
         handle.push(0, null, utf8("bad"));
         handle.push(0, null, utf8("b"));
         assertThat(handle.awaitCommitted(0, 3, WAIT)).isTrue();
-        assertThat(sink.script().writes()).flatMap(w -> TestEncoders.decodeStrings(w.bytes()))
+        assertThat(sink.script().writes())
+                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()))
                 .containsExactly("a", "b");
-        assertThat(registry.get("etl.errors").tag("error_type", "deserialization").counter().count()).isEqualTo(1.0);
+        assertThat(registry.get("etl.errors")
+                        .tag("error_type", "deserialization")
+                        .counter()
+                        .count())
+                .isEqualTo(1.0);
     }
 
     @Test
@@ -100,8 +108,13 @@ class PipelineDeliveryTest {
     @Test
     void failedSinkWritesStallOnlyThePartitionWhoseDataTheyHeld() throws Exception {
         // Shard 0 holds partition 0's rows and always fails; after 2 attempts its batches fail.
-        CaptureSink sink = CaptureSink.create("capture", 2, CaptureSink.TEST_BATCHING,
-                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0), 64, ErrorPolicy.FAIL);
+        CaptureSink sink = CaptureSink.create(
+                "capture",
+                2,
+                CaptureSink.TEST_BATCHING,
+                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0),
+                64,
+                ErrorPolicy.FAIL);
         sink.script().failNext(0, Integer.MAX_VALUE / 2);
         runtime = build(fastConfig("stall").build(), source, sink, PipelineFixture.passThrough(), registry);
         runtime.start();
@@ -120,8 +133,13 @@ class PipelineDeliveryTest {
 
     @Test
     void clearedFaultsAndAReassignLetAStalledPartitionCommit() throws Exception {
-        CaptureSink sink = CaptureSink.create("capture", 2, CaptureSink.TEST_BATCHING,
-                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0), 64, ErrorPolicy.FAIL);
+        CaptureSink sink = CaptureSink.create(
+                "capture",
+                2,
+                CaptureSink.TEST_BATCHING,
+                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0),
+                64,
+                ErrorPolicy.FAIL);
         sink.script().failNext(0, Integer.MAX_VALUE / 2).latency(0, Duration.ofMillis(1));
         runtime = build(fastConfig("unstall").build(), source, sink, PipelineFixture.passThrough(), registry);
         runtime.start();
@@ -146,8 +164,12 @@ class PipelineDeliveryTest {
     void partitionStalledLongerThanStalledFailAfterFailsThePipeline() throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
         sink.script().failNext(0, Integer.MAX_VALUE / 2); // transient, retried forever
-        runtime = build(fastConfig("stalled").stalledFailAfter(Duration.ofMillis(300)).build(), source, sink,
-                PipelineFixture.passThrough(), registry);
+        runtime = build(
+                fastConfig("stalled").stalledFailAfter(Duration.ofMillis(300)).build(),
+                source,
+                sink,
+                PipelineFixture.passThrough(),
+                registry);
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("never-written"));
@@ -173,7 +195,9 @@ class PipelineDeliveryTest {
             }
         }
         for (int p = 0; p < 4; p++) {
-            assertThat(handle.awaitCommitted(p, perPartition, WAIT)).as("partition %d", p).isTrue();
+            assertThat(handle.awaitCommitted(p, perPartition, WAIT))
+                    .as("partition %d", p)
+                    .isTrue();
         }
         Map<String, Long> counts = sink.script().writes().stream()
                 .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())

@@ -1,28 +1,25 @@
 package dev.etl.test.pipeline;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.function.BooleanSupplier;
-
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
 import dev.etl.pipeline.Pipeline;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.Router;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /** Shared set-up for pipeline behaviour tests: a memory source, a capture sink, short intervals. */
 final class PipelineFixture {
     static final Duration WAIT = Duration.ofSeconds(20);
 
-    private PipelineFixture() {
-    }
+    private PipelineFixture() {}
 
     /** Config with fast commits and polls, so tests observe effects quickly. */
     static PipelineConfig.Builder fastConfig(String name) {
@@ -50,13 +47,20 @@ final class PipelineFixture {
     }
 
     static ChainFactory passThrough() {
-        return ctx -> Chains.from(ctx, strings())
-                .sink(TestEncoders.string(), byPartition());
+        return ctx -> Chains.from(ctx, strings()).sink(TestEncoders.string(), byPartition());
     }
 
-    static PipelineRuntime build(PipelineConfig config, MemorySource source, CaptureSink sink, ChainFactory chains,
+    static PipelineRuntime build(
+            PipelineConfig config,
+            MemorySource source,
+            CaptureSink sink,
+            ChainFactory chains,
             SimpleMeterRegistry registry) {
-        return Pipeline.builder(config).source(source).sink(sink.definition()).chains(chains).meterRegistry(registry)
+        return Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(chains)
+                .meterRegistry(registry)
                 .build();
     }
 

@@ -8,16 +8,10 @@ import static dev.etl.test.pipeline.PipelineFixture.strings;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.Chains;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.Router;
 import dev.etl.test.capture.CaptureSink;
@@ -25,6 +19,9 @@ import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Revoke, then re-assign the same partition to the same lane while acks of the old assignment are
@@ -55,10 +52,18 @@ class ReassignInFlightTest {
     @Test
     void reassignedPartitionNeitherStallsOnTheOldFailureNorJumpsAheadOnTheOldLateSuccess() throws Exception {
         // Two attempts per batch: an old batch whose both attempts fail has its acks failed.
-        CaptureSink sink = CaptureSink.create("capture", 2, CaptureSink.TEST_BATCHING,
-                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0), 64, ErrorPolicy.FAIL);
+        CaptureSink sink = CaptureSink.create(
+                "capture",
+                2,
+                CaptureSink.TEST_BATCHING,
+                new RetryConfig(2, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.0),
+                64,
+                ErrorPolicy.FAIL);
         sink.script().block(0).block(1);
-        runtime = build(fastConfig("reassign").drainTimeout(Duration.ofMillis(200)).build(), source, sink,
+        runtime = build(
+                fastConfig("reassign").drainTimeout(Duration.ofMillis(200)).build(),
+                source,
+                sink,
                 ctx -> Chains.from(ctx, strings()).sink(TestEncoders.string(), byLetter()),
                 registry);
         runtime.start();
@@ -73,8 +78,14 @@ class ReassignInFlightTest {
         // Revoke (its drain gives up after 200 ms: nothing is committed) and re-assign to the same lane.
         handle.revoke(0);
         handle.assign(0, 0);
-        assertThat(eventually(() -> registry.get("etl.source.rebalance.events").tag("event", "assigned").counter()
-                .count() == 2.0, WAIT)).isTrue();
+        assertThat(eventually(
+                        () -> registry.get("etl.source.rebalance.events")
+                                        .tag("event", "assigned")
+                                        .counter()
+                                        .count()
+                                == 2.0,
+                        WAIT))
+                .isTrue();
         // The new assignment replays offsets 0..1 (one batch, its rows queued behind the held writers).
         assertThat(eventually(() -> runtime.recordsIn() >= 4, WAIT)).isTrue();
         assertThat(handle.lastCommitted(0)).isEqualTo(-1);
@@ -83,12 +94,16 @@ class ReassignInFlightTest {
         sink.script().release(0);
         assertThat(sink.script().awaitRows(2, WAIT)).isTrue();
         Thread.sleep(300); // several commit intervals
-        assertThat(handle.lastCommitted(0)).as("jumped ahead of the new assignment's unwritten row").isEqualTo(-1);
+        assertThat(handle.lastCommitted(0))
+                .as("jumped ahead of the new assignment's unwritten row")
+                .isEqualTo(-1);
 
         // The old batch 1 fails (both attempts); the new B row is written after it.
         sink.script().failNext(1, 2);
         sink.script().release(1);
-        assertThat(handle.awaitCommitted(0, 2, WAIT)).as("stalled on the old assignment's failure").isTrue();
+        assertThat(handle.awaitCommitted(0, 2, WAIT))
+                .as("stalled on the old assignment's failure")
+                .isTrue();
         assertThat(sink.script().attempts(1)).isGreaterThanOrEqualTo(3);
 
         // And it keeps going.
@@ -98,7 +113,12 @@ class ReassignInFlightTest {
         assertThat(runtime.state()).isEqualTo(PipelineState.RUNNING);
         assertThat(runtime.heldPartitions()).isEmpty();
         // Both old acks arrived after the re-assign and were ignored.
-        assertThat(eventually(() -> registry.get("etl.checkpoint.stale.acks").counter().count() >= 2.0, WAIT))
+        assertThat(eventually(
+                        () -> registry.get("etl.checkpoint.stale.acks")
+                                        .counter()
+                                        .count()
+                                >= 2.0,
+                        WAIT))
                 .isTrue();
     }
 }

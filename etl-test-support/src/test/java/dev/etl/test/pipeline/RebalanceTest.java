@@ -7,19 +7,17 @@ import static dev.etl.test.pipeline.PipelineFixture.fastConfig;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.stream.Collectors;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** Revoke drains and commits before completing; the next owner resumes there; lost commits nothing. */
 class RebalanceTest {
@@ -40,8 +38,15 @@ class RebalanceTest {
     void revokeDrainsAndCommitsSoTheNextOwnerResumesWithoutLossOrDuplicates() throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
         sink.script().latency(0, Duration.ofMillis(20));
-        runtime = build(fastConfig("revoke").lanes(2).checkpointInterval(Duration.ofHours(1)).build(), source, sink,
-                PipelineFixture.passThrough(), registry);
+        runtime = build(
+                fastConfig("revoke")
+                        .lanes(2)
+                        .checkpointInterval(Duration.ofHours(1))
+                        .build(),
+                source,
+                sink,
+                PipelineFixture.passThrough(),
+                registry);
         runtime.start();
         handle.assign(0, 0);
         for (int i = 0; i < 500; i++) {
@@ -57,7 +62,8 @@ class RebalanceTest {
         }
         assertThat(sink.script().awaitRows(1_000, WAIT)).isTrue();
         List<String> rows = sink.script().writes().stream()
-                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream()).collect(Collectors.toList());
+                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()).stream())
+                .collect(Collectors.toList());
         assertThat(rows).hasSize(1_000).doesNotHaveDuplicates();
     }
 
@@ -73,11 +79,23 @@ class RebalanceTest {
         }
         assertThat(eventually(() -> runtime.recordsIn() == 100, WAIT)).isTrue();
         handle.lose(0);
-        assertThat(eventually(() -> registry.get("etl.source.rebalance.events").tag("event", "lost").counter()
-                .count() == 1.0, WAIT)).isTrue();
+        assertThat(eventually(
+                        () -> registry.get("etl.source.rebalance.events")
+                                        .tag("event", "lost")
+                                        .counter()
+                                        .count()
+                                == 1.0,
+                        WAIT))
+                .isTrue();
         sink.script().release(0); // the late writes complete and their acks arrive after the loss
         assertThat(sink.script().awaitRows(100, WAIT)).isTrue();
-        assertThat(eventually(() -> registry.get("etl.checkpoint.stale.acks").counter().count() > 0, WAIT)).isTrue();
+        assertThat(eventually(
+                        () -> registry.get("etl.checkpoint.stale.acks")
+                                        .counter()
+                                        .count()
+                                > 0,
+                        WAIT))
+                .isTrue();
         Thread.sleep(200);
         assertThat(handle.lastCommitted(0)).isEqualTo(-1);
     }

@@ -7,10 +7,6 @@ import static dev.etl.test.pipeline.PipelineFixture.fastConfig;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-
-import org.junit.jupiter.api.Test;
-
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
@@ -18,6 +14,8 @@ import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 /** The drain barrier: a clean drain commits everything; a deadline abandons loudly and commits nothing past. */
 class ShutdownTest {
@@ -29,8 +27,12 @@ class ShutdownTest {
     void gracefulShutdownDrainsInFlightDataAndCommitsItBeforeStopping() throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 2);
         sink.script().latency(0, Duration.ofMillis(50)).latency(1, Duration.ofMillis(50));
-        PipelineRuntime runtime = build(fastConfig("drain").checkpointInterval(Duration.ofHours(1)).build(), source,
-                sink, PipelineFixture.passThrough(), registry);
+        PipelineRuntime runtime = build(
+                fastConfig("drain").checkpointInterval(Duration.ofHours(1)).build(),
+                source,
+                sink,
+                PipelineFixture.passThrough(),
+                registry);
         runtime.start();
         handle.assign(0, 0, 1);
         for (int i = 0; i < 2_000; i++) {
@@ -53,8 +55,12 @@ class ShutdownTest {
     @Test
     void drainDeadlineAbandonsUnwrittenBatchesCountsThemAndCommitsNothingPast() throws Exception {
         CaptureSink sink = CaptureSink.create("capture", 1);
-        PipelineRuntime runtime = build(fastConfig("abandon").drainTimeout(Duration.ofMillis(500)).build(), source,
-                sink, PipelineFixture.passThrough(), registry);
+        PipelineRuntime runtime = build(
+                fastConfig("abandon").drainTimeout(Duration.ofMillis(500)).build(),
+                source,
+                sink,
+                PipelineFixture.passThrough(),
+                registry);
         runtime.start();
         handle.assign(0, 0);
         handle.push(0, null, utf8("written"));
@@ -84,8 +90,15 @@ class ShutdownTest {
         // not commit what sits in the lane's pending chunks.
         CaptureSink sink = CaptureSink.create("capture", 1);
         sink.script().block(0);
-        PipelineRuntime runtime = build(fastConfig("teardown").maxInFlightBytes(1024)
-                .drainTimeout(Duration.ofMillis(300)).build(), source, sink, PipelineFixture.passThrough(), registry);
+        PipelineRuntime runtime = build(
+                fastConfig("teardown")
+                        .maxInFlightBytes(1024)
+                        .drainTimeout(Duration.ofMillis(300))
+                        .build(),
+                source,
+                sink,
+                PipelineFixture.passThrough(),
+                registry);
         runtime.start();
         handle.assign(0, 0);
         for (int i = 0; i < 1_000; i++) {

@@ -8,21 +8,19 @@ import static dev.etl.test.pipeline.PipelineFixture.strings;
 import static dev.etl.test.pipeline.PipelineFixture.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /** The default skip budget: SKIP never silently becomes total loss, and the odd bad record is still skipped. */
 class SkipBudgetTest {
@@ -40,8 +38,7 @@ class SkipBudgetTest {
     }
 
     private static ChainFactory skipping() {
-        return ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP)
-                .sink(TestEncoders.string(), byPartition());
+        return ctx -> Chains.from(ctx, strings(), ErrorPolicy.SKIP).sink(TestEncoders.string(), byPartition());
     }
 
     @Test
@@ -58,12 +55,17 @@ class SkipBudgetTest {
         assertThat(report).as("terminated within %s", WAIT).isNotNull();
         assertThat(report.state()).isEqualTo(PipelineState.FAILED);
         assertThat(report.exitCode()).isEqualTo(RunReport.EXIT_FAILED);
-        assertThat(report.failure()).hasMessageContaining("exceeded its skip budget")
+        assertThat(report.failure())
+                .hasMessageContaining("exceeded its skip budget")
                 .hasMessageContaining("error type deserialization")
                 .hasMessageContaining("failing instead of silently dropping the data");
-        assertThat(registry.get("etl.skip.budget.exceeded").tag("error_type", "deserialization").counter().count())
+        assertThat(registry.get("etl.skip.budget.exceeded")
+                        .tag("error_type", "deserialization")
+                        .counter()
+                        .count())
                 .isEqualTo(1.0);
-        assertThat(handle.lastCommitted(0)).as("nothing committed past the records that tripped the budget")
+        assertThat(handle.lastCommitted(0))
+                .as("nothing committed past the records that tripped the budget")
                 .isLessThan(1_000);
     }
 
@@ -79,7 +81,13 @@ class SkipBudgetTest {
 
         assertThat(handle.awaitCommitted(0, 1_000, WAIT)).isTrue();
         assertThat(runtime.state()).isEqualTo(PipelineState.RUNNING);
-        assertThat(sink.script().writes()).flatMap(w -> TestEncoders.decodeStrings(w.bytes())).hasSize(900);
-        assertThat(registry.get("etl.errors").tag("error_type", "deserialization").counter().count()).isEqualTo(100);
+        assertThat(sink.script().writes())
+                .flatMap(w -> TestEncoders.decodeStrings(w.bytes()))
+                .hasSize(900);
+        assertThat(registry.get("etl.errors")
+                        .tag("error_type", "deserialization")
+                        .counter()
+                        .count())
+                .isEqualTo(100);
     }
 }

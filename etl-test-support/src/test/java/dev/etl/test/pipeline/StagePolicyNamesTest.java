@@ -6,11 +6,6 @@ import static dev.etl.test.pipeline.PipelineFixture.fastConfig;
 import static dev.etl.test.pipeline.PipelineFixture.strings;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
-
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.ops.ChainFactory;
@@ -20,10 +15,12 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * A stage policy ({@code etl.errors.stages.<stage>}) must name a stage of the assembled chain: a typo
@@ -48,19 +45,26 @@ class StagePolicyNamesTest {
     }
 
     private RunReport runUntilEnd(PipelineConfig config) throws InterruptedException {
-        runtime = Pipeline.builder(config).source(source).sink(sink.definition()).chains(CHAIN).build();
+        runtime = Pipeline.builder(config)
+                .source(source)
+                .sink(sink.definition())
+                .chains(CHAIN)
+                .build();
         runtime.start();
         return runtime.awaitTermination(WAIT);
     }
 
     @Test
     void aStagePolicyForAnUnknownStageFailsThePipelineNamingTheStageTheClosestOneAndAllOfThem() throws Exception {
-        RunReport report = runUntilEnd(fastConfig("typo").stagePolicies(Map.of("to-rwo", ErrorPolicy.SKIP)).build());
+        RunReport report = runUntilEnd(fastConfig("typo")
+                .stagePolicies(Map.of("to-rwo", ErrorPolicy.SKIP))
+                .build());
 
         assertThat(report).as("the pipeline ended").isNotNull();
         assertThat(report.state()).isEqualTo(PipelineState.FAILED);
         assertThat(report.exitCode()).isNotZero();
-        assertThat(report.failure()).isInstanceOf(FatalPipelineException.class)
+        assertThat(report.failure())
+                .isInstanceOf(FatalPipelineException.class)
                 .hasMessageContaining("stage 'to-rwo'")
                 .hasMessageContaining("etl.errors.stages.to-rwo")
                 .hasMessageContaining("did you mean 'to-row'?")
@@ -70,8 +74,12 @@ class StagePolicyNamesTest {
     @Test
     void stagePoliciesForKnownStagesAreAccepted() throws Exception {
         runtime = Pipeline.builder(fastConfig("known")
-                .stagePolicies(Map.of("to-row", ErrorPolicy.SKIP, "deserialize", ErrorPolicy.SKIP)).build())
-                .source(source).sink(sink.definition()).chains(CHAIN).build();
+                        .stagePolicies(Map.of("to-row", ErrorPolicy.SKIP, "deserialize", ErrorPolicy.SKIP))
+                        .build())
+                .source(source)
+                .sink(sink.definition())
+                .chains(CHAIN)
+                .build();
         runtime.start();
         source.handle().assign(0, 0);
         long offset = source.handle().push(0, "k".getBytes(), "v".getBytes());
