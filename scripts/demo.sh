@@ -163,9 +163,14 @@ done
 info "ready in $((SECONDS - t))s (pid $SERVICE_PID, log $LOG_DIR/service.log)"
 # Loopback only, like the servers: the probes and /actuator are not for the network here.
 if command -v ss >/dev/null 2>&1; then
+  # Java may show its 127.0.0.1 socket as the IPv4-mapped [::ffff:127.0.0.1] (a dual-stack socket,
+  # still loopback only); anything else (0.0.0.0, *, [::], a routable address) is a failure.
   listeners="$(ss -Hltn "sport = :$HTTP_PORT" | awk '{print $4}' | sort -u | tr '\n' ' ')"
-  [[ -n "$listeners" && "$listeners" == "127.0.0.1:$HTTP_PORT " ]] \
-    || fail "the service listens on ${listeners:-nothing} instead of 127.0.0.1:$HTTP_PORT only"
+  [[ -n "$listeners" ]] || fail "nothing listens on port $HTTP_PORT"
+  for l in $listeners; do
+    [[ "$l" == "127.0.0.1:$HTTP_PORT" || "$l" == "[::ffff:127.0.0.1]:$HTTP_PORT" ]] \
+      || fail "the service listens on $listeners instead of 127.0.0.1:$HTTP_PORT only"
+  done
   info "listening on 127.0.0.1:$HTTP_PORT only"
 fi
 info "probes $BASE/readyz $BASE/healthz, metrics $BASE/actuator/prometheus"
