@@ -389,7 +389,7 @@ info "total = from process start until all rows are in ClickHouse; steady = from
 info "(rows sampled every ${POLL_S}s); Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE before, $LOAD_AFTER after"
 # Medians of the limits: C0, C (records/s), I (rows/s), and L in orders/s.
 median_of() { awk -F'\t' -v k="$1" '$2 == k {print $3}' "$LIMITS" | sort -n | awk '{a[NR] = $1} END {
-  if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+  if (NR == 0) print ""; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.0f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 C0="$(median_of consumer-none)"; C="$(median_of consumer-generic)"; I="$(median_of insert)"
 L=""
 if [[ -n "$C" && -n "$I" && "$C" != 0 && "$I" != 0 ]]; then
