@@ -99,6 +99,9 @@ class DatagenClickHouseIT {
         long unique = 0;
         long sum = 0;
         for (int shard = 1; shard <= 2; shard++) {
+            // the sink spreads inserts over both replicas; replica 1 may still be fetching the other's parts
+            ClickHouseHttp.query(
+                    infra.clickhouseShard(shard).replicaUrl(1), "SYSTEM SYNC REPLICA " + db.table("orders"));
             String[] row = ClickHouseHttp.query(
                             infra.clickhouseShard(shard).replicaUrl(1),
                             "SELECT count(), uniqExact(id), sum(id) FROM " + db.table("orders"))
