@@ -1,8 +1,7 @@
 package dev.etl.bench.e2e;
 
-import java.util.HashMap;
+import dev.etl.bench.BenchArgs;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Command-line options of {@link SpringKafkaJdbcBaseline}.
@@ -30,29 +29,15 @@ record BaselineOptions(
             + "--shards URL1,URL2 [--threads 2] [--max-poll-records 5000]";
 
     static BaselineOptions parse(String[] args) {
-        Map<String, String> opts = new HashMap<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException(USAGE + "; got " + String.join(" ", args));
-            }
-            opts.put(args[i].substring(2), args[++i]);
-        }
+        BenchArgs opts = new BenchArgs(USAGE, args);
         return new BaselineOptions(
-                require(opts, "bootstrap"),
-                require(opts, "registry"),
-                require(opts, "topic"),
-                require(opts, "group"),
-                require(opts, "database"),
-                List.of(require(opts, "shards").split(",")),
-                Integer.parseInt(opts.getOrDefault("threads", "2")),
-                Integer.parseInt(opts.getOrDefault("max-poll-records", "5000")));
-    }
-
-    private static String require(Map<String, String> opts, String key) {
-        String value = opts.get(key);
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("--" + key + " is required; " + USAGE);
-        }
-        return value;
+                opts.get("bootstrap"),
+                opts.get("registry"),
+                opts.get("topic"),
+                opts.get("group"),
+                opts.get("database"),
+                List.of(opts.get("shards").split(",")),
+                Integer.parseInt(opts.get("threads", "2")),
+                Integer.parseInt(opts.get("max-poll-records", "5000")));
     }
 }

@@ -1,5 +1,6 @@
 package dev.etl.bench.e2e;
 
+import dev.etl.bench.BenchArgs;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 /**
@@ -22,9 +23,7 @@ public final class SpringKafkaJdbcBaseline {
     private SpringKafkaJdbcBaseline() {}
 
     public static void main(String[] args) {
-        if (System.getProperty("logback.configurationFile") == null) {
-            System.setProperty("logback.configurationFile", "dev/etl/bench/e2e/baseline-logback.xml");
-        }
+        BenchArgs.defaultLogging("dev/etl/bench/e2e/baseline-logback.xml");
         BaselineOptions options = BaselineOptions.parse(args);
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
         context.registerBean(BaselineOptions.class, () -> options);

@@ -1,6 +1,7 @@
 package dev.etl.bench.limits;
 
 import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.bench.BenchArgs;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,8 +47,9 @@ public final class ConsumerLimit {
     private ConsumerLimit() {}
 
     public static void main(String[] args) throws Exception {
-        LimitArgs.quietLogging();
-        LimitArgs a = new LimitArgs(USAGE, args);
+        // warnings only, on stderr: stdout carries the result line
+        BenchArgs.defaultLogging("dev/etl/bench/limits/limits-logback.xml");
+        BenchArgs a = new BenchArgs(USAGE, args);
         String bootstrap = a.get("bootstrap");
         String topic = a.get("topic");
         int threads = (int) a.getLong("threads", 2);
@@ -67,14 +69,12 @@ public final class ConsumerLimit {
 
         List<TopicPartition> partitions = new ArrayList<>();
         Map<TopicPartition, Long> ends;
+        long expected = 0;
         try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(props)) {
             for (PartitionInfo info : probe.partitionsFor(topic, Duration.ofSeconds(30))) {
                 partitions.add(new TopicPartition(topic, info.partition()));
             }
             ends = probe.endOffsets(partitions, Duration.ofSeconds(30));
-        }
-        long expected = 0;
-        try (KafkaConsumer<byte[], byte[]> probe = new KafkaConsumer<>(props)) {
             Map<TopicPartition, Long> begins = probe.beginningOffsets(partitions, Duration.ofSeconds(30));
             for (TopicPartition tp : partitions) {
                 expected += ends.get(tp) - begins.get(tp);

@@ -1,5 +1,6 @@
 package dev.etl.bench.limits;
 
+import dev.etl.bench.BenchArgs;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -40,8 +41,9 @@ public final class InsertLimit {
     private InsertLimit() {}
 
     public static void main(String[] args) throws Exception {
-        LimitArgs.quietLogging();
-        LimitArgs a = new LimitArgs(USAGE, args);
+        // warnings only, on stderr: stdout carries the result line
+        BenchArgs.defaultLogging("dev/etl/bench/limits/limits-logback.xml");
+        BenchArgs a = new BenchArgs(USAGE, args);
         List<String> shards = List.of(a.get("shards").split(","));
         String database = a.get("database");
         long rows = a.getLong("rows", 0);

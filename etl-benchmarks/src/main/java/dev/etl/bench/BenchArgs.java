@@ -1,14 +1,14 @@
-package dev.etl.bench.limits;
+package dev.etl.bench;
 
 import java.util.HashMap;
 import java.util.Map;
 
-/** {@code --key value} command-line arguments of the limit programs. */
-final class LimitArgs {
+/** {@code --key value} command-line arguments of the benchmark programs, and their logging default. */
+public final class BenchArgs {
     private final Map<String, String> values = new HashMap<>();
     private final String usage;
 
-    LimitArgs(String usage, String[] args) {
+    public BenchArgs(String usage, String[] args) {
         this.usage = usage;
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
@@ -18,14 +18,14 @@ final class LimitArgs {
         }
     }
 
-    /** Warnings only, on stderr (stdout carries the result line), unless logback.configurationFile is set. */
-    static void quietLogging() {
+    /** Logs with the logback configuration {@code resource} unless logback.configurationFile is set. */
+    public static void defaultLogging(String resource) {
         if (System.getProperty("logback.configurationFile") == null) {
-            System.setProperty("logback.configurationFile", "dev/etl/bench/limits/limits-logback.xml");
+            System.setProperty("logback.configurationFile", resource);
         }
     }
 
-    String get(String key) {
+    public String get(String key) {
         String value = values.get(key);
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException("--" + key + " is required; " + usage);
@@ -33,11 +33,11 @@ final class LimitArgs {
         return value;
     }
 
-    String get(String key, String orElse) {
+    public String get(String key, String orElse) {
         return values.getOrDefault(key, orElse);
     }
 
-    long getLong(String key, long orElse) {
+    public long getLong(String key, long orElse) {
         String value = values.get(key);
         if (value == null) {
             return orElse;
