@@ -113,6 +113,15 @@ cleanup_data() {
   fi
 }
 
+cleanup_data_db() { # drop one run database now (the rest are dropped at the end)
+  local db="$1" kept=() d
+  [[ "${BENCH_KEEP_DATA:-0}" == 1 ]] && return 0
+  if ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1; then
+    for d in "${DATABASES[@]}"; do [[ "$d" == "$db" ]] || kept+=("$d"); done
+    DATABASES=("${kept[@]}")
+  fi
+}
+
 on_exit() {
   local rc=$?
   trap - EXIT INT TERM
@@ -319,13 +328,7 @@ run() {
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$last_ms" "$first_ms" "$rows_at_first" \
     "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" "$inserts" >>"$RESULTS"
 
-  if [[ "${BENCH_KEEP_DATA:-0}" != 1 ]]; then
-    if ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1; then
-      local kept=() d
-      for d in "${DATABASES[@]}"; do [[ "$d" == "$db" ]] || kept+=("$d"); done
-      DATABASES=("${kept[@]}")
-    fi
-  fi
+  cleanup_data_db "$db"
 }
 
 LIMITS="$LOG_DIR/limits.tsv" # round kind rate(records/s for consumers, rows/s for inserts) ms
@@ -359,14 +362,6 @@ limits() {
   cleanup_data_db "$db"
 }
 
-cleanup_data_db() { # drop one run database now (the rest are dropped at the end)
-  local db="$1" kept=() d
-  [[ "${BENCH_KEEP_DATA:-0}" == 1 ]] && return 0
-  if ch "$(first "$SHARD1")" "DROP DATABASE IF EXISTS $db ON CLUSTER $CLUSTER" >>"$LOG_DIR/cleanup.log" 2>&1; then
-    for d in "${DATABASES[@]}"; do [[ "$d" == "$db" ]] || kept+=("$d"); done
-    DATABASES=("${kept[@]}")
-  fi
-}
 
 for round in $(seq 1 "$REPEATS"); do
   if [[ "${BENCH_LIMITS:-1}" == 1 ]]; then
