@@ -3,20 +3,15 @@ package dev.etl.clickhouse;
 import dev.etl.error.SinkWriteException;
 import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.core.instrument.Timer;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,24 +53,10 @@ public final class ClickHouseShardWriter implements ShardWriter {
     /** The state of one replica, for metrics, health details and tests. */
     public record ReplicaStatus(String replica, ReplicaBreaker.State state, int consecutiveFailures, long opens) {}
 
-    private static final class Replica {
-        final URI uri;
-        final String name;
-        final ReplicaBreaker breaker;
-        final ClickHouseReplicaMetrics metrics;
-
-        Replica(URI uri, ReplicaBreaker breaker, ClickHouseReplicaMetrics metrics) {
-            this.uri = uri;
-            this.name = describe(uri);
-            this.breaker = breaker;
-            this.metrics = metrics;
-        }
-    }
-
     private final String sinkName;
     private final int shard;
     private final String table;
-    private final Replica[] replicas;
+    private final ShardReplica[] replicas;
     private final ClickHouseTransport transport;
     private final ClickHouseInsert insert;
     private final Runnable onClose;
@@ -83,15 +64,8 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private final boolean sendToken;
     private final LongSupplier nanoClock;
     private final AtomicLong roundRobin = new AtomicLong();
-    /** NATIVE only: the columns, and an encoder kept for the next batch (one per call in flight). */
-    private final List<ClickHouseColumn> columns;
-
-    private final AtomicReference<NativeBlockEncoder> spareEncoder = new AtomicReference<>();
-    private final long maxRetainedBlockBytes;
-    /** NATIVE only (else null): time per transposition, and batches whose rows are not the columns. */
-    private final Timer transposeDuration;
-
-    private final Counter rejectedBatches;
+    /** NATIVE only (else null): the transposition of each batch into its Native block. */
+    private final NativeBatchTransposer transposer;
 
     /** Last failed attempt (sequence, replica index), so the retry can go to the next replica. */
     private final Object lastFailureLock = new Object();
@@ -157,38 +131,29 @@ public final class ClickHouseShardWriter implements ShardWriter {
             LongSupplier nanoClock,
             Runnable onClose) {
         Objects.requireNonNull(config, "config");
-        this.columns = List.copyOf(columns);
-        if (config.format() == InsertFormat.NATIVE) {
-            spareEncoder.set(NativeBlockEncoder.of(this.columns));
-        }
-        this.maxRetainedBlockBytes = 2 * config.batch().maxBytes();
-        if (config.format() == InsertFormat.NATIVE) {
-            Tags tags = Tags.of("pipeline", pipelineName, "sink", sinkName, "shard", Integer.toString(shard));
-            this.transposeDuration = Timer.builder("etl.clickhouse.native.transpose.duration")
-                    .description("Transposition of one batch's RowBinary rows into its Native block, on the io "
-                            + "thread, per attempt")
-                    .tags(tags)
-                    .register(registry);
-            this.rejectedBatches = Counter.builder("etl.clickhouse.native.rejected.batches")
-                    .description("Batches failed permanently before any request because their bytes are not rows "
-                            + "of the sink's columns")
-                    .tags(tags)
-                    .register(registry);
-        } else {
-            this.transposeDuration = null;
-            this.rejectedBatches = null;
-        }
+        List<ClickHouseColumn> columnsCopy = List.copyOf(columns);
+        this.transposer = config.format() == InsertFormat.NATIVE
+                ? new NativeBatchTransposer(
+                        columnsCopy,
+                        2 * config.batch().maxBytes(),
+                        registry,
+                        pipelineName,
+                        sinkName,
+                        shard,
+                        config.qualifiedTable(),
+                        nanoClock)
+                : null;
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
         this.shard = shard;
         this.table = config.qualifiedTable();
         this.transport = Objects.requireNonNull(transport, "transport");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
         List<URI> uris = config.shards().get(shard);
-        this.replicas = new Replica[uris.size()];
+        this.replicas = new ShardReplica[uris.size()];
         for (int i = 0; i < replicas.length; i++) {
             ReplicaBreaker breaker = new ReplicaBreaker(
                     config.breakerThreshold(), config.breakerOpenTime().toNanos(), nanoClock);
-            replicas[i] = new Replica(
+            replicas[i] = new ShardReplica(
                     uris.get(i),
                     breaker,
                     new ClickHouseReplicaMetrics(
@@ -228,30 +193,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
             write(batch, batch.bytes(), batch.byteCount());
             return;
         }
-        NativeBlockEncoder encoder = spareEncoder.getAndSet(null);
-        if (encoder == null) {
-            encoder = NativeBlockEncoder.of(columns); // a second write in flight on this shard
-        }
-        try {
-            int length;
-            long startNs = nanoClock.getAsLong();
-            try {
-                length = encoder.encode(batch.bytes(), batch.byteCount(), batch.rowCount());
-                transposeDuration.record(nanoClock.getAsLong() - startNs, TimeUnit.NANOSECONDS);
-            } catch (RowBinaryMismatchException e) {
-                rejectedBatches.increment();
-                throw SinkWriteException.permanentFailure(
-                        "ClickHouse sink '" + sinkName + "' shard " + shard
-                                + " table " + table + ": batch " + batch.sequence() + " (" + batch.rowCount()
-                                + " rows, "
-                                + batch.byteCount() + " bytes) cannot be sent in the Native format: " + e.getMessage(),
-                        e);
-            }
-            write(batch, encoder.block(), length);
-        } finally {
-            encoder.trim(maxRetainedBlockBytes);
-            spareEncoder.set(encoder);
-        }
+        transposer.write(batch, (body, length) -> write(batch, body, length));
     }
 
     /** Sends {@code body[0, length)}, the batch in the insert's format, to the first replica that admits it. */
@@ -260,7 +202,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
         int start = startReplica(batch, n);
         for (int k = 0; k < n; k++) {
             int index = (start + k) % n;
-            Replica replica = replicas[index];
+            ShardReplica replica = replicas[index];
             if (replica.breaker.tryAcquire()) {
                 insert(replica, index, batch, body, length);
                 return;
@@ -285,7 +227,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
      * once (success, transient or permanent failure, or any throwable from building the request to
      * counting the metrics), so a half-open probe can never leave the replica HALF_OPEN forever.
      */
-    private void insert(Replica replica, int index, SealedBatch batch, byte[] body, int length)
+    private void insert(ShardReplica replica, int index, SealedBatch batch, byte[] body, int length)
             throws SinkWriteException {
         boolean settled = false;
         long startNs = nanoClock.getAsLong();
@@ -356,7 +298,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
         replica.metrics.success(nanoClock.getAsLong() - startNs);
     }
 
-    private String failureMessage(boolean transientFailure, Replica replica, SealedBatch batch, Exception e) {
+    private String failureMessage(boolean transientFailure, ShardReplica replica, SealedBatch batch, Exception e) {
         String detail;
         if (e instanceof ClickHouseRequestException r) {
             detail = switch (r.kind()) {
@@ -402,7 +344,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
      */
     @Override
     public boolean isHealthy() {
-        for (Replica r : replicas) {
+        for (ShardReplica r : replicas) {
             if (r.breaker.isClosed()) {
                 return true;
             }
@@ -412,8 +354,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
 
     /** NATIVE: bytes of the block buffer kept for the next batch (0 when dropped or RowBinary); for tests. */
     int retainedBlockBytes() {
-        NativeBlockEncoder e = spareEncoder.get();
-        return e == null ? 0 : e.capacity();
+        return transposer == null ? 0 : transposer.retainedBlockBytes();
     }
 
     /** Shard index. */
@@ -424,7 +365,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
     /** Per-replica state, in configuration order. */
     public List<ReplicaStatus> replicaStatus() {
         List<ReplicaStatus> out = new ArrayList<>(replicas.length);
-        for (Replica r : replicas) {
+        for (ShardReplica r : replicas) {
             out.add(new ReplicaStatus(r.name, r.breaker.state(), r.breaker.consecutiveFailures(), r.breaker.opens()));
         }
         return out;

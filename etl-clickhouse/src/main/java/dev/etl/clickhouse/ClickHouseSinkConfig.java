@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -165,8 +164,7 @@ public record ClickHouseSinkConfig(
                 retry,
                 placementCheck,
                 deterministicBlocks,
-                DEFAULT_FORMAT,
-                null);
+                DEFAULT_FORMAT);
     }
 
     /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
@@ -214,93 +212,9 @@ public record ClickHouseSinkConfig(
     }
 
     public ClickHouseSinkConfig {
-        requireText(database, "database");
-        requireText(table, "table");
-        Objects.requireNonNull(shards, "shards");
-        if (shards.isEmpty()) {
-            throw new IllegalArgumentException(
-                    "ClickHouse sink for " + database + "." + table + " needs at least one shard");
-        }
-        List<List<URI>> copy = new ArrayList<>(shards.size());
-        for (int i = 0; i < shards.size(); i++) {
-            List<URI> replicas = shards.get(i);
-            if (replicas == null || replicas.isEmpty()) {
-                throw new IllegalArgumentException("ClickHouse shard " + i + " has no replica URI");
-            }
-            for (URI uri : replicas) {
-                if (uri == null
-                        || uri.getScheme() == null
-                        || uri.getHost() == null
-                        || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
-                    throw new IllegalArgumentException(
-                            "ClickHouse shard " + i + ": replica URI must be http(s)://host:port, got " + uri);
-                }
-                if (uri.getRawUserInfo() != null) {
-                    // do not echo the URI: it holds a secret
-                    throw new IllegalArgumentException(
-                            "ClickHouse shard " + i + ": replica URI " + uri.getScheme() + "://" + uri.getHost() + ":"
-                                    + uri.getPort() + " carries user info; use user/password instead");
-                }
-            }
-            copy.add(List.copyOf(replicas));
-        }
-        shards = List.copyOf(copy);
-        if (tls != null) {
-            for (int i = 0; i < shards.size(); i++) {
-                for (URI uri : shards.get(i)) {
-                    if (!uri.getScheme().equals("https")) {
-                        throw new IllegalArgumentException("ClickHouse shard " + i + ": TLS is configured but replica "
-                                + ClickHouseShardWriter.describe(uri)
-                                + " is plain http://; use the server's https_port "
-                                + "with an https:// URL");
-                    }
-                }
-            }
-            if (transport == Transport.CLIENT_V2 && tls.clientCertificate()) {
-                throw new IllegalArgumentException(
-                        "ClickHouse TLS with a client certificate (mutual TLS) needs the HTTP "
-                                + "transport: client-v2 inserts cannot present it");
-            }
-            if (transport == Transport.CLIENT_V2 && tls.restrictsParameters()) {
-                throw new IllegalArgumentException("ClickHouse TLS restricted to protocols " + tls.protocols()
-                        + " / ciphers " + tls.ciphers() + " needs the HTTP transport: client-v2 inserts cannot be "
-                        + "restricted");
-            }
-        }
-        requirePositive(connectTimeout, "connect timeout");
-        requirePositive(socketTimeout, "socket timeout");
-        requirePositive(breakerOpenTime, "breaker open time");
-        Objects.requireNonNull(transport, "transport");
-        Objects.requireNonNull(format, "format");
-        if (breakerThreshold <= 0) {
-            throw new IllegalArgumentException("breaker threshold must be > 0, got " + breakerThreshold);
-        }
-        Objects.requireNonNull(validation, "validation");
-        Objects.requireNonNull(batch, "batch");
-        Objects.requireNonNull(retry, "retry");
-        settings = settings == null ? Map.of() : new LinkedHashMap<>(settings);
-        for (String key : settings.keySet()) {
-            if (OWNED_SETTINGS.contains(key)) {
-                throw new IllegalArgumentException("ClickHouse setting '" + key
-                        + "' is set by the sink itself and cannot be overridden (owned: " + OWNED_SETTINGS + ")");
-            }
-            if (!key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-                throw new IllegalArgumentException("ClickHouse setting name '" + key + "' is not an identifier");
-            }
-        }
-        settings = java.util.Collections.unmodifiableMap(settings);
-    }
-
-    private static void requireText(String value, String what) {
-        if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("ClickHouse sink " + what + " must be set");
-        }
-    }
-
-    private static void requirePositive(Duration d, String what) {
-        if (d == null || d.isNegative() || d.isZero()) {
-            throw new IllegalArgumentException("ClickHouse " + what + " must be > 0, got " + d);
-        }
+        shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
+        SinkConfigChecks.timeouts(connectTimeout, socketTimeout, breakerOpenTime);
+        settings = SinkConfigChecks.required(transport, format, breakerThreshold, validation, batch, retry, settings);
     }
 
     public static Builder builder() {
@@ -314,14 +228,7 @@ public record ClickHouseSinkConfig(
 
     @Override
     public String toString() {
-        return "ClickHouseSinkConfig[table=" + qualifiedTable() + ", shards=" + shards + ", user=" + user
-                + ", password=" + (password == null ? "null" : "******") + ", connectTimeout=" + connectTimeout
-                + ", socketTimeout=" + socketTimeout + ", compression=" + compression + ", transport=" + transport
-                + ", breakerThreshold="
-                + breakerThreshold + ", breakerOpenTime=" + breakerOpenTime + ", validation=" + validation
-                + ", requireDedup=" + requireDedup + ", deterministicBlocks=" + deterministicBlocks + ", format="
-                + format + ", settings=" + settings + ", batch=" + batch + ", retry=" + retry
-                + ", placementCheck=" + placementCheck + ", tls=" + tls + "]";
+        return SinkConfigChecks.describe(this);
     }
 
     /**
@@ -366,11 +273,7 @@ public record ClickHouseSinkConfig(
 
         /** Adds the next shard with its replicas' HTTP base URLs. */
         public Builder shard(String... replicaUrls) {
-            List<URI> uris = new ArrayList<>(replicaUrls.length);
-            for (String url : replicaUrls) {
-                uris.add(URI.create(url));
-            }
-            shards.add(uris);
+            shards.add(SinkConfigChecks.uris(replicaUrls));
             return this;
         }
 

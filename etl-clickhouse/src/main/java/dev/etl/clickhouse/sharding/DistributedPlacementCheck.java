@@ -7,7 +7,6 @@ import dev.etl.record.RecordMeta;
 import dev.etl.sink.Router;
 import java.net.URI;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
@@ -38,8 +37,6 @@ public final class DistributedPlacementCheck {
     /** How many mismatching keys a report lists. */
     public static final int MAX_REPORTED_MISMATCHES = 10;
 
-    static final int KEYS_PER_QUERY = 500;
-    static final int MAX_SQL_CHARS = 100_000;
     private static final Logger log = LoggerFactory.getLogger(DistributedPlacementCheck.class);
 
     private final ClickHouseTransport transport;
@@ -222,9 +219,9 @@ public final class DistributedPlacementCheck {
                 ? null
                 : unsignedCast(table, column, columnType, keyType, keys.get(0), problems);
         for (int from = 0, to; unsignedCast != null && from < keys.size(); from = to) {
-            to = batchEnd(keys, from, columnType, keyType);
+            to = PlacementKeySql.batchEnd(keys, from, columnType, keyType);
             List<?> batch = keys.subList(from, to);
-            String sql = bound(
+            String sql = PlacementKeySql.bound(
                     column, columnType, keyType, batch, unsignedCast + "(" + expression + ") % " + weights.total());
             long[] slots = new long[batch.size()];
             for (String line : transport.query(replica, sql).split("\n")) {
@@ -246,8 +243,8 @@ public final class DistributedPlacementCheck {
                 } else {
                     mismatched++;
                     if (mismatches.size() < MAX_REPORTED_MISMATCHES) {
-                        mismatches.add(
-                                new PlacementReport.Mismatch(display(batch.get(i), keyType), mine, theirs, slots[i]));
+                        mismatches.add(new PlacementReport.Mismatch(
+                                PlacementKeySql.display(batch.get(i), keyType), mine, theirs, slots[i]));
                     }
                 }
             }
@@ -302,7 +299,7 @@ public final class DistributedPlacementCheck {
             type = transport
                     .query(
                             replica,
-                            bound(
+                            PlacementKeySql.bound(
                                     column,
                                     columnType,
                                     keyType,
@@ -332,83 +329,11 @@ public final class DistributedPlacementCheck {
         return cast;
     }
 
-    /**
-     * One past the last key of the batch starting at {@code from}: at most {@link #KEYS_PER_QUERY} keys
-     * and about {@link #MAX_SQL_CHARS} characters of literals (the server's {@code max_query_size} is
-     * 256 KiB by default).
-     */
-    private static int batchEnd(List<?> keys, int from, String columnType, KeyType keyType) {
-        int chars = 0;
-        int to = from;
-        while (to < keys.size() && to - from < KEYS_PER_QUERY && chars < MAX_SQL_CHARS) {
-            chars += literal(keys.get(to), columnType, keyType).length() + 2;
-            to++;
-        }
-        return to;
-    }
-
-    /** {@code SELECT idx, <select> FROM} the keys bound to {@code column}, in order. */
-    static String bound(String column, String columnType, KeyType keyType, List<?> keys, String select) {
-        StringBuilder sb = new StringBuilder(64 + keys.size() * 32);
-        sb.append("SELECT idx, ")
-                .append(select)
-                .append(" FROM (SELECT arrayJoin(arrayEnumerate(keys)) AS idx, ")
-                .append("keys[idx] AS ")
-                .append(Sql.identifier(column))
-                .append(" FROM (SELECT [");
-        for (int i = 0; i < keys.size(); i++) {
-            sb.append(i == 0 ? "" : ", ").append(literal(keys.get(i), columnType, keyType));
-        }
-        return sb.append("] AS keys)) ORDER BY idx FORMAT TabSeparated").toString();
-    }
-
-    private static String literal(Object key, String columnType, KeyType keyType) {
-        if (keyType == KeyType.STRING) {
-            return "unhex('" + HexFormat.of().formatHex(bytes(key)) + "')";
-        }
-        long k = integer(key);
-        String stored = keyType.isSigned() ? Long.toString(keyType.value(k)) : Long.toUnsignedString(keyType.bits(k));
-        String typed = "CAST('" + stored + "' AS " + keyType.clickHouseName() + ")";
-        return columnType.equals(keyType.clickHouseName()) ? typed : "CAST(" + typed + " AS " + columnType + ")";
-    }
-
-    private static String display(Object key, KeyType keyType) {
-        if (keyType != KeyType.STRING) {
-            long k = integer(key);
-            return keyType.isSigned() ? Long.toString(keyType.value(k)) : Long.toUnsignedString(keyType.bits(k));
-        }
-        return key instanceof byte[] b ? "unhex('" + HexFormat.of().formatHex(b) + "')" : Sql.literal(key.toString());
-    }
-
-    private static long integer(Object key) {
-        if (key instanceof Number n) {
-            return n.longValue();
-        }
-        throw new IllegalArgumentException("an integer key column needs Number keys, got " + describe(key));
-    }
-
-    static byte[] bytes(Object key) {
-        if (key instanceof byte[] b) {
-            return b;
-        }
-        if (key instanceof CharSequence cs) {
-            byte[] buf = new byte[Utf8Scratch.utf8Length(cs, cs.length())];
-            Utf8Scratch.encode(cs, cs.length(), buf);
-            return buf;
-        }
-        throw new IllegalArgumentException(
-                "a String key column needs CharSequence or byte[] keys, got " + describe(key));
-    }
-
     /** The router's own description, or its class's simple name when it has only Object's. */
     static String describe(Router<?> router) {
         String text = router.toString();
         boolean objectDefault = text.equals(router.getClass().getName() + "@" + Integer.toHexString(router.hashCode()));
         return objectDefault ? router.getClass().getSimpleName() : text;
-    }
-
-    private static String describe(Object key) {
-        return key == null ? "null" : key.getClass().getName();
     }
 
     private static ShardingKey supportedKeyOrNull(DistributedTable table) {

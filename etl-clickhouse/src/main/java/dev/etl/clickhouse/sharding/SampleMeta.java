@@ -15,7 +15,7 @@ final class SampleMeta implements RecordMeta {
 
     void use(Object sampleKey) {
         if (sampleKey instanceof byte[] || sampleKey instanceof CharSequence) {
-            key.wrap(DistributedPlacementCheck.bytes(sampleKey));
+            key.wrap(PlacementKeySql.bytes(sampleKey));
         } else {
             key.clear();
         }

@@ -31,17 +31,16 @@ class DistributedPlacementCheckTest {
 
     @Test
     void bindsEachKeyToTheColumnWithItsType() {
-        String sql = DistributedPlacementCheck.bound("order_id", "UInt64", KeyType.UINT64, List.of(1L, -1L), "x");
+        String sql = PlacementKeySql.bound("order_id", "UInt64", KeyType.UINT64, List.of(1L, -1L), "x");
         assertThat(sql)
                 .isEqualTo("SELECT idx, x FROM (SELECT arrayJoin(arrayEnumerate(keys)) AS idx, keys[idx] AS "
                         + "`order_id` FROM (SELECT [CAST('1' AS UInt64), CAST('18446744073709551615' AS UInt64)] AS keys)) "
                         + "ORDER BY idx FORMAT TabSeparated");
-        assertThat(DistributedPlacementCheck.bound("d", "Date", KeyType.UINT16, List.of(17000), "x"))
+        assertThat(PlacementKeySql.bound("d", "Date", KeyType.UINT16, List.of(17000), "x"))
                 .contains("[CAST(CAST('17000' AS UInt16) AS Date)]");
-        assertThat(DistributedPlacementCheck.bound("i", "Int32", KeyType.INT32, List.of(0xFFFF_FFFFL), "x"))
+        assertThat(PlacementKeySql.bound("i", "Int32", KeyType.INT32, List.of(0xFFFF_FFFFL), "x"))
                 .contains("[CAST('-1' AS Int32)]"); // the value the column stores
-        assertThat(DistributedPlacementCheck.bound(
-                        "s", "String", KeyType.STRING, List.of("a'\\é", new byte[] {0, -1}), "x"))
+        assertThat(PlacementKeySql.bound("s", "String", KeyType.STRING, List.of("a'\\é", new byte[] {0, -1}), "x"))
                 .contains("[unhex('61275cc3a9'), unhex('00ff')]");
     }
 
