@@ -35,7 +35,7 @@ final class ArrayBlocks {
         for (long n = blockCount(in); n != 0; n = blockCount(in)) {
             total += n;
             for (long i = 0; i < n; i++) {
-                element.skipValue(in);
+                ConversionSkip.skip(element, in);
             }
         }
         mark = in.mark();

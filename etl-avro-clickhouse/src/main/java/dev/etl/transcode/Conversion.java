@@ -59,12 +59,12 @@ final class Conversion {
     static final int WRITE_FLOAT64 = 6;
 
     final int op;
-    private final int read;
+    final int read;
     private final int write;
     /** Bytes written (integers, times, enum codes, decimals); FixedString's n. */
     private final int width;
     /** A fixed's size in the writer schema. */
-    private final int size;
+    final int size;
 
     private final long min;
     private final long max;
@@ -348,75 +348,6 @@ final class Conversion {
     private static void pad(RowBuffer out, int n) {
         for (int i = 0; i < n; i++) {
             out.writeByte(0);
-        }
-    }
-
-    /** Skips the value this conversion would read, without writing (counting a multi-block array). */
-    void skipValue(AvroCursor in) {
-        switch (op) {
-            case OP_NUMBER:
-                switch (read) {
-                    case READ_INT, READ_INT_AS_FLOAT, READ_INT_AS_DOUBLE -> in.readInt();
-                    case READ_LONG, READ_LONG_AS_FLOAT, READ_LONG_AS_DOUBLE -> in.readLong();
-                    case READ_FLOAT -> in.skip(4);
-                    default -> in.skip(8);
-                }
-                return;
-            case OP_INT_TO_INT32, OP_INT_TO_INT64:
-                in.readInt();
-                return;
-            case OP_LONG_TO_INT64, OP_LONG_TO_UINT64:
-                in.readLong();
-                return;
-            case OP_NULLABLE_STRING:
-                if (in.readInt() != size) {
-                    in.skipLengthPrefixed();
-                }
-                return;
-            case OP_FLOAT_TO_FLOAT32:
-                in.skip(4);
-                return;
-            case OP_DOUBLE_TO_FLOAT64:
-                in.skip(8);
-                return;
-            case OP_BOOL:
-                in.readBoolean();
-                return;
-            case OP_STRING, OP_BYTES_TO_FIXED_STRING, OP_DECIMAL_BYTES, OP_UUID_STRING:
-                in.skipLengthPrefixed();
-                return;
-            case OP_FIXED_TO_FIXED_STRING, OP_FIXED_TO_STRING, OP_DECIMAL_FIXED:
-                in.skip(size);
-                return;
-            case OP_UUID_FIXED:
-                in.skip(16);
-                return;
-            case OP_ENUM_CODE, OP_ENUM_STRING:
-                in.readInt();
-                return;
-            case OP_NULL:
-                return;
-            case OP_NOT_NULL:
-                children[0].skipValue(in);
-                return;
-            case OP_UNION: {
-                int index = in.readInt();
-                if (index < 0 || index >= children.length) {
-                    throw new MalformedBody(
-                            "union index " + index + " out of range for " + children.length + " branches");
-                }
-                children[index].skipValue(in);
-                return;
-            }
-            case OP_ARRAY:
-                for (long n = ArrayBlocks.blockCount(in); n != 0; n = ArrayBlocks.blockCount(in)) {
-                    for (long i = 0; i < n; i++) {
-                        children[0].skipValue(in);
-                    }
-                }
-                return;
-            default:
-                throw new IllegalStateException("opcode " + op);
         }
     }
 }

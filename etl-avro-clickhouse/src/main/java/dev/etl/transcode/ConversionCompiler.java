@@ -4,7 +4,6 @@ import dev.etl.sink.RowBuffer;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.stream.Collectors;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
@@ -42,7 +41,9 @@ final class ConversionCompiler {
             Conversion[] children = new Conversion[branches.size()];
             for (int i = 0; i < children.length; i++) {
                 Schema branch = branches.get(i);
-                Schema target = reader.getType() == Type.UNION ? readerBranch(reader, branch, type) : reader;
+                Schema target = reader.getType() == Type.UNION
+                        ? ReaderBranches.resolve(reader, branch, field, column, type)
+                        : reader;
                 children[i] = compile(branch, target, type);
             }
             return Conversion.builder(Conversion.OP_UNION, type.name)
@@ -50,11 +51,11 @@ final class ConversionCompiler {
                     .build();
         }
         if (reader.getType() == Type.UNION) {
-            return compile(writer, readerBranch(reader, writer, type), type);
+            return compile(writer, ReaderBranches.resolve(reader, writer, field, column, type), type);
         }
         if (writer.getType() == Type.NULL) {
             if (reader.getType() != Type.NULL) {
-                throw mismatch(writer, reader, type, "null does not resolve to " + describe(reader));
+                throw mismatch(writer, reader, type, "null does not resolve to " + AvroTypeNames.describe(reader));
             }
             if (type.kind != ColumnType.Kind.NULLABLE) {
                 throw mismatch(writer, reader, type, "the field may be null; declare the column Nullable(...)");
@@ -362,84 +363,19 @@ final class ConversionCompiler {
                 .build();
     }
 
-    /**
-     * The reader branch a writer type resolves to, in Avro's order: the same type (same full name for
-     * named types), then the first branch it promotes to.
-     */
-    private Schema readerBranch(Schema readerUnion, Schema writer, ColumnType type) {
-        Type w = writer.getType();
-        for (Schema branch : readerUnion.getTypes()) {
-            if (branch.getType() == w && (!named(w) || branch.getFullName().equals(writer.getFullName()))) {
-                return branch;
-            }
-        }
-        for (Schema branch : readerUnion.getTypes()) {
-            if (branch.getType() == w && named(w) && branch.getName().equals(writer.getName())) {
-                return branch;
-            }
-        }
-        for (Schema branch : readerUnion.getTypes()) {
-            if (promotes(w, branch.getType())) {
-                return branch;
-            }
-        }
-        throw new AvroMappingException(
-                field,
-                column,
-                describe(readerUnion) + " (written as " + describe(writer) + ")",
-                type.name,
-                "no branch of the reader union reads a writer " + describe(writer));
-    }
-
-    private static boolean named(Type t) {
-        return t == Type.RECORD || t == Type.ENUM || t == Type.FIXED;
-    }
-
-    private static boolean promotes(Type writer, Type reader) {
-        return switch (writer) {
-            case INT -> reader == Type.LONG || reader == Type.FLOAT || reader == Type.DOUBLE;
-            case LONG -> reader == Type.FLOAT || reader == Type.DOUBLE;
-            case FLOAT -> reader == Type.DOUBLE;
-            case STRING -> reader == Type.BYTES;
-            case BYTES -> reader == Type.STRING;
-            default -> false;
-        };
-    }
-
     private AvroMappingException promotion(Schema writer, Schema reader, ColumnType type) {
         return mismatch(
-                writer, reader, type, "writer " + describe(writer) + " does not resolve to reader " + describe(reader));
+                writer,
+                reader,
+                type,
+                "writer " + AvroTypeNames.describe(writer) + " does not resolve to reader "
+                        + AvroTypeNames.describe(reader));
     }
 
     private AvroMappingException mismatch(Schema writer, Schema reader, ColumnType type, String problem) {
         String avro = writer == reader || writer.equals(reader)
-                ? describe(reader)
-                : describe(reader) + " (written as " + describe(writer) + ")";
+                ? AvroTypeNames.describe(reader)
+                : AvroTypeNames.describe(reader) + " (written as " + AvroTypeNames.describe(writer) + ")";
         return new AvroMappingException(field, column, avro, type.name, problem);
-    }
-
-    /** A short name of an Avro type: {@code long(timestamp-millis)}, {@code enum Kind}, {@code ["null", string]}. */
-    static String describe(Schema s) {
-        return switch (s.getType()) {
-            case UNION ->
-                s.getTypes().stream().map(ConversionCompiler::describe).collect(Collectors.joining(", ", "[", "]"));
-            case ARRAY -> "array<" + describe(s.getElementType()) + ">";
-            case MAP -> "map<" + describe(s.getValueType()) + ">";
-            case RECORD -> "record " + s.getFullName();
-            case ENUM -> "enum " + s.getFullName() + s.getEnumSymbols();
-            case FIXED -> "fixed " + s.getFullName() + "(" + s.getFixedSize() + ")" + logical(s);
-            default -> s.getType().getName() + logical(s);
-        };
-    }
-
-    private static String logical(Schema s) {
-        LogicalType l = s.getLogicalType();
-        if (l == null) {
-            return "";
-        }
-        if (l instanceof LogicalTypes.Decimal d) {
-            return "(decimal " + d.getPrecision() + "," + d.getScale() + ")";
-        }
-        return "(" + l.getName() + ")";
     }
 }

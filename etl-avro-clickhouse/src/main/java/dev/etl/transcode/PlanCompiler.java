@@ -74,7 +74,7 @@ final class PlanCompiler {
     RowPlan compile() {
         if (writer.getType() != Schema.Type.RECORD) {
             throw new AvroMappingException(
-                    "", "", ConversionCompiler.describe(writer), "-", "the writer schema is not a record");
+                    "", "", AvroTypeNames.describe(writer), "-", "the writer schema is not a record");
         }
         // Which reader paths the writer has, so that missing ones become constants before the walk.
         List<Item> items = new ArrayList<>();
@@ -164,7 +164,7 @@ final class PlanCompiler {
                 throw new AvroMappingException(
                         m.path(),
                         m.column().name(),
-                        ConversionCompiler.describe(rf.schema()),
+                        AvroTypeNames.describe(rf.schema()),
                         m.column().type(),
                         "the path goes through '" + path + "', which is not a record"
                                 + (rf.schema().getType() == Schema.Type.UNION ? " (a union: not transcoded)" : ""));
@@ -274,7 +274,7 @@ final class PlanCompiler {
                     throw new AvroMappingException(
                             m.path(),
                             m.column().name(),
-                            ConversionCompiler.describe(field.schema()),
+                            AvroTypeNames.describe(field.schema()),
                             m.column().type(),
                             "the writer schema "
                                     + writer.getFullName() + " has no field '" + path
@@ -290,7 +290,7 @@ final class PlanCompiler {
                     throw new AvroMappingException(
                             m.path(),
                             m.column().name(),
-                            ConversionCompiler.describe(leaf),
+                            AvroTypeNames.describe(leaf),
                             m.column().type(),
                             "the path goes through '" + path + "', a union: not transcoded");
                 }
@@ -311,7 +311,7 @@ final class PlanCompiler {
             throw new AvroMappingException(
                     m.path(),
                     m.column().name(),
-                    ConversionCompiler.describe(leaf),
+                    AvroTypeNames.describe(leaf),
                     m.column().type(),
                     "the reader default does not fit the column: " + e.getMessage());
         }
