@@ -20,7 +20,8 @@ public interface BackfillFormat {
      * Splits one object into work items of about {@code splitBytes} each (a format that cannot split,
      * such as compressed NDJSON, returns one whole-object item). May read the object's header or footer.
      */
-    List<WorkItem> plan(ObjectStore store, ObjectInfo object, long splitBytes) throws IOException, CorruptSplitException;
+    List<WorkItem> plan(ObjectStore store, ObjectInfo object, long splitBytes)
+            throws IOException, CorruptSplitException;
 
     /**
      * Reads {@code item}'s rows in order into {@code out}, skipping the first {@code skipRows} rows (a

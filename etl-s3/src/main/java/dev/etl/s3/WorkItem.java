@@ -34,7 +34,8 @@ public record WorkItem(String format, String bucket, String key, long start, lon
         Objects.requireNonNull(key, "key");
         etag = etag == null ? "" : etag;
         if (start < 0 || (end != -1 && end < start)) {
-            throw new IllegalArgumentException("bad split range [" + start + ", " + end + ") of s3://" + bucket + "/" + key);
+            throw new IllegalArgumentException(
+                    "bad split range [" + start + ", " + end + ") of s3://" + bucket + "/" + key);
         }
     }
 
@@ -45,7 +46,8 @@ public record WorkItem(String format, String bucket, String key, long start, lon
 
     /** {@code s3://bucket/key[start,end)} for logs and errors. */
     public String describe() {
-        return "s3://" + bucket + "/" + key + (wholeObject() ? "" : "[" + start + "," + (end == -1 ? "end" : end) + ")");
+        return "s3://" + bucket + "/" + key
+                + (wholeObject() ? "" : "[" + start + "," + (end == -1 ? "end" : end) + ")");
     }
 
     /** The record value on the work topic: one line of {@code name=url-encoded-value} fields. */
@@ -64,16 +66,18 @@ public record WorkItem(String format, String bucket, String key, long start, lon
         String line = new String(array, offset, length, StandardCharsets.UTF_8);
         String[] parts = line.trim().split(" ");
         if (parts.length == 0 || !parts[0].equals(VERSION)) {
-            throw new IllegalArgumentException("not a backfill work item (expected a value starting with '" + VERSION
-                    + "'): " + abbreviate(line));
+            throw new IllegalArgumentException(
+                    "not a backfill work item (expected a value starting with '" + VERSION + "'): " + abbreviate(line));
         }
         Map<String, String> fields = new HashMap<>();
         for (int i = 1; i < parts.length; i++) {
             int eq = parts[i].indexOf('=');
             if (eq <= 0) {
-                throw new IllegalArgumentException("bad field '" + abbreviate(parts[i]) + "' in work item: " + abbreviate(line));
+                throw new IllegalArgumentException(
+                        "bad field '" + abbreviate(parts[i]) + "' in work item: " + abbreviate(line));
             }
-            fields.put(parts[i].substring(0, eq), URLDecoder.decode(parts[i].substring(eq + 1), StandardCharsets.UTF_8));
+            fields.put(
+                    parts[i].substring(0, eq), URLDecoder.decode(parts[i].substring(eq + 1), StandardCharsets.UTF_8));
         }
         try {
             return new WorkItem(
