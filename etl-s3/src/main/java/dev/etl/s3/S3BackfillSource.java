@@ -1,0 +1,171 @@
+package dev.etl.s3;
+
+import dev.etl.error.SourceException;
+import dev.etl.kafka.KafkaSource;
+import dev.etl.kafka.KafkaSourceConfig;
+import dev.etl.source.PartitionListener;
+import dev.etl.source.Source;
+import dev.etl.source.SourceLane;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A bounded backfill from object storage: the work list (one record per object or split, see
+ * {@link BackfillPlanner}) is a Kafka topic consumed by this pipeline's consumer group, so instances share
+ * the work and rebalances move it; each work item's rows are read off the lane by a reader thread and go
+ * through the same chains and sinks as a Kafka topic's records. A work item's offset is committed only
+ * when every row it produced is durable (the rows' offsets are {@link VirtualOffsets}), so a crash
+ * replays an item from its first uncommitted row and never loses one, and a restarted backfill skips
+ * what is committed. The run is done when the group has committed the whole list as it stood when the
+ * source started ({@link #onDone}).
+ *
+ * <pre>{@code
+ * S3BackfillSource source = new S3BackfillSource(S3BackfillConfig.builder()
+ *         .workTopic(KafkaSourceConfig.builder()
+ *                 .properties(Map.of("bootstrap.servers", "broker:9092", "group.id", "orders-backfill"))
+ *                 .topics("orders-backfill-work").build())
+ *         .store(S3ObjectStore.builder().region("eu-west-1").build())
+ *         .topic("orders")                // the chain of topic "orders" reads the rows
+ *         .build());
+ * }</pre>
+ */
+public final class S3BackfillSource implements Source {
+    private static final Logger log = LoggerFactory.getLogger(S3BackfillSource.class);
+
+    private final S3BackfillConfig config;
+    private final KafkaSource work;
+    private final BackfillFormats formats;
+    private final BackfillProgress progress;
+    private final BackfillCompletion completion;
+    private final ExecutorService readers;
+
+    public S3BackfillSource(S3BackfillConfig config) {
+        this(config, BackfillFormats.discover());
+    }
+
+    /** With an explicit set of formats. */
+    public S3BackfillSource(S3BackfillConfig config, BackfillFormats formats) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.formats = Objects.requireNonNull(formats, "formats");
+        KafkaSourceConfig given = config.workTopic();
+        // Work items are big units: few per poll, and a new group starts at the list's beginning.
+        KafkaSourceConfig workConfig = KafkaSourceConfig.builder()
+                .properties(given.consumerProperties())
+                .property(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
+                .property(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, config.prefetchItems()))
+                .property(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false)
+                .topics(config.workTopicName())
+                .pipeline(config.pipeline())
+                .meterRegistry(config.meterRegistry())
+                .commitTimeout(given.commitTimeout())
+                .closeTimeout(given.closeTimeout())
+                .lagSampleInterval(given.lagSampleInterval())
+                .unreachableAfter(given.unreachableAfter())
+                .build();
+        this.work = new KafkaSource(workConfig);
+        this.progress = new BackfillProgress(config);
+        this.completion = new BackfillCompletion(config, progress);
+        AtomicInteger n = new AtomicInteger();
+        ThreadFactory threads = r -> {
+            Thread t = new Thread(r, "etl-s3-reader-" + config.pipeline() + "-" + n.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        };
+        this.readers = Executors.newCachedThreadPool(threads);
+    }
+
+    /**
+     * Opens lane {@code laneIndex}: a Kafka lane over the work topic wrapped by the backfill's lane. The
+     * first lane to open takes the work list's extent.
+     *
+     * @throws SourceException when the work topic does not exist or cannot be read
+     */
+    @Override
+    public SourceLane openLane(int laneIndex, PartitionListener listener) {
+        try {
+            completion.start();
+        } catch (IllegalStateException e) {
+            throw new SourceException("pipeline " + config.pipeline() + ": " + e.getMessage(), e);
+        }
+        S3BackfillLane lane = new S3BackfillLane(this, laneIndex, listener);
+        lane.attach(work.openLane(laneIndex, lane));
+        return lane;
+    }
+
+    /** Starts the reader of one assigned work-topic partition. */
+    PartitionReader startReader(String partition, Thread laneThread) {
+        PartitionReader reader =
+                new PartitionReader(config.pipeline() + "/" + partition, config.store(), formats, config, laneThread);
+        readers.execute(() -> {
+            progress.readers.incrementAndGet();
+            try {
+                reader.run();
+            } finally {
+                progress.readers.decrementAndGet();
+            }
+        });
+        return reader;
+    }
+
+    S3BackfillConfig config() {
+        return config;
+    }
+
+    BackfillProgress progress() {
+        return progress;
+    }
+
+    /**
+     * Runs {@code callback} once the group has committed the whole work list (on the backfill's progress
+     * thread; at once if it already has). The Spring layer closes the application there.
+     */
+    public void onDone(Runnable callback) {
+        completion.onDone(Objects.requireNonNull(callback, "callback"));
+    }
+
+    /** Whether the whole work list is committed. */
+    public boolean isDone() {
+        return completion.isDone();
+    }
+
+    /** Waits until {@link #isDone()}; false on timeout. */
+    public boolean awaitDone(Duration timeout) throws InterruptedException {
+        return completion.awaitDone(timeout);
+    }
+
+    /** {@code s3-backfill[work=orders-backfill-work group=... store=...]}; never includes secrets. */
+    @Override
+    public String describe() {
+        return "s3-backfill[work=" + config.workTopicName() + " group="
+                + config.workTopic().groupId() + " store=" + config.store().describe() + " topic=" + config.topic()
+                + "]";
+    }
+
+    @Override
+    public void close() {
+        readers.shutdownNow();
+        completion.close();
+        work.close();
+        try {
+            config.store().close();
+        } catch (Exception e) {
+            log.warn(
+                    "pipeline={} backfill: closing {} failed: {}",
+                    config.pipeline(),
+                    config.store().describe(),
+                    e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}
