@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
 final class PartitionReader implements Runnable, RowOutput {
     private static final Logger log = LoggerFactory.getLogger(PartitionReader.class);
     private static final long WAIT_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** A segment with rows is handed over when it is full or this old, whichever first: slow reads still flow. */
+    static final long PUBLISH_AFTER_NS = TimeUnit.MILLISECONDS.toNanos(100);
 
     /** One item handed to the reader: its work-topic offset, the item (or why it is unusable) and rows to skip. */
     record Submitted(long offset, WorkItem item, long skipRows, CorruptSplitException unusable) {}
@@ -190,8 +192,15 @@ final class PartitionReader implements Runnable, RowOutput {
             current = null;
             segment = segment();
         }
+        if (segment.count == 0) {
+            segment.startedNs = System.nanoTime();
+        }
         segment.add(array, offset, length);
         delivered++;
+        if (System.nanoTime() - segment.startedNs > PUBLISH_AFTER_NS) {
+            publish(segment);
+            current = null;
+        }
     }
 
     @Override

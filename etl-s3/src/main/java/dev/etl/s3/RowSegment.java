@@ -28,6 +28,8 @@ final class RowSegment {
     RuntimeException failure;
 
     WorkItem item;
+    /** When the first row was added (reader's clock). */
+    long startedNs;
     /** Bytes read from storage for this segment (progress). */
     long bytesRead;
 

@@ -79,7 +79,12 @@ public final class KafkaSourceAutoConfiguration {
         return new KafkaSource(config);
     }
 
-    static Map<String, Object> consumerProperties(
+    /**
+     * The consumer settings of the pipeline's Kafka clients: Boot's {@code spring.kafka.*}, the connection details,
+     * then {@code overrides}; byte-array deserializers, no auto-commit, {@code group.id} defaulting to the pipeline.
+     * Also used for the backfill's work topic.
+     */
+    public static Map<String, Object> consumerProperties(
             KafkaProperties kafkaProperties,
             KafkaConnectionDetails connectionDetails,
             Map<String, String> overrides,
