@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Local test infrastructure: ZooKeeper, 4 ClickHouse instances (2 shards x 2
-# replicas), a KRaft Kafka broker and an Apicurio schema registry.
+# replicas), a KRaft Kafka broker, an Apicurio schema registry and S3Proxy (an
+# S3-compatible server on the local filesystem).
 # All processes bind to 127.0.0.1 and keep their state under ONE work dir.
 # Besides their plaintext listeners the same servers have secured ones (HTTPS on
 # ClickHouse with password users, SASL_SSL/SCRAM-SHA-512 on Kafka, HTTPS on the
 # registry), with a throwaway CA and server certificate made when nothing runs.
 #
-#   scripts/infra.sh start|stop|status|endpoints|clean [clickhouse|zookeeper|kafka|registry|all]
+#   scripts/infra.sh start|stop|status|endpoints|clean [clickhouse|zookeeper|kafka|registry|s3|all]
 #
 # See scripts/infra/README.md for ports and environment variables.
 set -euo pipefail
@@ -28,6 +29,12 @@ KAFKA_CLUSTER_ID="ZXRsLWluZnJhLWxvY2FsMQ" # base64("etl-infra-local1"), fixed on
 KAFKA_POM="$SCRIPTS_DIR/infra/kafka/pom.xml"
 REGISTRY_PORT="${ETL_REGISTRY_PORT:-18081}"
 REGISTRY_VERSION="2.6.13.Final"
+S3_PORT="${ETL_S3_PORT:-19300}"
+S3_POM="$SCRIPTS_DIR/infra/s3proxy/pom.xml"
+# What clients sign with (SigV4 credential scope); S3Proxy accepts any region, clients need one.
+S3_REGION=us-east-1
+# The fixed local identity (the AWS access key id); its secret key is made per work dir (secrets.env).
+S3_ACCESS_KEY=etl-local
 # Secured listeners. Defaults follow the plaintext ports, so an instance moved with the ETL_* port
 # variables above moves its secured ports too.
 CH_HTTPS_BASE="${ETL_CH_HTTPS_BASE:-$((CH_HTTP_BASE + 320))}"
@@ -54,7 +61,7 @@ fail_server() { # name logfile reason
   if [[ -f "$2" ]]; then
     log "---- last 30 lines of $2 ----"
     # a tool's error may quote a credential: never print one
-    tail -n 30 "$2" | sed -E 's/(password[^=:]*[=:] *"?)[^]",; ]+/\1******/Ig' >&2 || true
+    tail -n 30 "$2" | sed -E 's/((password|credential|secret)[^=:]*[=:] *"?)[^]",; ]+/\1******/Ig' >&2 || true
     log "---- end of $2 ----"
   fi
   exit 1
@@ -149,6 +156,28 @@ run_mvn() { # label logfile mvn-args...
   "$mvn" -B -ntp -Dstyle.color=never "$@" >"$logfile" 2>&1 || fail_server "$label" "$logfile" "mvn $* failed"
 }
 
+# 0 if the cached classpath is present, not older than the pom, and complete.
+classpath_valid() { # cpfile pom
+  local cpfile="$1" pom="$2" jar
+  [[ -s "$cpfile" && ! "$pom" -nt "$cpfile" ]] || return 1
+  while IFS= read -r -d: jar; do
+    [[ -f "$jar" ]] || return 1
+  done < <(tr -d '\n' <"$cpfile"; printf ':')
+}
+
+# The classpath of a classpath-holder pom (scripts/infra/<server>/pom.xml), resolved by Maven on the
+# first run and cached in <server dir>/classpath.txt.
+maven_classpath() { # label pom server-dir
+  local label="$1" pom="$2" cpfile="$3/classpath.txt"
+  if ! classpath_valid "$cpfile" "$pom"; then
+    mkdir -p "$3/logs"
+    log "$label: resolving classpath with Maven (first run downloads artifacts)"
+    run_mvn "$label" "$3/logs/mvn.log" -f "$pom" dependency:build-classpath "-Dmdep.outputFile=$cpfile.tmp"
+    mv "$cpfile.tmp" "$cpfile"
+  fi
+  cat "$cpfile"
+}
+
 # ------------------------------------------------------------- packages ----
 
 CH_SERVER_BIN=""
@@ -174,6 +203,19 @@ ensure_packages() {
   find_clickhouse || die "clickhouse-server binary not found after install"
 }
 
+# curl is the registry's and S3Proxy's readiness check; S3Proxy's signs its request (--aws-sigv4).
+ensure_curl() {
+  if ! command -v curl >/dev/null; then
+    log "installing missing Debian package: curl"
+    apt-get update -q >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q curl >&2
+  fi
+  local help
+  help="$(curl --help all 2>/dev/null || true)"
+  [[ "$help" == *--aws-sigv4* ]] ||
+    die "curl $(curl --version | head -n 1 | cut -d' ' -f2) has no --aws-sigv4 (needs 7.75 or newer): the S3 readiness check signs its request"
+}
+
 # ------------------------------------------------------------------ tls ----
 
 # Debian's openssl makes the PEM key and certificates (ClickHouse reads PEM); keytool the Java trust store.
@@ -190,7 +232,7 @@ ensure_openssl() {
 #   server.crt/.key  PEM, for ClickHouse (DNS:localhost only)
 #   server.p12       the same key and certificate for Kafka and the registry
 #   truststore.p12   the CA for Java clients (tests, the IT's application)
-#   secrets.env      the store and user passwords (0600)
+#   secrets.env      the store and user passwords and S3Proxy's secret key (0600)
 # Passwords are made once per work dir: Kafka keeps SCRAM credentials in its metadata log, so they must
 # outlive a restart. Certificates are made again whenever no server of this work dir is running (every
 # CI run, every `start` after `stop all`); running servers keep theirs.
@@ -213,12 +255,26 @@ tls_secrets() {
         echo "CH_SECURE_PASSWORD=$(tls_secret)"
         echo "CH_READONLY_PASSWORD=$(tls_secret)"
         echo "KAFKA_SCRAM_PASSWORD=$(tls_secret)"
+        echo "S3_SECRET_KEY=$(tls_secret)"
       } >"$f.tmp"
     )
     mv "$f.tmp" "$f"
   fi
   # shellcheck source=/dev/null
   source "$f"
+  # A work dir made by an older scripts/infra.sh has no S3 secret key yet: add one, keep the rest.
+  if [[ -z "${S3_SECRET_KEY:-}" ]]; then
+    (umask 077 && echo "S3_SECRET_KEY=$(tls_secret)" >>"$f")
+    # shellcheck source=/dev/null
+    source "$f"
+  fi
+}
+
+# The secrets as they are, for commands that must not create them (status, endpoints).
+load_secrets() {
+  [[ -s "$TLS_DIR/secrets.env" ]] || return 1
+  # shellcheck source=/dev/null
+  source "$TLS_DIR/secrets.env"
 }
 
 tls_complete() {
@@ -634,26 +690,7 @@ ch_stop() {
 KAFKA_DIR="$WORK_DIR/kafka"
 kafka_token() { echo "$KAFKA_DIR/config/server.properties"; }
 
-# 0 if the cached classpath is present, not older than the pom, and complete.
-kafka_classpath_valid() {
-  local cpfile="$KAFKA_DIR/classpath.txt" jar
-  [[ -s "$cpfile" && ! "$KAFKA_POM" -nt "$cpfile" ]] || return 1
-  while IFS= read -r -d: jar; do
-    [[ -f "$jar" ]] || return 1
-  done < <(tr -d '\n' <"$cpfile"; printf ':')
-}
-
-kafka_classpath() {
-  local cpfile="$KAFKA_DIR/classpath.txt"
-  if ! kafka_classpath_valid; then
-    mkdir -p "$KAFKA_DIR/logs"
-    log "kafka: resolving classpath with Maven (first run downloads artifacts)"
-    run_mvn kafka "$KAFKA_DIR/logs/mvn.log" -f "$KAFKA_POM" dependency:build-classpath \
-      "-Dmdep.outputFile=$cpfile.tmp"
-    mv "$cpfile.tmp" "$cpfile"
-  fi
-  cat "$cpfile"
-}
+kafka_classpath() { maven_classpath kafka "$KAFKA_POM" "$KAFKA_DIR"; }
 
 kafka_write_config() {
   mkdir -p "$KAFKA_DIR/config" "$KAFKA_DIR/data" "$KAFKA_DIR/logs"
@@ -895,6 +932,81 @@ reg_wait() {
 
 reg_stop() { stop_pidfile registry "$REG_DIR/registry.pid" "$(reg_token)"; }
 
+# ------------------------------------------------------------------- s3 ----
+
+S3_DIR="$WORK_DIR/s3"
+s3_token() { echo "$S3_DIR/conf/s3proxy.conf"; }
+s3_classpath() { maven_classpath s3 "$S3_POM" "$S3_DIR"; }
+
+# SHA-256 of an empty body: SigV4 requests to S3 carry it in x-amz-content-sha256 (curl does not add it).
+S3_EMPTY_SHA256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+
+s3_write_config() {
+  mkdir -p "$S3_DIR/conf" "$S3_DIR/data" "$S3_DIR/logs"
+  # 0600: it holds the secret key. Path-style only (no s3proxy.virtual-host): a bucket is the first
+  # path segment, so 127.0.0.1 needs no wildcard DNS.
+  (umask 077 && cat >"$(s3_token)" <<EOF
+# generated by scripts/infra.sh: S3Proxy on the local filesystem
+s3proxy.endpoint=http://127.0.0.1:$S3_PORT
+s3proxy.authorization=aws-v2-or-v4
+s3proxy.identity=$S3_ACCESS_KEY
+s3proxy.credential=$S3_SECRET_KEY
+jclouds.provider=filesystem
+jclouds.filesystem.basedir=$S3_DIR/data
+EOF
+  )
+  cat >"$S3_DIR/conf/logback.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<configuration>
+  <appender name="FILE" class="ch.qos.logback.core.rolling.RollingFileAppender">
+    <file>$S3_DIR/logs/s3proxy.log</file>
+    <rollingPolicy class="ch.qos.logback.core.rolling.FixedWindowRollingPolicy">
+      <fileNamePattern>$S3_DIR/logs/s3proxy.log.%i</fileNamePattern>
+      <maxIndex>2</maxIndex>
+    </rollingPolicy>
+    <triggeringPolicy class="ch.qos.logback.core.rolling.SizeBasedTriggeringPolicy"><maxFileSize>50MB</maxFileSize></triggeringPolicy>
+    <encoder><pattern>[%d{ISO8601}] %-5level [%thread] %logger{30} - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="FILE"/></root>
+</configuration>
+EOF
+}
+
+s3_start() {
+  local pid cp
+  if pid="$(live_pid "$S3_DIR/s3proxy.pid" "$(s3_token)")"; then
+    log "s3: already running (pid $pid)"
+    return 0
+  fi
+  require_free_ports s3 "$S3_PORT"
+  cp="$(s3_classpath)"
+  s3_write_config
+  log "s3: starting S3Proxy on 127.0.0.1:$S3_PORT (filesystem $S3_DIR/data, SigV2/V4 as $S3_ACCESS_KEY, path-style)"
+  # The secret key is in the 0600 properties file, not on the command line.
+  launch "$S3_DIR/s3proxy.pid" "$(s3_token)" "$S3_DIR/logs/s3proxy.out" \
+    "$JAVA" -Xmx256m -XX:+UseSerialGC -Djava.awt.headless=true \
+    "-Dlogback.configurationFile=$S3_DIR/conf/logback.xml" \
+    -cp "$cp" org.gaul.s3proxy.Main --properties "$(s3_token)"
+}
+
+# Ready means the S3 API answers a signed request: ListBuckets, SigV4 with the local credential (given to
+# curl on stdin, not on its command line), must return a ListAllMyBucketsResult.
+s3_check() {
+  local body
+  [[ -n "${S3_SECRET_KEY:-}" ]] || return 1
+  body="$(printf 'user = "%s:%s"\n' "$S3_ACCESS_KEY" "$S3_SECRET_KEY" |
+    curl -sf --max-time 2 -K - --aws-sigv4 "aws:amz:$S3_REGION:s3" -H "x-amz-content-sha256: $S3_EMPTY_SHA256" \
+      "http://127.0.0.1:$S3_PORT/")" || return 1
+  [[ "$body" == *"<ListAllMyBucketsResult"* ]]
+}
+
+s3_wait() {
+  wait_ready s3 "$S3_DIR/s3proxy.pid" "$(s3_token)" "$S3_DIR/logs/s3proxy.log" s3_check
+  log "s3: ready"
+}
+
+s3_stop() { stop_pidfile s3 "$S3_DIR/s3proxy.pid" "$(s3_token)"; }
+
 # ------------------------------------------------------------ commands ----
 
 endpoints() {
@@ -907,7 +1019,19 @@ clickhouse.shard.2.replicas=http://127.0.0.1:$(ch_http_port 2),http://127.0.0.1:
 kafka.bootstrap=127.0.0.1:$KAFKA_PORT
 registry.url=http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7
 EOF
+  s3_endpoints
   secured_endpoints
+}
+
+# S3Proxy's endpoint and credential, once the work dir has the secret key (made by `start`).
+s3_endpoints() {
+  load_secrets && [[ -n "${S3_SECRET_KEY:-}" ]] || return 0
+  cat <<EOF
+s3.endpoint=http://127.0.0.1:$S3_PORT
+s3.region=$S3_REGION
+s3.access-key=$S3_ACCESS_KEY
+s3.secret-key=$S3_SECRET_KEY
+EOF
 }
 
 # The secured listeners that accept connections, and what a client needs for them (trust store,
@@ -954,11 +1078,13 @@ cmd_start() {
   local t0=$SECONDS bg=() p
   mkdir -p "$WORK_DIR"
   if want clickhouse || want zookeeper; then ensure_packages; fi
+  if want s3; then ensure_curl; fi
   ensure_openssl
   tls_ensure
   # Resolve downloads up front (cached after the first run).
   if want kafka; then kafka_classpath >/dev/null; fi
   if want registry; then reg_runner_jar >/dev/null; fi
+  if want s3; then s3_classpath >/dev/null; fi
   # Kafka and the registry do not depend on ZooKeeper/ClickHouse: launch them
   # first (Kafka's storage format runs in a background subshell), then ZK,
   # then the 4 ClickHouse instances in parallel, then wait for everything.
@@ -967,6 +1093,7 @@ cmd_start() {
     bg+=($!)
   fi
   if want registry; then reg_start; fi
+  if want s3; then s3_start; fi
   # ClickHouse needs ZooKeeper: `start clickhouse` brings ZooKeeper up too.
   if want zookeeper || want clickhouse; then
     zk_start
@@ -977,6 +1104,7 @@ cmd_start() {
   if want clickhouse; then ch_wait; fi
   if want kafka; then kafka_wait; fi
   if want registry; then reg_wait; fi
+  if want s3; then s3_wait; fi
   # 0600: it lists the secured users' passwords
   (umask 077 && endpoints >"$WORK_DIR/endpoints.properties.tmp")
   mv "$WORK_DIR/endpoints.properties.tmp" "$WORK_DIR/endpoints.properties"
@@ -988,6 +1116,7 @@ cmd_stop() {
   if want clickhouse; then ch_stop & bg+=($!); fi
   if want kafka; then kafka_stop & bg+=($!); fi
   if want registry; then reg_stop & bg+=($!); fi
+  if want s3; then s3_stop & bg+=($!); fi
   for p in "${bg[@]}"; do wait "$p"; done
   # ZooKeeper last: ClickHouse sessions close cleanly first.
   if want zookeeper; then zk_stop; fi
@@ -1025,6 +1154,11 @@ cmd_status() {
     status_line registry "$REG_DIR/registry.pid" "$(reg_token)" \
       "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7 https=$REGISTRY_HTTPS_PORT" reg_check || rc=3
   fi
+  if want s3; then
+    load_secrets || true
+    status_line s3 "$S3_DIR/s3proxy.pid" "$(s3_token)" "http://127.0.0.1:$S3_PORT (path-style, $S3_REGION)" \
+      s3_check || rc=3
+  fi
   return "$rc"
 }
 
@@ -1036,14 +1170,14 @@ cmd_clean() {
 }
 
 usage() {
-  echo "usage: $0 start|stop|status|endpoints|clean [clickhouse|zookeeper|kafka|registry|all]" >&2
+  echo "usage: $0 start|stop|status|endpoints|clean [clickhouse|zookeeper|kafka|registry|s3|all]" >&2
   exit 2
 }
 
 main() {
   local cmd="${1:-}"
   TARGET="${2:-all}"
-  case "$TARGET" in clickhouse | zookeeper | kafka | registry | all) ;; *) usage ;; esac
+  case "$TARGET" in clickhouse | zookeeper | kafka | registry | s3 | all) ;; *) usage ;; esac
   case "$cmd" in
     start) cmd_start ;;
     stop) cmd_stop ;;

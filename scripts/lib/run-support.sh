@@ -47,7 +47,7 @@ start_infra() {
   export ETL_INFRA_DIR="$INFRA_DIR"
   "$INFRA" status >"$LOG_DIR/infra-before.txt" 2>&1 || true
   local server
-  for server in zookeeper clickhouse kafka registry; do
+  for server in zookeeper clickhouse kafka registry s3; do
     # A server counts as running when every line of it (4 for ClickHouse) says "up".
     if awk -v s="$server" '($1 == s || index($1, s "-") == 1) {n++; if ($2 != "up") bad = 1} END {exit !(n > 0 && !bad)}' \
         "$LOG_DIR/infra-before.txt"; then

@@ -52,7 +52,7 @@ class PublicApiTest {
             "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
             "dev.etl.testcontainers", List.of("org.springframework.", "org.testcontainers."),
             // Not published: the repository's own helpers for tests against its local servers.
-            "dev.etl.test.infra", List.of("org.junit.", "org.apache.kafka."));
+            "dev.etl.test.infra", List.of("org.junit.", "org.apache.kafka.", "software.amazon.awssdk."));
 
     private static final List<String> ENGINE_API = List.of(
             "dev.etl.deser",

@@ -13,7 +13,7 @@ import java.util.Properties;
 
 /**
  * Where the local servers listen: ClickHouse shards and their replicas, the Kafka bootstrap
- * address, the schema registry and ZooKeeper.
+ * address, the schema registry, ZooKeeper and the S3-compatible server.
  *
  * <p>Read from {@code endpoints.properties}, which {@code scripts/infra.sh start} writes into the
  * infrastructure directory:
@@ -26,7 +26,9 @@ import java.util.Properties;
  * kafka.bootstrap=127.0.0.1:19092
  * registry.url=http://127.0.0.1:18081/apis/ccompat/v7
  * </pre>
- * plus, when the servers run with their secured listeners, the keys of {@link #secured()}.
+ * plus the {@code s3.*} keys of {@link #s3()} (a work directory started by an older
+ * {@code scripts/infra.sh} has none) and, when the servers run with their secured listeners, the keys
+ * of {@link #secured()}.
  * Tests get an instance by declaring a parameter of this type under {@link LocalInfra}.
  * Immutable and thread-safe.
  */
@@ -46,6 +48,12 @@ public final class InfraEndpoints {
 
     /** Why {@link #secured} is null: the missing keys. */
     private final List<String> securedMissing;
+
+    /** The S3-compatible server, or null when the file does not list it (see {@link #s3()}). */
+    private final S3InfraEndpoints s3;
+
+    /** Why {@link #s3} is null: the missing keys. */
+    private final List<String> s3Missing;
 
     /**
      * Creates endpoints from their parts.
@@ -68,7 +76,9 @@ public final class InfraEndpoints {
                 kafkaBootstrap,
                 registryUrl,
                 null,
-                List.of("tls.host"));
+                List.of("tls.host"),
+                null,
+                List.of("s3.endpoint"));
     }
 
     private InfraEndpoints(
@@ -78,9 +88,13 @@ public final class InfraEndpoints {
             String kafkaBootstrap,
             String registryUrl,
             SecuredInfraEndpoints secured,
-            List<String> securedMissing) {
+            List<String> securedMissing,
+            S3InfraEndpoints s3,
+            List<String> s3Missing) {
         this.secured = secured;
         this.securedMissing = List.copyOf(securedMissing);
+        this.s3 = s3;
+        this.s3Missing = List.copyOf(s3Missing);
         this.zookeeperConnect = Objects.requireNonNull(zookeeperConnect, "zookeeperConnect");
         this.clickhouseCluster = Objects.requireNonNull(clickhouseCluster, "clickhouseCluster");
         this.clickhouseShards = List.copyOf(clickhouseShards);
@@ -134,6 +148,8 @@ public final class InfraEndpoints {
         }
         List<String> securedMissing = new ArrayList<>();
         SecuredInfraEndpoints secured = SecuredInfraEndpoints.parse(properties, shardCount, securedMissing);
+        List<String> s3Missing = new ArrayList<>();
+        S3InfraEndpoints s3 = S3InfraEndpoints.parse(properties, s3Missing);
         return new InfraEndpoints(
                 required(properties, "zookeeper.connect"),
                 required(properties, "clickhouse.cluster"),
@@ -141,7 +157,9 @@ public final class InfraEndpoints {
                 required(properties, "kafka.bootstrap"),
                 required(properties, "registry.url"),
                 secured,
-                securedMissing);
+                securedMissing,
+                s3,
+                s3Missing);
     }
 
     /** The comma-separated URLs under {@code key}, without trailing slashes; at least one. */
@@ -230,6 +248,31 @@ public final class InfraEndpoints {
     }
 
     /**
+     * Returns the local S3-compatible server (S3Proxy on the local filesystem): its endpoint, region and
+     * credential.
+     * @return the S3 endpoints
+     * @throws IllegalStateException when {@code endpoints.properties} lists no S3 server (it was written
+     * by an older {@code scripts/infra.sh}), naming the missing keys and the fix
+     */
+    public S3InfraEndpoints s3() {
+        if (s3 == null) {
+            throw new IllegalStateException(InfraEndpoints.FILE_NAME + " lists no S3 server: it has no " + s3Missing
+                    + ". It was written by an older " + InfraDirectory.SCRIPT + ": run `" + InfraDirectory.SCRIPT
+                    + " start s3` (same ETL_INFRA_DIR and ETL_* ports)");
+        }
+        return s3;
+    }
+
+    /**
+     * Returns whether {@code endpoints.properties} lists the S3-compatible server ({@link #s3()} answers).
+     * It says nothing about whether the server is up; {@link LocalInfra} probes that.
+     * @return whether every {@code s3.*} key is listed
+     */
+    public boolean hasS3() {
+        return s3 != null;
+    }
+
+    /**
      * Returns the secured listeners of the same servers (HTTPS ClickHouse with password users,
      * {@code SASL_SSL} Kafka, HTTPS registry) and the trust material for them.
      * @return the secured endpoints
@@ -258,7 +301,8 @@ public final class InfraEndpoints {
     @Override
     public String toString() {
         return "InfraEndpoints{zookeeper=" + zookeeperConnect + ", clickhouse=" + clickhouseCluster + clickhouseShards
-                + ", kafka=" + kafkaBootstrap + ", registry=" + registryUrl + "}";
+                + ", kafka=" + kafkaBootstrap + ", registry=" + registryUrl + ", s3="
+                + ((s3 == null) ? "-" : s3.endpoint()) + "}";
     }
 
     /**

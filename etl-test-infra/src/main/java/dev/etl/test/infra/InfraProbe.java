@@ -18,11 +18,13 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Asks each local server whether it answers, with short timeouts: ClickHouse {@code SELECT 1} on
  * every instance, ZooKeeper's {@code srvr} command, a Kafka TCP connect then
- * {@code describeCluster}, and the registry's {@code GET /subjects}.
+ * {@code describeCluster}, the registry's {@code GET /subjects}, and a signed S3 {@code ListBuckets}.
  */
 final class InfraProbe {
 
@@ -42,7 +44,22 @@ final class InfraProbe {
             case CLICKHOUSE -> clickHouseProblem(endpoints);
             case KAFKA -> kafkaProblem(endpoints.kafkaBootstrap());
             case REGISTRY -> registryProblem(endpoints.registryUrl());
+            case S3 -> s3Problem(endpoints);
         };
+    }
+
+    /** A signed ListBuckets proves the S3 API answers and accepts the listed credential. */
+    private String s3Problem(InfraEndpoints endpoints) {
+        if (!endpoints.hasS3()) {
+            return InfraEndpoints.FILE_NAME + " lists no S3 server (written by an older " + InfraDirectory.SCRIPT + ")";
+        }
+        S3InfraEndpoints s3 = endpoints.s3();
+        try (S3Client client = S3TestBuckets.newProbeClient(s3, TIMEOUT)) {
+            client.listBuckets();
+            return null;
+        } catch (SdkException ex) {
+            return "S3 at " + s3.endpoint() + " did not answer a signed ListBuckets: " + ex;
+        }
     }
 
     private String clickHouseProblem(InfraEndpoints endpoints) {

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * <li>{@link InfraEndpoints}: where every server listens;</li>
  * <li>{@link ClickHouseTestDatabase}: a fresh database on every ClickHouse instance, dropped after
  * the class;</li>
- * <li>{@link KafkaTestTopics}: uniquely named topics, deleted after the class.</li>
+ * <li>{@link KafkaTestTopics}: uniquely named topics, deleted after the class;</li>
+ * <li>{@link S3TestBuckets}: uniquely named buckets on the S3-compatible server, emptied and deleted
+ * after the class.</li>
  * </ul>
  * <pre class="code">
  * &#064;LocalInfra
@@ -49,8 +51,11 @@ public @interface LocalInfra {
 
     /**
      * Servers the tests need; ClickHouse implies ZooKeeper. Servers not listed are still started on
-     * demand when a parameter needs them ({@link ClickHouseTestDatabase}, {@link KafkaTestTopics}).
-     * @return the servers to probe and, if needed, start before the first test; all by default
+     * demand when a parameter needs them ({@link ClickHouseTestDatabase}, {@link KafkaTestTopics},
+     * {@link S3TestBuckets}).
+     * @return the servers to probe and, if needed, start before the first test; by default all but
+     * {@link InfraServer#S3} (name it, e.g. {@code @LocalInfra(InfraServer.S3)}, or declare an
+     * {@link S3TestBuckets} parameter)
      */
     InfraServer[] value() default {
         InfraServer.ZOOKEEPER, InfraServer.CLICKHOUSE, InfraServer.KAFKA, InfraServer.REGISTRY

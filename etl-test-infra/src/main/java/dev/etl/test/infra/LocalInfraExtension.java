@@ -12,29 +12,30 @@ import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
  * JUnit Jupiter extension behind {@link LocalInfra}; usable on its own with
- * {@code @ExtendWith(LocalInfraExtension.class)}, which requires all servers.
+ * {@code @ExtendWith(LocalInfraExtension.class)}, which requires the servers {@link LocalInfra}
+ * requires by default (all but S3).
  *
  * <p>Endpoints come from {@code endpoints.properties} in the infrastructure directory (system
  * property {@code etl.infra.dir}, else {@code ETL_INFRA_DIR}, else {@code .infra} in the repository
  * root: the nearest directory above the working directory holding {@code scripts/infra.sh}). Each
  * server is probed: ClickHouse {@code SELECT 1} on every instance, ZooKeeper {@code srvr}, Kafka TCP
- * connect and {@code describeCluster}, registry {@code GET /subjects}. A server that does not answer
- * is started with {@code scripts/infra.sh start <server>}, at most once per JVM and under a file lock
+ * connect and {@code describeCluster}, registry {@code GET /subjects}, S3 a signed
+ * {@code ListBuckets}. A server that does not answer is started with
+ * {@code scripts/infra.sh start <server>}, at most once per JVM and under a file lock
  * shared with other JVMs, within {@code etl.infra.start-timeout-seconds} (default 300). When that
  * fails, every test of the class fails with an {@link InfraUnavailableException} naming the server
  * and its logs. Servers that were already running are never stopped, and servers the extension
  * started are left running for the next build.
  *
- * <p>Parameters of type {@link ClickHouseTestDatabase} and {@link KafkaTestTopics} are created once
- * per test class (the same instance for every test and lifecycle method of the class) and cleaned
- * up after the class, when JUnit closes the class's extension store.
+ * <p>Parameters of type {@link ClickHouseTestDatabase}, {@link KafkaTestTopics} and
+ * {@link S3TestBuckets} are created once per test class (the same instance for every test and
+ * lifecycle method of the class) and cleaned up after the class, when JUnit closes the class's
+ * extension store.
  */
 public final class LocalInfraExtension implements BeforeAllCallback, ParameterResolver {
 
     private static final ExtensionContext.Namespace NAMESPACE =
             ExtensionContext.Namespace.create(LocalInfraExtension.class);
-
-    private static final Set<InfraServer> ALL = EnumSet.allOf(InfraServer.class);
 
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -44,7 +45,10 @@ public final class LocalInfraExtension implements BeforeAllCallback, ParameterRe
     @Override
     public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
         Class<?> type = parameterContext.getParameter().getType();
-        return type == InfraEndpoints.class || type == ClickHouseTestDatabase.class || type == KafkaTestTopics.class;
+        return type == InfraEndpoints.class
+                || type == ClickHouseTestDatabase.class
+                || type == KafkaTestTopics.class
+                || type == S3TestBuckets.class;
     }
 
     @Override
@@ -69,6 +73,11 @@ public final class LocalInfraExtension implements BeforeAllCallback, ParameterRe
             return store.computeIfAbsent(
                     KafkaTestTopics.class, (key) -> KafkaTestTopics.open(endpoints), KafkaTestTopics.class);
         }
+        if (type == S3TestBuckets.class) {
+            InfraEndpoints endpoints = ensureRunning(extensionContext, EnumSet.of(InfraServer.S3));
+            return store.computeIfAbsent(
+                    S3TestBuckets.class, (key) -> S3TestBuckets.open(endpoints), S3TestBuckets.class);
+        }
         throw new ParameterResolutionException("LocalInfraExtension cannot resolve " + type.getName());
     }
 
@@ -85,7 +94,7 @@ public final class LocalInfraExtension implements BeforeAllCallback, ParameterRe
     private static Set<InfraServer> requiredServers(ExtensionContext context) {
         Optional<LocalInfra> annotation = context.getTestClass().flatMap((testClass) -> findAnnotation(testClass));
         Set<InfraServer> servers =
-                annotation.map((infra) -> toSet(infra.value())).orElse(EnumSet.copyOf(ALL));
+                annotation.map((infra) -> toSet(infra.value())).orElse(EnumSet.copyOf(InfraServer.DEFAULTS));
         if (servers.contains(InfraServer.CLICKHOUSE)) {
             servers.add(InfraServer.ZOOKEEPER);
         }

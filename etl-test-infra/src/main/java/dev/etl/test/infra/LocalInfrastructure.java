@@ -113,8 +113,9 @@ final class LocalInfrastructure implements AutoCloseable {
                         down,
                         (endpoints == null) ? endpointsProblem : String.join("; ", problems.values()),
                         InfraDirectory.SCRIPT);
-                if (down.size() == InfraServer.values().length) {
-                    start(down, "all"); // one call lets the script start the servers in parallel
+                if (down.containsAll(InfraServer.DEFAULTS)) {
+                    // one call lets the script start the servers in parallel (S3 too: it is quick)
+                    start(down, "all");
                 } else {
                     for (InfraServer server : down) {
                         start(EnumSet.of(server), server.scriptName());
@@ -300,6 +301,7 @@ final class LocalInfrastructure implements AutoCloseable {
             case CLICKHOUSE -> state.resolve("clickhouse") + "/{s1r1,s1r2,s2r1,s2r2}/logs";
             case KAFKA -> state.resolve("kafka/logs").toString();
             case REGISTRY -> state.resolve("registry/logs").toString();
+            case S3 -> state.resolve("s3/logs").toString();
         };
     }
 

@@ -68,6 +68,55 @@ class InfraEndpointsTest {
                 .withMessageContaining("clickhouse.shard.1.replicas");
     }
 
+    private static final String S3 = """
+            s3.endpoint=http://127.0.0.1:19300/
+            s3.region=us-east-1
+            s3.access-key=etl-local
+            s3.secret-key=s3-secret
+            """;
+
+    @Test
+    void s3ServerIsReadWithItsRegionAndCredential(@TempDir Path dir) throws IOException {
+        InfraEndpoints endpoints =
+                InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE + S3));
+
+        assertThat(endpoints.hasS3()).isTrue();
+        S3InfraEndpoints s3 = endpoints.s3();
+        assertThat(s3.endpoint()).isEqualTo("http://127.0.0.1:19300");
+        assertThat(s3.endpointUri()).hasHost("127.0.0.1").hasPort(19300);
+        assertThat(s3.region()).isEqualTo("us-east-1");
+        assertThat(s3.accessKey()).isEqualTo("etl-local");
+        assertThat(s3.secretKey()).isEqualTo("s3-secret");
+        assertThat(s3.toString() + endpoints).contains("http://127.0.0.1:19300").doesNotContain("secret");
+    }
+
+    @Test
+    void withoutS3KeysTheAccessorNamesWhatIsMissingAndTheFix(@TempDir Path dir) throws IOException {
+        InfraEndpoints plain = InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE));
+        assertThat(plain.hasS3()).isFalse();
+        assertThatIllegalStateException()
+                .isThrownBy(plain::s3)
+                .withMessageContaining("s3.endpoint")
+                .withMessageContaining("scripts/infra.sh start s3");
+
+        InfraEndpoints partly = InfraEndpoints.load(Files.writeString(
+                dir.resolve("partly.properties"), SAMPLE + S3.replace("s3.secret-key=s3-secret\n", "")));
+        assertThat(partly.hasS3()).isFalse();
+        assertThatIllegalStateException().isThrownBy(partly::s3).withMessageContaining("[s3.secret-key]");
+    }
+
+    @Test
+    void s3EndpointThatIsNotAnHttpUrlIsRejectedNamingTheKey(@TempDir Path dir) throws IOException {
+        Path file = Files.writeString(
+                dir.resolve(InfraEndpoints.FILE_NAME),
+                SAMPLE + S3.replace("http://127.0.0.1:19300/", "127.0.0.1:19300"));
+
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> InfraEndpoints.load(file))
+                .withMessageContaining(file.toString())
+                .withMessageContaining("s3.endpoint");
+    }
+
     private static final String SECURED = """
             tls.host=localhost
             tls.ca.pem=/infra/tls/ca.crt
@@ -90,7 +139,7 @@ class InfraEndpointsTest {
     @Test
     void securedListenersAreReadWithTheirUsersAndTrustStore(@TempDir Path dir) throws IOException {
         InfraEndpoints endpoints =
-                InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE + SECURED));
+                InfraEndpoints.load(Files.writeString(dir.resolve(InfraEndpoints.FILE_NAME), SAMPLE + S3 + SECURED));
 
         assertThat(endpoints.hasSecured()).isTrue();
         SecuredInfraEndpoints secured = endpoints.secured();
