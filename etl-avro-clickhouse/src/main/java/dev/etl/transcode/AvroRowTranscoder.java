@@ -1,7 +1,7 @@
 package dev.etl.transcode;
 
 import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.avro.SchemaRegistryException;
+import dev.etl.avro.WriterSchemas;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
@@ -10,12 +10,13 @@ import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
+import dev.etl.transcode.WriterPlans.Compiled;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
 import org.apache.avro.Schema;
 
 /**
@@ -40,6 +41,14 @@ import org.apache.avro.Schema;
  * payload's id). A writer schema that cannot be transcoded (a mapped field of an incompatible type,
  * or missing without a reader default) is cached as its error: every payload of that id fails alike.
  *
+ * <p><b>Rows without a registry id.</b> The Confluent mode also reads payloads in Avro's single-object
+ * encoding ({@code C3 01}, the writer schema's 8-byte little-endian CRC-64-AVRO fingerprint, the body;
+ * a Confluent payload starts with 0x00, so the two cannot be confused): the rows a backfill reads
+ * from object storage, whose writer schemas it registers in {@link WriterSchemas#shared()} (or the
+ * {@link Builder#writerSchemas set given to the builder}) before their first row. Plans are compiled
+ * and cached per fingerprint exactly as per id. A fingerprint not registered (yet) fails each of its
+ * payloads and is not remembered, so the first payload after its registration is transcoded.
+ *
  * <p><b>Per lane.</b> Build one instance per lane, inside the {@code ChainFactory}: it owns the
  * cursor and its scratch. Called on the lane thread only: an instance called from a second thread
  * (typically {@code build()} called outside the {@code ChainFactory} lambda, so every lane shares it)
@@ -51,8 +60,9 @@ import org.apache.avro.Schema;
  * <ul>
  * <li>{@link ColumnEncodeException} naming the column: a value out of its column's range, null for a
  *     non-Nullable column, too long for a FixedString, more digits than the Decimal's precision;</li>
- * <li>{@link DeserializationException} with the schema id: a payload shorter than its header, a bad
- *     magic byte, an unknown schema id, a writer schema the mapping cannot read (with the
+ * <li>{@link DeserializationException} with the schema id (-1 for a single-object payload, whose
+ *     message names the fingerprint): a payload shorter than its header, a bad magic byte, an unknown
+ *     schema id or fingerprint, a writer schema the mapping cannot read (with the
  *     {@link AvroMappingException} as cause), a body that does not match its writer schema
  *     (truncated, malformed varint, bad union or enum index, trailing bytes), a tombstone;</li>
  * <li>{@link FatalPipelineException}: the registry could not be asked (unreachable, slow, 5xx after
@@ -62,6 +72,9 @@ import org.apache.avro.Schema;
  */
 public final class AvroRowTranscoder implements RowEncoder<Payload> {
     private static final int HEADER_LENGTH = 5;
+    private static final int SINGLE_OBJECT_HEADER_LENGTH = 10;
+    private static final VarHandle LONG_LE =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle OWNER;
 
     static {
@@ -72,6 +85,12 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
         }
     }
 
+    /** What {@link #last} was looked up by. */
+    private static final byte LAST_NONE = 0;
+
+    private static final byte LAST_ID = 1;
+    private static final byte LAST_FINGERPRINT = 2;
+
     private final Builder shared;
     /** The thread of the first call; set once (CAS), then read plainly on every call. */
     @SuppressWarnings("unused") // accessed through OWNER as well
@@ -79,7 +98,10 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
 
     private final AvroCursor in = new AvroCursor();
     private final Int2ObjectHashMap<Compiled> plans = new Int2ObjectHashMap<>();
-    private int lastId = -1;
+    private final Long2ObjectHashMap<Compiled> fingerprintPlans = new Long2ObjectHashMap<>();
+    private byte lastKind = LAST_NONE;
+    private int lastId;
+    private long lastFingerprint;
     private Compiled last;
 
     private AvroRowTranscoder(Builder shared) {
@@ -89,7 +111,11 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
         }
     }
 
-    /** Confluent wire format (magic byte 0, 4-byte schema id, body); writer schemas from {@code registry}. */
+    /**
+     * Confluent wire format (magic byte 0, 4-byte schema id, body), writer schemas from
+     * {@code registry}; and Avro single-object payloads, writer schemas from the
+     * {@link Builder#writerSchemas(WriterSchemas) WriterSchemas}.
+     */
     public static Builder confluent(AvroRowMapping mapping, SchemaRegistryClient registry) {
         return new Builder(
                 Objects.requireNonNull(mapping, "mapping"), Objects.requireNonNull(registry, "registry"), null);
@@ -130,28 +156,17 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
             compiled = last;
             id = -1;
             bodyOffset = offset;
-        } else {
-            if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(
-                        -1,
-                        "payload of " + length
-                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
-                        null);
-            }
-            if (array[offset] != 0) {
-                throw DeserializationException.of(
-                        -1,
-                        String.format(
-                                "bad magic byte 0x%02x: not Confluent wire format (expected 0x00)",
-                                array[offset] & 0xff),
-                        null);
-            }
+        } else if (length >= HEADER_LENGTH && array[offset] == 0) {
             id = (array[offset + 1] & 0xff) << 24
                     | (array[offset + 2] & 0xff) << 16
                     | (array[offset + 3] & 0xff) << 8
                     | (array[offset + 4] & 0xff);
-            compiled = id == lastId ? last : lookup(id);
+            compiled = lastKind == LAST_ID && id == lastId ? last : lookup(id);
             bodyOffset = offset + HEADER_LENGTH;
+        } else {
+            compiled = singleObject(array, offset, length);
+            id = -1;
+            bodyOffset = offset + SINGLE_OBJECT_HEADER_LENGTH;
         }
         if (compiled.error != null) {
             throw DeserializationException.of(
@@ -167,6 +182,43 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
             throw DeserializationException.of(
                     id, "Avro body does not match writer schema " + compiled.label + ": " + e.getMessage(), null);
         }
+    }
+
+    /** The plan of a single-object payload; else the payload is too short or of a bad magic byte. */
+    private Compiled singleObject(byte[] array, int offset, int length) {
+        if (length < 2 || array[offset] != (byte) 0xC3 || array[offset + 1] != 0x01) {
+            if (length < HEADER_LENGTH) {
+                throw DeserializationException.of(
+                        -1,
+                        "payload of " + length
+                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
+                        null);
+            }
+            throw DeserializationException.of(
+                    -1,
+                    String.format(
+                            "bad magic byte 0x%02x: not Confluent wire format (expected 0x00) nor Avro "
+                                    + "single-object encoding (0xC3 0x01)",
+                            array[offset] & 0xff),
+                    null);
+        }
+        if (length < SINGLE_OBJECT_HEADER_LENGTH) {
+            throw DeserializationException.of(
+                    -1, "payload of " + length + " byte(s) is shorter than the 10-byte single-object header", null);
+        }
+        long fingerprint = (long) LONG_LE.get(array, offset + 2);
+        if (lastKind == LAST_FINGERPRINT && fingerprint == lastFingerprint) {
+            return last;
+        }
+        Compiled compiled = fingerprintPlans.get(fingerprint);
+        if (compiled == null) {
+            compiled = shared.plans.byFingerprint(fingerprint);
+            fingerprintPlans.put(fingerprint, compiled);
+        }
+        use(compiled);
+        lastKind = LAST_FINGERPRINT;
+        lastFingerprint = fingerprint;
+        return compiled;
     }
 
     /**
@@ -193,10 +245,11 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
     private Compiled lookup(int id) {
         Compiled compiled = plans.get(id);
         if (compiled == null) {
-            compiled = shared.compiled(id);
+            compiled = shared.plans.byId(id);
             plans.put(id, compiled);
         }
         use(compiled);
+        lastKind = LAST_ID;
         lastId = id;
         return compiled;
     }
@@ -213,51 +266,47 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
         return "AvroRowTranscoder[" + shared.mapping + "]";
     }
 
-    /** A writer schema's plan, or why it has none. */
-    static final class Compiled {
-        final RowPlan plan;
-        final AvroMappingException error;
-        final String label;
-
-        Compiled(RowPlan plan, AvroMappingException error, String label) {
-            this.plan = plan;
-            this.error = error;
-            this.label = label;
-        }
-
-        static Compiled of(AvroRowMapping mapping, Schema writer, String label) {
-            try {
-                return new Compiled(mapping.compile(writer), null, label);
-            } catch (AvroMappingException e) {
-                return new Compiled(null, e, label);
-            }
-        }
-    }
-
     /**
      * The shared part: the mapping, the wire format, and the plans compiled so far per writer schema
-     * id. Thread-safe; build one per pipeline and call {@link #build()} once per lane.
+     * id and fingerprint. Thread-safe; build one per pipeline and call {@link #build()} once per lane.
      */
     public static final class Builder {
         private final AvroRowMapping mapping;
-        private final SchemaRegistryClient registry;
         private final Compiled raw;
-        private final ConcurrentHashMap<Integer, Compiled> byId = new ConcurrentHashMap<>();
-        private final AtomicInteger compilations = new AtomicInteger();
+        private final WriterPlans plans;
+        private volatile boolean built;
 
         private Builder(AvroRowMapping mapping, SchemaRegistryClient registry, Schema rawWriter) {
             this.mapping = mapping;
-            this.registry = registry;
-            if (rawWriter != null) {
-                compilations.incrementAndGet();
-                this.raw = new Compiled(mapping.compile(rawWriter), null, rawWriter.getFullName() + " (raw)");
-            } else {
-                this.raw = null;
+            this.plans = new WriterPlans(mapping, registry);
+            this.raw = rawWriter != null ? plans.raw(rawWriter) : null;
+        }
+
+        /**
+         * Where single-object payloads find their writer schema by fingerprint (default
+         * {@link WriterSchemas#shared()}, where a backfill registers its files' schemas); another
+         * instance isolates a test. Call it before the first {@link #build()}.
+         *
+         * @throws IllegalStateException on a {@link #raw raw} builder (raw bodies have no header that
+         *         could name a writer schema), or after {@link #build()}
+         */
+        public Builder writerSchemas(WriterSchemas writerSchemas) {
+            Objects.requireNonNull(writerSchemas, "writerSchemas");
+            if (raw != null) {
+                throw new IllegalStateException("writerSchemas(...) applies to confluent(mapping, registry): raw "
+                        + "bodies have no header that could name a single-object writer schema");
             }
+            if (built) {
+                throw new IllegalStateException(
+                        "writerSchemas(...) must be set before the first build(): lanes already read with the other");
+            }
+            plans.writerSchemas(writerSchemas);
+            return this;
         }
 
         /** A transcoder for one lane. */
         public AvroRowTranscoder build() {
+            built = true;
             return new AvroRowTranscoder(this);
         }
 
@@ -266,41 +315,9 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
             return mapping;
         }
 
-        /** How many writer schemas were compiled so far (each at most once per id). */
+        /** How many writer schemas were compiled so far (each at most once per id or fingerprint). */
         public int compilations() {
-            return compilations.get();
-        }
-
-        Compiled compiled(int id) {
-            Compiled cached = byId.get(id);
-            if (cached != null) {
-                return cached;
-            }
-            Schema writer = writerSchema(id);
-            // Compiled inside computeIfAbsent: exactly once per id even when lanes race on it (compiling
-            // is microseconds of CPU; the registry call, the slow part, is above, outside the map's lock).
-            Compiled compiled = byId.computeIfAbsent(id, key -> {
-                compilations.incrementAndGet();
-                return Compiled.of(mapping, writer, "id " + id + " (" + writer.getFullName() + ")");
-            });
-            return compiled;
-        }
-
-        private Schema writerSchema(int id) {
-            try {
-                return registry.schemaById(id);
-            } catch (SchemaRegistryException e) {
-                if (e.notFound()) {
-                    throw DeserializationException.of(id, "unknown schema id " + id + ": " + e.getMessage(), e);
-                }
-                if (e.invalidAnswer()) {
-                    throw DeserializationException.of(id, "unusable writer schema: " + e.getMessage(), e);
-                }
-                throw new FatalPipelineException(
-                        ErrorClass.DESERIALIZATION,
-                        "cannot fetch writer schema id " + id + " (schema id " + id + "): " + e.getMessage(),
-                        e);
-            }
+            return plans.compilations();
         }
     }
 }

@@ -20,6 +20,11 @@ import org.apache.avro.specific.SpecificRecord;
  * generic records, generated specific records, or the user's own type, resolving each writer schema
  * against one reader schema (schema evolution).
  *
+ * <p>The framings with a header (Confluent, single-object) also read single-object payloads whose
+ * writer schema is registered in a {@link WriterSchemas} (by default {@link WriterSchemas#shared()}):
+ * the rows a backfill reads from object storage carry no registry id, and reach the same chains as
+ * the topic's records.
+ *
  * <pre>{@code
  * SchemaRegistryClient registry = SchemaRegistryClient.builder("http://registry:8081").build();  // one per process
  * AvroDeserializer.Builder<Order> orders = AvroDeserializer.specific(Order.class).confluent(registry);
@@ -47,7 +52,8 @@ import org.apache.avro.specific.SpecificRecord;
  * and applies the {@code deserialize} stage's policy):
  * <ul>
  * <li>{@link dev.etl.error.DeserializationException}: payload shorter than its header, bad magic
- * byte or marker, unknown schema id (the registry said 404) or fingerprint, a writer schema the
+ * byte or marker, unknown schema id (the registry said 404) or fingerprint (not configured, not
+ * in the {@link WriterSchemas}), a writer schema the
  * reader cannot read (naming both schemas and the incompatible fields), a body that does not match
  * its writer schema (truncated, malformed varint, bad union/enum index, trailing bytes), a failed
  * user mapping;</li>
@@ -175,6 +181,7 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
         private SchemaRegistryClient registry;
         private Schema rawWriter;
         private List<Schema> singleObjectWriters;
+        private WriterSchemas writerSchemas;
         private boolean fastPath = true;
         private ErrorPolicy registryUnavailable = ErrorPolicy.FAIL;
 
@@ -182,7 +189,11 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
             this.target = target;
         }
 
-        /** Confluent wire format; writer schemas are fetched by id from {@code registry} (shared). */
+        /**
+         * Confluent wire format; writer schemas are fetched by id from {@code registry} (shared).
+         * Payloads in Avro's single-object encoding (a backfill's rows) are read too, their writer
+         * schemas found by fingerprint in the {@link #writerSchemas WriterSchemas}.
+         */
         public Builder<T> confluent(SchemaRegistryClient registry) {
             this.registry = Objects.requireNonNull(registry, "registry");
             return this;
@@ -194,12 +205,26 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
             return this;
         }
 
-        /** Avro single-object encoding; the writer schema is found by fingerprint among {@code writerSchemas}. */
+        /**
+         * Avro single-object encoding; the writer schema is found by fingerprint among
+         * {@code writerSchemas}, else in the {@link #writerSchemas(WriterSchemas) WriterSchemas}.
+         */
         public Builder<T> singleObject(List<Schema> writerSchemas) {
             if (writerSchemas.isEmpty()) {
                 throw new IllegalArgumentException("at least one writer schema is required");
             }
             this.singleObjectWriters = List.copyOf(writerSchemas);
+            return this;
+        }
+
+        /**
+         * Where single-object payloads find a writer schema by fingerprint when it is not configured
+         * here (default {@link WriterSchemas#shared()}, where a backfill registers its files' schemas);
+         * another instance isolates a test. For {@link #confluent} and {@link #singleObject} only: raw
+         * bodies have no header to tell a single-object payload by.
+         */
+        public Builder<T> writerSchemas(WriterSchemas writerSchemas) {
+            this.writerSchemas = Objects.requireNonNull(writerSchemas, "writerSchemas");
             return this;
         }
 
@@ -228,13 +253,19 @@ public final class AvroDeserializer<T> implements Deserializer<T> {
                 throw new IllegalStateException(
                         "choose exactly one wire format: confluent(registry), raw(schema) or singleObject(schemas)");
             }
+            if (rawWriter != null && writerSchemas != null) {
+                throw new IllegalStateException(
+                        "writerSchemas(...) applies to confluent(registry) and singleObject(schemas): raw(schema) "
+                                + "bodies have no header that could name a single-object writer schema");
+            }
+            WriterSchemas schemas = writerSchemas != null ? writerSchemas : WriterSchemas.shared();
             Framing<T> framing;
             if (registry != null) {
-                framing = new Framing.Confluent<>(target, fastPath, registry);
+                framing = new Framing.Confluent<>(target, fastPath, registry, schemas);
             } else if (rawWriter != null) {
                 framing = new Framing.Raw<>(target, fastPath, rawWriter);
             } else {
-                framing = new Framing.SingleObject<>(target, fastPath, singleObjectWriters);
+                framing = new Framing.SingleObject<>(target, fastPath, singleObjectWriters, schemas);
             }
             return new AvroDeserializer<>(framing, registryUnavailable);
         }

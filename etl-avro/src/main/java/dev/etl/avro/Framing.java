@@ -5,14 +5,16 @@ import java.io.IOException;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.agrona.collections.Int2ObjectHashMap;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaCompatibility;
-import org.apache.avro.SchemaNormalization;
 
 /**
  * How a payload names its writer schema — Confluent header, single-object header, or nothing (raw,
  * one configured writer) — and the lane's cache of decoders per writer schema.
+ *
+ * <p>Every framing with a header also reads Avro single-object payloads ({@code C3 01}, fingerprint,
+ * body) whose writer schema is known by fingerprint ({@link FingerprintWriters}): a Confluent payload
+ * starts with 0x00, so the marker is unambiguous.
  *
  * <p>One instance per deserializer (so per lane): the caches are plain Agrona primitive maps, no
  * locks. A writer schema that the reader cannot read is cached too, as its error, so every record of
@@ -31,7 +33,7 @@ abstract class Framing<T> {
      * Decodes a present payload.
      *
      * @throws DeserializationException (or {@link SchemaRegistryUnavailableException}) naming the
-     *         schema id and what was wrong
+     *         schema id (or fingerprint) and what was wrong
      */
     abstract T decode(byte[] array, int offset, int length, T reuse);
 
@@ -92,27 +94,18 @@ abstract class Framing<T> {
 
         private final SchemaRegistryClient registry;
         private final Int2ObjectHashMap<Writer<T>> writers = new Int2ObjectHashMap<>();
+        private final FingerprintWriters<T> singleObjects;
 
-        Confluent(AvroTarget<T> target, boolean fastPath, SchemaRegistryClient registry) {
+        Confluent(AvroTarget<T> target, boolean fastPath, SchemaRegistryClient registry, WriterSchemas schemas) {
             super(target, fastPath);
             this.registry = registry;
+            this.singleObjects = new FingerprintWriters<>(this, schemas);
         }
 
         @Override
         T decode(byte[] array, int offset, int length, T reuse) {
-            if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(
-                        -1,
-                        "payload of " + length
-                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
-                        null);
-            }
-            byte magic = array[offset];
-            if (magic != 0) {
-                throw DeserializationException.of(
-                        -1,
-                        String.format("bad magic byte 0x%02x: not Confluent wire format (expected 0x00)", magic & 0xff),
-                        null);
+            if (length < HEADER_LENGTH || array[offset] != 0) {
+                return notConfluent(array, offset, length, reuse);
             }
             int schemaId = (array[offset + 1] & 0xff) << 24
                     | (array[offset + 2] & 0xff) << 16
@@ -123,6 +116,27 @@ abstract class Framing<T> {
                 writer = load(schemaId);
             }
             return decodeBody(writer, schemaId, array, offset + HEADER_LENGTH, length - HEADER_LENGTH, reuse);
+        }
+
+        /** A single-object payload (a backfill's row), or a payload too short or of a bad magic byte. */
+        private T notConfluent(byte[] array, int offset, int length, T reuse) {
+            if (FingerprintWriters.isSingleObject(array, offset, length)) {
+                return singleObjects.decode(array, offset, length, reuse);
+            }
+            if (length < HEADER_LENGTH) {
+                throw DeserializationException.of(
+                        -1,
+                        "payload of " + length
+                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
+                        null);
+            }
+            throw DeserializationException.of(
+                    -1,
+                    String.format(
+                            "bad magic byte 0x%02x: not Confluent wire format (expected 0x00) nor Avro single-object "
+                                    + "encoding (0xC3 0x01)",
+                            array[offset] & 0xff),
+                    null);
         }
 
         private Writer<T> load(int schemaId) {
@@ -161,29 +175,30 @@ abstract class Framing<T> {
         }
     }
 
-    /** Avro single-object encoding: {@code C3 01}, 8-byte little-endian CRC-64-AVRO fingerprint, body. */
+    /**
+     * Avro single-object encoding: {@code C3 01}, 8-byte little-endian CRC-64-AVRO fingerprint, body;
+     * writer schemas among the configured ones, else in the {@link WriterSchemas}.
+     */
     static final class SingleObject<T> extends Framing<T> {
-        static final int HEADER_LENGTH = 10;
+        private final FingerprintWriters<T> writers;
 
-        private final Long2ObjectHashMap<Writer<T>> writers = new Long2ObjectHashMap<>();
-
-        SingleObject(AvroTarget<T> target, boolean fastPath, List<Schema> writerSchemas) {
+        SingleObject(AvroTarget<T> target, boolean fastPath, List<Schema> writerSchemas, WriterSchemas schemas) {
             super(target, fastPath);
+            this.writers = new FingerprintWriters<>(this, schemas);
             for (Schema schema : writerSchemas) {
-                long fingerprint = SchemaNormalization.parsingFingerprint64(schema);
-                writers.put(
-                        fingerprint,
-                        compile(schema, schema.getFullName() + " (fingerprint " + Long.toHexString(fingerprint) + ")"));
+                writers.configure(schema);
             }
         }
 
         @Override
         T decode(byte[] array, int offset, int length, T reuse) {
-            if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(
-                        -1, "payload of " + length + " byte(s) is shorter than the 10-byte single-object header", null);
-            }
-            if (array[offset] != (byte) 0xC3 || array[offset + 1] != 0x01) {
+            if (!FingerprintWriters.isSingleObject(array, offset, length)) {
+                if (length < 2) {
+                    throw DeserializationException.of(
+                            -1,
+                            "payload of " + length + " byte(s) is shorter than the 10-byte single-object header",
+                            null);
+                }
                 throw DeserializationException.of(
                         -1,
                         String.format(
@@ -191,19 +206,7 @@ abstract class Framing<T> {
                                 array[offset] & 0xff, array[offset + 1] & 0xff),
                         null);
             }
-            long fingerprint = 0;
-            for (int i = 7; i >= 0; i--) {
-                fingerprint = fingerprint << 8 | (array[offset + 2 + i] & 0xff);
-            }
-            Writer<T> writer = writers.get(fingerprint);
-            if (writer == null) {
-                throw DeserializationException.of(
-                        -1,
-                        "unknown writer schema fingerprint " + Long.toHexString(fingerprint) + " (not among the "
-                                + writers.size() + " configured schemas)",
-                        null);
-            }
-            return decodeBody(writer, -1, array, offset + HEADER_LENGTH, length - HEADER_LENGTH, reuse);
+            return writers.decode(array, offset, length, reuse);
         }
     }
 }
