@@ -100,7 +100,7 @@ public final class BackfillPlanner {
             List<WorkItem> items = new ArrayList<>();
             long bytes = 0;
             for (ObjectInfo object : objects) {
-                BackfillFormat f = format != null ? formats.byName(format) : formats.forKey(object.key());
+                BackfillFormat f = format != null ? formats.named(format) : formats.forKey(object.key());
                 try {
                     items.addAll(f.plan(store, object, splitBytes));
                 } catch (CorruptSplitException e) {
@@ -131,7 +131,8 @@ public final class BackfillPlanner {
         }
         List<ObjectInfo> listed = new ArrayList<>();
         for (ObjectInfo o : store.list(bucket, prefix)) {
-            if (o.key().endsWith("/") || (format == null && !formats.matchesAny(o.key()))) {
+            if (o.key().endsWith("/")
+                    || (format == null && formats.findForKey(o.key()).isEmpty())) {
                 log.info("backfill planner: skipping s3://{}/{} (no format reads it)", bucket, o.key());
                 continue;
             }

@@ -121,7 +121,7 @@ final class PartitionReader implements Runnable, RowOutput {
         }
         BackfillFormat format;
         try {
-            format = formats.byName(item.item().format());
+            format = formats.named(item.item().format());
         } catch (IllegalArgumentException e) {
             finish(
                     null,

@@ -213,7 +213,7 @@ class BackfillLaneIT {
             KafkaTestTopics topics, MemoryObjectStore store, String work, int partitions, long split) {
         return BackfillPlanner.builder()
                 .store(store)
-                .formats(BackfillFormats.of(new LinesFormat()))
+                .formats(BackfillFormats.of(java.util.List.of(new LinesFormat())))
                 .kafka(Map.of("bootstrap.servers", topics.bootstrapServers()))
                 .workTopic(work)
                 .partitions(partitions)
@@ -246,7 +246,7 @@ class BackfillLaneIT {
                         .progressInterval(Duration.ofMillis(500))
                         .meterRegistry(registry))
                 .build();
-        return new S3BackfillSource(config, BackfillFormats.of(new LinesFormat()));
+        return new S3BackfillSource(config, BackfillFormats.of(java.util.List.of(new LinesFormat())));
     }
 
     private static PipelineRuntime pipeline(

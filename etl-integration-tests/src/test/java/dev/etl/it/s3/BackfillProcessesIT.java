@@ -55,7 +55,10 @@ class BackfillProcessesIT {
         Process run1 = start(topics, buckets, work, group, out1, 25, dir.resolve("run-1.log"));
         try {
             await(Duration.ofSeconds(90), "run 1 to write 40k rows durably", () -> lines(out1) >= 40_000);
-            await(Duration.ofSeconds(20), "run 1 to commit a work item", () -> sum(committed(topics.admin(), group)) > 0);
+            await(
+                    Duration.ofSeconds(20),
+                    "run 1 to commit a work item",
+                    () -> sum(committed(topics.admin(), group)) > 0);
         } finally {
             run1.destroyForcibly(); // SIGKILL: no drain, no final commit
             assertThat(run1.waitFor(20, TimeUnit.SECONDS)).isTrue();
@@ -65,14 +68,22 @@ class BackfillProcessesIT {
 
         Path out2 = dir.resolve("run-2.txt");
         Process run2 = start(topics, buckets, work, group, out2, 0, dir.resolve("run-2.log"));
-        assertThat(run2.waitFor(150, TimeUnit.SECONDS)).as("run 2 ends by itself").isTrue();
-        assertThat(run2.exitValue()).as("run 2's exit status; log: " + tail(dir.resolve("run-2.log"))).isZero();
+        assertThat(run2.waitFor(150, TimeUnit.SECONDS))
+                .as("run 2 ends by itself")
+                .isTrue();
+        assertThat(run2.exitValue())
+                .as("run 2's exit status; log: " + tail(dir.resolve("run-2.log")))
+                .isZero();
         long written2 = lines(out2);
         BitSet union = new BitSet();
         read(out1, union);
         read(out2, union);
-        log.info("backfill crash: run 1 wrote {} rows before the kill, run 2 wrote {}; union {} of {}", written1, written2,
-                union.cardinality(), N);
+        log.info(
+                "backfill crash: run 1 wrote {} rows before the kill, run 2 wrote {}; union {} of {}",
+                written1,
+                written2,
+                union.cardinality(),
+                N);
         assertThat(union.nextClearBit(0)).as("first row never written durably").isGreaterThanOrEqualTo(N);
         assertThat(written2).as("run 2 skips the work items run 1 committed").isLessThan(N);
     }
@@ -90,19 +101,34 @@ class BackfillProcessesIT {
         Path outB = dir.resolve("b.txt");
         Process a = start(topics, buckets, work, group, outA, 10, dir.resolve("a.log"));
         Process b = start(topics, buckets, work, group, outB, 10, dir.resolve("b.log"));
-        assertThat(a.waitFor(180, TimeUnit.SECONDS)).as("instance a ends by itself").isTrue();
-        assertThat(b.waitFor(60, TimeUnit.SECONDS)).as("instance b ends by itself").isTrue();
-        assertThat(a.exitValue()).as("a's exit status; log: " + tail(dir.resolve("a.log"))).isZero();
-        assertThat(b.exitValue()).as("b's exit status; log: " + tail(dir.resolve("b.log"))).isZero();
+        assertThat(a.waitFor(180, TimeUnit.SECONDS))
+                .as("instance a ends by itself")
+                .isTrue();
+        assertThat(b.waitFor(60, TimeUnit.SECONDS))
+                .as("instance b ends by itself")
+                .isTrue();
+        assertThat(a.exitValue())
+                .as("a's exit status; log: " + tail(dir.resolve("a.log")))
+                .isZero();
+        assertThat(b.exitValue())
+                .as("b's exit status; log: " + tail(dir.resolve("b.log")))
+                .isZero();
         BitSet union = new BitSet();
         read(outA, union);
         read(outB, union);
         long rows = lines(outA) + lines(outB);
-        log.info("shared backfill: a wrote {}, b wrote {}, union {} of {}", lines(outA), lines(outB), union.cardinality(), N);
+        log.info(
+                "shared backfill: a wrote {}, b wrote {}, union {} of {}",
+                lines(outA),
+                lines(outB),
+                union.cardinality(),
+                N);
         assertThat(union.nextClearBit(0)).as("first row never written").isGreaterThanOrEqualTo(N);
         assertThat(lines(outA)).as("a took part").isPositive();
         assertThat(lines(outB)).as("b took part").isPositive();
-        assertThat(rows - union.cardinality()).as("rows written twice (a rebalance drains and commits)").isZero();
+        assertThat(rows - union.cardinality())
+                .as("rows written twice (a rebalance drains and commits)")
+                .isZero();
         Map<TopicPartition, Long> end = dev.etl.it.support.ConsumerGroupOffsets.endOffsets(topics.admin(), work, 4);
         assertThat(committed(topics.admin(), group)).isEqualTo(end);
     }
@@ -116,22 +142,24 @@ class BackfillProcessesIT {
             for (int i = 0; i < ROWS_PER_OBJECT; i++) {
                 text.append(n++).append('\n');
             }
-            byte[] bytes = text.toString().getBytes(StandardCharsets.US_ASCII);
-            String key = "orders/part-" + object + ".ndjson";
-            if (object % 2 == 1) {
+            byte[] plain = text.toString().getBytes(StandardCharsets.US_ASCII);
+            boolean gzip = object % 2 == 1;
+            String key = "orders/part-" + object + ".ndjson" + (gzip ? ".gz" : "");
+            byte[] bytes = plain;
+            if (gzip) {
                 ByteArrayOutputStream gz = new ByteArrayOutputStream();
                 try (GZIPOutputStream out = new GZIPOutputStream(gz)) {
-                    out.write(bytes);
+                    out.write(plain);
                 }
                 bytes = gz.toByteArray();
-                key += ".gz";
             }
             buckets.client().putObject(b -> b.bucket(bucket).key(key), RequestBody.fromBytes(bytes));
         }
         return bucket;
     }
 
-    private static void plan(KafkaTestTopics topics, S3TestBuckets buckets, String bucket, String work) throws IOException {
+    private static void plan(KafkaTestTopics topics, S3TestBuckets buckets, String bucket, String work)
+            throws IOException {
         S3InfraEndpoints s3 = buckets.endpoints();
         try (S3ObjectStore store = store(s3)) {
             BackfillPlanner.Result result = BackfillPlanner.builder()
@@ -143,7 +171,9 @@ class BackfillProcessesIT {
                     .splitBytes(8 * 1024)
                     .build()
                     .plan();
-            assertThat(result.items()).as("plain objects split, gzip ones whole").isGreaterThan(OBJECTS);
+            assertThat(result.items())
+                    .as("plain objects split, gzip ones whole")
+                    .isGreaterThan(OBJECTS);
         }
     }
 
