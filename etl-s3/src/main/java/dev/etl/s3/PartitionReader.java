@@ -1,7 +1,6 @@
 package dev.etl.s3;
 
 import java.io.IOException;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -35,8 +34,11 @@ final class PartitionReader implements Runnable, RowOutput {
     private final S3BackfillConfig config;
     private final Thread laneThread;
     private final ConcurrentLinkedQueue<Submitted> inbox = new ConcurrentLinkedQueue<>();
-    private final ArrayBlockingQueue<RowSegment> ready;
-    private final ArrayBlockingQueue<RowSegment> free;
+    /** Published segments, oldest first (lock-free: the lane takes them without a lock; bounded by the segments). */
+    private final ConcurrentLinkedQueue<RowSegment> ready = new ConcurrentLinkedQueue<>();
+    /** Segments the lane gave back. */
+    private final ConcurrentLinkedQueue<RowSegment> free = new ConcurrentLinkedQueue<>();
+
     private volatile boolean cancelled;
     private volatile Thread thread;
     private RowSegment current;
@@ -51,8 +53,6 @@ final class PartitionReader implements Runnable, RowOutput {
         this.config = config;
         this.laneThread = laneThread;
         int segments = config.readAheadSegments() + 1;
-        this.ready = new ArrayBlockingQueue<>(segments);
-        this.free = new ArrayBlockingQueue<>(segments);
         int rows = Math.max(64, Math.min(65_536, config.segmentBytes() / 16));
         for (int i = 0; i < segments; i++) {
             free.add(new RowSegment(config.segmentBytes(), rows));
@@ -78,6 +78,10 @@ final class PartitionReader implements Runnable, RowOutput {
         ready.poll();
         segment.item = null;
         free.offer(segment);
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
     }
 
     /** Any thread: stops reading; the thread ends at its next row or wait. */
@@ -217,30 +221,24 @@ final class PartitionReader implements Runnable, RowOutput {
         return current;
     }
 
+    /** A free segment, waiting (parked, woken by the lane's {@link #consumed}) while the lane holds them all. */
     private RowSegment take() {
-        try {
-            RowSegment s;
-            while ((s = free.poll(WAIT_NS, TimeUnit.NANOSECONDS)) == null) {
-                if (cancelled) {
-                    throw new ReadCancelledException();
-                }
+        RowSegment s;
+        while ((s = free.poll()) == null) {
+            if (cancelled) {
+                throw new ReadCancelledException();
             }
-            return s;
-        } catch (InterruptedException e) {
-            throw new ReadCancelledException();
+            LockSupport.parkNanos(this, WAIT_NS);
         }
+        return s;
     }
 
+    /** Hands a segment to the lane: never waits (only the reader's own segments circulate). */
     private void publish(RowSegment segment) {
-        try {
-            while (!ready.offer(segment, WAIT_NS, TimeUnit.NANOSECONDS)) {
-                if (cancelled) {
-                    throw new ReadCancelledException();
-                }
-            }
-        } catch (InterruptedException e) {
+        if (cancelled) {
             throw new ReadCancelledException();
         }
+        ready.offer(segment);
         LockSupport.unpark(laneThread);
     }
 
