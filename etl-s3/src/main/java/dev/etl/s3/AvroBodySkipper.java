@@ -1,10 +1,7 @@
 package dev.etl.s3;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.avro.Schema;
 
@@ -17,13 +14,13 @@ import org.apache.avro.Schema;
  * split read); allocates nothing per value.
  */
 final class AvroBodySkipper {
-    private static final int VARINT = 0;
-    private static final int FIXED = 1;
-    private static final int BYTES = 2;
-    private static final int UNION = 3;
-    private static final int ARRAY = 4;
-    private static final int MAP = 5;
-    private static final int CALL = 6;
+    static final int VARINT = 0;
+    static final int FIXED = 1;
+    static final int BYTES = 2;
+    static final int UNION = 3;
+    static final int ARRAY = 4;
+    static final int MAP = 5;
+    static final int CALL = 6;
 
     /** Programs by id; 0 is the writer schema's. */
     private final int[][] programs;
@@ -40,13 +37,8 @@ final class AvroBodySkipper {
     }
 
     static AvroBodySkipper compile(Schema writer) {
-        Compiler compiler = new Compiler();
-        compiler.findRecursive(writer, Collections.newSetFromMap(new IdentityHashMap<>()));
-        compiler.programs.add(null);
-        compiler.programs.set(0, compiler.body(writer));
         return new AvroBodySkipper(
-                compiler.programs.toArray(new int[0][]),
-                minBytes(writer, Collections.newSetFromMap(new IdentityHashMap<>())));
+                AvroSkipCompiler.compile(writer), minBytes(writer, Collections.newSetFromMap(new IdentityHashMap<>())));
     }
 
     /** The fewest bytes one value can take (0 for a record of nulls): bounds a block's record count. */
@@ -233,170 +225,6 @@ final class AvroBodySkipper {
 
         Malformed(String message) {
             super(message, null, false, false);
-        }
-    }
-
-    private static final class Compiler {
-        final List<int[]> programs = new ArrayList<>();
-        final Set<Schema> recursive = Collections.newSetFromMap(new IdentityHashMap<>());
-        final Map<Schema, Integer> recordPrograms = new IdentityHashMap<>();
-
-        void findRecursive(Schema s, Set<Schema> onStack) {
-            switch (s.getType()) {
-                case RECORD:
-                    if (onStack.contains(s)) {
-                        recursive.add(s);
-                        return;
-                    }
-                    onStack.add(s);
-                    for (Schema.Field f : s.getFields()) {
-                        findRecursive(f.schema(), onStack);
-                    }
-                    onStack.remove(s);
-                    return;
-                case ARRAY:
-                    findRecursive(s.getElementType(), onStack);
-                    return;
-                case MAP:
-                    findRecursive(s.getValueType(), onStack);
-                    return;
-                case UNION:
-                    for (Schema branch : s.getTypes()) {
-                        findRecursive(branch, onStack);
-                    }
-                    return;
-                default:
-            }
-        }
-
-        int[] body(Schema s) {
-            Code code = new Code();
-            emit(s, code);
-            return code.toArray();
-        }
-
-        /** A separate program for {@code s}, or -1 when its values take no bytes. */
-        int program(Schema s) {
-            int[] body = body(s);
-            if (body.length == 0) {
-                return -1;
-            }
-            programs.add(body);
-            return programs.size() - 1;
-        }
-
-        void emit(Schema s, Code code) {
-            switch (s.getType()) {
-                case NULL:
-                    return;
-                case BOOLEAN:
-                    code.fixed(1);
-                    return;
-                case INT:
-                case LONG:
-                case ENUM:
-                    code.op(VARINT);
-                    return;
-                case FLOAT:
-                    code.fixed(4);
-                    return;
-                case DOUBLE:
-                    code.fixed(8);
-                    return;
-                case FIXED:
-                    code.fixed(s.getFixedSize());
-                    return;
-                case STRING:
-                case BYTES:
-                    code.op(BYTES);
-                    return;
-                case RECORD:
-                    if (recursive.contains(s)) {
-                        code.op(CALL, recordProgram(s));
-                    } else {
-                        for (Schema.Field f : s.getFields()) {
-                            emit(f.schema(), code);
-                        }
-                    }
-                    return;
-                case ARRAY:
-                    code.op(ARRAY, program(s.getElementType()));
-                    return;
-                case MAP:
-                    code.op(MAP, program(s.getValueType()));
-                    return;
-                case UNION: {
-                    List<Schema> branches = s.getTypes();
-                    int[] targets = new int[branches.size()];
-                    for (int i = 0; i < targets.length; i++) {
-                        targets[i] = program(branches.get(i));
-                    }
-                    code.op(UNION, targets.length);
-                    for (int target : targets) {
-                        code.add(target);
-                    }
-                    return;
-                }
-                default:
-                    throw new IllegalArgumentException("unknown Avro type " + s.getType());
-            }
-        }
-
-        private int recordProgram(Schema record) {
-            Integer id = recordPrograms.get(record);
-            if (id != null) {
-                return id;
-            }
-            int reserved = programs.size();
-            programs.add(new int[0]);
-            recordPrograms.put(record, reserved);
-            Code code = new Code();
-            for (Schema.Field f : record.getFields()) {
-                emit(f.schema(), code);
-            }
-            programs.set(reserved, code.toArray());
-            return reserved;
-        }
-    }
-
-    private static final class Code {
-        private int[] ops = new int[16];
-        private int size;
-        private int lastFixed = -1;
-
-        void fixed(int n) {
-            if (n == 0) {
-                return;
-            }
-            if (lastFixed >= 0 && lastFixed == size - 2) {
-                ops[size - 1] += n;
-                return;
-            }
-            op(FIXED, n);
-            lastFixed = size - 2;
-        }
-
-        void op(int op) {
-            add(op);
-            lastFixed = -1;
-        }
-
-        void op(int op, int operand) {
-            add(op);
-            add(operand);
-            lastFixed = -1;
-        }
-
-        void add(int value) {
-            if (size == ops.length) {
-                ops = java.util.Arrays.copyOf(ops, size * 2);
-            }
-            ops[size++] = value;
-            lastFixed = -1;
-        }
-
-        int[] toArray() {
-            return java.util.Arrays.copyOf(ops, size);
         }
     }
 }

@@ -14,6 +14,11 @@ import java.util.Arrays;
 final class AvroSplitReader implements AutoCloseable {
     /** The first window for reading a header: most headers (schema included) fit. */
     private static final int HEADER_PROBE = 16 * 1024;
+    /**
+     * A split's first GET reaches this far past its end, where its last block usually ends (Avro's
+     * writers cut blocks at 64 KiB before compression): one request instead of two.
+     */
+    private static final int TAIL_BYTES = 64 * 1024;
     /** Blocks with more records are delimited twice (check, then deliver) instead of keeping offsets. */
     private static final int MAX_OFFSETS = 1 << 20;
 
@@ -53,7 +58,7 @@ final class AvroSplitReader implements AutoCloseable {
         long end = item.end() < 0 ? Long.MAX_VALUE : item.end();
         AvroContainerHeader header;
         if (item.start() == 0) {
-            in = new AvroFileInput(ObjectRange.of(store, item, 0, item.end(), out), where);
+            in = new AvroFileInput(ObjectRange.of(store, item, 0, withTail(item.end()), out), where);
             header = AvroContainerHeader.read(in);
         } else {
             header = header(store, item, out);
@@ -65,13 +70,13 @@ final class AvroSplitReader implements AutoCloseable {
         if (item.start() > header.length()) {
             // The first block that begins at or after start follows the first sync marker ending there.
             long scanFrom = Math.max(item.start() - AvroContainerHeader.SYNC_SIZE, header.length());
-            in = new AvroFileInput(ObjectRange.of(store, item, scanFrom, item.end(), out), where);
+            in = new AvroFileInput(ObjectRange.of(store, item, scanFrom, withTail(item.end()), out), where);
             long markerBefore = end == Long.MAX_VALUE ? Long.MAX_VALUE : end - AvroContainerHeader.SYNC_SIZE;
             if (!in.skipPastSync(sync, markerBefore)) {
                 return;
             }
         } else if (in == null) {
-            in = new AvroFileInput(ObjectRange.of(store, item, header.length(), item.end(), out), where);
+            in = new AvroFileInput(ObjectRange.of(store, item, header.length(), withTail(item.end()), out), where);
         }
         long skip = skipRows;
         while (in.position() < end && !in.atEnd()) {
@@ -190,6 +195,10 @@ final class AvroSplitReader implements AutoCloseable {
         if (!Arrays.equals(trailer, sync)) {
             throw corrupt("the sync marker after the block does not match the header's", at);
         }
+    }
+
+    private static long withTail(long end) {
+        return end < 0 ? -1 : end + TAIL_BYTES;
     }
 
     private CorruptSplitException corrupt(String what, long at) {

@@ -35,6 +35,12 @@ public final class NdjsonFormat implements BackfillFormat {
 
     private static final String[] EXTENSIONS = {".ndjson", ".jsonl", ".json"};
 
+    /**
+     * A split's first GET reaches this far past its end, where its last line usually ends: one request
+     * a split instead of two (a longer last line extends the read).
+     */
+    private static final int TAIL_BYTES = 16 * 1024;
+
     private final int maxLineBytes;
 
     /** With the default line limit of 16 MiB. */
@@ -107,7 +113,7 @@ public final class NdjsonFormat implements BackfillFormat {
         long end = item.end() < 0 ? Long.MAX_VALUE : item.end();
         if (item.start() > 0) {
             // A split of a plain object: its lines start after the first line break at or after start - 1.
-            try (ObjectRange range = ObjectRange.of(store, item, item.start() - 1, item.end(), out)) {
+            try (ObjectRange range = ObjectRange.of(store, item, item.start() - 1, withTail(item.end()), out)) {
                 LineReader lines = new LineReader(range, item.start() - 1, maxLineBytes, where, "byte");
                 if (lines.skipPastNewline()) {
                     lines.deliver(end, skipRows, out);
@@ -115,7 +121,7 @@ public final class NdjsonFormat implements BackfillFormat {
             }
             return;
         }
-        try (ObjectRange range = ObjectRange.of(store, item, 0, item.end(), out)) {
+        try (ObjectRange range = ObjectRange.of(store, item, 0, withTail(item.end()), out)) {
             Compression compression = Compression.NONE;
             InputStream source = range;
             if (item.wholeObject()) {
@@ -167,6 +173,10 @@ public final class NdjsonFormat implements BackfillFormat {
     @Override
     public String toString() {
         return "NdjsonFormat[maxLineBytes=" + maxLineBytes + "]";
+    }
+
+    private static long withTail(long end) {
+        return end < 0 ? -1 : end + TAIL_BYTES;
     }
 
     private static String stripCompression(String key) {
