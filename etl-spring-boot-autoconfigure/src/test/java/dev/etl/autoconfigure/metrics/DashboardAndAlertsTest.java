@@ -619,6 +619,7 @@ class DashboardAndAlertsTest {
         private final Object lagGauges;
         private final ClickHouseShardWriter writer;
         private final KafkaDeadLetterWriter deadLetter;
+        private final dev.etl.s3.S3BackfillSource backfill;
 
         ConnectorMeters(MeterRegistry registry, String pipeline) throws Exception {
             KafkaSourceConfig kafka = KafkaSourceConfig.builder()
@@ -682,12 +683,23 @@ class DashboardAndAlertsTest {
                     Duration.ofSeconds(1),
                     new KafkaDeadLetterWriter.Options(
                             KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES, false, registry, pipeline));
+            // The backfill source's meters (registered when it is built; nothing connects before a lane opens).
+            this.backfill = new dev.etl.s3.S3BackfillSource(dev.etl.s3.S3BackfillConfig.builder()
+                    .workTopic(kafka)
+                    .store(dev.etl.s3.S3ObjectStore.builder()
+                            .endpoint("http://127.0.0.1:9")
+                            .credentials("a", "b")
+                            .build())
+                    .meterRegistry(registry)
+                    .pipeline(pipeline)
+                    .build());
         }
 
         @Override
         public void close() throws Exception {
             this.writer.close();
             this.deadLetter.close();
+            this.backfill.close();
             Method close = this.lagGauges.getClass().getDeclaredMethod("close");
             close.setAccessible(true);
             close.invoke(this.lagGauges);
