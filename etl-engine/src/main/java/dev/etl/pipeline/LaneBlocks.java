@@ -170,12 +170,25 @@ final class LaneBlocks implements BlockChains.DueListener {
     /** The batch of {@code partition} ended; the next record cannot be below {@code nextOffset}. */
     void afterBatch(int partition, long nextOffset) {
         PartitionBlocks b = blocks(partition);
-        if (b != null && b.blockStart >= 0) {
-            if (nextOffset > b.position) {
-                b.position = nextOffset;
-            }
-            sealReachedReplayBoundaries(b);
+        if (b == null) {
+            return;
         }
+        if (b.blockStart < 0) {
+            // A batch without records (a source may end a unit of work with one, e.g. a backfill item
+            // with no rows) and no committed offset: nothing before its end held a row, so blocks start
+            // there and it is committable as is.
+            b.startIfUnknown(nextOffset);
+            return;
+        }
+        if (nextOffset > b.position) {
+            b.position = nextOffset;
+            if (b.openedNs < 0 && b.replayRemaining() == 0) {
+                // The position moved past the last record without one (records the source skipped, an
+                // empty batch): the linger still applies, so the open range is sealed and committed.
+                b.openedNs = nowNs;
+            }
+        }
+        sealReachedReplayBoundaries(b);
     }
 
     /**

@@ -19,7 +19,12 @@ public interface PartitionBatch {
     /** Number of records in the batch. */
     int size();
 
-    /** Offset of the last record in the batch (the batch covers up to {@code lastOffset() + 1}). */
+    /**
+     * The batch covers the source's positions up to {@code lastOffset() + 1}: usually the offset of its last
+     * record, but a source may cover more than its records (a backfill ends a work item with its item's
+     * last position), and a batch may have no record at all ({@link #size()} 0) to move the position on.
+     * Strictly increasing from batch to batch of a partition.
+     */
     long lastOffset();
 
     /** Advances to the next record; false when the batch is exhausted. */

@@ -63,6 +63,9 @@ class BlockReplayPropertyTest {
         long[] offsets = offsets(random, 50 + random.nextInt(400));
         int crashAt = random.nextInt(offsets.length + 1); // records processed by the first owner
         Owner first = new Owner(random, CommittedPosition.NONE);
+        if (random.nextInt(4) == 0 && offsets[0] > 0) {
+            first.emptyBatch(offsets[0]); // before any record, without a committed offset
+        }
         first.process(offsets, 0, crashAt);
         // The first owner dies: what it committed last is what the second owner reads.
         Owner second = new Owner(random, first.committed);
@@ -72,6 +75,11 @@ class BlockReplayPropertyTest {
             from++;
         }
         second.process(offsets, from, offsets.length);
+        if (random.nextBoolean()) {
+            long end = offsets[offsets.length - 1] + 1 + random.nextInt(50);
+            second.emptyBatch(end); // the last batch has no records
+            second.runsToTheEnd(end);
+        }
         second.finish();
 
         for (Map.Entry<String, byte[]> written : first.written.entrySet()) {
@@ -178,6 +186,9 @@ class BlockReplayPropertyTest {
         void process(long[] offsets, int from, int to) {
             int i = from;
             while (i < to) {
+                if (random.nextInt(6) == 0 && offsets[i] > lastProcessedNext) {
+                    emptyBatch(offsets[i]); // a batch with no records up to the next record (a source's marker)
+                }
                 int batchEnd = Math.min(to, i + 1 + random.nextInt(20));
                 AckRef ack = new AckRef(PARTITION, 1, i, acks);
                 for (; i < batchEnd; i++) {
@@ -204,6 +215,31 @@ class BlockReplayPropertyTest {
                     chains.flush(); // hand off (write) what is released
                 }
             }
+        }
+
+        /** A batch without records ending at {@code next} (e.g. a backfill item's end): acked at once. */
+        void emptyBatch(long next) {
+            blocks.afterBatch(PARTITION, next);
+            lastProcessedNext = next;
+            nowNs += random.nextInt(30) * 1_000_000L;
+            blocks.tick(nowNs);
+            maybeCommit(random.nextInt(3) == 0);
+        }
+
+        /**
+         * Without a drain: once the linger has passed, the loop's seals and commits reach {@code end}, the
+         * position after an empty last batch (nothing may stay uncommitted while the lane runs).
+         */
+        void runsToTheEnd(long end) {
+            for (int round = 0; round < 1_000 && committed.offset() != end; round++) {
+                nowNs += 100_000_000L;
+                blocks.tick(nowNs);
+                maybeCommit(false);
+                chains.flush();
+            }
+            assertThat(committed.offset())
+                    .as("committed without a drain after an empty last batch")
+                    .isEqualTo(end);
         }
 
         /** A commit attempt: built from the blocks, then succeeding or (sometimes) failing. */

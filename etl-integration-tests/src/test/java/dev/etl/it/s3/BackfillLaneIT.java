@@ -158,6 +158,29 @@ class BackfillLaneIT {
     }
 
     @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void anItemWithNoRowsLastInItsPartitionIsCommittedAndTheBackfillEnds(KafkaTestTopics topics) throws Exception {
+        MemoryObjectStore store = new MemoryObjectStore();
+        store.put(BUCKET, "empty/a.lines", "0\n1\n2\n".getBytes(StandardCharsets.US_ASCII));
+        store.put(BUCKET, "empty/z.lines", new byte[0]);
+        String work = topics.create("backfill-empty", 1);
+        planner(topics, store, work, 1, 1000).plan();
+        CaptureSink capture = CaptureSink.create("capture", 1);
+        S3BackfillSource source = source(topics, store, work, "it-" + work, new SimpleMeterRegistry(), b -> b);
+        PipelineRuntime runtime = pipeline("backfill-empty", 1, source, capture, true, new SimpleMeterRegistry());
+        runtime.start();
+        try {
+            assertThat(source.awaitDone(Duration.ofSeconds(30)))
+                    .as("deterministic blocks seal and commit past an empty last item while running")
+                    .isTrue();
+        } finally {
+            runtime.shutdown();
+            runtime.awaitTermination(Duration.ofSeconds(20));
+        }
+        assertThat(Tally.of(capture.script()).rows).isEqualTo(3);
+    }
+
+    @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void corruptItemsFailThePipelineOrAreSkippedAndCountedUnderSkip(KafkaTestTopics topics) throws Exception {
         MemoryObjectStore store = new MemoryObjectStore();
