@@ -6,17 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ListOffsetsResult;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +27,7 @@ final class BackfillCompletion implements AutoCloseable {
 
     private final S3BackfillConfig config;
     private final BackfillProgress progress;
-    private final Admin admin;
-    private final Map<TopicPartition, Long> start = new HashMap<>();
+    private volatile Admin admin;
     private final Map<TopicPartition, Long> end = new HashMap<>();
     private final CountDownLatch done = new CountDownLatch(1);
     private final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
@@ -44,8 +37,6 @@ final class BackfillCompletion implements AutoCloseable {
     BackfillCompletion(S3BackfillConfig config, BackfillProgress progress) {
         this.config = config;
         this.progress = progress;
-        this.admin =
-                Admin.create(KafkaClientSettings.admin(config.workTopic().consumerProperties(), "backfill-progress"));
     }
 
     /**
@@ -58,40 +49,20 @@ final class BackfillCompletion implements AutoCloseable {
             return;
         }
         String topic = config.workTopicName();
-        try {
-            TopicDescription description = admin.describeTopics(List.of(topic))
-                    .allTopicNames()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                    .get(topic);
-            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            description.partitions().forEach(p -> {
-                TopicPartition tp = new TopicPartition(topic, p.partition());
-                earliest.put(tp, OffsetSpec.earliest());
-                latest.put(tp, OffsetSpec.latest());
-            });
-            offsets(admin.listOffsets(earliest), start);
-            offsets(admin.listOffsets(latest), end);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                throw new IllegalStateException(
-                        "the backfill's work topic '" + topic + "' does not exist: plan the backfill"
-                                + " first (etl.source.s3.plan=true, or POST /actuator/etlbackfill)",
-                        e.getCause());
-            }
-            throw new IllegalStateException(
-                    "cannot read the extent of the work topic '" + topic + "': " + e.getCause(), e);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(
-                    "cannot read the extent of the work topic '" + topic + "' within " + TIMEOUT, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted reading the work topic's extent", e);
+        WorkListScan.Extent extent = WorkListScan.scan(config.workTopic().consumerProperties(), topic, TIMEOUT)
+                .orElseThrow(() -> new IllegalStateException("the backfill's work topic '" + topic
+                        + "' does not exist: plan the backfill first (etl.source.s3.mode=plan)"));
+        if (extent.items() == 0) {
+            throw new IllegalStateException("the backfill's work topic '" + topic + "' holds no work items: plan the"
+                    + " backfill first (etl.source.s3.mode=plan; a plan that found no objects writes none)");
         }
-        long total = 0;
-        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
-            total += e.getValue() - start.get(e.getKey());
-        }
+        extent.truncated().ifPresent(tp -> {
+            throw new IllegalStateException("work items were deleted from the work topic '" + topic + "' (partition "
+                    + tp.partition() + " starts at offset " + extent.earliest().get(tp) + ", by retention or"
+                    + " DeleteRecords): their data would never be read; plan again into a new work topic");
+        });
+        end.putAll(extent.afterLast());
+        long total = extent.items();
         progress.itemsTotal.set(total);
         log.info(
                 "pipeline={} backfill: {} work item(s) in {} (group {}), reading from {}",
@@ -100,14 +71,10 @@ final class BackfillCompletion implements AutoCloseable {
                 topic,
                 config.workTopic().groupId(),
                 config.store().describe());
+        admin = Admin.create(KafkaClientSettings.admin(config.workTopic().consumerProperties(), "backfill-progress"));
         thread = new Thread(this::run, "etl-backfill-" + config.pipeline());
         thread.setDaemon(true);
         thread.start();
-    }
-
-    private static void offsets(ListOffsetsResult result, Map<TopicPartition, Long> into)
-            throws ExecutionException, InterruptedException, TimeoutException {
-        result.all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS).forEach((tp, info) -> into.put(tp, info.offset()));
     }
 
     private void run() {
@@ -143,12 +110,10 @@ final class BackfillCompletion implements AutoCloseable {
         long items = 0;
         boolean all = true;
         for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
-            long first = start.get(e.getKey());
-            long last = e.getValue();
             OffsetAndMetadata c = committed.get(e.getKey());
-            long at = c == null ? first : Math.max(first, Math.min(last, c.offset()));
-            items += at - first;
-            all &= at >= last;
+            long at = c == null ? 0 : c.offset();
+            items += Math.min(at, e.getValue()); // approximate: offsets also count transaction markers
+            all &= at >= e.getValue();
         }
         progress.itemsCommitted.set(items);
         long total = progress.itemsTotal.get();
@@ -218,7 +183,9 @@ final class BackfillCompletion implements AutoCloseable {
             if (t != null) {
                 t.interrupt();
             }
-            admin.close(Duration.ofSeconds(5));
+            if (admin != null) {
+                admin.close(Duration.ofSeconds(5));
+            }
         }
     }
 }

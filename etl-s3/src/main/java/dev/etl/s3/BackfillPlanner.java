@@ -1,6 +1,7 @@
 package dev.etl.s3;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,19 +10,16 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,7 +88,7 @@ public final class BackfillPlanner {
      */
     public Result plan() throws IOException {
         try (Admin admin = Admin.create(KafkaClientSettings.admin(kafka, "backfill-planner"))) {
-            Optional<Long> existing = existingRecords(admin);
+            Optional<Long> existing = existingRecords(false);
             if (existing.isPresent() && existing.get() > 0) {
                 Result r = new Result(workTopic, true, existing.get(), 0, 0, 0);
                 log.info("backfill planner: {}", r);
@@ -114,7 +112,12 @@ public final class BackfillPlanner {
             if (existing.isEmpty()) {
                 create(admin);
             }
-            write(items);
+            if (!write(items)) {
+                long now = existingRecords(false).orElse(0L);
+                Result r = new Result(workTopic, true, now, 0, 0, 0);
+                log.info("backfill planner: another planner wrote the list meanwhile: {}", r);
+                return r;
+            }
             Result r = new Result(workTopic, false, 0, objects.size(), items.size(), bytes);
             log.info("backfill planner: {} (from {}, s3://{}/{})", r, store.describe(), bucket, prefix);
             return r;
@@ -141,45 +144,20 @@ public final class BackfillPlanner {
         return listed;
     }
 
-    /** Records in the work topic, or empty when it does not exist. */
-    private Optional<Long> existingRecords(Admin admin) {
-        try {
-            TopicDescription d = admin.describeTopics(List.of(workTopic))
-                    .allTopicNames()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                    .get(workTopic);
-            Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            d.partitions().forEach(p -> {
-                earliest.put(new TopicPartition(workTopic, p.partition()), OffsetSpec.earliest());
-                latest.put(new TopicPartition(workTopic, p.partition()), OffsetSpec.latest());
-            });
-            var first = admin.listOffsets(earliest).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            var last = admin.listOffsets(latest).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            long n = 0;
-            for (var e : last.entrySet()) {
-                n += e.getValue().offset() - first.get(e.getKey()).offset();
-            }
-            return Optional.of(n);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-                return Optional.empty();
-            }
-            throw new IllegalStateException("cannot describe the work topic " + workTopic + ": " + e.getCause(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("cannot describe the work topic " + workTopic + " within " + TIMEOUT, e);
-        }
+    /** Work items in the work topic (committed ones: a list is written in one transaction), or empty when it does not exist. */
+    private Optional<Long> existingRecords(boolean waitForOpenTransactions) {
+        return WorkListScan.scan(kafka, workTopic, TIMEOUT, waitForOpenTransactions)
+                .map(WorkListScan.Extent::items);
     }
 
     private void create(Admin admin) {
         try {
             NewTopic topic = new NewTopic(
-                    workTopic,
-                    Optional.of(partitions),
-                    replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor));
+                            workTopic,
+                            Optional.of(partitions),
+                            replicationFactor < 0 ? Optional.empty() : Optional.of(replicationFactor))
+                    // work items must outlive the backfill: no retention by time or size
+                    .configs(Map.of("retention.ms", "-1", "retention.bytes", "-1", "cleanup.policy", "delete"));
             admin.createTopics(List.of(topic)).all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
             log.info("backfill planner: created work topic {} with {} partition(s)", workTopic, partitions);
         } catch (ExecutionException e) {
@@ -194,31 +172,42 @@ public final class BackfillPlanner {
         }
     }
 
-    private void write(List<WorkItem> items) {
+    /**
+     * Writes the list in one transaction under the work topic's transactional id: a second planner of the
+     * same topic fences the first (whose list then never becomes visible), and a planner that finds a list
+     * committed once it holds the id writes nothing. False when another planner's list is there.
+     */
+    private boolean write(List<WorkItem> items) {
         Map<String, Object> settings = KafkaClientSettings.producer(kafka, "backfill-planner");
+        settings.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "etl-backfill-plan-" + workTopic);
+        settings.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int)
+                Duration.ofMinutes(10).toMillis());
         try (KafkaProducer<byte[], byte[]> producer =
                 new KafkaProducer<>(settings, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions(); // fences an earlier planner of this work topic still writing
+            Optional<Long> meanwhile = existingRecords(true);
+            if (meanwhile.isPresent() && meanwhile.get() > 0) {
+                return false;
+            }
             int n = producer.partitionsFor(workTopic).size();
-            List<Future<RecordMetadata>> sent = new ArrayList<>(items.size());
+            producer.beginTransaction();
             for (int i = 0; i < items.size(); i++) {
                 WorkItem item = items.get(i);
-                sent.add(producer.send(new ProducerRecord<>(
-                        workTopic,
-                        i % n,
-                        item.key().getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        item.encode())));
+                producer.send(new ProducerRecord<>(
+                        workTopic, i % n, item.key().getBytes(StandardCharsets.UTF_8), item.encode()));
             }
-            producer.flush();
-            for (Future<RecordMetadata> f : sent) {
-                f.get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-            }
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("writing the work list to " + workTopic + " failed: " + e.getCause(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("writing the work list to " + workTopic + " timed out", e);
+            producer.commitTransaction(); // flushes; fails when a send did, and then nothing is visible
+            return true;
+        } catch (ProducerFencedException e) {
+            throw new IllegalStateException(
+                    "another planner of work topic " + workTopic
+                            + " started while this one was writing; its list is the one the backfill reads",
+                    e);
+        } catch (KafkaException e) {
+            throw new IllegalStateException(
+                    "writing the work list to " + workTopic + " failed (nothing of it is"
+                            + " visible: it is written in one transaction): " + e,
+                    e);
         }
     }
 

@@ -53,7 +53,7 @@ final class PartitionReader implements Runnable, RowOutput {
         this.config = config;
         this.laneThread = laneThread;
         int segments = config.readAheadSegments() + 1;
-        int rows = Math.max(64, Math.min(65_536, config.segmentBytes() / 16));
+        int rows = Math.max(64, Math.min(16_384, config.segmentBytes() / 64)); // 2 ints a row: 128 KiB at most
         for (int i = 0; i < segments; i++) {
             free.add(new RowSegment(config.segmentBytes(), rows));
         }
@@ -101,13 +101,22 @@ final class PartitionReader implements Runnable, RowOutput {
                 Submitted next = inbox.poll();
                 if (next == null) {
                     LockSupport.parkNanos(this, WAIT_NS);
+                    Thread.interrupted(); // only cancel() interrupts, and it sets cancelled first
                     continue;
                 }
                 read(next);
             }
         } catch (ReadCancelledException e) {
-            // revoked, lost or shut down: nothing was promised for rows not handed over
+            if (!cancelled) {
+                // not ours: an interrupt from elsewhere, or a format that threw it: the partition must not lose its
+                // reader silently
+                failLane(new IllegalStateException("backfill reader " + name + " was interrupted"));
+            }
+            // else revoked, lost or shut down: nothing was promised for rows not handed over
         } catch (RuntimeException | Error e) {
+            if (cancelled) {
+                return; // a library wrapping the cancel's interrupt: the partition is gone anyway
+            }
             log.error("backfill reader {} failed unexpectedly", name, e);
             failLane(new IllegalStateException("backfill reader " + name + " failed: " + e, e));
         } finally {
@@ -156,7 +165,8 @@ final class PartitionReader implements Runnable, RowOutput {
                     return;
                 }
                 long backoffMs = Math.min(
-                        config.readBackoffMax().toMillis(), config.readBackoff().toMillis() << (attempt - 1));
+                        config.readBackoffMax().toMillis(),
+                        config.readBackoff().toMillis() << Math.min(attempt - 1, 20));
                 log.warn(
                         "backfill reader {}: reading {} failed (attempt {}/{}), retrying in {} ms from row {}: {}",
                         name,

@@ -16,7 +16,7 @@ public final class S3BackfillConfig {
         /** The pipeline fails, naming the item and the position; the item replays after a restart. */
         FAIL,
         /**
-         * The rest of the item is given up: counted ({@code etl_backfill_corrupt_items_total}), logged
+         * The rest of the item is given up: counted ({@code etl_backfill_items_total{outcome="corrupt"}}), logged
          * with the item and position, and the item commits. Bounded by {@code max-corrupt-ratio}.
          */
         SKIP

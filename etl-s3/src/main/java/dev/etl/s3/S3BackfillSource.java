@@ -8,9 +8,8 @@ import dev.etl.source.Source;
 import dev.etl.source.SourceLane;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.slf4j.Logger;
@@ -44,7 +43,10 @@ public final class S3BackfillSource implements Source {
     private final BackfillFormats formats;
     private final BackfillProgress progress;
     private final BackfillCompletion completion;
-    private final ExecutorService readers;
+    /** Running readers, cancelled at close (the lanes cancel theirs first). */
+    private final Set<PartitionReader> readers = ConcurrentHashMap.newKeySet();
+
+    private final AtomicInteger readerIds = new AtomicInteger();
 
     public S3BackfillSource(S3BackfillConfig config) {
         this(config, BackfillFormats.discover());
@@ -61,6 +63,8 @@ public final class S3BackfillSource implements Source {
                 .property(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
                 .property(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, config.prefetchItems()))
                 .property(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false)
+                // the planner writes the list in one transaction: a list not written to its end is never read
+                .property(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
                 .topics(config.workTopicName())
                 .pipeline(config.pipeline())
                 .meterRegistry(config.meterRegistry())
@@ -72,13 +76,6 @@ public final class S3BackfillSource implements Source {
         this.work = new KafkaSource(workConfig);
         this.progress = new BackfillProgress(config);
         this.completion = new BackfillCompletion(config, progress);
-        AtomicInteger n = new AtomicInteger();
-        ThreadFactory threads = r -> {
-            Thread t = new Thread(r, "etl-s3-reader-" + config.pipeline() + "-" + n.getAndIncrement());
-            t.setDaemon(true);
-            return t;
-        };
-        this.readers = Executors.newCachedThreadPool(threads);
     }
 
     /**
@@ -99,18 +96,27 @@ public final class S3BackfillSource implements Source {
         return lane;
     }
 
-    /** Starts the reader of one assigned work-topic partition. */
+    /**
+     * Starts the reader of one assigned work-topic partition on a thread of its own (not a pool's: a
+     * cancel's interrupt must never reach the thread's next reader).
+     */
     PartitionReader startReader(String partition, Thread laneThread) {
         PartitionReader reader =
                 new PartitionReader(config.pipeline() + "/" + partition, config.store(), formats, config, laneThread);
-        readers.execute(() -> {
-            progress.readers.incrementAndGet();
-            try {
-                reader.run();
-            } finally {
-                progress.readers.decrementAndGet();
-            }
-        });
+        Thread thread = new Thread(
+                () -> {
+                    progress.readers.incrementAndGet();
+                    try {
+                        reader.run();
+                    } finally {
+                        progress.readers.decrementAndGet();
+                        readers.remove(reader);
+                    }
+                },
+                "etl-s3-reader-" + config.pipeline() + "-" + readerIds.getAndIncrement());
+        thread.setDaemon(true);
+        readers.add(reader);
+        thread.start();
         return reader;
     }
 
@@ -150,7 +156,7 @@ public final class S3BackfillSource implements Source {
 
     @Override
     public void close() {
-        readers.shutdownNow();
+        readers.forEach(PartitionReader::cancel);
         completion.close();
         work.close();
         try {
