@@ -76,7 +76,8 @@ final class BackfillCompletion implements AutoCloseable {
             if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 throw new IllegalStateException(
                         "the backfill's work topic '" + topic + "' does not exist: plan the backfill"
-                                + " first (etl.source.s3.plan=true, or POST /actuator/etlbackfill)",
+                                + " first (with Spring Boot: a run with etl.source.s3.mode=plan, or"
+                                + " mode plan-and-run; without: BackfillPlanner.plan())",
                         e.getCause());
             }
             throw new IllegalStateException(

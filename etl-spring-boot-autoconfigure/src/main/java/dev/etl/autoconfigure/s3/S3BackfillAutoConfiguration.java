@@ -101,7 +101,7 @@ public final class S3BackfillAutoConfiguration {
         BackfillPlanner.Builder builder = BackfillPlanner.builder()
                 .store(store)
                 .kafka(settings)
-                .workTopic(workTopic(s3, environment))
+                .workTopic(workTopic(s3, pipelineName(environment)))
                 .partitions(s3.getWorkTopicPartitions())
                 .bucket(s3.getBucket())
                 .prefix(s3.getPrefix())
@@ -138,7 +138,7 @@ public final class S3BackfillAutoConfiguration {
                 StringUtils.hasText(s3.getGroupId()) ? s3.getGroupId() : pipeline.name() + "-backfill");
         KafkaSourceConfig.Builder work = KafkaSourceConfig.builder()
                 .properties(consumer)
-                .topics(workTopic(s3, environment))
+                .topics(workTopic(s3, pipeline.name()))
                 .pipeline(pipeline.name());
         MeterRegistry registry = meterRegistries.getIfUnique();
         if (registry != null) {
@@ -148,7 +148,7 @@ public final class S3BackfillAutoConfiguration {
         S3BackfillConfig.Builder config = S3BackfillConfig.builder()
                 .workTopic(work.build())
                 .store(store)
-                .topic(routingTopic(s3, environment))
+                .topic(routingTopic(s3, pipeline.name(), environment))
                 .segmentBytes((int) segment)
                 .readAheadSegments((int) Math.max(1, s3.getReadAhead().toBytes() / segment))
                 .maxBatchRows(s3.getMaxBatchRows())
@@ -198,20 +198,18 @@ public final class S3BackfillAutoConfiguration {
         return StringUtils.hasText(application) ? application : "etl";
     }
 
-    static String workTopic(EtlS3Properties s3, Environment environment) {
-        return StringUtils.hasText(s3.getWorkTopic())
-                ? s3.getWorkTopic()
-                : pipelineName(environment) + "-backfill-work";
+    static String workTopic(EtlS3Properties s3, String pipeline) {
+        return StringUtils.hasText(s3.getWorkTopic()) ? s3.getWorkTopic() : pipeline + "-backfill-work";
     }
 
-    static String routingTopic(EtlS3Properties s3, Environment environment) {
+    static String routingTopic(EtlS3Properties s3, String pipeline, Environment environment) {
         if (StringUtils.hasText(s3.getTopic())) {
             return s3.getTopic();
         }
         List<String> topics = Binder.get(environment)
                 .bind("etl.source.kafka.topics", Bindable.listOf(String.class))
                 .orElse(List.of());
-        return topics.size() == 1 ? topics.get(0) : workTopic(s3, environment);
+        return topics.size() == 1 ? topics.get(0) : workTopic(s3, pipeline);
     }
 
     /** Matches when any {@code etl.source.s3.*} property is set. */
