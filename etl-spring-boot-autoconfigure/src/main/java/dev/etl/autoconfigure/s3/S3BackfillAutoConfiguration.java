@@ -2,10 +2,12 @@ package dev.etl.autoconfigure.s3;
 
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.autoconfigure.kafka.EtlKafkaProperties;
 import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.pipeline.PipelineConfig;
+import dev.etl.s3.BackfillFormats;
 import dev.etl.s3.BackfillPlanner;
 import dev.etl.s3.ObjectStore;
 import dev.etl.s3.S3BackfillConfig;
@@ -108,6 +110,14 @@ public final class S3BackfillAutoConfiguration {
                 .keys(s3.getKeys())
                 .splitBytes(s3.getSplitSize().toBytes());
         if (StringUtils.hasText(s3.getFormat())) {
+            BackfillFormats formats = BackfillFormats.discover();
+            if (formats.find(s3.getFormat()).isEmpty()) {
+                throw new InvalidEtlConfigurationException(
+                        "etl.source.s3.format is '" + s3.getFormat() + "', but no backfill format has that name"
+                                + " (on the class path: " + String.join(", ", formats.names()) + ")",
+                        "Set it to one of those (parquet needs dev.etl:etl-s3-parquet), or remove it to choose"
+                                + " each object's format by its extension.");
+            }
             builder.format(s3.getFormat());
         }
         return builder.build();

@@ -231,6 +231,22 @@ class S3BackfillAutoConfigurationTest {
     }
 
     @Test
+    void anUnknownFormatFailsNamingTheKnownOnes() {
+        this.runner
+                .withPropertyValues("etl.source.s3.bucket=archive", "etl.source.s3.format=orc")
+                .run((context) -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .isInstanceOf(InvalidEtlConfigurationException.class)
+                        .hasMessageContaining("etl.source.s3.format is 'orc', but no backfill format has that name")
+                        .hasMessageContaining("avro")
+                        .hasMessageContaining("ndjson"));
+        this.runner
+                .withPropertyValues("etl.source.s3.bucket=archive", "etl.source.s3.format=ndjson")
+                .run((context) -> assertThat(context).hasNotFailed().hasSingleBean(BackfillPlanner.class));
+    }
+
+    @Test
     void aMistypedS3PropertyFailsWithTheClosestName() {
         this.runner
                 .withPropertyValues("etl.source.s3.bucket=archive", "etl.source.s3.read-ahaed=8MB")
