@@ -79,7 +79,9 @@ final class EtlPropertyNames {
                     "source.datagen",
                     "dev.etl.autoconfigure.datagen.EtlDatagenProperties",
                     "dev.etl.datagen.DatagenSource",
-                    "etl-datagen"));
+                    "etl-datagen"),
+            new Connector(
+                    "source.s3", "dev.etl.autoconfigure.s3.EtlS3Properties", "dev.etl.s3.S3BackfillSource", "etl-s3"));
 
     private record Connector(String path, String propertiesClass, String requiredClass, String artifact) {
 

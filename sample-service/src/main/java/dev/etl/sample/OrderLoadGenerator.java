@@ -61,7 +61,7 @@ public final class OrderLoadGenerator {
         if (System.getProperty("logback.configurationFile") == null) {
             System.setProperty("logback.configurationFile", "generator-logback.xml");
         }
-        Map<String, String> opts = parse(args);
+        Map<String, String> opts = parse(args, USAGE);
         String bootstrap = require(opts, "bootstrap");
         String registry = require(opts, "registry");
         String topic = opts.getOrDefault("topic", "orders");
@@ -129,7 +129,8 @@ public final class OrderLoadGenerator {
         return new Totals(count, cancelled, count - cancelled, lines);
     }
 
-    private static GenericRecord order(Schema schema, long id, Random random, boolean withCoupon) {
+    /** Order {@code id}, drawn from {@code random}: the same seed and ids give the same orders. */
+    static GenericRecord order(Schema schema, long id, Random random, boolean withCoupon) {
         Schema lineSchema = schema.getField("lines").schema().getElementType();
         GenericRecord order = new GenericData.Record(schema);
         order.put("id", id);
@@ -188,19 +189,22 @@ public final class OrderLoadGenerator {
         }
     }
 
-    private static Map<String, String> parse(String[] args) {
+    private static final String USAGE = "--bootstrap H:P --registry URL [--topic orders] [--orders N] "
+            + "[--partitions 8] [--seed 42] [--totals-file F]";
+
+    /** {@code --name value} pairs. */
+    static Map<String, String> parse(String[] args, String usage) {
         Map<String, String> opts = new java.util.HashMap<>();
         for (int i = 0; i < args.length; i++) {
             if (!args[i].startsWith("--") || i + 1 >= args.length) {
-                throw new IllegalArgumentException("usage: --bootstrap H:P --registry URL [--topic orders] "
-                        + "[--orders N] [--partitions 8] [--seed 42] [--totals-file F]; got " + String.join(" ", args));
+                throw new IllegalArgumentException("usage: " + usage + "; got " + String.join(" ", args));
             }
             opts.put(args[i].substring(2), args[++i]);
         }
         return opts;
     }
 
-    private static String require(Map<String, String> opts, String key) {
+    static String require(Map<String, String> opts, String key) {
         String value = opts.get(key);
         if (value == null) {
             throw new IllegalArgumentException("--" + key + " is required");

@@ -24,13 +24,15 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>dependencies flow one way: engine ← connectors ← auto-configuration; connectors never see each
  *       other, the engine sees none of them; the Avro → RowBinary bridge ({@code dev.etl.transcode},
- *       etl-avro-clickhouse) sees the engine, the Avro and the ClickHouse connector only;</li>
+ *       etl-avro-clickhouse) sees the engine, the Avro and the ClickHouse connector only; the backfill
+ *       source ({@code dev.etl.s3}, etl-s3) the engine and the Kafka and Avro connectors it builds on;</li>
  *   <li>{@code dev.etl.internal.*} is the engine's own: no class outside the engine uses it (the
  *       engine's and the Avro connector's module descriptors say the same to the module path; this
  *       test says it on the class path, where Spring Boot applications run);</li>
  *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
  *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
- *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's, Avro's {@code Schema} for datagen; Spring's in the Spring modules;
+ *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's, Avro's {@code Schema} for datagen; the AWS SDK's, Kafka's and Avro's for the S3 backfill;
+ *       Spring's in the Spring modules;
  *       Testcontainers' in etl-spring-boot-testcontainers).</li>
  * </ul>
  */
@@ -39,20 +41,24 @@ class PublicApiTest {
     private static JavaClasses classes;
 
     /** Module (by package prefix) → the third-party packages its API may expose. */
-    private static final Map<String, List<String>> ALLOWED_THIRD_PARTY = Map.of(
-            "dev.etl.kafka", List.of("org.apache.kafka."),
-            "dev.etl.avro", List.of("org.apache.avro."),
-            "dev.etl.json", List.of("tools.jackson."),
-            "dev.etl.datagen", List.of("org.apache.avro."),
-            "dev.etl.clickhouse", List.of("com.clickhouse."),
+    private static final Map<String, List<String>> ALLOWED_THIRD_PARTY = Map.ofEntries(
+            Map.entry("dev.etl.kafka", List.of("org.apache.kafka.")),
+            Map.entry("dev.etl.avro", List.of("org.apache.avro.")),
+            Map.entry("dev.etl.json", List.of("tools.jackson.")),
+            Map.entry("dev.etl.datagen", List.of("org.apache.avro.")),
+            Map.entry("dev.etl.clickhouse", List.of("com.clickhouse.")),
+            // The backfill source: its own client's types (the AWS SDK's S3Client), and Kafka's and Avro's,
+            // as it builds on etl-kafka (the work list is a topic) and etl-avro (rows, writer schemas).
+            Map.entry("dev.etl.s3", List.of("software.amazon.awssdk.", "org.apache.kafka.", "org.apache.avro.")),
             // The Avro → RowBinary bridge (etl-avro-clickhouse): Avro's types; ClickHouse's are etl's own.
-            "dev.etl.transcode", List.of("org.apache.avro."),
-            "dev.etl.autoconfigure",
-                    List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson."),
-            "dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro."),
-            "dev.etl.testcontainers", List.of("org.springframework.", "org.testcontainers."),
+            Map.entry("dev.etl.transcode", List.of("org.apache.avro.")),
+            Map.entry(
+                    "dev.etl.autoconfigure",
+                    List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson.")),
+            Map.entry("dev.etl.test", List.of("org.springframework.", "org.junit.", "org.apache.avro.")),
+            Map.entry("dev.etl.testcontainers", List.of("org.springframework.", "org.testcontainers.")),
             // Not published: the repository's own helpers for tests against its local servers.
-            "dev.etl.test.infra", List.of("org.junit.", "org.apache.kafka.", "software.amazon.awssdk."));
+            Map.entry("dev.etl.test.infra", List.of("org.junit.", "org.apache.kafka.", "software.amazon.awssdk.")));
 
     private static final List<String> ENGINE_API = List.of(
             "dev.etl.deser",
@@ -66,6 +72,9 @@ class PublicApiTest {
 
     /** The package of etl-avro-clickhouse, which bridges two connectors (so is none of them). */
     private static final String BRIDGE = "dev.etl.transcode";
+
+    /** The package of etl-s3, the backfill source, built on the Kafka source (and Avro's rows). */
+    private static final String S3 = "dev.etl.s3";
 
     private static final List<String> CONNECTORS =
             List.of("dev.etl.kafka", "dev.etl.avro", "dev.etl.json", "dev.etl.clickhouse", "dev.etl.datagen");
@@ -88,7 +97,9 @@ class PublicApiTest {
                 "dev.etl.clickhouse",
                 "dev.etl.transcode",
                 "dev.etl.datagen",
+                "dev.etl.s3",
                 "dev.etl.autoconfigure",
+                "dev.etl.autoconfigure.s3",
                 "dev.etl.test.memory",
                 "dev.etl.testcontainers")) {
             assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
@@ -158,6 +169,30 @@ class PublicApiTest {
         }
         assertThat(violations)
                 .as("etl-avro-clickhouse → a module other than engine, Avro, ClickHouse")
+                .isEmpty();
+    }
+
+    @Test
+    void theBackfillSourceDependsOnTheEngineKafkaAndAvroOnly() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            if (!c.getPackageName().startsWith(S3)) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                String target = d.getTargetClass().getPackageName();
+                String connector = connectorOf(target);
+                boolean allowed = isEngine(target)
+                        || target.startsWith(S3)
+                        || "dev.etl.kafka".equals(connector)
+                        || "dev.etl.avro".equals(connector);
+                if (target.startsWith("dev.etl.") && !allowed || target.startsWith("org.springframework")) {
+                    violations.add(d.getDescription());
+                }
+            }
+        }
+        assertThat(violations)
+                .as("etl-s3 → a module other than engine, Kafka, Avro")
                 .isEmpty();
     }
 

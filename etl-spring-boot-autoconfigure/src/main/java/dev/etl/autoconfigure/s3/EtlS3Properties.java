@@ -1,10 +1,10 @@
 package dev.etl.autoconfigure.s3;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.util.StringUtils;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -53,80 +53,120 @@ public class EtlS3Properties implements Validator {
         SKIP
     }
 
-    /** Bucket to read. Required. */
+    /** Bucket holding the objects to backfill. Required. */
     private String bucket;
 
-    /** Key prefix to list; empty: the whole bucket. Objects no format reads by extension are skipped. */
-    private String prefix = "";
+    /**
+     * Key prefix to list (e.g. "orders/2025/"). Unset: the whole bucket. Listed objects that no format
+     * reads by their extension are skipped (and logged). Exclusive with "keys".
+     */
+    private String prefix;
 
-    /** An explicit manifest: these keys instead of a listing of the prefix. */
+    /** Explicit list of object keys to read instead of a listing (a manifest). Exclusive with "prefix". */
     private List<String> keys = new ArrayList<>();
 
-    /** Format of every object (avro, ndjson, parquet); unset: by each key's extension. */
+    /**
+     * Format of every object: "avro", "ndjson" or "parquet" (with etl-s3-parquet). Unset: by each key's
+     * extension (.avro; .ndjson, .jsonl, .json, optionally .gz or .zst; .parquet).
+     */
     private String format;
 
-    /** Endpoint of an S3-compatible store (e.g. http://127.0.0.1:19300); unset: AWS S3 of the region. */
+    /** Endpoint URL of an S3-compatible store (e.g. http://127.0.0.1:19300). Unset: AWS S3 of the region. */
     private URI endpoint;
 
-    /** Region; unset: the AWS SDK's region chain (us-east-1 with an explicit endpoint). */
+    /** Region requests are signed for. Unset: the AWS SDK's region chain, or us-east-1 with an endpoint. */
     private String region;
 
-    /** Path-style requests (http://host/bucket/key), as most S3-compatible stores need. */
+    /**
+     * Whether to address buckets path-style (http://host/bucket/key) instead of as a host name, as most
+     * S3-compatible stores need.
+     */
     private boolean pathStyle;
 
-    /** Access key id; unset: the AWS SDK's default credentials chain (environment, profile, instance role). */
+    /**
+     * Access key id of static credentials, with "secret-key". Unset: the AWS SDK's default credentials
+     * chain (environment, profile, container or instance role).
+     */
     private String accessKey;
 
-    /** Secret access key, with access-key. Never logged. */
+    /** Secret access key that goes with "access-key". Never logged, masked by Actuator. */
     private String secretKey;
 
-    /** Kafka topic holding the work list (one record per object or split); default: "<pipeline>-backfill-work". */
+    /**
+     * Kafka topic holding the work list, one record per object or split. Default: "<pipeline
+     * name>-backfill-work". A new work topic means a new list: use one to backfill the same objects again.
+     */
     private String workTopic;
 
-    /** Partitions of a work topic the planner creates: the most lanes (over all instances) that share the work. */
+    /**
+     * Partitions of the work topic when the plan creates it: the most lanes, over all instances, that read
+     * at once.
+     */
     private int workTopicPartitions = 8;
 
-    /** Consumer group of the backfill's instances; default: "<pipeline>-backfill". */
+    /** Consumer group the backfill's instances share the work list in. Default: "<pipeline name>-backfill". */
     private String groupId;
 
     /**
-     * Topic name the backfill's rows report, which routes them to the chain of that topic; default: the
-     * only etl.source.kafka.topics entry when there is exactly one, else the work topic.
+     * Topic the backfilled rows report, which routes them to that topic's chain. Default: the only entry of
+     * etl.source.kafka.topics when there is exactly one, else the work topic.
      */
     private String topic;
 
-    /** What this run does: run (read the work list), plan (write it and exit) or plan-and-run. */
+    /**
+     * What this run of the application does: "run" reads the work list; "plan" writes it and exits (the
+     * pipeline and the web server do not start); "plan-and-run" writes it when the work topic is empty,
+     * then reads it.
+     */
     private Mode mode = Mode.RUN;
 
-    /** Target size of a split: Avro and plain NDJSON objects larger than this are read as several work items. */
+    /**
+     * Target size of a split: Avro and plain NDJSON objects larger than this are read as several work items
+     * (compressed NDJSON is always one).
+     */
     private DataSize splitSize = DataSize.ofMegabytes(64);
 
-    /** Rows read ahead per work-topic partition being read (memory per reader thread). */
+    /**
+     * Bytes of rows read ahead per work-topic partition being read (with one more segment: the memory of
+     * a reader thread). At least "segment-size".
+     */
     private DataSize readAhead = DataSize.ofMegabytes(4);
 
-    /** Size of one read-ahead segment (rows handed to the lane at a time). */
+    /** Size of one read-ahead segment: the rows handed to a lane at a time. */
     private DataSize segmentSize = DataSize.ofMegabytes(1);
 
-    /** Rows per batch handed to the chain, at most. */
+    /** Most rows handed to the chain in one batch. */
     private int maxBatchRows = 5000;
 
-    /** Work items fetched ahead per partition: the next item's read starts while one is in the chain. */
+    /** Work items fetched ahead per work-topic partition, so the next item's read starts while one is in the chain. */
     private int prefetchItems = 2;
 
-    /** Attempts per work item on object-storage failures before the pipeline fails. */
+    /**
+     * Attempts to read a work item when object storage fails (5xx, timeouts, resets), with backoff; then
+     * the pipeline fails.
+     */
     private int readAttempts = 5;
 
-    /** What happens to the rest of a work item whose data is corrupt: fail or skip. */
+    /**
+     * What happens to the rest of a work item whose data cannot be read past some point (a bad Avro block,
+     * a corrupt gzip or zstd stream): "fail" the pipeline, or "skip" it (counted, logged, committed).
+     */
     private OnCorrupt onCorrupt = OnCorrupt.FAIL;
 
-    /** With on-corrupt=skip: the pipeline fails when more than this share of the items read were corrupt (at least 10 read). */
+    /**
+     * With on-corrupt=skip, the largest share of corrupt work items (once at least 10 were read) before the
+     * pipeline fails, so a wrong prefix or format cannot pass as a backfill of nothing.
+     */
     private double maxCorruptRatio = 0.1;
 
-    /** What happens once the whole work list is committed: exit, close or keep-running. */
+    /**
+     * What happens once the group has committed the whole work list: "exit" closes the application and
+     * ends the JVM with the run's exit code, "close" only closes it, "keep-running" leaves it idle.
+     */
     private WhenDone whenDone = WhenDone.EXIT;
 
-    /** How often progress is logged and the end of the run checked. */
-    private java.time.Duration progressInterval = java.time.Duration.ofSeconds(10);
+    /** How often the progress line is logged and the end of the run checked. */
+    private Duration progressInterval = Duration.ofSeconds(10);
 
     public String getBucket() {
         return this.bucket;
@@ -312,11 +352,11 @@ public class EtlS3Properties implements Validator {
         this.whenDone = whenDone;
     }
 
-    public java.time.Duration getProgressInterval() {
+    public Duration getProgressInterval() {
         return this.progressInterval;
     }
 
-    public void setProgressInterval(java.time.Duration progressInterval) {
+    public void setProgressInterval(Duration progressInterval) {
         this.progressInterval = progressInterval;
     }
 
@@ -327,47 +367,13 @@ public class EtlS3Properties implements Validator {
 
     @Override
     public void validate(Object target, Errors errors) {
-        EtlS3Properties s3 = (EtlS3Properties) target;
-        if (!StringUtils.hasText(s3.getBucket())) {
-            errors.rejectValue("bucket", "required", "etl.source.s3.bucket is required for a backfill");
-        }
-        if (StringUtils.hasText(s3.getAccessKey()) != StringUtils.hasText(s3.getSecretKey())) {
-            errors.rejectValue(
-                    "secretKey",
-                    "pair",
-                    "etl.source.s3.access-key and etl.source.s3.secret-key go together: set both, or neither for the"
-                            + " AWS SDK's default credentials chain");
-        }
-        if (s3.getKeys() != null && !s3.getKeys().isEmpty() && StringUtils.hasText(s3.getPrefix())) {
-            errors.rejectValue("keys", "exclusive", "etl.source.s3.keys and etl.source.s3.prefix are exclusive");
-        }
-        if (s3.getSegmentSize().toBytes() <= 0 || s3.getSegmentSize().toBytes() > Integer.MAX_VALUE / 2) {
-            errors.rejectValue("segmentSize", "range", "etl.source.s3.segment-size must be between 1 B and 1 GiB");
-        } else if (s3.getReadAhead().toBytes() < s3.getSegmentSize().toBytes()) {
-            errors.rejectValue(
-                    "readAhead", "range", "etl.source.s3.read-ahead must be at least etl.source.s3.segment-size");
-        }
-        if (s3.getSplitSize().toBytes() <= 0) {
-            errors.rejectValue("splitSize", "range", "etl.source.s3.split-size must be positive");
-        }
-        if (s3.getWorkTopicPartitions() <= 0
-                || s3.getMaxBatchRows() <= 0
-                || s3.getPrefetchItems() <= 0
-                || s3.getReadAttempts() <= 0) {
-            errors.reject(
-                    "range",
-                    "etl.source.s3.work-topic-partitions, max-batch-rows, prefetch-items and"
-                            + " read-attempts must be positive");
-        }
-        if (!(s3.getMaxCorruptRatio() >= 0 && s3.getMaxCorruptRatio() <= 1)) {
-            errors.rejectValue("maxCorruptRatio", "range", "etl.source.s3.max-corrupt-ratio must be in [0, 1]");
-        }
+        EtlS3PropertiesValidation.validate((EtlS3Properties) target, errors);
     }
 
     /** Secret-free summary for logs. */
     @Override
     public String toString() {
-        return "s3://" + this.bucket + "/" + this.prefix + " endpoint="
+        return "s3://" + this.bucket + "/" + ((this.prefix != null) ? this.prefix : "") + " endpoint="
                 + (this.endpoint == null ? "aws" : this.endpoint) + " mode=" + this.mode;
     }
 }

@@ -2,10 +2,12 @@ package dev.etl.autoconfigure.s3;
 
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
+import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.autoconfigure.kafka.EtlKafkaProperties;
 import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.pipeline.PipelineConfig;
+import dev.etl.s3.BackfillFormats;
 import dev.etl.s3.BackfillPlanner;
 import dev.etl.s3.ObjectStore;
 import dev.etl.s3.S3BackfillConfig;
@@ -101,13 +103,21 @@ public final class S3BackfillAutoConfiguration {
         BackfillPlanner.Builder builder = BackfillPlanner.builder()
                 .store(store)
                 .kafka(settings)
-                .workTopic(workTopic(s3, environment))
+                .workTopic(workTopic(s3, pipelineName(environment)))
                 .partitions(s3.getWorkTopicPartitions())
                 .bucket(s3.getBucket())
                 .prefix(s3.getPrefix())
                 .keys(s3.getKeys())
                 .splitBytes(s3.getSplitSize().toBytes());
         if (StringUtils.hasText(s3.getFormat())) {
+            BackfillFormats formats = BackfillFormats.discover();
+            if (formats.find(s3.getFormat()).isEmpty()) {
+                throw new InvalidEtlConfigurationException(
+                        "etl.source.s3.format is '" + s3.getFormat() + "', but no backfill format has that name"
+                                + " (on the class path: " + String.join(", ", formats.names()) + ")",
+                        "Set it to one of those (parquet needs dev.etl:etl-s3-parquet), or remove it to choose"
+                                + " each object's format by its extension.");
+            }
             builder.format(s3.getFormat());
         }
         return builder.build();
@@ -138,7 +148,7 @@ public final class S3BackfillAutoConfiguration {
                 StringUtils.hasText(s3.getGroupId()) ? s3.getGroupId() : pipeline.name() + "-backfill");
         KafkaSourceConfig.Builder work = KafkaSourceConfig.builder()
                 .properties(consumer)
-                .topics(workTopic(s3, environment))
+                .topics(workTopic(s3, pipeline.name()))
                 .pipeline(pipeline.name());
         MeterRegistry registry = meterRegistries.getIfUnique();
         if (registry != null) {
@@ -148,7 +158,7 @@ public final class S3BackfillAutoConfiguration {
         S3BackfillConfig.Builder config = S3BackfillConfig.builder()
                 .workTopic(work.build())
                 .store(store)
-                .topic(routingTopic(s3, environment))
+                .topic(routingTopic(s3, pipeline.name(), environment))
                 .segmentBytes((int) segment)
                 .readAheadSegments((int) Math.max(1, s3.getReadAhead().toBytes() / segment))
                 .maxBatchRows(s3.getMaxBatchRows())
@@ -198,20 +208,18 @@ public final class S3BackfillAutoConfiguration {
         return StringUtils.hasText(application) ? application : "etl";
     }
 
-    static String workTopic(EtlS3Properties s3, Environment environment) {
-        return StringUtils.hasText(s3.getWorkTopic())
-                ? s3.getWorkTopic()
-                : pipelineName(environment) + "-backfill-work";
+    static String workTopic(EtlS3Properties s3, String pipeline) {
+        return StringUtils.hasText(s3.getWorkTopic()) ? s3.getWorkTopic() : pipeline + "-backfill-work";
     }
 
-    static String routingTopic(EtlS3Properties s3, Environment environment) {
+    static String routingTopic(EtlS3Properties s3, String pipeline, Environment environment) {
         if (StringUtils.hasText(s3.getTopic())) {
             return s3.getTopic();
         }
         List<String> topics = Binder.get(environment)
                 .bind("etl.source.kafka.topics", Bindable.listOf(String.class))
                 .orElse(List.of());
-        return topics.size() == 1 ? topics.get(0) : workTopic(s3, environment);
+        return topics.size() == 1 ? topics.get(0) : workTopic(s3, pipeline);
     }
 
     /** Matches when any {@code etl.source.s3.*} property is set. */
