@@ -126,7 +126,8 @@ public final class EtlAutoConfiguration {
                             + "of type dev.etl.source.Source.",
                     "Configure the Kafka source (spring.kafka.bootstrap-servers and "
                             + "etl.source.kafka.topics or etl.source.kafka.pattern), or the load generator for a run "
-                            + "without a broker (etl.source.datagen.*, artifact dev.etl:etl-datagen), or define a Source "
+                            + "without a broker (etl.source.datagen.*, artifact dev.etl:etl-datagen), or a backfill from "
+                            + "object storage (etl.source.s3.*, artifact dev.etl:etl-s3), or define a Source "
                             + "bean. To run without a pipeline, set etl.pipeline.enabled=false.");
         }
         throw new PipelineAssemblyException(
