@@ -44,7 +44,7 @@ final class WorkListScan {
             String topic,
             boolean wait,
             long deadline) {
-        Map<TopicPartition, Long> lso = committed.endOffsets(partitions, Duration.ofSeconds(30));
+        Map<TopicPartition, Long> lso = committed.endOffsets(partitions);
         if (!wait) {
             return lso;
         }
@@ -62,7 +62,7 @@ final class WorkListScan {
         try (KafkaConsumer<byte[], byte[]> all =
                 new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             while (true) {
-                Map<TopicPartition, Long> hw = all.endOffsets(partitions, Duration.ofSeconds(30));
+                Map<TopicPartition, Long> hw = all.endOffsets(partitions);
                 if (hw.equals(lso)) {
                     return lso;
                 }
@@ -77,7 +77,7 @@ final class WorkListScan {
                     Thread.currentThread().interrupt();
                     throw new IllegalStateException("interrupted waiting for the work list", e);
                 }
-                lso = committed.endOffsets(partitions, Duration.ofSeconds(30));
+                lso = committed.endOffsets(partitions);
             }
         }
     }
@@ -116,9 +116,23 @@ final class WorkListScan {
         settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         settings.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            return read(settings, kafka, topic, timeout, waitForOpenTransactions, deadline);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw new IllegalStateException("cannot read the work topic " + topic + ": " + e, e);
+        }
+    }
+
+    private static Optional<Extent> read(
+            Map<String, Object> settings,
+            Map<String, Object> kafka,
+            String topic,
+            Duration timeout,
+            boolean waitForOpenTransactions,
+            long deadline) {
         try (KafkaConsumer<byte[], byte[]> consumer =
                 new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<PartitionInfo> infos = consumer.listTopics(timeout).get(topic);
+            List<PartitionInfo> infos = consumer.listTopics().get(topic); // bounded by default.api.timeout.ms
             if (infos == null || infos.isEmpty()) {
                 return Optional.empty();
             }
@@ -126,7 +140,7 @@ final class WorkListScan {
                     .map(p -> new TopicPartition(topic, p.partition()))
                     .toList();
             consumer.assign(partitions);
-            Map<TopicPartition, Long> earliest = new HashMap<>(consumer.beginningOffsets(partitions, timeout));
+            Map<TopicPartition, Long> earliest = new HashMap<>(consumer.beginningOffsets(partitions));
             Map<TopicPartition, Long> end =
                     stableEnd(consumer, partitions, kafka, topic, waitForOpenTransactions, deadline);
             consumer.seekToBeginning(partitions);
@@ -135,7 +149,7 @@ final class WorkListScan {
             while (true) {
                 boolean atEnd = true;
                 for (TopicPartition tp : partitions) {
-                    if (consumer.position(tp, timeout) < end.get(tp)) {
+                    if (consumer.position(tp) < end.get(tp)) {
                         atEnd = false;
                         break;
                     }
