@@ -1,6 +1,9 @@
 package dev.etl.it.kafka;
 
 import static dev.etl.it.kafka.KafkaItSupport.produce;
+import static dev.etl.it.support.ChildLogs.recordsIn;
+import static dev.etl.it.support.ChildLogs.replayedIn;
+import static dev.etl.it.support.ChildLogs.tail;
 import static dev.etl.it.support.ConsumerGroupOffsets.committed;
 import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
@@ -253,53 +256,5 @@ class ReplayWithoutDuplicatesIT {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-    }
-
-    /** The replayed-blocks count of a child's last {@code IN <n> replayed <m>} progress line. */
-    private static long replayedIn(Path log) throws IOException {
-        if (!Files.exists(log)) {
-            return 0;
-        }
-        double replayed = 0;
-        for (String line : Files.readAllLines(log)) {
-            String[] parts = line.split(" ");
-            if (parts.length == 4 && parts[0].equals("IN") && parts[2].equals("replayed")) {
-                try {
-                    replayed = Double.parseDouble(parts[3]);
-                } catch (NumberFormatException torn) {
-                    // a line being written
-                }
-            }
-        }
-        return (long) replayed;
-    }
-
-    /** The last {@code IN <n>} progress line of a child's log. */
-    private static long recordsIn(Path log) throws IOException {
-        if (!Files.exists(log)) {
-            return 0;
-        }
-        long in = 0;
-        for (String line : Files.readAllLines(log)) {
-            if (line.startsWith("IN ")) {
-                try {
-                    in = Long.parseLong(line.substring(3).split(" ")[0].strip());
-                } catch (NumberFormatException torn) {
-                    // a line being written
-                }
-            }
-        }
-        return in;
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log).stream()
-                    .filter(l -> !l.startsWith("IN "))
-                    .toList();
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
     }
 }

@@ -1,5 +1,8 @@
 package dev.etl.it.s3;
 
+import static dev.etl.it.support.ChildLogs.recordsIn;
+import static dev.etl.it.support.ChildLogs.replayedIn;
+import static dev.etl.it.support.ChildLogs.tail;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +18,6 @@ import dev.etl.test.infra.S3InfraEndpoints;
 import dev.etl.test.infra.S3TestBuckets;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -185,49 +187,5 @@ class BackfillReplayWithoutDuplicatesIT {
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();
-    }
-
-    private static long recordsIn(Path log) throws IOException {
-        long in = 0;
-        if (Files.exists(log)) {
-            for (String line : Files.readAllLines(log)) {
-                if (line.startsWith("IN ")) {
-                    try {
-                        in = Long.parseLong(line.substring(3).split(" ")[0].strip());
-                    } catch (NumberFormatException torn) {
-                        // a line being written
-                    }
-                }
-            }
-        }
-        return in;
-    }
-
-    private static long replayedIn(Path log) throws IOException {
-        double replayed = 0;
-        if (Files.exists(log)) {
-            for (String line : Files.readAllLines(log)) {
-                String[] parts = line.split(" ");
-                if (parts.length == 4 && parts[0].equals("IN") && parts[2].equals("replayed")) {
-                    try {
-                        replayed = Double.parseDouble(parts[3]);
-                    } catch (NumberFormatException torn) {
-                        // a line being written
-                    }
-                }
-            }
-        }
-        return (long) replayed;
-    }
-
-    private static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log).stream()
-                    .filter(l -> !l.startsWith("IN "))
-                    .toList();
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
-        }
     }
 }
