@@ -25,8 +25,6 @@ final class BackfillProgress {
     private final Counter itemsCorrupt;
     private final AtomicLong finished = new AtomicLong();
     private final AtomicLong corrupt = new AtomicLong();
-    private final AtomicLong rowsTotal = new AtomicLong();
-    private final AtomicLong bytesTotal = new AtomicLong();
     final AtomicInteger readers = new AtomicInteger();
     final AtomicLong itemsTotal = new AtomicLong(-1);
     final AtomicLong itemsCommitted = new AtomicLong();
@@ -75,14 +73,12 @@ final class BackfillProgress {
     void rowsOut(long n) {
         if (n > 0) {
             rows.increment(n);
-            rowsTotal.addAndGet(n);
         }
     }
 
     void bytesRead(long n) {
         if (n > 0) {
             bytes.increment(n);
-            bytesTotal.addAndGet(n);
         }
     }
 
@@ -127,11 +123,11 @@ final class BackfillProgress {
     }
 
     long rowsTotal() {
-        return rowsTotal.get();
+        return (long) rows.count();
     }
 
     long bytesTotal() {
-        return bytesTotal.get();
+        return (long) bytes.count();
     }
 
     long finished() {

@@ -28,7 +28,6 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
 
     private final S3BackfillSource source;
     private final S3BackfillConfig config;
-    private final int laneIndex;
     private final PartitionListener engine;
     private final Thread laneThread;
     private final Int2ObjectHashMap<BackfillPartition> partitions = new Int2ObjectHashMap<>();
@@ -36,10 +35,9 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
     private SourceLane work;
     private boolean paused;
 
-    S3BackfillLane(S3BackfillSource source, int laneIndex, PartitionListener engine) {
+    S3BackfillLane(S3BackfillSource source, PartitionListener engine) {
         this.source = source;
         this.config = source.config();
-        this.laneIndex = laneIndex;
         this.engine = engine;
         this.laneThread = Thread.currentThread();
     }
@@ -300,10 +298,6 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
         }
         partitions.clear();
         work.close();
-    }
-
-    int laneIndex() {
-        return laneIndex;
     }
 
     /** A work-topic partition assigned to this lane: where it resumes, its reader and pause state. */

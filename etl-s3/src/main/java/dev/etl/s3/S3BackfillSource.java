@@ -91,7 +91,7 @@ public final class S3BackfillSource implements Source {
         } catch (IllegalStateException e) {
             throw new SourceException("pipeline " + config.pipeline() + ": " + e.getMessage(), e);
         }
-        S3BackfillLane lane = new S3BackfillLane(this, laneIndex, listener);
+        S3BackfillLane lane = new S3BackfillLane(this, listener);
         lane.attach(work.openLane(laneIndex, lane));
         return lane;
     }

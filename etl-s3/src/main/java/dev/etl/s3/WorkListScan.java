@@ -2,7 +2,6 @@ package dev.etl.s3;
 
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,17 +47,7 @@ final class WorkListScan {
         if (!wait) {
             return lso;
         }
-        Map<String, Object> settings = new LinkedHashMap<>();
-        kafka.forEach((k, v) -> {
-            if (ConsumerConfig.configNames().contains(k)) {
-                settings.put(k, v);
-            }
-        });
-        settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        settings.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        settings.remove(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
-        settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
-        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        Map<String, Object> settings = KafkaClientSettings.groupless(kafka, "backfill-scan-all", "read_uncommitted");
         try (KafkaConsumer<byte[], byte[]> all =
                 new KafkaConsumer<>(settings, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             while (true) {
@@ -101,19 +90,7 @@ final class WorkListScan {
      */
     static Optional<Extent> scan(
             Map<String, Object> kafka, String topic, Duration timeout, boolean waitForOpenTransactions) {
-        Map<String, Object> settings = new LinkedHashMap<>();
-        kafka.forEach((k, v) -> {
-            if (ConsumerConfig.configNames().contains(k)) {
-                settings.put(k, v);
-            }
-        });
-        settings.remove(ConsumerConfig.GROUP_ID_CONFIG);
-        settings.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
-        settings.remove(ConsumerConfig.GROUP_PROTOCOL_CONFIG);
-        Object clientId = kafka.get(ConsumerConfig.CLIENT_ID_CONFIG);
-        settings.put(ConsumerConfig.CLIENT_ID_CONFIG, (clientId == null ? "etl" : clientId) + "-backfill-scan");
-        settings.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        settings.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, Object> settings = KafkaClientSettings.groupless(kafka, "backfill-scan", "read_committed");
         settings.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         long deadline = System.nanoTime() + timeout.toNanos();
         try {

@@ -3,9 +3,7 @@ package dev.etl.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.management.ThreadMXBean;
-import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.record.Payload;
-import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
@@ -48,34 +46,8 @@ class LaneHandOverAllocationTest {
 
     @Test
     void takingRowsFromAReaderAllocatesNothingPerRowOnTheLane() throws Exception {
-        ObjectStore none = new ObjectStore() {
-            @Override
-            public List<ObjectInfo> list(String bucket, String prefix) {
-                return List.of();
-            }
-
-            @Override
-            public ObjectInfo head(String bucket, String key) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public InputStream open(String bucket, String key, String etag, long start, long end) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public String describe() {
-                return "none";
-            }
-        };
-        S3BackfillConfig config = S3BackfillConfig.builder()
-                .workTopic(KafkaSourceConfig.builder()
-                        .property("bootstrap.servers", "127.0.0.1:1")
-                        .property("group.id", "g")
-                        .topics("work")
-                        .build())
-                .store(none)
+        ObjectStore none = ReaderFixtures.NO_STORE;
+        S3BackfillConfig config = ReaderFixtures.config()
                 .segmentBytes(256 * 1024)
                 .readAheadSegments(4)
                 .build();

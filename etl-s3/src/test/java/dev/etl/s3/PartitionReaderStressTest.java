@@ -2,9 +2,7 @@ package dev.etl.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.etl.kafka.KafkaSourceConfig;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,28 +73,6 @@ class PartitionReaderStressTest {
         return s.toString().getBytes(StandardCharsets.US_ASCII);
     }
 
-    private static final ObjectStore NO_STORE = new ObjectStore() {
-        @Override
-        public List<ObjectInfo> list(String bucket, String prefix) {
-            return List.of();
-        }
-
-        @Override
-        public ObjectInfo head(String bucket, String key) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public InputStream open(String bucket, String key, String etag, long start, long end) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public String describe() {
-            return "none";
-        }
-    };
-
     private record Expected(long offset, long skip, long rows, int seed, boolean corrupt) {}
 
     @Test
@@ -106,7 +82,11 @@ class PartitionReaderStressTest {
         for (int round = 0; round < 20; round++) {
             S3BackfillConfig config = config(1 + random.nextInt(3), 256 + random.nextInt(8192));
             PartitionReader reader = new PartitionReader(
-                    "p", NO_STORE, BackfillFormats.of(List.of(new SeqFormat())), config, Thread.currentThread());
+                    "p",
+                    ReaderFixtures.NO_STORE,
+                    BackfillFormats.of(List.of(new SeqFormat())),
+                    config,
+                    Thread.currentThread());
             Thread thread = new Thread(reader, "reader-" + round);
             thread.start();
             List<Expected> items = new ArrayList<>();
@@ -167,7 +147,11 @@ class PartitionReaderStressTest {
     @Test
     void aCancelWhileTheReaderWaitsForSegmentsEndsItsThread() throws Exception {
         PartitionReader reader = new PartitionReader(
-                "p", NO_STORE, BackfillFormats.of(List.of(new SeqFormat())), config(1, 256), Thread.currentThread());
+                "p",
+                ReaderFixtures.NO_STORE,
+                BackfillFormats.of(List.of(new SeqFormat())),
+                config(1, 256),
+                Thread.currentThread());
         Thread thread = new Thread(reader, "reader-blocked");
         thread.start();
         reader.submit(
@@ -195,13 +179,7 @@ class PartitionReaderStressTest {
     }
 
     private static S3BackfillConfig config(int readAhead, int segmentBytes) {
-        return S3BackfillConfig.builder()
-                .workTopic(KafkaSourceConfig.builder()
-                        .property("bootstrap.servers", "127.0.0.1:1")
-                        .property("group.id", "g")
-                        .topics("work")
-                        .build())
-                .store(NO_STORE)
+        return ReaderFixtures.config()
                 .readAheadSegments(readAhead)
                 .segmentBytes(segmentBytes)
                 .readAttempts(3)
