@@ -38,8 +38,18 @@
 #   BENCH_HEAP                -Xmx of both pipelines (default 1g)
 #   BENCH_ETL_ARGS            extra command-line arguments of the etl sample-service (space-separated),
 #                             e.g. '--etl.source.kafka.properties[max.poll.records]=500'
+#   BENCH_ETL_JAVA_OPTS       extra JVM options of the etl runs (space-separated), e.g. a flight recording:
+#                             '-XX:StartFlightRecording=filename=/tmp/etl.jfr,settings=profile'
+#   BENCH_SIDES               the pipelines of each round, in order (default "baseline etl"; the
+#                             BENCH_COMPARE_* options append theirs), e.g. "etl" to profile etl alone
 #   BENCH_LIMITS=0            skip the limits (C0, C, I, L)
 #   BENCH_LIMIT_BATCH         rows per POST of the insert limit (default 200000)
+#   BENCH_ETL_PROFILE         Spring profile of the "etl" runs (default transcode: the sample's
+#                             OrdersTranscodingConfiguration, Avro bytes straight to RowBinary rows;
+#                             "default" runs the object path, OrdersChain)
+#   BENCH_COMPARE_OBJECTS=1   each round also runs the sample's object path ("etl-objects": the default
+#                             profile, AvroDeserializer + OrdersChain + RowBinaryEncoder) and the table
+#                             gets the ratio etl / etl-objects
 #   BENCH_COMPARE_MERGED=1    each round also runs the etl sample with deterministic blocks off
 #                             (--etl.sink.clickhouse.deterministic-blocks=false, "etl-merged": rows of
 #                             all partitions share batches) and the table gets the ratio etl / etl-merged
@@ -69,6 +79,7 @@ MAX_POLL_RECORDS="${BENCH_MAX_POLL_RECORDS:-5000}"
 RUN_TIMEOUT_S="${BENCH_RUN_TIMEOUT_S:-240}"
 POLL_S="${BENCH_POLL_S:-0.2}"
 HEAP="${BENCH_HEAP:-1g}"
+ETL_PROFILE="${BENCH_ETL_PROFILE:-transcode}"
 RUN_ID="$(date +%Y%m%d_%H%M%S)"
 TOPIC="bench-$RUN_ID"
 LOG_DIR="$INFRA_DIR/bench/$RUN_ID"
@@ -250,7 +261,8 @@ run() {
     KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="$group" \
       CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$http_port" \
       SERVER_ADDRESS=127.0.0.1 \
-      ETL_THREADS="$THREADS" java -Xmx"$HEAP" -jar "$SERVICE_JAR" ${BENCH_ETL_ARGS:-} \
+      ETL_THREADS="$THREADS" java -Xmx"$HEAP" ${BENCH_ETL_JAVA_OPTS:-} -jar "$SERVICE_JAR" ${BENCH_ETL_ARGS:-} \
+      --spring.profiles.active="$([[ "$side" == etl-objects ]] && echo default || echo "$ETL_PROFILE")" \
       $([[ "$side" == etl-merged ]] && echo --etl.sink.clickhouse.deterministic-blocks=false) >"$log" 2>&1 &
   fi
   PIPELINE_PID=$!
@@ -367,8 +379,12 @@ for round in $(seq 1 "$REPEATS"); do
   if [[ "${BENCH_LIMITS:-1}" == 1 ]]; then
     limits "$round"
   fi
-  run "$round" baseline
-  run "$round" etl
+  for side in ${BENCH_SIDES:-baseline etl}; do
+    run "$round" "$side"
+  done
+  if [[ "${BENCH_COMPARE_OBJECTS:-0}" == 1 ]]; then
+    run "$round" etl-objects
+  fi
   if [[ "${BENCH_COMPARE_MERGED:-0}" == 1 ]]; then
     run "$round" etl-merged
   fi
@@ -379,7 +395,7 @@ cleanup_data
 # ------------------------------------------------------------------ table ----
 STEP="summary"
 echo
-say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS"
+say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS, etl profile $ETL_PROFILE"
 info "total = from process start until all rows are in ClickHouse; steady = from the first row seen to the last"
 info "(rows sampled every ${POLL_S}s); Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE before, $LOAD_AFTER after"
 # Medians of the limits: C0, C (records/s), I (rows/s), and L in orders/s.
@@ -423,8 +439,8 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
     print "| round | pipeline | total s | orders/s | rows/s | steady s | steady orders/s | steady rows/s | inserts | exact rows after FINAL |"
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= NR; i++) print rows[i]
-    split("baseline etl etl-merged", sides, " ")
-    for (s = 1; s <= 3; s++) {
+    nsides = split("baseline etl etl-objects etl-merged", sides, " ")
+    for (s = 1; s <= nsides; s++) {
       side = sides[s]
       if (!n[side]) continue
       for (i = 1; i <= n[side]; i++) { a[i] = TO[side, i]; b[i] = TR[side, i] }
@@ -446,6 +462,13 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
       printf "| **ratio** | **etl / baseline** | | **%.2f×** | **%.2f×** | | %s | | |\n",
         mo["etl"] / mo["baseline"], mr["etl"] / mr["baseline"], steady
     }
+    if (n["etl"] && n["etl-objects"]) {
+      steady = "n/a | n/a"
+      if (ns["etl"] && ns["etl-objects"])
+        steady = sprintf("**%.2f×** | **%.2f×**", mso["etl"] / mso["etl-objects"], msr["etl"] / msr["etl-objects"])
+      printf "| **ratio** | **etl / etl-objects** | | **%.2f×** | **%.2f×** | | %s | | |\n",
+        mo["etl"] / mo["etl-objects"], mr["etl"] / mr["etl-objects"], steady
+    }
     if (n["etl"] && n["etl-merged"]) {
       steady = "n/a | n/a"
       if (ns["etl"] && ns["etl-merged"])
@@ -461,7 +484,7 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
         fmt(lim_i * orders / lines), fmt(lim_i), fmt(lim_i * orders / lines), fmt(lim_i)
       printf "| limit | **L = 1 / (1/C + 1/I)** | | **%s** | %s | | **%s** | %s | | |\n", fmt(lim_l),
         fmt(lim_l * lines / orders), fmt(lim_l), fmt(lim_l * lines / orders)
-      for (k = 1; k <= 3; k++) {
+      for (k = 1; k <= nsides; k++) {
         side = sides[k]
         if (!n[side]) continue
         steady = ns[side] ? sprintf("**%.2f×**", mso[side] / lim_l) : "n/a"

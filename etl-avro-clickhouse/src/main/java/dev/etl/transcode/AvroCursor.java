@@ -4,6 +4,7 @@ import dev.etl.sink.RowBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 
 /**
  * A cursor over one Avro binary body in a {@code byte[]}, with the copy operations transcoding
@@ -252,6 +253,19 @@ final class AvroCursor {
     void skipLengthPrefixed() {
         int length = readLength();
         pos += length;
+    }
+
+    /** Reads a string or bytes value: whether it equals one of {@code candidates} (compared in place). */
+    boolean matchesAny(byte[][] candidates) {
+        int length = readLength();
+        int from = pos;
+        pos += length;
+        for (byte[] c : candidates) {
+            if (c.length == length && Arrays.equals(buf, from, from + length, c, 0, length)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private MalformedBody eof(int wanted) {

@@ -30,7 +30,9 @@ import org.apache.avro.Schema;
  * <p><b>What converts to what</b> (the reader schema's type and logical type decide what a value
  * means; the writer's is only how it is read, after Avro's promotions):
  * <ul>
- * <li>{@code int}, {@code long}: any Int8…Int64 or UInt8…UInt64 column (range-checked per value), Float32, Float64;
+ * <li>{@code int}, {@code long}: any Int8…Int64 or UInt8…UInt64 column (range-checked per value), Float32, Float64,
+ *     Decimal(P ≤ 18, s) as the <em>unscaled</em> value (cents {@code 1999} into Decimal(18, 2) is
+ *     19.99, as {@code RowBinaryEncoder.decimal64} takes it; more than P digits is an error);
  *     {@code int} with {@code date}: Date, Date32; {@code long} with {@code timestamp-millis},
  *     {@code -micros}, {@code -nanos} (or {@code local-timestamp-*}): DateTime (seconds, floor),
  *     DateTime64(p) (scaled to p digits; rounding down, overflow is an error);</li>
@@ -62,14 +64,30 @@ public final class AvroRowMapping {
     private final Schema reader;
     private final List<Mapped> mapped;
     private final List<ClickHouseColumn> columns;
+    private final String explode;
+    private final List<RecordCondition> conditions;
+    private final String shardKey;
 
-    /** One column: its declared name and type, parsed type, and reader field path. */
-    record Mapped(ClickHouseColumn column, ColumnType type, String path) {}
+    /**
+     * One column: its declared name and type, parsed type, and reader field path ({@code null} for
+     * an {@link Builder#index index} column).
+     */
+    record Mapped(ClickHouseColumn column, ColumnType type, String path) {
+        boolean isIndex() {
+            return path == null;
+        }
+    }
 
-    private AvroRowMapping(Schema reader, List<Mapped> mapped) {
-        this.reader = reader;
-        this.mapped = List.copyOf(mapped);
+    /** A record filter: records whose field at {@code path} equals one of {@code values} are dropped (or kept). */
+    record RecordCondition(String path, List<Object> values, boolean keep) {}
+
+    private AvroRowMapping(Builder b) {
+        this.reader = b.reader;
+        this.mapped = List.copyOf(b.mapped);
         this.columns = this.mapped.stream().map(Mapped::column).toList();
+        this.explode = b.explode;
+        this.conditions = List.copyOf(b.conditions);
+        this.shardKey = b.shardKey;
     }
 
     /** Starts a mapping whose field paths name fields of {@code readerSchema} (a record). */
@@ -95,19 +113,42 @@ public final class AvroRowMapping {
         return mapped;
     }
 
+    /** The exploded array's reader path, or null (one row per record). */
+    String explode() {
+        return explode;
+    }
+
+    List<RecordCondition> conditions() {
+        return conditions;
+    }
+
+    /** The field {@link AvroRowTranscoder#shardKey} reads, or null. */
+    String shardKey() {
+        return shardKey;
+    }
+
+    /** Whether the plan needs the scanning form (several rows, filters, a key) rather than the single pass. */
+    private boolean scans() {
+        return explode != null
+                || !conditions.isEmpty()
+                || shardKey != null
+                || mapped.stream().anyMatch(Mapped::isIndex);
+    }
+
     /**
      * Compiles the plan for one writer schema.
      *
      * @throws AvroMappingException when a mapped field cannot be read from {@code writer} or written
      *         to its column
      */
-    RowPlan compile(Schema writer) {
-        return new PlanCompiler(this, writer).compile();
+    Plan compile(Schema writer) {
+        return scans() ? new ScanCompiler(this, writer).compile() : new PlanCompiler(this, writer).compile();
     }
 
     @Override
     public String toString() {
-        return "AvroRowMapping[" + reader.getFullName() + " -> " + columns + "]";
+        return "AvroRowMapping[" + reader.getFullName() + (explode != null ? " exploding " + explode : "") + " -> "
+                + columns + "]";
     }
 
     /** Declares columns in wire order. Not thread-safe. */
@@ -115,6 +156,9 @@ public final class AvroRowMapping {
         private final Schema reader;
         private final List<Mapped> mapped = new ArrayList<>();
         private final Set<String> names = new HashSet<>();
+        private final List<RecordCondition> conditions = new ArrayList<>();
+        private String explode;
+        private String shardKey;
 
         private Builder(Schema reader) {
             this.reader = reader;
@@ -126,9 +170,13 @@ public final class AvroRowMapping {
          * (dot-separated through nested records).
          */
         public Builder column(String column, String type, String fieldPath) {
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            return add(column, type, fieldPath);
+        }
+
+        private Builder add(String column, String type, String fieldPath) {
             Objects.requireNonNull(column, "column");
             Objects.requireNonNull(type, "type");
-            Objects.requireNonNull(fieldPath, "fieldPath");
             if (!names.add(column)) {
                 throw new IllegalArgumentException("column '" + column + "' declared twice");
             }
@@ -136,7 +184,8 @@ public final class AvroRowMapping {
             try {
                 parsed = ColumnType.parse(type);
             } catch (IllegalArgumentException e) {
-                throw new AvroMappingException(fieldPath, column, "-", type, e.getMessage());
+                throw new AvroMappingException(
+                        fieldPath == null ? "(element index)" : fieldPath, column, "-", type, e.getMessage());
             }
             mapped.add(new Mapped(new ClickHouseColumn(column, type), parsed, fieldPath));
             return this;
@@ -145,6 +194,71 @@ public final class AvroRowMapping {
         /** Adds a column written from the reader field of the same name. */
         public Builder column(String column, String type) {
             return column(column, type, column);
+        }
+
+        /**
+         * Writes one row per element of the array at {@code arrayPath} (an array of records in the
+         * reader schema) instead of one per record: an order becomes its lines. Columns whose path
+         * starts with {@code arrayPath + "."} read the element's fields ({@code lines.sku}); the others
+         * read the record's, repeated on every row of it. A record whose array is empty has no row.
+         * At most one array per mapping.
+         */
+        public Builder explode(String arrayPath) {
+            Objects.requireNonNull(arrayPath, "arrayPath");
+            if (explode != null) {
+                throw new IllegalStateException("explode('" + arrayPath + "'): the mapping explodes '" + explode
+                        + "' already (at most one array per mapping)");
+            }
+            explode = arrayPath;
+            return this;
+        }
+
+        /**
+         * Adds a column holding the element's position in the {@link #explode exploded} array, from 0
+         * (an order's line number); {@code type} is an integer type (UInt8…UInt64, Int8…Int64).
+         */
+        public Builder index(String column, String type) {
+            return add(column, type, null);
+        }
+
+        /**
+         * Drops the records whose field at {@code fieldPath} equals one of {@code values}: they write
+         * no row, and their offsets commit like any other's. The field (not inside the exploded array)
+         * is an enum (values are symbol names), a string, an int or long (values are numbers) or a
+         * boolean. The field is read, not decoded: filtering this way costs no object. Several
+         * conditions all apply.
+         */
+        public Builder dropWhen(String fieldPath, Object... values) {
+            return condition(fieldPath, values, false);
+        }
+
+        /** Keeps only the records whose field at {@code fieldPath} equals one of {@code values}; see {@link #dropWhen}. */
+        public Builder keepWhen(String fieldPath, Object... values) {
+            return condition(fieldPath, values, true);
+        }
+
+        private Builder condition(String fieldPath, Object[] values, boolean keep) {
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            if (values.length == 0) {
+                throw new IllegalArgumentException(
+                        (keep ? "keepWhen" : "dropWhen") + "('" + fieldPath + "'): name at least one value");
+            }
+            for (Object v : values) {
+                Objects.requireNonNull(v, "value of " + fieldPath);
+            }
+            conditions.add(new RecordCondition(fieldPath, List.of(values), keep));
+            return this;
+        }
+
+        /**
+         * Names the int or long field (not inside the exploded array) that
+         * {@link AvroRowTranscoder#shardKey} reads, so that rows are sharded by it
+         * ({@link AvroRowTranscoder#shardKeyRouter()}) exactly as {@code KeyHashRouter.byKey} shards
+         * objects by the same value.
+         */
+        public Builder shardKey(String fieldPath) {
+            shardKey = Objects.requireNonNull(fieldPath, "fieldPath");
+            return this;
         }
 
         /**
@@ -157,7 +271,7 @@ public final class AvroRowMapping {
             if (mapped.isEmpty()) {
                 throw new IllegalStateException("a mapping needs at least one column");
             }
-            AvroRowMapping mapping = new AvroRowMapping(reader, mapped);
+            AvroRowMapping mapping = new AvroRowMapping(this);
             mapping.compile(reader);
             return mapping;
         }

@@ -8,8 +8,9 @@ import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
+import dev.etl.sink.KeyHashRouter;
+import dev.etl.sink.MultiRowEncoder;
 import dev.etl.sink.RowBuffer;
-import dev.etl.sink.RowEncoder;
 import dev.etl.transcode.WriterPlans.Compiled;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -21,7 +22,7 @@ import org.apache.avro.Schema;
 
 /**
  * Writes one RowBinary row per Avro payload, straight from the Avro bytes: no record is
- * materialised, nothing is allocated per record. A {@link RowEncoder} of the raw {@link Payload},
+ * materialised, nothing is allocated per record. A {@link MultiRowEncoder} of the raw {@link Payload},
  * so a chain that needs no object ends in the sink without decoding:
  *
  * <pre>{@code
@@ -70,7 +71,7 @@ import org.apache.avro.Schema;
  *     {@code AvroDeserializer} does by default.</li>
  * </ul>
  */
-public final class AvroRowTranscoder implements RowEncoder<Payload> {
+public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
     private static final int HEADER_LENGTH = 5;
     private static final int SINGLE_OBJECT_HEADER_LENGTH = 10;
     private static final VarHandle LONG_LE =
@@ -103,6 +104,16 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
     private int lastId;
     private long lastFingerprint;
     private Compiled last;
+    /** What {@link #resolve} found: the payload's plan, schema id (-1 when none) and body offset. */
+    private Compiled current;
+
+    private int currentId;
+    /** The payload {@link #shardKey} scanned (identity), so that encoding it next does not scan again; else null. */
+    private byte[] scannedArray;
+
+    private int scannedOffset;
+    private int scannedLength;
+    private boolean scannedDropped;
 
     private AvroRowTranscoder(Builder shared) {
         this.shared = shared;
@@ -133,19 +144,121 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
     }
 
     @Override
-    public void encode(Payload value, RecordMeta meta, RowBuffer out) {
+    public int encodeRows(Payload value, RecordMeta meta, RowBuffer out) {
         if (!value.isPresent()) {
-            throw DeserializationException.of(
-                    -1,
-                    "a tombstone (absent value) has no row: filter tombstones before "
-                            + "the sink (.filter(\"not-tombstone\", Payload::isPresent))",
-                    null);
+            throw tombstone();
         }
-        transcode(value.array(), value.offset(), value.length(), out);
+        return transcode(value.array(), value.offset(), value.length(), out);
     }
 
-    /** Appends the row of the payload in {@code array[offset, offset + length)} to {@code out}. */
-    public void transcode(byte[] array, int offset, int length, RowBuffer out) {
+    /**
+     * Appends the payload's one row (a mapping without {@link AvroRowMapping.Builder#explode explode}
+     * or conditions); the sink stage calls {@link #encodeRows}.
+     *
+     * @throws IllegalStateException when the payload has no row or several
+     */
+    @Override
+    public void encode(Payload value, RecordMeta meta, RowBuffer out) {
+        int rows = encodeRows(value, meta, out);
+        if (rows != 1) {
+            throw new IllegalStateException(this + " wrote " + rows + " rows for one payload: call encodeRows");
+        }
+    }
+
+    private static DeserializationException tombstone() {
+        return DeserializationException.of(
+                -1,
+                "a tombstone (absent value) has no row: filter tombstones before "
+                        + "the sink (.filter(\"not-tombstone\", Payload::isPresent))",
+                null);
+    }
+
+    /**
+     * Appends the rows of the payload in {@code array[offset, offset + length)} to {@code out}: one,
+     * or with {@link AvroRowMapping.Builder#explode explode} one per element, none when a
+     * {@link AvroRowMapping.Builder#dropWhen condition} drops the record.
+     *
+     * @return how many rows were appended
+     */
+    public int transcode(byte[] array, int offset, int length, RowBuffer out) {
+        byte[] scanned = scannedArray;
+        scannedArray = null;
+        if (scanned == array && scannedOffset == offset && scannedLength == length) {
+            // shardKey(...) scanned this payload just now (routing, then encoding): emit from that scan.
+            return emit(out, scannedDropped);
+        }
+        resolve(array, offset, length);
+        Compiled compiled = current;
+        try {
+            return compiled.plan.write(in, out);
+        } catch (MalformedBody e) {
+            throw malformed(compiled, e);
+        }
+    }
+
+    /**
+     * The {@link AvroRowMapping.Builder#shardKey shard key} of the payload (the field's value), for
+     * routing: {@link #shardKeyRouter()} shards by it as {@code KeyHashRouter.byKey} shards by the
+     * same value of an object. Scans the payload, which the next {@link #encodeRows} of the same
+     * payload then does not repeat.
+     *
+     * @throws IllegalStateException when the mapping names no shard key
+     * @throws DeserializationException as {@link #encodeRows} does for a payload it cannot read
+     */
+    public long shardKey(Payload value) {
+        if (!value.isPresent()) {
+            throw tombstone();
+        }
+        byte[] array = value.array();
+        int offset = value.offset();
+        int length = value.length();
+        scannedArray = null;
+        resolve(array, offset, length);
+        Compiled compiled = current;
+        if (!(compiled.plan instanceof ScanPlan plan) || !plan.hasKey()) {
+            throw new IllegalStateException(
+                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        }
+        try {
+            scannedDropped = plan.scan(in);
+        } catch (MalformedBody e) {
+            throw malformed(compiled, e);
+        }
+        long key = plan.key(in);
+        scannedArray = array;
+        scannedOffset = offset;
+        scannedLength = length;
+        return key;
+    }
+
+    /**
+     * A router for this lane's sink stage that shards by {@link #shardKey}: {@code
+     * .sink(transcoder, transcoder.shardKeyRouter())}.
+     */
+    public KeyHashRouter<Payload> shardKeyRouter() {
+        if (shared.mapping.shardKey() == null) {
+            throw new IllegalStateException(
+                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        }
+        return KeyHashRouter.byKey(this::shardKey);
+    }
+
+    private int emit(RowBuffer out, boolean dropped) {
+        Compiled compiled = current;
+        try {
+            return ((ScanPlan) compiled.plan).emit(in, out, dropped);
+        } catch (MalformedBody e) {
+            throw malformed(compiled, e);
+        }
+    }
+
+    private DeserializationException malformed(Compiled compiled, MalformedBody e) {
+        return DeserializationException.of(
+                currentId, "Avro body does not match writer schema " + compiled.label + ": " + e.getMessage(), null);
+    }
+
+    /** Finds the payload's plan ({@link #current}) and wraps the cursor around its body. */
+    private void resolve(byte[] array, int offset, int length) {
         if (owner != Thread.currentThread()) {
             claimOwner();
         }
@@ -174,14 +287,9 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
                     "writer schema " + compiled.label + " cannot be transcoded: " + compiled.error.getMessage(),
                     compiled.error);
         }
-        AvroCursor in = this.in;
+        current = compiled;
+        currentId = id;
         in.wrap(array, bodyOffset, length - (bodyOffset - offset));
-        try {
-            compiled.plan.write(in, out);
-        } catch (MalformedBody e) {
-            throw DeserializationException.of(
-                    id, "Avro body does not match writer schema " + compiled.label + ": " + e.getMessage(), null);
-        }
     }
 
     /** The plan of a single-object payload; else the payload is too short or of a bad magic byte. */
@@ -256,7 +364,7 @@ public final class AvroRowTranscoder implements RowEncoder<Payload> {
 
     private void use(Compiled compiled) {
         if (compiled.plan != null) {
-            in.ensureMarks(compiled.plan.markCount);
+            in.ensureMarks(compiled.plan.markCount());
         }
         last = compiled;
     }

@@ -240,6 +240,19 @@ final class ConversionCompiler {
                 return number(read, Conversion.WRITE_FLOAT32_OF_LONG, type).build();
             case FLOAT64:
                 return number(read, Conversion.WRITE_FLOAT64_OF_LONG, type).build();
+            case DECIMAL: {
+                // The unscaled value (cents into Decimal(18, 2)), as RowBinaryEncoder.decimal64 takes it.
+                if (type.size > 18) {
+                    throw mismatch(
+                            writer,
+                            reader,
+                            type,
+                            "an " + r.getName() + " is the unscaled value of a Decimal of at most 18 digits "
+                                    + "(Decimal32, Decimal64); for more, use bytes with logicalType decimal");
+                }
+                long bound = Decimals.pow10(type.size) - 1;
+                return ints(read, type.width(), -bound, bound, type);
+            }
             case DATE:
             case DATE32:
                 if (!"date".equals(logical)) {

@@ -1,10 +1,6 @@
 package dev.etl.transcode;
 
 import dev.etl.clickhouse.ClickHouseColumn;
-import dev.etl.sink.RowBuffer;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -13,11 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.avro.Schema;
-import org.apache.avro.generic.GenericData;
-import org.apache.avro.generic.GenericDatumWriter;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.avro.io.BinaryEncoder;
-import org.apache.avro.io.EncoderFactory;
 
 /**
  * Compiles a mapping for one writer schema into a {@link RowPlan}: walks the writer's fields in
@@ -183,7 +174,7 @@ final class PlanCompiler {
         throw new IllegalStateException(prefix);
     }
 
-    private static Schema.Field readerField(Schema reader, Schema.Field writerField) {
+    static Schema.Field readerField(Schema reader, Schema.Field writerField) {
         Schema.Field byName = reader.getField(writerField.name());
         if (byName != null) {
             return byName;
@@ -240,93 +231,10 @@ final class PlanCompiler {
         constants.add(constant);
     }
 
-    /**
-     * The RowBinary bytes of column {@code c}'s reader default: the outermost reader field on its path
-     * that the writer lacks must have a default; the value at the rest of the path inside it is
-     * Avro-encoded with its reader schema and converted like any value.
-     */
+    /** The RowBinary bytes of column {@code c}'s reader default (the writer lacks its field). */
     private byte[] defaultBytes(int c) {
         AvroRowMapping.Mapped m = mapped.get(c);
-        String[] segments = m.path().split("\\.", -1);
-        Schema record = mapping.readerSchema();
-        Object value = null;
-        boolean defaulted = false;
-        Schema leaf = null;
-        String prefix = "";
-        for (int i = 0; i < segments.length; i++) {
-            String path = prefix + segments[i];
-            Schema.Field field = record == null ? null : record.getField(segments[i]);
-            if (field == null) {
-                throw new AvroMappingException(
-                        m.path(),
-                        m.column().name(),
-                        "missing",
-                        m.column().type(),
-                        "the reader schema " + mapping.readerSchema().getFullName() + " has no field '" + path + "'"
-                                + (record == null
-                                        ? " ('" + prefix.substring(0, prefix.length() - 1) + "' is not a record)"
-                                        : ""));
-            }
-            if (defaulted) {
-                value = value instanceof GenericRecord r ? r.get(field.name()) : null;
-            } else if (!present.contains(path)) {
-                if (!field.hasDefaultValue()) {
-                    throw new AvroMappingException(
-                            m.path(),
-                            m.column().name(),
-                            AvroTypeNames.describe(field.schema()),
-                            m.column().type(),
-                            "the writer schema "
-                                    + writer.getFullName() + " has no field '" + path
-                                    + "' and the reader field has no default");
-                }
-                value = GenericData.get().getDefaultValue(field);
-                defaulted = true;
-            }
-            leaf = field.schema();
-            boolean last = i == segments.length - 1;
-            if (!last && leaf.getType() != Schema.Type.RECORD) {
-                if (leaf.getType() == Schema.Type.UNION) {
-                    throw new AvroMappingException(
-                            m.path(),
-                            m.column().name(),
-                            AvroTypeNames.describe(leaf),
-                            m.column().type(),
-                            "the path goes through '" + path + "', a union: not transcoded");
-                }
-                record = null;
-            } else {
-                record = leaf;
-            }
-            prefix = path + ".";
-        }
-        byte[] avro = avroBytes(leaf, value);
-        Conversion conversion = new ConversionCompiler(m.path(), m.column().name()).compile(leaf, leaf, m.type());
-        AvroCursor in = new AvroCursor();
-        in.wrap(avro, 0, avro.length);
-        RowBuffer out = new RowBuffer(16);
-        try {
-            conversion.write(in, out);
-        } catch (ValueRejected e) {
-            throw new AvroMappingException(
-                    m.path(),
-                    m.column().name(),
-                    AvroTypeNames.describe(leaf),
-                    m.column().type(),
-                    "the reader default does not fit the column: " + e.getMessage());
-        }
-        return out.toByteArray();
-    }
-
-    private static byte[] avroBytes(Schema schema, Object value) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(bytes, null);
-        try {
-            new GenericDatumWriter<Object>(schema).write(value, encoder);
-            encoder.flush();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
+        return ReaderDefaults.rowBinary(
+                ReaderDefaults.of(mapping.readerSchema(), m.path(), present, writer.getFullName(), m), m);
     }
 }

@@ -21,7 +21,7 @@ import org.apache.avro.Schema;
  * When the table's columns follow the writer's field order (the usual case) every mapped field is a
  * single {@code CONVERT}. Immutable and shared by every lane; the marks live in each lane's cursor.
  */
-final class RowPlan {
+final class RowPlan implements Plan {
     static final int SKIP = 0;
     static final int CONVERT = 1;
     static final int MARK = 2;
@@ -97,13 +97,14 @@ final class RowPlan {
         return fused;
     }
 
-    /**
-     * Writes one row from the body under {@code in} (whose marks hold at least {@link #markCount}).
-     *
-     * @throws ColumnEncodeException when a value does not fit its column
-     * @throws MalformedBody when the body does not match the writer schema
-     */
-    void write(AvroCursor in, RowBuffer out) {
+    @Override
+    public int markCount() {
+        return markCount;
+    }
+
+    /** Writes the record's one row from the body under {@code in} (whose marks hold at least {@link #markCount}). */
+    @Override
+    public int write(AvroCursor in, RowBuffer out) {
         int[] ops = this.ops;
         int i = 0;
         try {
@@ -179,6 +180,7 @@ final class RowPlan {
             throw new MalformedBody(
                     in.remaining() + " trailing byte(s) after the record (body is " + in.length() + " bytes)");
         }
+        return 1;
     }
 
     /** The steps, for tests and {@code toString}: e.g. {@code [CONVERT id, SKIP, MARK 0, CONVERT_AT name]}. */

@@ -108,11 +108,11 @@ final class WriterPlans {
 
     /** A writer schema's plan, or why it has none. */
     static final class Compiled {
-        final RowPlan plan;
+        final Plan plan;
         final AvroMappingException error;
         final String label;
 
-        Compiled(RowPlan plan, AvroMappingException error, String label) {
+        Compiled(Plan plan, AvroMappingException error, String label) {
             this.plan = plan;
             this.error = error;
             this.label = label;

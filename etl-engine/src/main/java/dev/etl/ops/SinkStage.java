@@ -8,17 +8,22 @@ import dev.etl.internal.sink.BlockChains;
 import dev.etl.internal.sink.Chunk;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.record.Collector;
+import dev.etl.sink.MultiRowEncoder;
 import dev.etl.sink.Router;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.RowEncoder;
 
 /**
- * The terminal stage: routes a value to a shard, encodes it as one row into that shard's open chunk,
+ * The terminal stage: routes a value to a shard, encodes it as one row (or, with a
+ * {@link MultiRowEncoder}, as many as it writes, zero included) into that shard's open chunk,
  * makes the chunk hold the record's ack, and hands the chunk off when it is full. A failed encode is
  * cut back out of the chunk, so the chunk's bytes and acks are exactly those of its good rows.
  */
 final class SinkStage<T> implements Collector<T> {
     private final RowEncoder<? super T> encoder;
+    /** {@link #encoder} when it writes any number of rows per value, else null. */
+    private final MultiRowEncoder<? super T> multiRow;
+
     private final Router<? super T> router;
     private final ChunkOutbox outbox;
     /** The sink's deterministic blocks, or null when it writes merged batches. */
@@ -40,6 +45,7 @@ final class SinkStage<T> implements Collector<T> {
             String sinkName,
             boolean sinksEncoder) {
         this.encoder = encoder;
+        this.multiRow = encoder instanceof MultiRowEncoder<? super T> m ? m : null;
         this.router = router;
         this.outbox = outbox;
         this.blocks = outbox.blocks();
@@ -80,8 +86,13 @@ final class SinkStage<T> implements Collector<T> {
         Chunk chunk = inBlock ? blocks.chunk(shard, partition) : outbox.chunk(shard);
         RowBuffer rows = chunk.rows();
         int mark = rows.length();
+        int count = 1;
         try {
-            encoder.encode(value, meta, rows);
+            if (multiRow != null) {
+                count = multiRow.encodeRows(value, meta, rows);
+            } else {
+                encoder.encode(value, meta, rows);
+            }
         } catch (FatalPipelineException e) {
             rows.truncate(mark);
             throw e;
@@ -97,10 +108,22 @@ final class SinkStage<T> implements Collector<T> {
             errors.fail(e);
             return;
         }
+        if (count <= 0) {
+            if (count < 0 || rows.length() != mark) {
+                rows.truncate(mark);
+                throw new FatalPipelineException(
+                        ErrorClass.ENCODE,
+                        "encoder " + encoder + " of sink '" + sinkName + "' returned " + count + " rows"
+                                + (count == 0 ? " but wrote bytes" : "") + " (encoder bug) at "
+                                + errors.describePosition(),
+                        null);
+            }
+            return; // the encoder filtered the value out: it has no row, so nothing holds its ack
+        }
         try {
-            chunk.addRow(ack);
+            chunk.addRows(ack, count);
             if (inBlock) {
-                blocks.rowAdded(shard, partition, rows.length() - mark);
+                blocks.rowsAdded(shard, partition, count, rows.length() - mark);
             } else {
                 outbox.rowAdded(shard);
             }

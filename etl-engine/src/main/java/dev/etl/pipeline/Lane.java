@@ -186,7 +186,7 @@ final class Lane implements Runnable, BatchHandler {
             chain.onBatch(batch);
             pushed = true;
             if (blocks != null) {
-                blocks.afterBatch(partition, batch.lastOffset() + 1);
+                blocks.afterBatch(partition, batch.lastOffset() + 1, batch.backlog());
                 if (blocks.tooManyPending(partition)) {
                     held.hold(partition);
                 }

@@ -18,7 +18,9 @@ import org.agrona.collections.Int2ObjectHashMap;
  *
  * <p>A block is sealed (at a record boundary) when one of its sinks' rows for a shard reach that sink's
  * batch {@code max-rows} or {@code max-bytes}, when its first record is older than the shortest batch
- * {@code linger}, when the lane holds more than its share of the in-flight budget in open blocks, and
+ * {@code linger} (ten lingers while the partition is behind: its last batch left at least
+ * {@link #BACKLOG_RECORDS} records waiting, so a catch-up writes full blocks, not one linger's worth),
+ * when the lane holds more than its share of the in-flight budget in open blocks, and
  * before every drain (revoke, shutdown). A replayed partition is sealed where the metadata says, whatever
  * the sizes. Sealing moves the block's chains aside ({@link BlockChains#seal}); only when a commit whose
  * metadata lists the block's end has succeeded are they released to the sinks. The committed offset is
@@ -30,9 +32,20 @@ import org.agrona.collections.Int2ObjectHashMap;
 final class LaneBlocks implements BlockChains.DueListener {
     /** Boundary commits are at most this frequent: seals of the same moment share one commit. */
     static final long BOUNDARY_COMMIT_SPACING_NS = 20_000_000L;
+    /**
+     * A partition with at least this many records waiting after its batch is behind: its open block
+     * lingers up to {@link #BACKLOG_LINGERS} lingers to fill (catching up, a one-linger block is a
+     * small insert, and small inserts are what limits a catch-up).
+     */
+    static final long BACKLOG_RECORDS = 10_000;
+
+    static final int BACKLOG_LINGERS = 10;
 
     private final BlockChains[] sinks;
     private final long lingerNs;
+    /** The linger of a partition that is {@link PartitionBlocks#behind behind}. */
+    private final long backlogLingerNs;
+
     private final long heldLimitBytes;
     private final Int2ObjectHashMap<PartitionBlocks> partitions = new Int2ObjectHashMap<>();
     private final Counter replayedBlocks;
@@ -49,6 +62,8 @@ final class LaneBlocks implements BlockChains.DueListener {
             BlockChains[] sinks, long lingerNs, long heldLimitBytes, Counter sealedBlocks, Counter replayedBlocks) {
         this.sinks = sinks;
         this.lingerNs = lingerNs;
+        this.backlogLingerNs =
+                lingerNs > Long.MAX_VALUE / BACKLOG_LINGERS ? Long.MAX_VALUE : lingerNs * BACKLOG_LINGERS;
         this.heldLimitBytes = heldLimitBytes;
         this.replayedBlocks = replayedBlocks;
         this.sealedBlocks = sealedBlocks;
@@ -169,10 +184,20 @@ final class LaneBlocks implements BlockChains.DueListener {
 
     /** The batch of {@code partition} ended; the next record cannot be below {@code nextOffset}. */
     void afterBatch(int partition, long nextOffset) {
+        afterBatch(partition, nextOffset, -1);
+    }
+
+    /**
+     * Same as {@link #afterBatch(int, long)}, with the source's {@link dev.etl.source.PartitionBatch#backlog
+     * backlog} after the batch: at least {@link #BACKLOG_RECORDS} waiting makes the open block linger
+     * longer.
+     */
+    void afterBatch(int partition, long nextOffset, long backlog) {
         PartitionBlocks b = blocks(partition);
         if (b == null) {
             return;
         }
+        b.behind = backlog >= BACKLOG_RECORDS;
         if (b.blockStart < 0) {
             // A batch without records (a source may end a unit of work with one, e.g. a backfill item
             // with no rows) and no committed offset: nothing before its end held a row, so blocks start
@@ -236,7 +261,8 @@ final class LaneBlocks implements BlockChains.DueListener {
             if (b.blockStart < 0 || b.position <= b.blockStart || b.replayRemaining() > 0) {
                 continue;
             }
-            if (pressure || (due && b.due) || (b.openedNs >= 0 && nowNs - b.openedNs >= lingerNs)) {
+            long linger = b.behind ? backlogLingerNs : lingerNs;
+            if (pressure || (due && b.due) || (b.openedNs >= 0 && nowNs - b.openedNs >= linger)) {
                 seal(b, b.position, false);
             }
         }

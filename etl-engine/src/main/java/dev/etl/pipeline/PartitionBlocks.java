@@ -30,6 +30,8 @@ final class PartitionBlocks {
     long openedNs = -1;
     /** The open block reached a size limit: seal it at the next record boundary. */
     boolean due;
+    /** The partition's last batch reported a backlog: its open block may linger longer to fill. */
+    boolean behind;
     /** The last committed offset, a boundary (-1: none yet). */
     long commitPoint = -1;
     /** The metadata last committed with {@link #commitPoint} (null: none). */

@@ -40,4 +40,14 @@ public interface PartitionBatch {
 
     /** The record value (absent for a tombstone); valid until {@link #next()}. */
     Payload value();
+
+    /**
+     * How many records the source knows to be waiting in the partition after this batch (Kafka: the
+     * consumer's current lag, from its last fetch), or -1 when it does not know. A partition far behind
+     * keeps its deterministic block open past the linger so that it fills (see
+     * {@code etl.sink.clickhouse.batch.linger}); the default, -1, never does.
+     */
+    default long backlog() {
+        return -1;
+    }
 }

@@ -207,7 +207,9 @@ class BlockReplayPropertyTest {
                     lastProcessedNext = offset + 1;
                 }
                 ack.release(true);
-                blocks.afterBatch(PARTITION, lastProcessedNext);
+                // Sometimes far behind (the block may then linger ten lingers), sometimes caught up or unknown.
+                int lag = random.nextInt(3);
+                blocks.afterBatch(PARTITION, lastProcessedNext, lag == 0 ? 50_000 : lag == 1 ? 0 : -1);
                 nowNs += random.nextInt(30) * 1_000_000L;
                 blocks.tick(nowNs);
                 maybeCommit(random.nextInt(3) == 0);

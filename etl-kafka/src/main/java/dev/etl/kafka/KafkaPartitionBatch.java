@@ -19,10 +19,12 @@ final class KafkaPartitionBatch implements PartitionBatch {
     private int partition;
     private int size;
     private int index;
+    private long backlog = -1;
 
     /** Points the cursor before the first of {@code records} (non-empty, offset order). */
-    KafkaPartitionBatch wrap(int partition, List<ConsumerRecord<byte[], byte[]>> records) {
+    KafkaPartitionBatch wrap(int partition, List<ConsumerRecord<byte[], byte[]>> records, long backlog) {
         this.partition = partition;
+        this.backlog = backlog;
         this.records = records;
         this.size = records.size();
         this.index = -1;
@@ -37,6 +39,13 @@ final class KafkaPartitionBatch implements PartitionBatch {
         key.clear();
         value.clear();
         size = 0;
+        backlog = -1;
+    }
+
+    /** The consumer's current lag of the partition after this batch (from its last fetch), or -1. */
+    @Override
+    public long backlog() {
+        return backlog;
     }
 
     @Override

@@ -172,7 +172,10 @@ final class KafkaSourceLane implements SourceLane {
             partition.lastDeliveredLeaderEpoch = last.leaderEpoch();
             countIn(list);
             try {
-                handler.onBatch(batch.wrap(partition.id, list));
+                // The lag the consumer knows from its last fetch (no broker call): a partition far behind
+                // lets its deterministic blocks fill past the linger.
+                OptionalLong lag = consumer.currentLag(tp);
+                handler.onBatch(batch.wrap(partition.id, list, lag.isPresent() ? lag.getAsLong() : -1));
             } finally {
                 batch.clear();
             }

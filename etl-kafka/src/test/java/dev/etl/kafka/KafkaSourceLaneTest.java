@@ -100,6 +100,7 @@ class KafkaSourceLaneTest {
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final List<String> batches = new ArrayList<>();
     private final List<byte[]> valueArrays = new ArrayList<>();
+    private final List<Long> backlogs = new ArrayList<>();
     private KafkaSource source;
     private KafkaSourceLane lane;
 
@@ -127,6 +128,7 @@ class KafkaSourceLaneTest {
         StringBuilder sb = new StringBuilder(lane.describe(batch.partition())).append(':');
         long last = batch.lastOffset();
         int size = batch.size();
+        backlogs.add(batch.backlog());
         while (batch.next()) {
             sb.append(' ')
                     .append(batch.offset())
@@ -255,6 +257,16 @@ class KafkaSourceLaneTest {
         rebalanceInNextPoll(REFUNDS_0);
         poll();
         assertThat(lane.topic(source.partitionIds().idOf(REFUNDS_0))).isEqualTo("refunds");
+    }
+
+    @Test
+    void aBatchReportsTheConsumersLagAfterItAsItsBacklog() {
+        inNextPoll(() -> consumer.rebalance(List.of(ORDERS_0)), () -> {
+            consumer.addRecord(rec(ORDERS_0, 0, "k0", "v0", 1));
+            consumer.addRecord(rec(ORDERS_0, 1, "k1", "v1", 1));
+        });
+        poll();
+        assertThat(backlogs).as("end offset 10, position 2 after the batch").containsExactly(8L);
     }
 
     @Test

@@ -24,6 +24,7 @@ public class OrdersPipelineConfiguration {
      * startup and writes every row with it (chains end in {@code .sink(router)}).
      */
     @Bean
+    @Profile("!transcode")
     RowBinaryEncoder<OrderLineRow> orderLineRows() {
         return OrderLineRow.ENCODER;
     }
@@ -38,11 +39,11 @@ public class OrdersPipelineConfiguration {
     }
 
     /**
-     * The topology: called once per lane, on the lane's thread. The {@code tables} profile replaces it
-     * with its own ({@link OrderTablesConfiguration}).
+     * The topology: called once per lane, on the lane's thread. The {@code tables} and {@code transcode}
+     * profiles replace it with their own ({@link OrderTablesConfiguration}, {@link OrdersTranscodingConfiguration}).
      */
     @Bean
-    @Profile("!tables")
+    @Profile("!tables & !transcode")
     ChainFactory orders(AvroDeserializer.Builder<Order> orders) {
         return ctx -> OrdersChain.build(ctx, orders);
     }

@@ -91,8 +91,13 @@ public final class BlockChains {
      * chunk when the tail is full, and tells the listener once when the block reached a size limit.
      */
     public void rowAdded(int shard, int partition, int rowBytes) {
+        rowsAdded(shard, partition, 1, rowBytes);
+    }
+
+    /** Same as {@link #rowAdded}, for {@code count} rows of {@code rowBytes} bytes in all. */
+    public void rowsAdded(int shard, int partition, int count, int rowBytes) {
         Open o = lastPartition == partition ? last : open(partition);
-        int rows = ++o.rows[shard];
+        int rows = o.rows[shard] += count;
         long bytes = o.bytes[shard] += rowBytes;
         heldBytes += rowBytes;
         Chunk tail = o.tail[shard];

@@ -70,7 +70,12 @@ public final class Chunk {
      * once per chunk: consecutive rows of one batch cost nothing extra).
      */
     public void addRow(AckRef ack) {
-        rowCount++;
+        addRows(ack, 1);
+    }
+
+    /** Same as {@link #addRow}, for {@code rows} (≥ 1) rows of one value just encoded together. */
+    public void addRows(AckRef ack, int rows) {
+        rowCount += rows;
         if (ackCount == 0 || acks[ackCount - 1] != ack) {
             holdAck(ack);
         }

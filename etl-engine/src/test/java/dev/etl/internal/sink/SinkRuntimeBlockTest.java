@@ -78,4 +78,35 @@ class SinkRuntimeBlockTest {
                 .singleElement()
                 .satisfies(a -> assertThat(a.succeeded()).isTrue());
     }
+
+    /** Values of three rows each (a {@code MultiRowEncoder}'s): every row is counted, in chunks and the block. */
+    @ParameterizedTest(name = "{0} values of 3 rows")
+    @ValueSource(ints = {3, 7})
+    void rowsAddedTogetherAreCountedOneByOne(int values) {
+        SinkDefinition definition = definition();
+        SinkRuntime sink = fx.start(definition);
+        BlockChains blocks = new BlockChains(sink, definition);
+        AckRef ack = new AckRef(0, 0, 0, fx.acks);
+        for (int v = 0; v < values; v++) {
+            Chunk chunk = blocks.chunk(0, 0);
+            for (int r = 0; r < 3; r++) {
+                chunk.rows().writeLongLE(v * 3L + r);
+            }
+            chunk.addRows(ack, 3);
+            blocks.rowsAdded(0, 0, 3, 3 * Long.BYTES);
+        }
+        ack.release(true);
+        blocks.seal(0, 0, values, "orders-0");
+        blocks.release(0, values);
+        assertThat(blocks.flush()).isTrue();
+
+        await(
+                "the block written and every chunk settled",
+                TIMEOUT,
+                () -> fx.writer.successes().size() == 1 && sink.isIdle());
+        RecordingShardWriter.Written written = fx.writer.successes().get(0);
+        assertThat(written.rows()).isEqualTo(values * 3);
+        assertThat(written.values())
+                .containsExactly(LongStream.range(0, values * 3L).toArray());
+    }
 }

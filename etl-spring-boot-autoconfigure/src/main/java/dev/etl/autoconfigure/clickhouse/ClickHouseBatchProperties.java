@@ -18,7 +18,8 @@ public class ClickHouseBatchProperties {
     private DataSize maxBytes = DataSize.ofBytes(BatchConfig.DEFAULTS.maxBytes());
 
     /**
-     * Time after a batch's first row at which it is sealed, full or not.
+     * Time after a batch's first row at which it is sealed, full or not (a deterministic block of a
+     * partition that is far behind waits up to ten times as long to fill).
      */
     private Duration linger = BatchConfig.DEFAULTS.linger();
 
