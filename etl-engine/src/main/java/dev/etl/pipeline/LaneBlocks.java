@@ -20,7 +20,8 @@ import org.agrona.collections.Int2ObjectHashMap;
  * batch {@code max-rows} or {@code max-bytes}, when its first record is older than the shortest batch
  * {@code linger} (ten lingers while the partition is behind: its last batch left at least
  * {@link #BACKLOG_RECORDS} records waiting, so a catch-up writes full blocks, not one linger's worth),
- * when the lane holds more than its share of the in-flight budget in open blocks, and
+ * when the lane holds more than its share of the in-flight budget in open blocks (the largest block
+ * first, until the rest fit), and
  * before every drain (revoke, shutdown). A replayed partition is sealed where the metadata says, whatever
  * the sizes. Sealing moves the block's chains aside ({@link BlockChains#seal}); only when a commit whose
  * metadata lists the block's end has succeeded are they released to the sinks. The committed offset is
@@ -76,7 +77,7 @@ final class LaneBlocks implements BlockChains.DueListener {
      * The blocks of a lane whose outboxes include deterministic ones, or null when none does (the lane
      * then commits plain watermarks).
      *
-     * @param heldLimitBytes open-block bytes the lane may hold before it seals them all early
+     * @param heldLimitBytes open-block bytes the lane may hold before it seals the largest early
      */
     static LaneBlocks of(
             ChunkOutbox[] outboxes, long heldLimitBytes, MeterRegistry registry, String pipeline, int lane) {
@@ -236,36 +237,75 @@ final class LaneBlocks implements BlockChains.DueListener {
         }
     }
 
-    private boolean pressure() {
-        long held = 0;
+    /** Bytes of the lane's open blocks, all sinks (sealed ones waiting for their commit or for room excluded). */
+    private long openBytes() {
+        long open = 0;
         for (BlockChains sink : sinks) {
-            held += sink.heldBytes();
+            open += sink.openBytes();
         }
-        return held > heldLimitBytes;
+        return open;
+    }
+
+    private long openBytes(int partition) {
+        long open = 0;
+        for (BlockChains sink : sinks) {
+            open += sink.openBytes(partition);
+        }
+        return open;
     }
 
     /**
-     * Loop iteration: seals open blocks whose first record is older than the linger, those due by size,
-     * and, when the lane holds more than its share of open-block bytes, all of them. Between batches,
-     * so every partition is at a record boundary (its position).
+     * Loop iteration: seals open blocks whose first record is older than the linger and those due by
+     * size; then, while the lane's open blocks hold more than its share of the budget, the largest one.
+     * Between batches, so every partition is at a record boundary (its position).
+     *
+     * <p>Largest first, not all at once: the lane's partitions fill their blocks at similar rates, so
+     * sealing all of them at the limit makes every block {@code limit / partitions}; sealing the largest
+     * staggers them, and the block sealed is about twice that, for the same memory. Sealing frees no
+     * memory by itself (the bytes move to the sink, whose budget and queue bound them from there), so
+     * blocks sealed but not yet handed off do not count: while a sink refuses one, the lane is paused
+     * and its open blocks do not grow.
      */
     void tick(long nowNs) {
         this.nowNs = nowNs;
-        boolean pressure = pressure();
         boolean due = anyDue;
         anyDue = false;
         for (PartitionBlocks b : partitions.values()) {
             if (b.blockStart >= 0 && b.replayRemaining() > 0) {
                 sealReachedReplayBoundaries(b);
             }
-            if (b.blockStart < 0 || b.position <= b.blockStart || b.replayRemaining() > 0) {
+            if (!sealable(b)) {
                 continue;
             }
             long linger = b.behind ? backlogLingerNs : lingerNs;
-            if (pressure || (due && b.due) || (b.openedNs >= 0 && nowNs - b.openedNs >= linger)) {
+            if ((due && b.due) || (b.openedNs >= 0 && nowNs - b.openedNs >= linger)) {
                 seal(b, b.position, false);
             }
         }
+        long open = openBytes();
+        while (open > heldLimitBytes) {
+            PartitionBlocks largest = null;
+            long largestBytes = 0;
+            for (PartitionBlocks b : partitions.values()) {
+                if (sealable(b)) {
+                    long bytes = openBytes(b.partition);
+                    if (bytes > largestBytes) {
+                        largest = b;
+                        largestBytes = bytes;
+                    }
+                }
+            }
+            if (largest == null) {
+                return; // the rest is in blocks a recorded boundary ends further on
+            }
+            seal(largest, largest.position, false);
+            open -= largestBytes;
+        }
+    }
+
+    /** Whether {@code b}'s open block may be sealed freely now (it has records, no recorded end ahead). */
+    private static boolean sealable(PartitionBlocks b) {
+        return b.blockStart >= 0 && b.position > b.blockStart && b.replayRemaining() == 0;
     }
 
     /** Seals every open block of {@code partitions} (all assigned when null) at its position: before a drain. */

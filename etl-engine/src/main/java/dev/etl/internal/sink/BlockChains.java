@@ -46,6 +46,9 @@ public final class BlockChains {
     private int lastPartition = -1;
     private Open last;
     private long heldBytes;
+    /** The part of {@link #heldBytes} in open blocks. */
+    private long openBytes;
+
     private int pendingHandOffs;
 
     BlockChains(ChunkSink sink, SinkDefinition definition) {
@@ -100,6 +103,7 @@ public final class BlockChains {
         int rows = o.rows[shard] += count;
         long bytes = o.bytes[shard] += rowBytes;
         heldBytes += rowBytes;
+        openBytes += rowBytes;
         Chunk tail = o.tail[shard];
         if (tail.rowCount() >= chunkMaxRows || tail.byteCount() >= chunkMaxBytes) {
             Chunk next = sink.newChunk(shard);
@@ -120,6 +124,7 @@ public final class BlockChains {
         Open o = open.get(partition);
         if (o == null || !o.hasRows()) {
             if (o != null) {
+                openBytes -= o.totalBytes();
                 o.reset();
             }
             return;
@@ -137,6 +142,7 @@ public final class BlockChains {
                 recycleEmpty(head);
             }
         }
+        openBytes -= o.totalBytes();
         o.reset();
         waiting.addLast(new Sealed(partition, start, end, heads, bytes));
     }
@@ -195,10 +201,15 @@ public final class BlockChains {
         return heldBytes;
     }
 
+    /** The part of {@link #heldBytes()} in open blocks: what sealing could hand to the sinks. */
+    public long openBytes() {
+        return openBytes;
+    }
+
     /** Content bytes of {@code partition}'s open block (all shards). */
     public long openBytes(int partition) {
         Open o = open.get(partition);
-        return o == null ? 0 : Arrays.stream(o.bytes).sum();
+        return o == null ? 0 : o.totalBytes();
     }
 
     /**
@@ -210,7 +221,8 @@ public final class BlockChains {
         Open o = open.remove(partition);
         if (o != null) {
             givenUp += o.failAll();
-            heldBytes -= Arrays.stream(o.bytes).sum();
+            heldBytes -= o.totalBytes();
+            openBytes -= o.totalBytes();
             o.reset();
         }
         if (lastPartition == partition) {
@@ -232,7 +244,8 @@ public final class BlockChains {
             return 0;
         }
         int givenUp = o.failAll();
-        heldBytes -= Arrays.stream(o.bytes).sum();
+        heldBytes -= o.totalBytes();
+        openBytes -= o.totalBytes();
         o.reset();
         return givenUp;
     }
@@ -250,6 +263,7 @@ public final class BlockChains {
         givenUp += failQueued(waiting, -1);
         givenUp += failQueued(releasable, -1);
         heldBytes = 0;
+        openBytes = 0;
         pendingHandOffs = 0;
         return givenUp;
     }
@@ -318,6 +332,14 @@ public final class BlockChains {
                 }
             }
             return false;
+        }
+
+        long totalBytes() {
+            long total = 0;
+            for (long b : bytes) {
+                total += b;
+            }
+            return total;
         }
 
         int failAll() {
