@@ -2,10 +2,14 @@ package dev.etl.autoconfigure;
 
 import dev.etl.util.Suggestion;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
@@ -14,6 +18,10 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.boot.origin.Origin;
+import org.springframework.boot.origin.PropertySourceOrigin;
+import org.springframework.boot.origin.SystemEnvironmentOrigin;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
@@ -35,7 +43,9 @@ import org.springframework.util.ClassUtils;
  * <p>Environment variables and JVM system properties are namespaces shared with unrelated tools
  * (Kubernetes adds {@code ETL_SERVICE_PORT} for a service named "etl"; test harnesses set their own
  * {@code -Detl.*} flags), so an unknown name from them fails startup only when it is a near miss of a
- * valid name (edit distance {@value #SHARED_TYPO_DISTANCE} or less); otherwise it is logged at WARN.
+ * valid name (edit distance {@value #SHARED_TYPO_DISTANCE} or less); otherwise it is logged at WARN. One
+ * that a configuration file reads as a placeholder ({@code threads: ${ETL_THREADS:2}}, as the sample
+ * does) is the application's own variable, used where it says: neither.
  */
 final class EtlPropertyNames {
 
@@ -44,6 +54,8 @@ final class EtlPropertyNames {
     private static final Log logger = LogFactory.getLog(EtlPropertyNames.class);
 
     private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("etl");
+    /** The name in {@code ${NAME}} or {@code ${NAME:default}}. */
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}:]+)");
 
     /**
      * The properties classes of the connectors, each bound under its prefix by its auto-configuration,
@@ -135,6 +147,7 @@ final class EtlPropertyNames {
         EtlPropertyNode schema = schema(loader);
         Map<String, String> failures = new TreeMap<>();
         Map<String, String> warnings = new TreeMap<>();
+        Set<String> placeholders = placeholderNames(environment);
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
             if (!(source instanceof IterableConfigurationPropertySource iterable)) {
                 continue;
@@ -144,7 +157,8 @@ final class EtlPropertyNames {
                     || (source.getUnderlyingSource() instanceof PropertySource<?> ps
                             && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(ps.getName()));
             iterable.stream().filter(ROOT::isAncestorOf).forEach((name) -> {
-                if (schema.accepts(name, 1)) {
+                if (schema.accepts(name, 1)
+                        || (shared && placeholders.contains(sourceName(source.getConfigurationProperty(name))))) {
                     return;
                 }
                 String display = name.toString();
@@ -240,6 +254,46 @@ final class EtlPropertyNames {
             }
         }
         return String.join(".", parts);
+    }
+
+    /**
+     * The names that the environment's other enumerable sources (configuration files, command-line
+     * arguments, test properties) read as placeholders, from their raw, unresolved values.
+     */
+    private static Set<String> placeholderNames(Environment environment) {
+        Set<String> names = new HashSet<>();
+        if (!(environment instanceof ConfigurableEnvironment configurable)) {
+            return names;
+        }
+        for (PropertySource<?> source : configurable.getPropertySources()) {
+            if (!(source instanceof EnumerablePropertySource<?> enumerable)
+                    || source instanceof SystemEnvironmentPropertySource
+                    || StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(source.getName())) {
+                continue;
+            }
+            for (String property : enumerable.getPropertyNames()) {
+                Object value = enumerable.getProperty(property);
+                if (value != null) {
+                    Matcher m = PLACEHOLDER.matcher(value.toString());
+                    while (m.find()) {
+                        names.add(m.group(1).trim());
+                    }
+                }
+            }
+        }
+        return names;
+    }
+
+    /** The name as it was set: the environment variable's ({@code ETL_THREADS}) or the system property's. */
+    private static String sourceName(ConfigurationProperty property) {
+        Origin origin = (property != null) ? property.getOrigin() : null;
+        if (origin instanceof SystemEnvironmentOrigin env) {
+            return env.getProperty();
+        }
+        if (origin instanceof PropertySourceOrigin ps) {
+            return ps.getPropertyName();
+        }
+        return null;
     }
 
     private static String origin(ConfigurationProperty property) {

@@ -159,6 +159,24 @@ class EtlPropertyNamesTest {
     }
 
     @Test
+    void anEnvironmentVariableTheConfigurationReadsAsAPlaceholderIsTheApplicationsOwn(CapturedOutput output) {
+        Map<String, Object> variables = new HashMap<>(System.getenv());
+        variables.put("ETL_THREADS", "3"); // the sample's: threads: ${ETL_THREADS:2}
+        variables.put("ETL_PIPELINE_THREDS", "4"); // a near miss of etl.pipeline.threads, but read on purpose
+        this.runner
+                .withPropertyValues(
+                        "etl.pipeline.threads=${ETL_THREADS:2}", "etl.pipeline.io-threads=${ETL_PIPELINE_THREDS}")
+                .withInitializer((context) -> replaceEnvironment(context, variables))
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    EtlProperties properties = context.getBean(EtlProperties.class);
+                    assertThat(properties.getPipeline().getThreads()).isEqualTo(3);
+                    assertThat(properties.getPipeline().getIoThreads()).isEqualTo(4);
+                });
+        assertThat(output).doesNotContain("etl.threads").doesNotContain("etl.pipeline.threds");
+    }
+
+    @Test
     void aSystemPropertyOfSomeOtherToolIsOnlyWarnedAbout(CapturedOutput output) {
         this.runner
                 .withSystemProperties("etl.infra.dir=/tmp/elsewhere")
