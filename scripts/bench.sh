@@ -53,6 +53,11 @@
 #   BENCH_COMPARE_MERGED=1    each round also runs the etl sample with deterministic blocks off
 #                             (--etl.sink.clickhouse.deterministic-blocks=false, "etl-merged": rows of
 #                             all partitions share batches) and the table gets the ratio etl / etl-merged
+#   BENCH_ETL_CDS=1           start the etl runs the way the Kubernetes guide recommends for a fast
+#                             start: from the extracted jar (java -Djarmode=tools -jar … extract) with
+#                             a class-data-sharing archive made by a training run (once per invocation
+#                             and profile, before its first timed run, against that run's database;
+#                             -XX:ArchiveClassesAtExit, -Dspring.context.exit=onRefresh)
 #   BENCH_SKIP_BUILD=1        use the jars that are there
 #   BENCH_MVN_ARGS            extra Maven arguments for the build (e.g. -o)
 #   BENCH_KEEP_INFRA=1        leave the servers this script started running
@@ -230,6 +235,59 @@ RESULTS="$LOG_DIR/results.tsv" # round pipeline total_ms first_ms rows_at_first 
 : >"$RESULTS"
 FAILURES=()
 
+# The sample-service's environment and arguments for <side> into <db> as <group> (sets ETL_ENV, ETL_ARGS).
+etl_command() {
+  local side="$1" db="$2" group="$3" p
+  ETL_HTTP_PORT=""
+  for p in $(seq 18480 18580); do port_free "$p" && { ETL_HTTP_PORT=$p; break; }; done
+  [[ -n "$ETL_HTTP_PORT" ]] || fail "no free HTTP port in 18480-18580 for sample-service"
+  ETL_ENV=(KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="$group"
+    CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$ETL_HTTP_PORT"
+    SERVER_ADDRESS=127.0.0.1 ETL_THREADS="$THREADS")
+  # shellcheck disable=SC2206 # BENCH_ETL_ARGS is a list of arguments
+  ETL_ARGS=(${BENCH_ETL_ARGS:-}
+    --spring.profiles.active="$([[ "$side" == etl-objects ]] && echo default || echo "$ETL_PROFILE")")
+  [[ "$side" == etl-merged ]] && ETL_ARGS+=(--etl.sink.clickhouse.deterministic-blocks=false)
+  return 0
+}
+
+CDS_DIR="$LOG_DIR/cds"
+# The launch of an etl run: the fat jar, or (BENCH_ETL_CDS=1) the extracted jar with <side>'s archive.
+etl_launch() {
+  if [[ "${BENCH_ETL_CDS:-0}" == 1 ]]; then
+    echo "-XX:SharedArchiveFile=$CDS_DIR/$1.jsa -jar $CDS_DIR/app/$(basename "$SERVICE_JAR")"
+  else
+    echo "-jar $SERVICE_JAR"
+  fi
+}
+
+# cds_archive <side> <db> <group>: extracts the jar (once) and makes <side>'s CDS archive (once) with a
+# training run that refreshes the context against <db> and exits before the pipeline starts.
+cds_archive() {
+  local side="$1" training="$LOG_DIR/cds-training-$1.log"
+  [[ -f "$CDS_DIR/$side.jsa" ]] && return 0
+  if [[ ! -d "$CDS_DIR/app" ]]; then
+    mkdir -p "$CDS_DIR"
+    java -Djarmode=tools -jar "$SERVICE_JAR" extract --destination "$CDS_DIR/app" >"$CDS_DIR/extract.log" 2>&1 \
+      || fail "extracting $SERVICE_JAR failed: see $CDS_DIR/extract.log"
+  fi
+  etl_command "$@"
+  timeout 300 env "${ETL_ENV[@]}" java -Xmx"$HEAP" -XX:ArchiveClassesAtExit="$CDS_DIR/$side.jsa" \
+    -Dspring.context.exit=onRefresh -jar "$CDS_DIR/app/$(basename "$SERVICE_JAR")" "${ETL_ARGS[@]}" >"$training" 2>&1 \
+    || fail "the CDS training run of $side failed: see $training"
+  [[ -f "$CDS_DIR/$side.jsa" ]] || fail "the CDS training run of $side wrote no archive: see $training"
+  info "CDS archive for $side: $(du -h "$CDS_DIR/$side.jsa" | cut -f1) (training run: $training)"
+}
+
+# start_etl <side> <db> <group> <log>: starts the sample-service in the background.
+start_etl() {
+  local side="$1" log="$4"
+  etl_command "$1" "$2" "$3"
+  http_port="$ETL_HTTP_PORT"
+  # shellcheck disable=SC2086,SC2046 # the JVM options and the launch are lists of words
+  env "${ETL_ENV[@]}" java -Xmx"$HEAP" ${BENCH_ETL_JAVA_OPTS:-} $(etl_launch "$side") "${ETL_ARGS[@]}" >"$log" 2>&1 &
+}
+
 # run <round> <baseline|etl|etl-merged>: one timed run into its own database and consumer group.
 run() {
   local round="$1" side="$2"
@@ -248,6 +306,9 @@ run() {
       || fail "table $db.orders is missing on $p"
   done
 
+  if [[ "$side" != baseline && "${BENCH_ETL_CDS:-0}" == 1 ]]; then
+    cds_archive "$side" "$db" "$group"
+  fi
   start_ms=$(now_ms)
   if [[ "$side" == baseline ]]; then
     java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.e2e.SpringKafkaJdbcBaseline \
@@ -255,15 +316,7 @@ run() {
       --shards "$(first "$SHARD1"),$(first "$SHARD2")" --threads "$THREADS" --max-poll-records "$MAX_POLL_RECORDS" \
       >"$log" 2>&1 &
   else
-    for p in $(seq 18480 18580); do port_free "$p" && { http_port=$p; break; }; done
-    [[ -n "$http_port" ]] || fail "no free HTTP port in 18480-18580 for sample-service"
-    # shellcheck disable=SC2086 # BENCH_ETL_ARGS is a list of arguments
-    KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="$group" \
-      CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$http_port" \
-      SERVER_ADDRESS=127.0.0.1 \
-      ETL_THREADS="$THREADS" java -Xmx"$HEAP" ${BENCH_ETL_JAVA_OPTS:-} -jar "$SERVICE_JAR" ${BENCH_ETL_ARGS:-} \
-      --spring.profiles.active="$([[ "$side" == etl-objects ]] && echo default || echo "$ETL_PROFILE")" \
-      $([[ "$side" == etl-merged ]] && echo --etl.sink.clickhouse.deterministic-blocks=false) >"$log" 2>&1 &
+    start_etl "$side" "$db" "$group" "$log"
   fi
   PIPELINE_PID=$!
 
@@ -395,7 +448,7 @@ cleanup_data
 # ------------------------------------------------------------------ table ----
 STEP="summary"
 echo
-say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS, etl profile $ETL_PROFILE"
+say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS, etl profile $ETL_PROFILE$([[ "${BENCH_ETL_CDS:-0}" == 1 ]] && echo ", etl started from the extracted jar with a CDS archive")"
 info "total = from process start until all rows are in ClickHouse; steady = from the first row seen to the last"
 info "(rows sampled every ${POLL_S}s); Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE before, $LOAD_AFTER after"
 # Medians of the limits: C0, C (records/s), I (rows/s), and L in orders/s.
