@@ -15,7 +15,7 @@ final class ArrayBlocks {
     static void write(Conversion element, AvroCursor in, RowBuffer out) {
         int outStart = out.length();
         int inStart = in.mark();
-        long count = blockCount(in);
+        long count = in.blockCount();
         out.writeVarUInt(count);
         for (long i = 0; i < count; i++) {
             element.write(in, out);
@@ -23,7 +23,7 @@ final class ArrayBlocks {
         if (count == 0) {
             return;
         }
-        long next = blockCount(in);
+        long next = in.blockCount();
         if (next == 0) {
             return;
         }
@@ -32,7 +32,7 @@ final class ArrayBlocks {
         in.reset(inStart);
         long total = 0;
         int mark;
-        for (long n = blockCount(in); n != 0; n = blockCount(in)) {
+        for (long n = in.blockCount(); n != 0; n = in.blockCount()) {
             total += n;
             for (long i = 0; i < n; i++) {
                 ConversionSkip.skip(element, in);
@@ -44,7 +44,7 @@ final class ArrayBlocks {
         }
         in.reset(inStart);
         out.writeVarUInt(total);
-        for (long n = blockCount(in); n != 0; n = blockCount(in)) {
+        for (long n = in.blockCount(); n != 0; n = in.blockCount()) {
             for (long i = 0; i < n; i++) {
                 element.write(in, out);
             }
@@ -52,19 +52,5 @@ final class ArrayBlocks {
         if (in.mark() != mark) {
             throw new IllegalStateException("array re-read ended at another position");
         }
-    }
-
-    /** A block's item count; a negative count's byte size is read and ignored (the items are read one by one). */
-    static long blockCount(AvroCursor in) {
-        int at = in.position();
-        long count = in.readLong();
-        if (count < 0) {
-            count = -count;
-            in.readLong();
-        }
-        if (count > Integer.MAX_VALUE - 8) {
-            throw new MalformedBody("array block of " + count + " items at byte " + at);
-        }
-        return count;
     }
 }

@@ -250,6 +250,47 @@ final class AvroCursor {
         pos += bytes;
     }
 
+    /**
+     * The item count of the next block of an array or map, 0 at its end. A negative count is followed by
+     * the block's byte size, which is read and ignored: the items follow one by one either way.
+     */
+    long blockCount() {
+        int at = pos;
+        long count = readLong();
+        if (count < 0) {
+            count = -count;
+            readLong();
+        }
+        return checkedCount(count, at);
+    }
+
+    /**
+     * For skipping an array or map: the item count of the next block whose items must be skipped one by
+     * one, 0 at its end. Blocks that state their byte size (a negative count) are skipped whole on the way.
+     */
+    long unsizedBlockCount() {
+        while (true) {
+            int at = pos;
+            long count = readLong();
+            if (count >= 0) {
+                return checkedCount(count, at);
+            }
+            long size = readLong();
+            if (size < 0 || size > remaining()) {
+                throw new MalformedBody(
+                        "block size " + size + " at byte " + pos + " exceeds the " + remaining() + " bytes left");
+            }
+            pos += (int) size;
+        }
+    }
+
+    private static long checkedCount(long count, int at) {
+        if (count > Integer.MAX_VALUE - 8) {
+            throw new MalformedBody("block of " + count + " items at byte " + at);
+        }
+        return count;
+    }
+
     void skipLengthPrefixed() {
         int length = readLength();
         pos += length;

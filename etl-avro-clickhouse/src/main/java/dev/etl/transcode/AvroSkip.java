@@ -59,20 +59,7 @@ final class AvroSkip {
             case MAP: {
                 boolean map = schema.getType() == Schema.Type.MAP;
                 Schema items = map ? schema.getValueType() : schema.getElementType();
-                for (long count = in.readLong(); count != 0; count = in.readLong()) {
-                    if (count < 0) {
-                        // A negative count is followed by the block's size in bytes: skip the block whole.
-                        long size = in.readLong();
-                        if (size < 0 || size > in.remaining()) {
-                            throw new MalformedBody("block size " + size + " at byte " + in.position() + " exceeds the "
-                                    + in.remaining() + " bytes left");
-                        }
-                        in.skip((int) size);
-                        continue;
-                    }
-                    if (count > Integer.MAX_VALUE - 8) {
-                        throw new MalformedBody("collection block of " + count + " items before byte " + in.position());
-                    }
+                for (long count = in.unsizedBlockCount(); count != 0; count = in.unsizedBlockCount()) {
                     for (long i = 0; i < count; i++) {
                         if (map) {
                             in.skipLengthPrefixed();

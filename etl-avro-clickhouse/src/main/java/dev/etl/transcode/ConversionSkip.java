@@ -71,7 +71,7 @@ final class ConversionSkip {
                 return;
             }
             case Conversion.OP_ARRAY:
-                for (long n = ArrayBlocks.blockCount(in); n != 0; n = ArrayBlocks.blockCount(in)) {
+                for (long n = in.unsizedBlockCount(); n != 0; n = in.unsizedBlockCount()) {
                     for (long i = 0; i < n; i++) {
                         skip(c.children[0], in);
                     }

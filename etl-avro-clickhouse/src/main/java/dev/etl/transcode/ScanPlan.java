@@ -168,7 +168,7 @@ final class ScanPlan implements Plan {
         int end = in.mark();
         in.reset(in.marks[arrayMark]);
         int rows = 0;
-        for (long count = blockCount(in); count != 0; count = blockCount(in)) {
+        for (long count = in.blockCount(); count != 0; count = in.blockCount()) {
             for (long i = 0; i < count; i++) {
                 steps(element, in);
                 int next = in.mark();
@@ -179,19 +179,6 @@ final class ScanPlan implements Plan {
         }
         in.reset(end);
         return rows;
-    }
-
-    /** An array block's item count (the byte size after a negative count is read and ignored); 0 ends the array. */
-    private static long blockCount(AvroCursor in) {
-        long count = in.readLong();
-        if (count < 0) {
-            count = -count;
-            in.readLong();
-        }
-        if (count > Integer.MAX_VALUE - 8) {
-            throw new MalformedBody("array block of " + count + " items before byte " + in.position());
-        }
-        return count;
     }
 
     private void row(AvroCursor in, RowBuffer out, int index) {
@@ -275,19 +262,7 @@ final class ScanPlan implements Plan {
 
     /** Skips the array under the cursor with the element's steps (a block with a byte size at once). */
     private void skipElements(AvroCursor in) {
-        for (long count = in.readLong(); count != 0; count = in.readLong()) {
-            if (count < 0) {
-                long size = in.readLong();
-                if (size < 0 || size > in.remaining()) {
-                    throw new MalformedBody("block size " + size + " at byte " + in.position() + " exceeds the "
-                            + in.remaining() + " bytes left");
-                }
-                in.skip((int) size);
-                continue;
-            }
-            if (count > Integer.MAX_VALUE - 8) {
-                throw new MalformedBody("array block of " + count + " items before byte " + in.position());
-            }
+        for (long count = in.unsizedBlockCount(); count != 0; count = in.unsizedBlockCount()) {
             for (long i = 0; i < count; i++) {
                 steps(element, in);
             }

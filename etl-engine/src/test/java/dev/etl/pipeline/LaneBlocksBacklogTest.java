@@ -35,22 +35,7 @@ class LaneBlocksBacklogTest {
     private long next;
 
     private void lane(int maxRows) {
-        ChunkSink sink = new ChunkSink() {
-            @Override
-            public int shardCount() {
-                return 1;
-            }
-
-            @Override
-            public Chunk newChunk(int shard) {
-                return new Chunk(shard, 64);
-            }
-
-            @Override
-            public boolean tryHandOff(Chunk chunk) {
-                return true;
-            }
-        };
+        ChunkSink sink = new OneShardAcceptingSink();
         SinkDefinition definition = SinkDefinition.of("s", 1, shard -> b -> {})
                 .withBatch(new BatchConfig(maxRows, 1 << 30, Duration.ofNanos(LINGER_NS)))
                 .withChunks(new ChunkConfig(1_000, 1 << 20))

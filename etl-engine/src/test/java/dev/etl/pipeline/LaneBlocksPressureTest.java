@@ -41,22 +41,7 @@ class LaneBlocksPressureTest {
 
     @BeforeEach
     void lane() {
-        ChunkSink sink = new ChunkSink() {
-            @Override
-            public int shardCount() {
-                return 1;
-            }
-
-            @Override
-            public Chunk newChunk(int shard) {
-                return new Chunk(shard, 64);
-            }
-
-            @Override
-            public boolean tryHandOff(Chunk chunk) {
-                return true;
-            }
-        };
+        ChunkSink sink = new OneShardAcceptingSink();
         // Size and linger far away: only the lane's memory share seals.
         SinkDefinition definition = SinkDefinition.of("s", 1, shard -> b -> {})
                 .withBatch(new BatchConfig(Integer.MAX_VALUE, 1L << 40, Duration.ofDays(1)))
