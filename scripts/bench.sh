@@ -44,6 +44,9 @@
 #                             BENCH_COMPARE_* options append theirs), e.g. "etl" to profile etl alone
 #   BENCH_LIMITS=0            skip the limits (C0, C, I, L)
 #   BENCH_LIMIT_BATCH         rows per POST of the insert limit (default 200000)
+#   BENCH_LIMIT_REUSED=1      also run the insert limit as it was defined before 2026-12-04 (four bodies
+#                             reused with insert_deduplicate=0: keys that the merges collapse), printed
+#                             beside I for comparison; L always uses I (distinct rows, server defaults)
 #   BENCH_ETL_PROFILE         Spring profile of the "etl" runs (default transcode: the sample's
 #                             OrdersTranscodingConfiguration, Avro bytes straight to RowBinary rows;
 #                             "default" runs the object path, OrdersChain)
@@ -211,6 +214,18 @@ info "expected per run: $EXPECTED_ORDERS orders, $EXPECTED_LINES rows (one per o
 
 # ------------------------------------------------------------------ one run ----
 now_ms() { local t="${EPOCHREALTIME/[.,]/}"; echo $((t / 1000)); }
+CLK_TCK="$(getconf CLK_TCK)"
+# The four ClickHouse servers' CPU so far (user + system, all threads), in clock ticks: sampled before
+# and after each run and each insert limit, so that every run reports what the servers spent per row.
+server_ticks() {
+  local f pid sum=0 t
+  for f in "$INFRA_DIR"/clickhouse/*/clickhouse.pid; do
+    pid="$(cat "$f" 2>/dev/null)" || continue
+    t="$(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null)" || t=0
+    sum=$((sum + ${t:-0}))
+  done
+  echo "$sum"
+}
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # db -> rows in ClickHouse: per shard the larger count() of its replicas, summed; "?" if a replica
 # did not answer. The baseline writes to each shard's first replica; the etl sink spreads its batches
@@ -231,7 +246,7 @@ total_rows() {
   echo "$sum"
 }
 
-RESULTS="$LOG_DIR/results.tsv" # round pipeline total_ms first_ms rows_at_first last_ms final_orders final_lines raw exit
+RESULTS="$LOG_DIR/results.tsv" # round pipeline total_ms first_ms rows_at_first last_ms final_orders final_lines raw exit inserts server_ticks
 : >"$RESULTS"
 FAILURES=()
 
@@ -309,6 +324,8 @@ run() {
   if [[ "$side" != baseline && "${BENCH_ETL_CDS:-0}" == 1 ]]; then
     cds_archive "$side" "$db" "$group"
   fi
+  local ticks_start ticks_used=""
+  ticks_start="$(server_ticks)"
   start_ms=$(now_ms)
   if [[ "$side" == baseline ]]; then
     java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.e2e.SpringKafkaJdbcBaseline \
@@ -332,6 +349,7 @@ run() {
       fi
       if ((rows >= EXPECTED_LINES)); then
         last_ms=$((now - start_ms))
+        ticks_used=$(($(server_ticks) - ticks_start))
         break
       fi
     fi
@@ -390,14 +408,37 @@ run() {
     FAILURES+=("$side round $round: FINAL holds $found_orders orders / $found_lines rows, expected $EXPECTED_ORDERS / $EXPECTED_LINES")
     info "FINAL: $found_orders orders, $found_lines rows: WRONG (expected $EXPECTED_ORDERS / $EXPECTED_LINES)"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$last_ms" "$first_ms" "$rows_at_first" \
-    "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" "$inserts" >>"$RESULTS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$last_ms" "$first_ms" "$rows_at_first" \
+    "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" "$inserts" "$ticks_used" >>"$RESULTS"
 
   cleanup_data_db "$db"
 }
 
-LIMITS="$LOG_DIR/limits.tsv" # round kind rate(records/s for consumers, rows/s for inserts) ms
+LIMITS="$LOG_DIR/limits.tsv" # round kind rate(records/s for consumers, rows/s for inserts) ms [server_ticks]
 : >"$LIMITS"
+
+# insert_limit <round> <kind> <distinct|reused> <db> <log>: one InsertLimit run into a new <db>, with the
+# servers' CPU from its start until it has written every row (their merges go on afterwards, as after a
+# pipeline's run, and are counted for neither).
+insert_limit() {
+  local round="$1" kind="$2" keys="$3" db="$4" log="$5" out ticks
+  {
+    ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $db ON CLUSTER $CLUSTER"
+    ch "$(first "$SHARD1")" "$(sed "s/\${DB}/$db/g; s/ON CLUSTER etl/ON CLUSTER $CLUSTER/" "$SQL" | grep -v '^--')"
+  } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
+  DATABASES+=("$db")
+  ticks="$(server_ticks)"
+  out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.InsertLimit \
+    --shards "$(first "$SHARD1"),$(first "$SHARD2")" --database "$db" --rows "$EXPECTED_LINES" \
+    --batch "${BENCH_LIMIT_BATCH:-200000}" --threads "$THREADS" --keys "$keys" 2>>"$log" | grep '^insert-limit ')" \
+    || fail "the insert limit ($keys keys) failed: see $log"
+  ticks=$(($(server_ticks) - ticks))
+  echo "$out" >>"$log"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$kind" "$(sed -E 's/.*rows_per_s=([0-9]+).*/\1/' <<<"$out")" \
+    "$(sed -E 's/.* ms=([0-9]+).*/\1/' <<<"$out")" "$ticks" >>"$LIMITS"
+  info "$out; servers' CPU $(awk -v t="$ticks" -v h="$CLK_TCK" 'BEGIN {printf "%.1f", t / h}') core-s"
+  cleanup_data_db "$db"
+}
 
 # limits <round>: C0, C and I on the same topic and cluster, one after the other (nothing else runs).
 limits() {
@@ -412,19 +453,10 @@ limits() {
       "$(sed -E 's/.* ms=([0-9]+).*/\1/' <<<"$out")" >>"$LIMITS"
     info "$out"
   done
-  {
-    ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $db ON CLUSTER $CLUSTER"
-    ch "$(first "$SHARD1")" "$(sed "s/\${DB}/$db/g; s/ON CLUSTER etl/ON CLUSTER $CLUSTER/" "$SQL" | grep -v '^--')"
-  } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
-  DATABASES+=("$db")
-  out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.InsertLimit \
-    --shards "$(first "$SHARD1"),$(first "$SHARD2")" --database "$db" --rows "$EXPECTED_LINES" \
-    --batch "${BENCH_LIMIT_BATCH:-200000}" --threads "$THREADS" 2>>"$log" | grep '^insert-limit ')" || fail "the insert limit failed: see $log"
-  echo "$out" >>"$log"
-  printf '%s\tinsert\t%s\t%s\n' "$round" "$(sed -E 's/.*rows_per_s=([0-9]+).*/\1/' <<<"$out")" \
-    "$(sed -E 's/.* ms=([0-9]+).*/\1/' <<<"$out")" >>"$LIMITS"
-  info "$out"
-  cleanup_data_db "$db"
+  insert_limit "$round" insert distinct "$db" "$log"
+  if [[ "${BENCH_LIMIT_REUSED:-0}" == 1 ]]; then
+    insert_limit "$round" insert-reused reused "${db}_reused" "$log"
+  fi
 }
 
 
@@ -545,6 +577,20 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
       }
     }
   }' "$RESULTS" | tee "$LOG_DIR/results.md"
+echo
+# What the four ClickHouse servers spent (user + system CPU of their processes, all threads) while each
+# run or insert limit wrote its rows: the pipelines' inserts against the raw ones of I.
+{
+  echo "| what wrote the rows | servers' CPU, core-s | per row, µs | rows/s |"
+  echo "|---|---:|---:|---:|"
+  awk -F'\t' -v h="$CLK_TCK" -v lines="$EXPECTED_LINES" '$5 != "" && $2 ~ /^insert/ {
+    name = $2 == "insert" ? "I (distinct rows, server defaults)" : "I as before 2026-12-04 (reused keys, insert_deduplicate=0)"
+    printf "| round %s: %s | %.1f | %.2f | %s |\n", $1, name, $5 / h, $5 / h / lines * 1e6, $3 }' "$LIMITS"
+  awk -F'\t' -v h="$CLK_TCK" -v lines="$EXPECTED_LINES" '$12 != "" {
+    printf "| round %s: %s | %.1f | %.2f | %.0f |\n", $1, $2, $12 / h, $12 / h / lines * 1e6, lines / ($3 / 1000) }' "$RESULTS"
+} | tee -a "$LOG_DIR/results.md"
+reused="$(awk -F'\t' '$2 == "insert-reused" {print $3}' "$LIMITS" | sort -n | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]}')"
+[[ -n "$reused" ]] && info "I as defined before 2026-12-04 (reused keys): $reused rows/s (not used for L)"
 echo
 info "logs, per-run output and the etl runs' Prometheus scrapes: $LOG_DIR"
 info "wall time $((SECONDS - T0))s"

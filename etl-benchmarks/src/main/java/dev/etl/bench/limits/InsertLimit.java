@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,24 +20,40 @@ import java.util.concurrent.atomic.AtomicLong;
  * line_no, customer, status, sku, quantity, price Decimal64(2), coupon Nullable(String), updated_ms)
  * POSTed as RowBinary, {@code --batch} rows per insert, by {@code --threads} threads, thread i writing
  * to shard {@code i % shards} (the first replica of each, as the baseline does; the insert is
- * replicated by the server as the pipeline's are). The bodies are built before the clock starts (four
- * distinct ones, reused, so memory stays bounded on 10M-order runs) and sent with
- * {@code insert_deduplicate=0}, so that a reused body is written again instead of being dropped as a
- * duplicate block. No encoding, no decoding: what the servers take at best on this box.
+ * replicated by the server as the pipeline's are). No encoding, no decoding, no Kafka: what the
+ * servers take at best on this box for the rows a run writes.
  *
- * <p>Prints {@code insert-limit rows=N batch=B inserts=K ms=T rows_per_s=R} and exits 0; exits 1 when
- * an insert fails.
+ * <p>{@code --keys distinct} (the default) writes what a pipeline writes: every row a new
+ * (order_id, line_no), shaped like {@code OrderLoadGenerator}'s order lines (1-4 lines an order, 5,000
+ * customers, 8 SKUs, quantities 1-9, prices 0.50-100.49, a coupon on a quarter of the even orders),
+ * order ids ascending within a body, with the server's default settings ({@code insert_deduplicate}
+ * on for a Replicated table, as the pipeline's inserts). Each thread builds one body of {@code --batch}
+ * rows before the clock starts and, before each POST, moves its order ids (and {@code updated_ms},
+ * which follows the id) past every id sent so far, in place: about a millisecond per 200,000 rows,
+ * inside the clock. At the end the shards must hold exactly the rows sent (a dropped or duplicated
+ * block fails the run).
+ *
+ * <p>{@code --keys reused}, the definition before 2026-12-04: four bodies reused, sent with
+ * {@code insert_deduplicate=0} so a repeated body is written again. Their rows repeat the same keys,
+ * and the table's ReplacingMergeTree merges collapse them, so the servers' merges do a fraction of the
+ * work that a run's distinct rows cost: kept only to compare the two definitions.
+ *
+ * <p>Prints {@code insert-limit rows=N batch=B inserts=K ms=T rows_per_s=R keys=K} and exits 0; exits 1
+ * when an insert fails or the shards do not hold what was sent.
  *
  * <pre>
  * java -cp etl-benchmarks/target/benchmarks.jar dev.etl.bench.limits.InsertLimit \
  *      --shards http://127.0.0.1:18123,http://127.0.0.1:18125 --database bench --rows 2500000 \
- *      [--batch 200000] [--threads 2]
+ *      [--batch 200000] [--threads 2] [--keys distinct|reused]
  * </pre>
  */
 public final class InsertLimit {
     private static final String USAGE =
-            "usage: --shards URL1,URL2 --database DB --rows N [--batch 200000] [--threads 2]";
-    private static final int BODIES = 4;
+            "usage: --shards URL1,URL2 --database DB --rows N [--batch 200000] [--threads 2]"
+                    + " [--keys distinct|reused]";
+    private static final int REUSED_BODIES = 4;
+    private static final String[] SKUS = {"apple", "pear", "plum", "kiwi", "fig", "lime", "date", "yuzu"};
+    private static final long UPDATED_BASE = 1_700_000_000_000L;
 
     private InsertLimit() {}
 
@@ -49,44 +66,68 @@ public final class InsertLimit {
         long rows = a.getLong("rows", 0);
         int batch = (int) a.getLong("batch", 200_000);
         int threads = (int) a.getLong("threads", 2);
-
-        byte[][] bodies = new byte[BODIES][];
-        long lastSize = rows % batch;
-        for (int i = 0; i < BODIES; i++) {
-            bodies[i] = body(batch, i);
+        String keys = a.get("keys", "distinct");
+        if (!keys.equals("distinct") && !keys.equals("reused")) {
+            throw new IllegalArgumentException("--keys must be distinct or reused, got '" + keys + "'");
         }
-        byte[] tail = lastSize == 0 ? null : body((int) lastSize, BODIES);
+        boolean distinct = keys.equals("distinct");
         long inserts = (rows + batch - 1) / batch;
+        int lastSize = (int) (rows - (inserts - 1) * batch);
+
+        // Built before the clock starts.
+        Body[] perThread = new Body[threads];
+        byte[][] reused = new byte[REUSED_BODIES][];
+        if (distinct) {
+            for (int t = 0; t < threads; t++) {
+                perThread[t] = Body.orderLines(batch);
+            }
+        } else {
+            for (int i = 0; i < REUSED_BODIES; i++) {
+                reused[i] = Body.orderLines(batch).shifted((long) i << 40);
+            }
+        }
+        byte[] reusedTail = distinct ? null : Body.orderLines(lastSize).shifted((long) REUSED_BODIES << 40);
+        long ordersPerBody = distinct ? perThread[0].orders : 0;
 
         String query = "INSERT INTO " + database + ".orders FORMAT RowBinary";
         HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         AtomicLong next = new AtomicLong();
         AtomicLong written = new AtomicLong();
-        List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
         List<Thread> workers = new ArrayList<>();
         long started = System.nanoTime();
         for (int t = 0; t < threads; t++) {
-            URI uri = URI.create(shards.get(t % shards.size()) + "/?insert_deduplicate=0&query="
-                    + URLEncoder.encode(query, StandardCharsets.UTF_8));
+            Body own = perThread[t];
+            URI uri = URI.create(shards.get(t % shards.size()) + "/?" + (distinct ? "" : "insert_deduplicate=0&")
+                    + "query=" + URLEncoder.encode(query, StandardCharsets.UTF_8));
             Thread worker = new Thread(
                     () -> {
                         try {
                             for (long n = next.getAndIncrement();
                                     n < inserts && errors.isEmpty();
                                     n = next.getAndIncrement()) {
-                                byte[] body = n == inserts - 1 && tail != null ? tail : bodies[(int) (n % BODIES)];
+                                int size = n == inserts - 1 ? lastSize : batch;
+                                HttpRequest.BodyPublisher publisher;
+                                if (distinct) {
+                                    // POST n: order ids n * ordersPerBody + 1 ... (every POST its own range)
+                                    own.shiftInPlace(n * ordersPerBody);
+                                    publisher = HttpRequest.BodyPublishers.ofByteArray(own.bytes, 0, own.end(size));
+                                } else {
+                                    publisher = HttpRequest.BodyPublishers.ofByteArray(
+                                            n == inserts - 1 ? reusedTail : reused[(int) (n % REUSED_BODIES)]);
+                                }
                                 HttpResponse<String> response = client.send(
                                         HttpRequest.newBuilder(uri)
                                                 .timeout(Duration.ofMinutes(2))
-                                                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                                                .POST(publisher)
                                                 .build(),
                                         HttpResponse.BodyHandlers.ofString());
                                 if (response.statusCode() != 200) {
                                     throw new IllegalStateException("insert into " + uri.getHost() + ":" + uri.getPort()
                                             + " failed: HTTP " + response.statusCode() + ": " + response.body());
                                 }
-                                written.addAndGet(n == inserts - 1 && tail != null ? lastSize : batch);
+                                written.addAndGet(size);
                             }
                         } catch (Throwable e) {
                             errors.add(e);
@@ -104,43 +145,134 @@ public final class InsertLimit {
             errors.get(0).printStackTrace();
             System.exit(1);
         }
+        if (distinct) {
+            long held = 0;
+            for (String shard : shards) {
+                held += Long.parseLong(query(client, shard, "SELECT count() FROM " + database + ".orders")
+                        .trim());
+            }
+            if (held != written.get()) {
+                System.err.println("insert-limit: the shards hold " + held + " rows, " + written.get()
+                        + " were sent (a block dropped as a duplicate or lost)");
+                System.exit(1);
+            }
+        }
         long ms = Math.max(1, elapsedNs / 1_000_000);
         System.out.printf(
-                "insert-limit rows=%d batch=%d inserts=%d threads=%d ms=%d rows_per_s=%d%n",
-                written.get(), batch, inserts, threads, ms, written.get() * 1000 / ms);
+                "insert-limit rows=%d batch=%d inserts=%d threads=%d ms=%d rows_per_s=%d keys=%s%n",
+                written.get(), batch, inserts, threads, ms, written.get() * 1000 / ms, keys);
     }
 
-    /** {@code rows} RowBinary rows shaped like the sample's order lines (2-4 lines an order). */
-    static byte[] body(int rows, int seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        ByteArrayOutputStream out = new ByteArrayOutputStream(rows * 64);
-        long orderId = (long) seed << 40;
-        int line = 0;
-        int lines = 3;
-        for (int i = 0; i < rows; i++) {
-            if (line == lines) {
-                orderId++;
-                line = 0;
-                lines = 2 + random.nextInt(3);
-            }
-            int64(out, orderId);
-            out.write(line & 0xff);
-            out.write(line >>> 8);
-            string(out, "customer-" + (orderId % 100_000));
-            out.write(random.nextInt(3)); // NEW, PAID, SHIPPED
-            string(out, "sku-" + random.nextInt(10_000));
-            int32(out, 1 + random.nextInt(9));
-            int64(out, 100 + random.nextInt(100_000)); // Decimal64(2): cents
-            if (random.nextInt(4) == 0) {
-                out.write(0);
-                string(out, "SAVE10");
-            } else {
-                out.write(1);
-            }
-            int64(out, 1_700_000_000_000L + orderId);
-            line++;
+    private static String query(HttpClient client, String url, String sql) throws Exception {
+        HttpResponse<String> response = client.send(
+                HttpRequest.newBuilder(URI.create(url + "/"))
+                        .timeout(Duration.ofSeconds(30))
+                        .POST(HttpRequest.BodyPublishers.ofString(sql))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException(
+                    sql + " on " + url + ": HTTP " + response.statusCode() + ": " + response.body());
         }
-        return out.toByteArray();
+        return response.body();
+    }
+
+    /**
+     * RowBinary order lines with the positions of each row's order id and {@code updated_ms}, so the
+     * body can be moved to another id range in place. Ids start at 1 and ascend.
+     */
+    static final class Body {
+        final byte[] bytes;
+        /** Per row: where its order_id starts; its updated_ms starts at updatedAt[row]. */
+        final int[] idAt;
+
+        final int[] updatedAt;
+        final int[] rowEnd;
+        final long[] ids;
+        /** Distinct orders in the body (its largest id). */
+        final long orders;
+
+        private Body(byte[] bytes, int[] idAt, int[] updatedAt, int[] rowEnd, long[] ids) {
+            this.bytes = bytes;
+            this.idAt = idAt;
+            this.updatedAt = updatedAt;
+            this.rowEnd = rowEnd;
+            this.ids = ids;
+            this.orders = ids.length == 0 ? 0 : ids[ids.length - 1];
+        }
+
+        /** {@code rows} rows shaped like the generator's order lines of orders 1, 2, ... (none cancelled). */
+        static Body orderLines(int rows) {
+            SplittableRandom random = new SplittableRandom(42);
+            ByteArrayOutputStream out = new ByteArrayOutputStream(rows * 48);
+            int[] idAt = new int[rows];
+            int[] updatedAt = new int[rows];
+            int[] rowEnd = new int[rows];
+            long[] ids = new long[rows];
+            long orderId = 0;
+            int line = 0;
+            int lines = 0;
+            String customer = null;
+            int status = 0;
+            boolean coupon = false;
+            for (int i = 0; i < rows; i++) {
+                if (line == lines) {
+                    orderId++;
+                    line = 0;
+                    lines = 1 + random.nextInt(4);
+                    customer = "customer-" + random.nextInt(5_000);
+                    status = random.nextBoolean() ? 1 : 0; // PAID or NEW
+                    coupon = (orderId & 1) == 0 && random.nextInt(4) == 0;
+                }
+                ids[i] = orderId;
+                idAt[i] = out.size();
+                int64(out, orderId);
+                out.write(line & 0xff);
+                out.write(line >>> 8);
+                string(out, customer);
+                out.write(status);
+                string(out, SKUS[random.nextInt(SKUS.length)]);
+                int32(out, 1 + random.nextInt(9));
+                int64(out, 50 + random.nextInt(10_000)); // Decimal64(2): cents
+                if (coupon) {
+                    out.write(0);
+                    string(out, "SAVE10");
+                } else {
+                    out.write(1);
+                }
+                updatedAt[i] = out.size();
+                int64(out, UPDATED_BASE + orderId);
+                rowEnd[i] = out.size();
+                line++;
+            }
+            return new Body(out.toByteArray(), idAt, updatedAt, rowEnd, ids);
+        }
+
+        /** Byte length of the first {@code rows} rows. */
+        int end(int rows) {
+            return rows == 0 ? 0 : rowEnd[rows - 1];
+        }
+
+        /** Moves every row to order id {@code ids[row] + shift}, in place. */
+        void shiftInPlace(long shift) {
+            for (int i = 0; i < ids.length; i++) {
+                long id = ids[i] + shift;
+                putLong(bytes, idAt[i], id);
+                putLong(bytes, updatedAt[i], UPDATED_BASE + id);
+            }
+        }
+
+        /** A copy moved by {@code shift} (for the reused bodies). */
+        byte[] shifted(long shift) {
+            shiftInPlace(shift);
+            return bytes.clone();
+        }
+
+        private static void putLong(byte[] b, int at, long v) {
+            for (int i = 0; i < 8; i++) {
+                b[at + i] = (byte) (v >>> (8 * i));
+            }
+        }
     }
 
     private static void string(ByteArrayOutputStream out, String s) {
