@@ -56,6 +56,9 @@
 #   BENCH_COMPARE_MERGED=1    each round also runs the etl sample with deterministic blocks off
 #                             (--etl.sink.clickhouse.deterministic-blocks=false, "etl-merged": rows of
 #                             all partitions share batches) and the table gets the ratio etl / etl-merged
+#   BENCH_COMPARE_NATIVE=1    each round also runs the etl sample with Native inserts
+#                             (--etl.sink.clickhouse.format=native, "etl-native") and the table gets the
+#                             ratio etl-native / etl (the sides can also be named in BENCH_SIDES)
 #   BENCH_ETL_CDS=1           start the etl runs the way the Kubernetes guide recommends for a fast
 #                             start: from the extracted jar (java -Djarmode=tools -jar … extract) with
 #                             a class-data-sharing archive made by a training run (once per invocation
@@ -263,6 +266,7 @@ etl_command() {
   ETL_ARGS=(${BENCH_ETL_ARGS:-}
     --spring.profiles.active="$([[ "$side" == etl-objects ]] && echo default || echo "$ETL_PROFILE")")
   [[ "$side" == etl-merged ]] && ETL_ARGS+=(--etl.sink.clickhouse.deterministic-blocks=false)
+  [[ "$side" == etl-native ]] && ETL_ARGS+=(--etl.sink.clickhouse.format=native)
   return 0
 }
 
@@ -303,7 +307,7 @@ start_etl() {
   env "${ETL_ENV[@]}" java -Xmx"$HEAP" ${BENCH_ETL_JAVA_OPTS:-} $(etl_launch "$side") "${ETL_ARGS[@]}" >"$log" 2>&1 &
 }
 
-# run <round> <baseline|etl|etl-merged>: one timed run into its own database and consumer group.
+# run <round> <baseline|etl|etl-objects|etl-merged|etl-native>: one timed run into its own database and consumer group.
 run() {
   local round="$1" side="$2"
   local db="bench_${RUN_ID}_${side//-/_}_${round}" group="bench-$RUN_ID-$side-$round"
@@ -473,6 +477,9 @@ for round in $(seq 1 "$REPEATS"); do
   if [[ "${BENCH_COMPARE_MERGED:-0}" == 1 ]]; then
     run "$round" etl-merged
   fi
+  if [[ "${BENCH_COMPARE_NATIVE:-0}" == 1 ]]; then
+    run "$round" etl-native
+  fi
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 cleanup_data
@@ -502,6 +509,14 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
     for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (s[j] < s[i]) { t = s[i]; s[i] = s[j]; s[j] = t }
     return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
   }
+  # The row "a / b" of the medians (total, steady and, with inserts=1, the inserts), when both ran.
+  function ratio(a, b, inserts,   steady, ins) {
+    if (!n[a] || !n[b]) return
+    steady = "n/a | n/a"
+    if (ns[a] && ns[b]) steady = sprintf("**%.2f×** | **%.2f×**", mso[a] / mso[b], msr[a] / msr[b])
+    ins = (inserts && ni[a] && ni[b] && mi[b] > 0) ? sprintf("**%.2f×**", mi[a] / mi[b]) : ""
+    printf "| **ratio** | **%s / %s** | | **%.2f×** | **%.2f×** | | %s | %s | |\n", a, b, mo[a] / mo[b], mr[a] / mr[b], steady, ins
+  }
   {
     side = $2; total_s = $3 / 1000; steady_s = ($6 - $4) / 1000
     ok = ($7 == eo && $8 == lines) ? "yes" : "NO"
@@ -524,7 +539,7 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
     print "| round | pipeline | total s | orders/s | rows/s | steady s | steady orders/s | steady rows/s | inserts | exact rows after FINAL |"
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= NR; i++) print rows[i]
-    nsides = split("baseline etl etl-objects etl-merged", sides, " ")
+    nsides = split("baseline etl etl-objects etl-merged etl-native", sides, " ")
     for (s = 1; s <= nsides; s++) {
       side = sides[s]
       if (!n[side]) continue
@@ -540,28 +555,10 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
       if (ni[side]) { for (i = 1; i <= ni[side]; i++) e[i] = IN[side, i]; mi[side] = median(e, ni[side]); ins = fmt(mi[side]) }
       printf "| median | %s | | %s | %s | | %s | %s | |\n", side, fmt(mo[side]), fmt(mr[side]), steady, ins
     }
-    if (n["etl"] && n["baseline"]) {
-      steady = "n/a | n/a"
-      if (ns["etl"] && ns["baseline"])
-        steady = sprintf("**%.2f×** | **%.2f×**", mso["etl"] / mso["baseline"], msr["etl"] / msr["baseline"])
-      printf "| **ratio** | **etl / baseline** | | **%.2f×** | **%.2f×** | | %s | | |\n",
-        mo["etl"] / mo["baseline"], mr["etl"] / mr["baseline"], steady
-    }
-    if (n["etl"] && n["etl-objects"]) {
-      steady = "n/a | n/a"
-      if (ns["etl"] && ns["etl-objects"])
-        steady = sprintf("**%.2f×** | **%.2f×**", mso["etl"] / mso["etl-objects"], msr["etl"] / msr["etl-objects"])
-      printf "| **ratio** | **etl / etl-objects** | | **%.2f×** | **%.2f×** | | %s | | |\n",
-        mo["etl"] / mo["etl-objects"], mr["etl"] / mr["etl-objects"], steady
-    }
-    if (n["etl"] && n["etl-merged"]) {
-      steady = "n/a | n/a"
-      if (ns["etl"] && ns["etl-merged"])
-        steady = sprintf("**%.2f×** | **%.2f×**", mso["etl"] / mso["etl-merged"], msr["etl"] / msr["etl-merged"])
-      ins = (ni["etl"] && ni["etl-merged"] && mi["etl-merged"] > 0) ? sprintf("**%.2f×**", mi["etl"] / mi["etl-merged"]) : ""
-      printf "| **ratio** | **etl / etl-merged** | | **%.2f×** | **%.2f×** | | %s | %s | |\n",
-        mo["etl"] / mo["etl-merged"], mr["etl"] / mr["etl-merged"], steady, ins
-    }
+    ratio("etl", "baseline", 0)
+    ratio("etl", "etl-objects", 0)
+    ratio("etl", "etl-merged", 1)
+    ratio("etl-native", "etl", 1)
     if (lim_l != "") {
       printf "| limit | C0: plain consumer, no decoding | | %s | | | %s | | | |\n", fmt(lim_c0), fmt(lim_c0)
       printf "| limit | C: plain consumer + GenericDatumReader | | %s | | | %s | | | |\n", fmt(lim_c), fmt(lim_c)
