@@ -26,16 +26,16 @@ import java.util.function.Consumer;
  * waiting, else a new one; {@code drain} recycles each ack it acquired once the handler has returned.
  * So in steady state a lane allocates no ack per batch. Why reuse is safe is argued in
  * {@link AckRef}'s class comment. The free list is a plain first-in first-out ring confined to the
- * lane thread (no locks, no atomics of its own); it grows up to what is outstanding at once, capped
- * at {@code maxPooledAcks} so a burst does not pin memory for ever: acks drained while the pool is
- * full are left to the garbage collector.
+ * lane thread (no locks, no atomics of its own); it grows with the acks drained and not yet reused
+ * at once (at most what was outstanding), capped at {@code maxPooledAcks} so a burst does not pin
+ * memory for ever: acks drained while the pool is full are left to the garbage collector.
  *
  * <p>Threads: {@link #post} from any thread; everything else from the owning lane thread only (or,
  * after a hand-over with a happens-before edge such as {@link Thread#join}, from one other thread at
  * a time).
  */
 public final class AckQueue {
-    /** Default cap of the pool: at ~48 bytes an ack, at most ~48 KiB kept per lane after a burst. */
+    /** Default cap of the pool: at about 56 bytes an ack, at most about 56 KiB kept per lane after a burst. */
     public static final int DEFAULT_MAX_POOLED_ACKS = 1024;
 
     private static final int INITIAL_POOL_CAPACITY = 16;
