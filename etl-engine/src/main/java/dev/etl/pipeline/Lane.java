@@ -55,7 +55,9 @@ final class Lane implements Runnable, BatchHandler {
     private final LaneChainContext context;
     private final ChunkOutbox[] outboxes;
     private final Checkpointer checkpointer = new Checkpointer(System::nanoTime);
+    /** The lane's inbox of completed acks and the pool its batches' acks come from. */
     private final AckQueue ackQueue = new AckQueue();
+
     private final Consumer<AckRef> ackHandler = checkpointer::ack;
     private final PauseController pauseController;
     private final LaneMetrics metrics;
@@ -173,7 +175,8 @@ final class Lane implements Runnable, BatchHandler {
         if (checkpointer.outstanding(partition) >= HOLD_OUTSTANDING_BATCHES || checkpointer.isFailedAtHead(partition)) {
             held.hold(partition);
         }
-        AckRef ack = new AckRef(partition, checkpointer.epoch(partition), seq, ackQueue);
+        // From the queue's pool: drainAcks recycles it once the checkpointer has applied it.
+        AckRef ack = ackQueue.acquire(partition, checkpointer.epoch(partition), seq);
         context.meta().ack(ack);
         context.meta().batchAck(ack);
         int size = batch.size();

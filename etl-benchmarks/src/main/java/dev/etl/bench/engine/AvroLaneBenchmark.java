@@ -100,7 +100,7 @@ public class AvroLaneBenchmark {
             batch.reset(nextOffset);
             nextOffset += BATCH;
             long seq = checkpointer.register(0, nextOffset);
-            AckRef ack = new AckRef(0, checkpointer.epoch(0), seq, ackQueue);
+            AckRef ack = ackQueue.acquire(0, checkpointer.epoch(0), seq); // pooled, as the lane's
             context.meta().ack(ack);
             chain.onBatch(batch);
             ack.release(true);

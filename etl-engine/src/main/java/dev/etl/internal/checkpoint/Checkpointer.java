@@ -109,7 +109,10 @@ public final class Checkpointer {
         }
     }
 
-    /** Applies a completed {@link AckRef}; see {@link #ack(int, int, long, boolean)}. */
+    /**
+     * Applies a completed {@link AckRef}; see {@link #ack(int, int, long, boolean)}. Reads its fields
+     * and keeps no reference to it, so the lane's {@link AckQueue} may recycle it once this returns.
+     */
     public void ack(AckRef ack) {
         ack(ack.partition(), ack.epoch(), ack.seq(), ack.succeeded());
     }

@@ -14,15 +14,18 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Stress test of the real ack path: one lane thread (the test thread) registers batches with its
- * {@link Checkpointer}, creates an {@link AckRef} per batch, retains it once per "chunk" handed to
- * one of several worker threads and then releases its own hold; workers release their chunks in
- * shuffled order with random delays, some with failure; the lane concurrently drains its
- * {@link AckQueue} into the checkpointer, which only the lane touches.
+ * {@link Checkpointer}, takes an {@link AckRef} per batch from its {@link AckQueue}'s pool (as the
+ * lane does), retains it once per "chunk" handed to one of several worker threads and then releases
+ * its own hold; workers release their chunks in shuffled order with random delays, some with
+ * failure; the lane concurrently drains its queue into the checkpointer, which only the lane
+ * touches, and the drain recycles the acks for later batches.
  *
- * <p>Checked: every ack is posted exactly once and carries the merged status; the watermark never
- * moves back and, at every observation, covers only batches whose every holder had already released
- * (each holder counts itself out in {@code holdersLeft} before its release) successfully; the final
- * watermark is the end of the last batch, or the end of the batch before the first failed one.
+ * <p>Checked: every ack is posted exactly once and carries the merged status; an ack object is never
+ * reused while a holder still holds it (its generation at every release and at its post is the one
+ * it had when the batch took it); the watermark never moves back and, at every observation, covers
+ * only batches whose every holder had already released (each holder counts itself out in
+ * {@code holdersLeft} before its release) successfully; the final watermark is the end of the last
+ * batch, or the end of the batch before the first failed one; acks were really reused.
  */
 class AckConcurrencyStressTest {
     private static final int WORKERS = 4;
@@ -31,12 +34,14 @@ class AckConcurrencyStressTest {
     private static final int MAX_IN_FLIGHT = 4_096;
     private static final int MAX_CHUNKS = 3;
     private static final long ROUND_TIMEOUT_NS = TimeUnit.SECONDS.toNanos(60);
+    /** Pool caps by round: the default, one far below what is in flight, one above it. */
+    private static final int[] POOL_CAPS = {AckQueue.DEFAULT_MAX_POOLED_ACKS, 8, 2 * MAX_IN_FLIGHT};
 
     @Test
     void everyAckIsPostedOnceAndWatermarkReachesTheEndWhenAllSucceed() throws InterruptedException {
         long baseSeed = new SplittableRandom().nextLong();
         for (int round = 0; round < 3; round++) {
-            new Round(baseSeed + round, 0).run();
+            new Round(baseSeed + round, 0, POOL_CAPS[round]).run();
         }
     }
 
@@ -44,24 +49,24 @@ class AckConcurrencyStressTest {
     void watermarkStopsBeforeTheFirstFailedBatchWhileOtherPartitionsComplete() throws InterruptedException {
         long baseSeed = new SplittableRandom().nextLong();
         for (int round = 0; round < 3; round++) {
-            new Round(baseSeed + round, 1 + round * 2).run();
+            new Round(baseSeed + round, 1 + round * 2, POOL_CAPS[round]).run();
         }
     }
 
-    /** What the lane hands to a worker: one chunk's reference to a batch's ack. */
-    private record Chunk(AckRef ack, int batch, boolean fail) {}
+    /** What the lane hands to a worker: one chunk's reference to a batch's ack (of that generation). */
+    private record Chunk(AckRef ack, int generation, int batch, boolean fail) {}
 
     private static final class Round {
         private final long seed;
         private final SplittableRandom random;
         private final int failures;
 
-        private final AckQueue queue = new AckQueue();
+        private final AckQueue queue;
         private final Checkpointer checkpointer = new Checkpointer(System::nanoTime, 64);
         private final int[] epochs = new int[PARTITIONS];
 
         // Per batch, written by the lane before hand-off.
-        private final AckRef[] acks = new AckRef[BATCHES];
+        private final int[] generationOf = new int[BATCHES];
         private final int[] partitionOf = new int[BATCHES];
         private final long[] nextOffsetOf = new long[BATCHES];
         private final boolean[] plannedFailure = new boolean[BATCHES];
@@ -86,10 +91,11 @@ class AckConcurrencyStressTest {
         private final AtomicReference<Throwable> workerError = new AtomicReference<>();
         private volatile boolean stopping;
 
-        Round(long seed, int failures) {
+        Round(long seed, int failures, int poolCap) {
             this.seed = seed;
             this.random = new SplittableRandom(seed);
             this.failures = failures;
+            this.queue = new AckQueue(poolCap);
         }
 
         void run() throws InterruptedException {
@@ -153,15 +159,16 @@ class AckConcurrencyStressTest {
             partitionOf[batch] = p;
             nextOffsetOf[batch] = nextOffset;
 
-            AckRef ack = new AckRef(p, epochs[p], seq, queue);
-            acks[batch] = ack;
+            AckRef ack = queue.acquire(p, epochs[p], seq);
+            int generation = ack.generation();
+            generationOf[batch] = generation;
             // 0 chunks: every record was filtered out, so the lane's own release resolves the batch.
             int chunks = random.nextInt(MAX_CHUNKS + 1);
             int failingHolder = plannedFailure[batch] ? random.nextInt(chunks + 1) : -1; // chunks = the lane
             holdersLeft.set(batch, chunks + 1);
             for (int c = 0; c < chunks; c++) {
                 ack.retain();
-                inboxes.get(random.nextInt(WORKERS)).offer(new Chunk(ack, batch, c == failingHolder));
+                inboxes.get(random.nextInt(WORKERS)).offer(new Chunk(ack, generation, batch, c == failingHolder));
             }
             releaseAsHolder(ack, batch, failingHolder != chunks);
         }
@@ -205,6 +212,11 @@ class AckConcurrencyStressTest {
                                 Thread.onSpinWait();
                             }
                         }
+                        if (local[i].ack().generation() != local[i].generation()) {
+                            throw new AssertionError("batch " + local[i].batch() + ": its ack was reused (generation "
+                                    + local[i].ack().generation() + ", taken as " + local[i].generation()
+                                    + ") while a chunk still held it");
+                        }
                         releaseAsHolder(local[i].ack(), local[i].batch(), !local[i].fail());
                         local[i] = null;
                     }
@@ -225,6 +237,10 @@ class AckConcurrencyStressTest {
 
         private void onPosted(AckRef ack) {
             int batch = batchBySeq[ack.partition()][(int) ack.seq()];
+            if (ack.generation() != generationOf[batch]) {
+                fail(describe() + ": batch " + batch + " posted by generation " + ack.generation() + " of its ack, "
+                        + "taken as generation " + generationOf[batch]);
+            }
             if (++posts[batch] != 1) {
                 fail(describe() + ": batch " + batch + " posted " + posts[batch] + " times");
             }
@@ -278,11 +294,14 @@ class AckConcurrencyStressTest {
 
         private void verifyFinalState() {
             for (int batch = 0; batch < BATCHES; batch++) {
-                if (posts[batch] != 1 || acks[batch].refCount() != 0) {
-                    fail(describe() + ": batch " + batch + " posted " + posts[batch] + " times, refCount "
-                            + acks[batch].refCount());
+                if (posts[batch] != 1) {
+                    fail(describe() + ": batch " + batch + " posted " + posts[batch] + " times");
                 }
             }
+            assertThat(queue.acksReused())
+                    .as(describe() + ": batches ran on recycled acks")
+                    .isPositive();
+            assertThat(queue.acksReused() + queue.acksCreated()).isEqualTo(BATCHES);
             for (int p = 0; p < PARTITIONS; p++) {
                 long expected = -1;
                 boolean failed = false;
@@ -314,7 +333,7 @@ class AckConcurrencyStressTest {
 
         private String describe() {
             return "seed " + seed + ", failures " + failures + ", posted " + postedTotal + " (" + postedOutOfOrder
-                    + " out of order)";
+                    + " out of order), " + queue;
         }
     }
 }

@@ -3,9 +3,12 @@ package dev.etl.internal.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.agrona.collections.Long2LongHashMap;
 import org.junit.jupiter.api.Test;
@@ -20,6 +23,14 @@ import org.junit.jupiter.api.Test;
  * scenario, and the failure message prints it together with the seed. A run uses a fresh base seed
  * (printed on failure); replay one with {@code -Dcheckpointer.properties.seed=<seed>}.
  *
+ * <p>Acks reach the checkpointer as the lane's do: every registered batch takes an {@link AckRef} from
+ * an {@link AckQueue}'s pool (with a random cap, some very small) and holds one to three references;
+ * delivering its ack releases them all (one failing when the ack fails), and the queue is drained
+ * into the checkpointer at random moments, so several acks may wait and the drain order is checked
+ * against the posting order. Duplicate, stale and unknown acks are delivered through fresh pooled
+ * acks. The model applies an ack when it is drained, and the drained ack must carry exactly what was
+ * posted (an ack reused too early would not). Every test checks that acks were really reused.
+ *
  * <p>Written as a small seeded harness on plain JUnit rather than with jqwik: jqwik 1.10 asks not
  * to be used by AI coding agents (its "Anti-AI Usage Clause"), and it targets JUnit Platform 1.x
  * while this build runs Platform 6.
@@ -30,31 +41,37 @@ class CheckpointerPropertiesTest {
     private static final int UNKNOWN_PARTITION = 99;
 
     private static final int[] RING_CAPACITIES = {1, 2, 4, 256};
+    private static final int[] POOL_CAPS = {1, 4, AckQueue.DEFAULT_MAX_POOLED_ACKS};
 
     @Test
     void randomOperationSequencesMatchTheReferenceModel() {
-        forEachSeed(1_500, seed -> new OperationScenario(seed).run(250));
+        long reused = forEachSeed(1_500, seed -> new OperationScenario(seed).run(250));
+        assertThat(reused).as("acks reused").isPositive();
     }
 
     @Test
     void shuffledAcksWithEpochBumpsMatchTheReferenceModelAndEndBeforeTheFirstFailure() {
-        forEachSeed(800, seed -> new ShuffledAckScenario(seed).run());
+        long reused = forEachSeed(800, seed -> new ShuffledAckScenario(seed).run());
+        assertThat(reused).as("acks reused").isPositive();
     }
 
+    /** Runs one scenario; returns how many acks its queue reused. */
     private interface Scenario {
-        void run(long seed);
+        long run(long seed);
     }
 
-    private static void forEachSeed(int scenarios, Scenario scenario) {
+    /** Returns the acks reused over all scenarios run. */
+    private static long forEachSeed(int scenarios, Scenario scenario) {
         Long replay = Long.getLong("checkpointer.properties.seed");
         if (replay != null) {
-            scenario.run(replay);
-            return;
+            return scenario.run(replay);
         }
         long baseSeed = new SplittableRandom().nextLong();
+        long reused = 0;
         for (int i = 0; i < scenarios; i++) {
-            scenario.run(baseSeed + i);
+            reused += scenario.run(baseSeed + i);
         }
+        return reused;
     }
 
     /**
@@ -68,10 +85,14 @@ class CheckpointerPropertiesTest {
 
         OperationScenario(long seed) {
             this.random = new SplittableRandom(seed);
-            this.harness = new Harness(seed, RING_CAPACITIES[random.nextInt(RING_CAPACITIES.length)]);
+            this.harness = new Harness(
+                    seed,
+                    RING_CAPACITIES[random.nextInt(RING_CAPACITIES.length)],
+                    POOL_CAPS[random.nextInt(POOL_CAPS.length)],
+                    random.split());
         }
 
-        void run(int steps) {
+        long run(int steps) {
             for (int p = 0; p < PARTITIONS; p++) {
                 if (random.nextInt(4) != 0) {
                     harness.assign(p);
@@ -96,8 +117,14 @@ class CheckpointerPropertiesTest {
                 } else {
                     harness.ack(UNKNOWN_PARTITION, 1 + random.nextInt(5), random.nextInt(3), true);
                 }
+                if (random.nextInt(3) != 0) {
+                    harness.drain();
+                }
                 harness.checkAll();
             }
+            harness.drain();
+            harness.checkAll();
+            return harness.queue.acksReused();
         }
     }
 
@@ -116,11 +143,15 @@ class CheckpointerPropertiesTest {
 
         ShuffledAckScenario(long seed) {
             this.random = new SplittableRandom(seed);
-            this.harness = new Harness(seed, RING_CAPACITIES[random.nextInt(RING_CAPACITIES.length)]);
+            this.harness = new Harness(
+                    seed,
+                    RING_CAPACITIES[random.nextInt(RING_CAPACITIES.length)],
+                    POOL_CAPS[random.nextInt(POOL_CAPS.length)],
+                    random.split());
             this.failurePercent = random.nextInt(4) == 0 ? 0 : 1 + random.nextInt(8);
         }
 
-        void run() {
+        long run() {
             for (int p = 0; p < PARTITIONS; p++) {
                 harness.assign(p);
                 registerBatches(p, random.nextInt(300));
@@ -143,9 +174,15 @@ class CheckpointerPropertiesTest {
                 if (random.nextInt(10) == 0) {
                     harness.tick(random.nextInt(100));
                 }
+                if (random.nextInt(4) != 0) {
+                    harness.drain();
+                }
                 harness.checkAll();
             }
+            harness.drain();
+            harness.checkAll();
             harness.checkAllAcknowledged();
+            return harness.queue.acksReused();
         }
 
         private void registerBatches(int partition, int batches) {
@@ -166,8 +203,17 @@ class CheckpointerPropertiesTest {
     /** Drives the real checkpointer and the model side by side and compares them. */
     private static final class Harness {
         final Checkpointer checkpointer;
+        final AckQueue queue;
         private final long seed;
         private final int ringCapacity;
+        private final int poolCap;
+        /** Chooses holders and which of them fails; separate from the scenario's choices. */
+        private final SplittableRandom ackRandom;
+        /** The acks of registered batches not yet delivered, by {@link #key}. */
+        private final Map<Long, Held> held = new HashMap<>();
+        /** Posted, not yet drained, in posting order. */
+        private final ArrayDeque<Posted> posted = new ArrayDeque<>();
+
         private final ModelPartition[] model = new ModelPartition[PARTITIONS];
         private final int[] highestEpoch = new int[PARTITIONS];
         private final List<long[]> issued = new ArrayList<>(); // {partition, epoch, seq}
@@ -176,11 +222,19 @@ class CheckpointerPropertiesTest {
         private long nowNs = 1_000;
         private long expectedStale;
 
-        Harness(long seed, int ringCapacity) {
+        Harness(long seed, int ringCapacity, int poolCap, SplittableRandom ackRandom) {
             this.seed = seed;
             this.ringCapacity = ringCapacity;
+            this.poolCap = poolCap;
+            this.ackRandom = ackRandom;
             this.checkpointer = new Checkpointer(() -> nowNs, ringCapacity);
+            this.queue = new AckQueue(poolCap);
             Arrays.fill(highestEpoch, -1);
+        }
+
+        /** Epochs come from one counter per checkpointer, so (epoch, seq) names one batch. */
+        private static long key(int epoch, long seq) {
+            return ((long) epoch << 32) | seq;
         }
 
         void assign(int partition) {
@@ -227,6 +281,13 @@ class CheckpointerPropertiesTest {
             check(seq == m.size, "register returned seq " + seq + ", expected " + m.size);
             m.add(nextOffset, nowNs);
             issued.add(new long[] {partition, m.epoch, seq});
+            // As the lane: the batch's ack from the pool, held by the lane and up to two "chunks".
+            AckRef ack = queue.acquire(partition, m.epoch, seq);
+            int holders = 1 + ackRandom.nextInt(3);
+            for (int h = 1; h < holders; h++) {
+                ack.retain();
+            }
+            held.put(key(m.epoch, seq), new Held(ack, ack.generation(), holders));
             return seq;
         }
 
@@ -251,10 +312,55 @@ class CheckpointerPropertiesTest {
             ack((int) target[0], (int) target[1], target[2], success);
         }
 
+        /**
+         * Delivers an ack: releases every reference still held on the batch's pooled ack (one with
+         * failure when {@code success} is false), which posts it; a batch already delivered, or never
+         * registered, gets a fresh pooled ack released at once (a duplicate or stale delivery).
+         */
         void ack(int partition, int epoch, long seq, boolean success) {
             trace.add("ack(" + partition + ", epoch " + epoch + ", seq " + seq + ", " + (success ? "ok" : "FAILED")
                     + ")");
-            checkpointer.ack(partition, epoch, seq, success);
+            Held h = partition == UNKNOWN_PARTITION ? null : held.remove(key(epoch, seq));
+            if (h == null) {
+                AckRef ack = queue.acquire(partition, epoch, seq);
+                posted.add(new Posted(ack, ack.generation(), partition, epoch, seq, success));
+                ack.release(success);
+                return;
+            }
+            check(
+                    h.ack.generation() == h.generation && h.ack.refCount() == h.holders,
+                    "the ack of " + partition + "/" + epoch + "/" + seq + " changed while held: " + h.ack
+                            + ", taken as generation " + h.generation + " with " + h.holders + " holders");
+            posted.add(new Posted(h.ack, h.generation, partition, epoch, seq, success));
+            int failing = success ? -1 : ackRandom.nextInt(h.holders);
+            for (int i = 0; i < h.holders; i++) {
+                h.ack.release(i != failing);
+            }
+        }
+
+        /** Drains the queue into the checkpointer, checking each ack against what was posted, in order. */
+        void drain() {
+            trace.add("drain " + posted.size());
+            int drained = queue.drain(ack -> {
+                Posted expected = posted.poll();
+                check(expected != null, "drained " + ack + ", never posted");
+                check(
+                        ack == expected.ack
+                                && ack.generation() == expected.generation
+                                && ack.partition() == expected.partition
+                                && ack.epoch() == expected.epoch
+                                && ack.seq() == expected.seq
+                                && ack.succeeded() == expected.success
+                                && ack.refCount() == 0,
+                        "drained " + ack + ", expected " + expected + " (posting order, contents, generation)");
+                checkpointer.ack(ack);
+                apply(expected.partition, expected.epoch, expected.seq, expected.success);
+            });
+            check(posted.isEmpty(), "drained " + drained + ", still expected " + posted);
+        }
+
+        /** What the checkpointer must do with a drained ack, done to the model. */
+        private void apply(int partition, int epoch, long seq, boolean success) {
             ModelPartition m = partition >= 0 && partition < PARTITIONS ? model[partition] : null;
             if (m == null
                     || m.epoch != epoch
@@ -374,10 +480,17 @@ class CheckpointerPropertiesTest {
         private String context() {
             int from = Math.max(0, trace.size() - 60);
             return "seed " + seed + " (replay with -Dcheckpointer.properties.seed=" + seed + "), ring capacity "
-                    + ringCapacity + ", failing after step " + trace.size() + "; last steps:\n  "
+                    + ringCapacity + ", pool cap " + poolCap + ", " + queue + ", failing after step " + trace.size()
+                    + "; last steps:\n  "
                     + String.join("\n  ", trace.subList(from, trace.size()));
         }
     }
+
+    /** A registered batch's pooled ack and the references the harness holds on it. */
+    private record Held(AckRef ack, int generation, int holders) {}
+
+    /** An ack posted to the queue, as the drain must hand it over. */
+    private record Posted(AckRef ack, int generation, int partition, int epoch, long seq, boolean success) {}
 
     /** What the checkpointer reports about one partition. */
     private record View(

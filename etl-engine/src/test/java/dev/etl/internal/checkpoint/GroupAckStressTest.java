@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
  * nested, groups (windows emitted by buffering operators); every group reference (a chunk) is
  * released by one of several io threads in shuffled order, some with failure, while the parents'
  * own holds are released by the worker threads too. Checked: no group is ever posted, every batch is
- * posted exactly once, and it fails exactly when a reference of a group covering it failed.
+ * posted exactly once, and it fails exactly when a reference of a group covering it failed. The batch
+ * acks come from one {@link AckQueue}'s pool for all rounds, so later rounds run on acks recycled by
+ * earlier ones (still referenced, released, by the groups of those rounds).
  */
 class GroupAckStressTest {
     private static final int WORKERS = 4;
@@ -29,18 +31,23 @@ class GroupAckStressTest {
     @Test
     void everyBatchIsPostedOnceWithTheMergedStatusOfEveryGroupCoveringIt() throws InterruptedException {
         long seed = new SplittableRandom().nextLong();
+        AckQueue queue = new AckQueue();
         for (int round = 0; round < ROUNDS; round++) {
-            round(seed + round);
+            round(seed + round, queue);
         }
+        assertThat(queue.acksReused())
+                .as("seed %d: rounds after the first ran on recycled acks", seed)
+                .isEqualTo((long) (ROUNDS - 1) * BATCHES);
     }
 
-    private void round(long seed) throws InterruptedException {
+    private void round(long seed, AckQueue queue) throws InterruptedException {
         SplittableRandom random = new SplittableRandom(seed);
-        AckQueue queue = new AckQueue();
         AckRef[] batches = new AckRef[BATCHES];
+        int[] generations = new int[BATCHES];
         boolean[] expected = new boolean[BATCHES];
         for (int b = 0; b < BATCHES; b++) {
-            batches[b] = new AckRef(0, 1, b, queue);
+            batches[b] = queue.acquire(0, 1, b);
+            generations[b] = batches[b].generation();
             expected[b] = true;
         }
         List<Release> releases = new ArrayList<>();
@@ -118,6 +125,10 @@ class GroupAckStressTest {
         queue.drain(ack -> {
             assertThat(ack.isGroup()).as("seed %d: a group was posted", seed).isFalse();
             int b = (int) ack.seq();
+            assertThat(ack).as("seed %d: batch %d", seed, b).isSameAs(batches[b]);
+            assertThat(ack.generation())
+                    .as("seed %d: generation of batch %d", seed, b)
+                    .isEqualTo(generations[b]);
             assertThat(posted[b]).as("seed %d: batch %d posted twice", seed, b).isFalse();
             posted[b] = true;
             assertThat(ack.succeeded())
