@@ -64,7 +64,12 @@
 #                             a class-data-sharing archive made by a training run (once per invocation
 #                             and profile, before its first timed run, against that run's database;
 #                             -XX:ArchiveClassesAtExit, -Dspring.context.exit=onRefresh)
-#   BENCH_SKIP_BUILD=1        use the jars that are there
+#   BENCH_ETL_AOT=1           also Spring AOT, as the Kubernetes guide describes: the build runs the
+#                             sample's aot profile (process-aot with BENCH_ETL_PROFILE active, since AOT
+#                             freezes profile conditions at build time; sample-service/target is rebuilt
+#                             from nothing), and the runs of that profile (etl, etl-merged, etl-native;
+#                             not etl-objects) and their CDS training start with -Dspring.aot.enabled=true
+#   BENCH_SKIP_BUILD=1        use the jars that are there (with BENCH_ETL_AOT=1: built as above)
 #   BENCH_MVN_ARGS            extra Maven arguments for the build (e.g. -o)
 #   BENCH_KEEP_INFRA=1        leave the servers this script started running
 #   BENCH_KEEP_DATA=1         keep the run databases and the topic (default: dropped after checking)
@@ -188,12 +193,18 @@ read_endpoints
 if [[ "${BENCH_SKIP_BUILD:-0}" == 1 && -f "$SERVICE_JAR" && -f "$BENCH_JAR" ]]; then
   step "building: skipped (BENCH_SKIP_BUILD=1)"
 else
-  step "building sample-service and etl-benchmarks (./mvnw -q -pl sample-service,etl-benchmarks -am package -DskipTests)" \
+  AOT_ARGS=()
+  if [[ "${BENCH_ETL_AOT:-0}" == 1 ]]; then
+    # Generated AOT classes of another profile must not survive in target/.
+    rm -rf "$REPO_ROOT/sample-service/target"
+    AOT_ARGS=(-Paot "-Dspring-boot.aot.jvmArguments=-Dspring.profiles.active=$ETL_PROFILE")
+  fi
+  step "building sample-service and etl-benchmarks (./mvnw -q -pl sample-service,etl-benchmarks -am package -DskipTests ${AOT_ARGS[*]})" \
     "$LOG_DIR/build.log"
   t=$SECONDS
   # shellcheck disable=SC2086 # BENCH_MVN_ARGS is a list of arguments
   (cd "$REPO_ROOT" && timeout 600 ./mvnw -q -B -pl sample-service,etl-benchmarks -am package -DskipTests \
-    ${BENCH_MVN_ARGS:-}) >"$LOG_DIR/build.log" 2>&1 || fail "the build failed: see $LOG_DIR/build.log"
+    "${AOT_ARGS[@]}" ${BENCH_MVN_ARGS:-}) >"$LOG_DIR/build.log" 2>&1 || fail "the build failed: see $LOG_DIR/build.log"
   info "built in $((SECONDS - t))s"
 fi
 [[ -f "$SERVICE_JAR" ]] || fail "no $SERVICE_JAR"
@@ -271,6 +282,12 @@ etl_command() {
 }
 
 CDS_DIR="$LOG_DIR/cds"
+# The JVM options of <side> for AOT: -Dspring.aot.enabled=true for the sides of the profile the jar was
+# processed for (BENCH_ETL_AOT=1).
+etl_aot() {
+  [[ "${BENCH_ETL_AOT:-0}" == 1 && "$1" != etl-objects ]] && echo "-Dspring.aot.enabled=true"
+  return 0
+}
 # The launch of an etl run: the fat jar, or (BENCH_ETL_CDS=1) the extracted jar with <side>'s archive.
 etl_launch() {
   if [[ "${BENCH_ETL_CDS:-0}" == 1 ]]; then
@@ -291,7 +308,8 @@ cds_archive() {
       || fail "extracting $SERVICE_JAR failed: see $CDS_DIR/extract.log"
   fi
   etl_command "$@"
-  timeout 300 env "${ETL_ENV[@]}" java -Xmx"$HEAP" -XX:ArchiveClassesAtExit="$CDS_DIR/$side.jsa" \
+  # shellcheck disable=SC2046 # the AOT option is zero or one word
+  timeout 300 env "${ETL_ENV[@]}" java -Xmx"$HEAP" $(etl_aot "$side") -XX:ArchiveClassesAtExit="$CDS_DIR/$side.jsa" \
     -Dspring.context.exit=onRefresh -jar "$CDS_DIR/app/$(basename "$SERVICE_JAR")" "${ETL_ARGS[@]}" >"$training" 2>&1 \
     || fail "the CDS training run of $side failed: see $training"
   [[ -f "$CDS_DIR/$side.jsa" ]] || fail "the CDS training run of $side wrote no archive: see $training"
@@ -304,7 +322,7 @@ start_etl() {
   etl_command "$1" "$2" "$3"
   http_port="$ETL_HTTP_PORT"
   # shellcheck disable=SC2086,SC2046 # the JVM options and the launch are lists of words
-  env "${ETL_ENV[@]}" java -Xmx"$HEAP" ${BENCH_ETL_JAVA_OPTS:-} $(etl_launch "$side") "${ETL_ARGS[@]}" >"$log" 2>&1 &
+  env "${ETL_ENV[@]}" java -Xmx"$HEAP" ${BENCH_ETL_JAVA_OPTS:-} $(etl_aot "$side") $(etl_launch "$side") "${ETL_ARGS[@]}" >"$log" 2>&1 &
 }
 
 # run <round> <baseline|etl|etl-objects|etl-merged|etl-native>: one timed run into its own database and consumer group.
@@ -488,7 +506,7 @@ cleanup_data
 # ------------------------------------------------------------------ table ----
 STEP="summary"
 echo
-say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS, etl profile $ETL_PROFILE$([[ "${BENCH_ETL_CDS:-0}" == 1 ]] && echo ", etl started from the extracted jar with a CDS archive")"
+say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS, etl profile $ETL_PROFILE$([[ "${BENCH_ETL_CDS:-0}" == 1 ]] && echo ", etl started from the extracted jar with a CDS archive")$([[ "${BENCH_ETL_AOT:-0}" == 1 ]] && echo ", with Spring AOT")"
 info "total = from process start until all rows are in ClickHouse; steady = from the first row seen to the last"
 info "(rows sampled every ${POLL_S}s); Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE before, $LOAD_AFTER after"
 # Medians of the limits: C0, C (records/s), I (rows/s), and L in orders/s.
