@@ -155,7 +155,8 @@ final class RowPlan implements Plan {
      * fixed-width values of the whole row ({@link #rest}) and once per string for its bytes, so a
      * value is written with no capacity check of its own. Varints are read in one 8-byte load, their
      * 7-bit groups gathered without a branch per byte; a one-byte varint (small ints, lengths, union
-     * and enum indexes) first, on its own.
+     * and enum indexes) first, on its own. A string's bytes are copied with {@code System.arraycopy}
+     * (measured faster here than copying 8 bytes at a time by hand).
      */
     @Override
     @SuppressWarnings("fallthrough") // NULLABLE_STRING's non-null branch into STRING
@@ -279,7 +280,7 @@ final class RowPlan implements Plan {
                         if (p >= limit || ((v = b[p]) & ~2) != 0) {
                             in.pos = p;
                             out.advanceTo(q);
-                            conversions[i].write(in, out); // a malformed index: throws
+                            conversions[i].write(in, out); // end of body, bad or overlong index
                             p = in.pos;
                             q = out.length();
                             out.ensureRemaining(rest[i + 1]);
@@ -305,7 +306,7 @@ final class RowPlan implements Plan {
                                 o = out.array();
                             }
                             o[q++] = (byte) v;
-                            copy(b, p, o, q, v);
+                            System.arraycopy(b, p, o, q, v);
                             p += v;
                             q += v;
                         } else {
@@ -382,24 +383,6 @@ final class RowPlan implements Plan {
                     in.remaining() + " trailing byte(s) after the record (body is " + in.length() + " bytes)");
         }
         return 1;
-    }
-
-    /** Copies a short string ({@code length} below 64) without a call: 8 bytes at a time, the last 8 overlapping. */
-    private static void copy(byte[] src, int from, byte[] dst, int to, int length) {
-        if (length >= 8) {
-            int last = length - 8;
-            for (int k = 0; k < last; k += 8) {
-                LONG_LE.set(dst, to + k, (long) LONG_LE.get(src, from + k));
-            }
-            LONG_LE.set(dst, to + last, (long) LONG_LE.get(src, from + last));
-        } else if (length >= 4) {
-            INT_LE.set(dst, to, (int) INT_LE.get(src, from));
-            INT_LE.set(dst, to + length - 4, (int) INT_LE.get(src, from + length - 4));
-        } else {
-            for (int k = 0; k < length; k++) {
-                dst[to + k] = src[from + k];
-            }
-        }
     }
 
     /** The steps, for tests and {@code toString}: e.g. {@code [CONVERT id, SKIP, MARK 0, CONVERT_AT name]}. */
