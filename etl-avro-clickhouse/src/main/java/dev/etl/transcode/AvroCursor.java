@@ -24,10 +24,11 @@ final class AvroCursor {
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG_BE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
-    private byte[] buf = new byte[0];
+    // Package-private for RowPlan's row loop, which works on copies in locals and writes pos back.
+    byte[] buf = new byte[0];
     private int start;
-    private int pos;
-    private int limit;
+    int pos;
+    int limit;
     /** Positions of fields read ahead of their column (see {@link RowPlan}); grown at compile time only. */
     int[] marks = new int[8];
     /** Scratch for wide decimals: the magnitude of one value, big-endian. */
@@ -143,21 +144,83 @@ final class AvroCursor {
             return (low >>> 1) ^ -(low & 1);
         }
         long value = low;
-        int shift = 28;
-        do {
-            v = b[p++];
-            value |= (long) (v & 0x7f) << shift;
-            shift += 7;
-        } while (v < 0 && shift < 63);
+        v = b[p++];
+        value |= (long) (v & 0x7f) << 28;
         if (v < 0) {
             v = b[p++];
-            if ((v & 0xfe) != 0) {
-                throw malformed(pos);
+            value |= (long) (v & 0x7f) << 35;
+            if (v < 0) {
+                v = b[p++];
+                value |= (long) (v & 0x7f) << 42;
+                if (v < 0) {
+                    v = b[p++];
+                    value |= (long) (v & 0x7f) << 49;
+                    if (v < 0) {
+                        v = b[p++];
+                        value |= (long) (v & 0x7f) << 56;
+                        if (v < 0) {
+                            v = b[p++];
+                            if ((v & 0xfe) != 0) {
+                                throw malformed(pos);
+                            }
+                            value |= (long) v << 63;
+                        }
+                    }
+                }
             }
-            value |= (long) v << 63;
         }
         pos = p;
         return (value >>> 1) ^ -(value & 1);
+    }
+
+    /** The continuation bits of 8 varint bytes read as one little-endian long. */
+    private static final long CONTINUATION_BITS = 0x8080808080808080L;
+
+    /** The 8 bytes at {@code b[p]} as a little-endian long, for {@link #varintLength} and {@link #varintValue}. */
+    static long word(byte[] b, int p) {
+        return (long) LONG_LE.get(b, p);
+    }
+
+    /** The byte length (1–8) of the varint that starts {@code word}; 9 when it does not end within 8 bytes. */
+    static int varintLength(long word) {
+        return (Long.numberOfTrailingZeros(~word & CONTINUATION_BITS) >>> 3) + 1;
+    }
+
+    /**
+     * The unsigned value (not zig-zag decoded) of the varint of {@code length} (1–8) bytes that starts
+     * {@code word}: its 7-bit groups gathered without a branch per byte.
+     */
+    static long varintValue(long word, int length) {
+        long x = word & (-1L >>> (64 - (length << 3))) & 0x7f7f7f7f7f7f7f7fL;
+        x = (x & 0x007f007f007f007fL) | ((x & 0x7f007f007f007f00L) >>> 1);
+        x = (x & 0x00003fff00003fffL) | ((x & 0x3fff00003fff0000L) >>> 2);
+        return (x & 0x000000000fffffffL) | ((x & 0x0fffffff00000000L) >>> 4);
+    }
+
+    /**
+     * The zig-zag int varint at {@code b[p]}, ending before {@code limit}, as {@code (end << 32) | (value &
+     * 0xffffffffL)}; -1 when its fast forms do not apply (within 8 bytes of the array's end, past the
+     * limit, malformed), and {@link #readInt} must read it.
+     */
+    static long intAt(byte[] b, int p, int limit) {
+        if (p < limit) {
+            int v = b[p];
+            if (v >= 0) {
+                return ((long) (p + 1) << 32) | (((v >>> 1) ^ -(v & 1)) & 0xffffffffL);
+            }
+            if (p <= b.length - 8) {
+                long w = word(b, p);
+                int n = varintLength(w);
+                if (n <= 5 && n <= limit - p) {
+                    long raw = varintValue(w, n);
+                    if (raw >>> 32 == 0) {
+                        int x = (int) raw;
+                        return ((long) (p + n) << 32) | (((x >>> 1) ^ -(x & 1)) & 0xffffffffL);
+                    }
+                }
+            }
+        }
+        return -1;
     }
 
     private long readVarintChecked(int maxBytes) {

@@ -62,7 +62,7 @@ final class Conversion {
     final int read;
     private final int write;
     /** Bytes written (integers, times, enum codes, decimals); FixedString's n. */
-    private final int width;
+    final int width;
     /** A fixed's size in the writer schema. */
     final int size;
 
@@ -73,7 +73,7 @@ final class Conversion {
 
     private final long divisor;
     /** Enum codes per writer symbol index. */
-    private final int[] codes;
+    final int[] codes;
     /** Enum strings per writer symbol index, already as RowBinary (length + UTF-8). */
     private final byte[][] strings;
     /** Decimal: 10^precision as a big-endian magnitude, for precisions beyond a long. */

@@ -68,6 +68,21 @@ public final class RowBuffer {
         position = length;
     }
 
+    /**
+     * Sets the length to {@code length} after the caller wrote the bytes {@code [length(), length)}
+     * straight into {@link #array()}, within the room {@link #ensureRemaining} made: a hot encoding loop
+     * keeps its position in a local and writes without a call per value.
+     *
+     * @throws IndexOutOfBoundsException when {@code length} is below the current length or beyond the capacity
+     */
+    public void advanceTo(int length) {
+        if (length < position || length > bytes.length) {
+            throw new IndexOutOfBoundsException(
+                    "advance from " + position + " to " + length + " of capacity " + bytes.length);
+        }
+        position = length;
+    }
+
     /** Makes room for {@code extra} more bytes. */
     public void ensureRemaining(int extra) {
         int needed = position + extra;
