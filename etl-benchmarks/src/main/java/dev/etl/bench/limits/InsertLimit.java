@@ -44,14 +44,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp etl-benchmarks/target/benchmarks.jar dev.etl.bench.limits.InsertLimit \
  *      --shards http://127.0.0.1:18123,http://127.0.0.1:18125 --database bench --rows 2500000 \
- *      [--batch 200000] [--threads 2] [--keys distinct|reused]
+ *      [--batch 200000] [--threads 2] [--keys distinct|interleaved|reused]
  * </pre>
  */
 public final class InsertLimit {
     private static final String USAGE =
             "usage: --shards URL1,URL2 --database DB --rows N [--batch 200000] [--threads 2]"
-                    + " [--keys distinct|reused]";
+                    + " [--keys distinct|interleaved|reused]";
     private static final int REUSED_BODIES = 4;
+    /** {@code --keys interleaved}: POSTs that share an id range, as many as the bench topic's partitions. */
+    private static final int INTERLEAVE = 8;
+
     private static final String[] SKUS = {"apple", "pear", "plum", "kiwi", "fig", "lime", "date", "yuzu"};
     private static final long UPDATED_BASE = 1_700_000_000_000L;
 
@@ -67,10 +70,11 @@ public final class InsertLimit {
         int batch = (int) a.getLong("batch", 200_000);
         int threads = (int) a.getLong("threads", 2);
         String keys = a.get("keys", "distinct");
-        if (!keys.equals("distinct") && !keys.equals("reused")) {
-            throw new IllegalArgumentException("--keys must be distinct or reused, got '" + keys + "'");
+        if (!keys.equals("distinct") && !keys.equals("reused") && !keys.equals("interleaved")) {
+            throw new IllegalArgumentException("--keys must be distinct, interleaved or reused, got '" + keys + "'");
         }
-        boolean distinct = keys.equals("distinct");
+        boolean distinct = !keys.equals("reused");
+        boolean interleaved = keys.equals("interleaved");
         long inserts = (rows + batch - 1) / batch;
         int lastSize = (int) (rows - (inserts - 1) * batch);
 
@@ -111,7 +115,14 @@ public final class InsertLimit {
                                 HttpRequest.BodyPublisher publisher;
                                 if (distinct) {
                                     // POST n: order ids n * ordersPerBody + 1 ... (every POST its own range)
-                                    own.shiftInPlace(n * ordersPerBody);
+                                    if (interleaved) {
+                                        // POSTs 8g .. 8g+7 share one id range, each every 8th id of it
+                                        // (residue n % 8), as the blocks of 8 partitions do
+                                        own.strideInPlace(
+                                                (n / INTERLEAVE) * ordersPerBody * INTERLEAVE, (int) (n % INTERLEAVE));
+                                    } else {
+                                        own.shiftInPlace(n * ordersPerBody);
+                                    }
                                     publisher = HttpRequest.BodyPublishers.ofByteArray(own.bytes, 0, own.end(size));
                                 } else {
                                     publisher = HttpRequest.BodyPublishers.ofByteArray(
@@ -257,6 +268,15 @@ public final class InsertLimit {
         void shiftInPlace(long shift) {
             for (int i = 0; i < ids.length; i++) {
                 long id = ids[i] + shift;
+                putLong(bytes, idAt[i], id);
+                putLong(bytes, updatedAt[i], UPDATED_BASE + id);
+            }
+        }
+
+        /** Moves every row to order id {@code base + (ids[row] - 1) * INTERLEAVE + residue + 1}, in place. */
+        void strideInPlace(long base, int residue) {
+            for (int i = 0; i < ids.length; i++) {
+                long id = base + (ids[i] - 1) * INTERLEAVE + residue + 1;
                 putLong(bytes, idAt[i], id);
                 putLong(bytes, updatedAt[i], UPDATED_BASE + id);
             }
