@@ -241,24 +241,13 @@ server_ticks() {
   echo "$sum"
 }
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-# db -> rows in ClickHouse: per shard the larger count() of its replicas, summed; "?" if a replica
-# did not answer. The baseline writes to each shard's first replica; the etl sink spreads its batches
-# round-robin over both, so a shard counts as complete once one replica holds all of its rows, i.e.
-# the etl's time includes replicating its last batches (the baseline's does not).
-total_rows() {
-  local db="$1" sum=0 n max shard url replicas
-  for shard in "${SHARD_URLS[@]}"; do
-    IFS=, read -ra replicas <<<"$shard"
-    max=0
-    for url in "${replicas[@]}"; do
-      n="$(curl -sS --max-time 2 --data-binary "SELECT count() FROM $db.orders" "$url/" 2>/dev/null)" || n=""
-      [[ "$n" =~ ^[0-9]+$ ]] || { echo "?"; return 0; }
-      ((n > max)) && max=$n
-    done
-    sum=$((sum + max))
-  done
-  echo "$sum"
-}
+# The clock of a run is dev.etl.bench.e2e.RowCountWatch: one JVM, started before the pipeline, that
+# samples count() on every replica every BENCH_POLL_S over kept-alive connections (a curl per replica
+# every 0.2 s cost about a tenth of a core, taken from the pipeline under test). Per shard the replica
+# with more rows counts: the baseline writes to each shard's first replica, the etl sink spreads its
+# batches round-robin over both, so a shard counts as complete once one replica holds all of its rows,
+# i.e. the etl's time includes replicating its last batches (the baseline's does not).
+POLL_MS="$(awk -v s="$POLL_S" 'BEGIN {printf "%d", s * 1000}')"
 
 RESULTS="$LOG_DIR/results.tsv" # round pipeline total_ms first_ms rows_at_first last_ms final_orders final_lines raw exit inserts server_ticks pipeline_ticks
 : >"$RESULTS"
@@ -329,7 +318,7 @@ start_etl() {
 run() {
   local round="$1" side="$2"
   local db="bench_${RUN_ID}_${side//-/_}_${round}" group="bench-$RUN_ID-$side-$round"
-  local log="$LOG_DIR/$side-$round.log" http_port="" start_ms first_ms="" rows_at_first=0 last_ms="" rows now p
+  local log="$LOG_DIR/$side-$round.log" http_port="" start_ms first_ms="" rows_at_first=0 last_ms="" p
 
   step "round $round: $side (database $db, group $group)" "$log"
   {
@@ -346,7 +335,19 @@ run() {
   if [[ "$side" != baseline && "${BENCH_ETL_CDS:-0}" == 1 ]]; then
     cds_archive "$side" "$db" "$group"
   fi
-  local ticks_start ticks_used="" pipeline_ticks=""
+  local ticks_start ticks_used="" pipeline_ticks="" watch_pid watch_rc=0 watch_out="$LOG_DIR/watch-$side-$round.txt"
+  local start_file="$LOG_DIR/start-$side-$round.txt"
+  rm -f "$start_file"
+  java -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" dev.etl.bench.e2e.RowCountWatch \
+    --shards "${SHARD1//,/|},${SHARD2//,/|}" --database "$db" --expected "$EXPECTED_LINES" \
+    --start-file "$start_file" --poll-ms "$POLL_MS" --timeout-s "$RUN_TIMEOUT_S" >"$watch_out" 2>>"$log" &
+  watch_pid=$!
+  for _ in $(seq 1 300); do
+    grep -q '^ready' "$watch_out" 2>/dev/null && break
+    kill -0 "$watch_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  grep -q '^ready' "$watch_out" 2>/dev/null || fail "the row-count watcher did not start within 30 s: see $watch_out"
   ticks_start="$(server_ticks)"
   start_ms=$(now_ms)
   if [[ "$side" == baseline ]]; then
@@ -358,27 +359,22 @@ run() {
     start_etl "$side" "$db" "$group" "$log"
   fi
   PIPELINE_PID=$!
+  echo "$start_ms $PIPELINE_PID" >"$start_file.tmp" && mv "$start_file.tmp" "$start_file"
 
-  while :; do
-    sleep "$POLL_S"
-    kill -0 "$PIPELINE_PID" 2>/dev/null || fail "the $side pipeline exited while loading (see $log)"
-    rows="$(total_rows "$db")"
-    now=$(now_ms)
-    if [[ "$rows" =~ ^[0-9]+$ ]]; then
-      if [[ -z "$first_ms" ]] && ((rows > 0)); then
-        first_ms=$((now - start_ms))
-        rows_at_first=$rows
-      fi
-      if ((rows >= EXPECTED_LINES)); then
-        last_ms=$((now - start_ms))
-        ticks_used=$(($(server_ticks) - ticks_start))
-        pipeline_ticks="$(awk '{print $14 + $15}' "/proc/$PIPELINE_PID/stat" 2>/dev/null)" || pipeline_ticks=""
-        break
-      fi
-    fi
-    ((now - start_ms < RUN_TIMEOUT_S * 1000)) \
-      || fail "$side did not write $EXPECTED_LINES rows within ${RUN_TIMEOUT_S}s (BENCH_RUN_TIMEOUT_S): $rows rows"
-  done
+  wait "$watch_pid" || watch_rc=$?
+  case "$watch_rc" in
+    0)
+      ticks_used=$(($(server_ticks) - ticks_start))
+      pipeline_ticks="$(awk '{print $14 + $15}' "/proc/$PIPELINE_PID/stat" 2>/dev/null)" || pipeline_ticks=""
+      first_ms="$(sed -nE 's/^watch first_ms=(-?[0-9]+) .*/\1/p' "$watch_out")"
+      rows_at_first="$(sed -nE 's/^watch .* rows_at_first=([0-9]+) .*/\1/p' "$watch_out")"
+      last_ms="$(sed -nE 's/^watch .* last_ms=([0-9]+)$/\1/p' "$watch_out")"
+      [[ -n "$first_ms" && -n "$last_ms" ]] || fail "the row-count watcher's result is unreadable: see $watch_out"
+      ;;
+    2) fail "the $side pipeline exited while loading (see $log)" ;;
+    3) fail "$side did not write $EXPECTED_LINES rows within ${RUN_TIMEOUT_S}s (BENCH_RUN_TIMEOUT_S): $(cat "$watch_out")" ;;
+    *) fail "the row-count watcher failed (exit $watch_rc): see $watch_out and $log" ;;
+  esac
   info "all $EXPECTED_LINES rows after $((last_ms / 1000)).$(((last_ms % 1000) / 100))s" \
     "(first rows seen after $((first_ms / 1000)).$(((first_ms % 1000) / 100))s: $rows_at_first)"
 

@@ -44,6 +44,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp etl-benchmarks/target/benchmarks.jar dev.etl.bench.limits.InsertLimit \
  *      --shards http://127.0.0.1:18123,http://127.0.0.1:18125 --database bench --rows 2500000 \
+ *      (or --shards 'http://127.0.0.1:18123|http://127.0.0.1:18124,...': POSTs round-robin over a shard's replicas)
  *      [--batch 200000] [--threads 2] [--keys distinct|interleaved|reused]
  * </pre>
  */
@@ -64,7 +65,12 @@ public final class InsertLimit {
         // warnings only, on stderr: stdout carries the result line
         BenchArgs.defaultLogging("dev/etl/bench/limits/limits-logback.xml");
         BenchArgs a = new BenchArgs(USAGE, args);
-        List<String> shards = List.of(a.get("shards").split(","));
+        // Per shard its replicas' URLs, '|'-separated: a thread's POSTs go round-robin over them (as the
+        // sink spreads its batches); a shard given one URL gets every POST on that replica.
+        List<List<String>> shards = new ArrayList<>();
+        for (String shard : a.get("shards").split(",")) {
+            shards.add(List.of(shard.split("\\|")));
+        }
         String database = a.get("database");
         long rows = a.getLong("rows", 0);
         int batch = (int) a.getLong("batch", 200_000);
@@ -101,13 +107,22 @@ public final class InsertLimit {
         List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
         List<Thread> workers = new ArrayList<>();
         long started = System.nanoTime();
+        AtomicLong[] writtenPerShard = new AtomicLong[shards.size()];
+        for (int i = 0; i < writtenPerShard.length; i++) {
+            writtenPerShard[i] = new AtomicLong();
+        }
         for (int t = 0; t < threads; t++) {
             Body own = perThread[t];
-            URI uri = URI.create(shards.get(t % shards.size()) + "/?" + (distinct ? "" : "insert_deduplicate=0&")
-                    + "query=" + URLEncoder.encode(query, StandardCharsets.UTF_8));
+            int shard = t % shards.size();
+            List<URI> replicas = new ArrayList<>();
+            for (String replica : shards.get(shard)) {
+                replicas.add(URI.create(replica + "/?" + (distinct ? "" : "insert_deduplicate=0&") + "query="
+                        + URLEncoder.encode(query, StandardCharsets.UTF_8)));
+            }
             Thread worker = new Thread(
                     () -> {
                         try {
+                            int posts = 0;
                             for (long n = next.getAndIncrement();
                                     n < inserts && errors.isEmpty();
                                     n = next.getAndIncrement()) {
@@ -128,6 +143,7 @@ public final class InsertLimit {
                                     publisher = HttpRequest.BodyPublishers.ofByteArray(
                                             n == inserts - 1 ? reusedTail : reused[(int) (n % REUSED_BODIES)]);
                                 }
+                                URI uri = replicas.get(posts++ % replicas.size());
                                 HttpResponse<String> response = client.send(
                                         HttpRequest.newBuilder(uri)
                                                 .timeout(Duration.ofMinutes(2))
@@ -139,6 +155,7 @@ public final class InsertLimit {
                                             + " failed: HTTP " + response.statusCode() + ": " + response.body());
                                 }
                                 written.addAndGet(size);
+                                writtenPerShard[shard].addAndGet(size);
                             }
                         } catch (Throwable e) {
                             errors.add(e);
@@ -157,15 +174,28 @@ public final class InsertLimit {
             System.exit(1);
         }
         if (distinct) {
-            long held = 0;
-            for (String shard : shards) {
-                held += Long.parseLong(query(client, shard, "SELECT count() FROM " + database + ".orders")
-                        .trim());
-            }
-            if (held != written.get()) {
-                System.err.println("insert-limit: the shards hold " + held + " rows, " + written.get()
-                        + " were sent (a block dropped as a duplicate or lost)");
-                System.exit(1);
+            // Per shard, one of its replicas must hold every row sent to it (replication may take a
+            // moment when the POSTs went to several replicas): after the clock, bounded.
+            for (int i = 0; i < shards.size(); i++) {
+                long held = 0;
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (held != writtenPerShard[i].get() && System.nanoTime() < deadline) {
+                    held = 0;
+                    for (String replica : shards.get(i)) {
+                        held = Math.max(
+                                held,
+                                Long.parseLong(query(client, replica, "SELECT count() FROM " + database + ".orders")
+                                        .trim()));
+                    }
+                    if (held != writtenPerShard[i].get()) {
+                        Thread.sleep(200);
+                    }
+                }
+                if (held != writtenPerShard[i].get()) {
+                    System.err.println("insert-limit: shard " + (i + 1) + " holds " + held + " rows, "
+                            + writtenPerShard[i].get() + " were sent (a block dropped as a duplicate or lost)");
+                    System.exit(1);
+                }
             }
         }
         long ms = Math.max(1, elapsedNs / 1_000_000);
