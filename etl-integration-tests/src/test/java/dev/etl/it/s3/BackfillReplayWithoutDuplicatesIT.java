@@ -87,23 +87,40 @@ class BackfillReplayWithoutDuplicatesIT {
         }
 
         int run = 0;
+        int killedMidway = 0;
         for (int kill = 0; kill < KILLS; kill++) {
             Path logFile = dir.resolve("run-" + (++run) + ".log");
             Process p = start(infra, db, topics, buckets, work, group, logFile);
+            boolean finishedEarlier = false;
             try {
+                int killedSoFar = killedMidway;
                 await(Duration.ofSeconds(60), "run " + run + " to read rows (log " + logFile + ")", () -> {
+                    if (!p.isAlive() && killedSoFar > 0 && p.exitValue() == 0) {
+                        return true; // a killed run had committed the whole list already: nothing left to read
+                    }
                     assertThat(p.isAlive())
                             .as("child alive; log:\n%s", tail(logFile))
                             .isTrue();
                     return recordsIn(logFile) > 0;
                 });
-                Thread.sleep(200 + random.nextInt(1_200));
+                finishedEarlier = !p.isAlive();
+                if (!finishedEarlier) {
+                    Thread.sleep(200 + random.nextInt(1_200));
+                }
             } finally {
                 log.info("kill {}: run {} after {} records", kill + 1, run, recordsIn(logFile));
                 p.destroyForcibly();
                 assertThat(p.waitFor(20, TimeUnit.SECONDS)).isTrue();
             }
+            if (finishedEarlier) {
+                log.info("run {} found the work list committed by an earlier, killed run: no more kills", run);
+                break;
+            }
+            killedMidway++;
         }
+        assertThat(killedMidway)
+                .as("at least one run was killed while it read rows")
+                .isPositive();
         Path last = dir.resolve("run-" + (++run) + ".log");
         Process end = start(infra, db, topics, buckets, work, group, last);
         assertThat(end.waitFor(180, TimeUnit.SECONDS))
