@@ -8,6 +8,7 @@ import static dev.etl.it.support.ConsumerGroupOffsets.committed;
 import static dev.etl.it.support.ConsumerGroupOffsets.endOffsets;
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.etl.test.infra.ClickHouseHttp;
 import dev.etl.test.infra.ClickHouseTestDatabase;
@@ -181,9 +182,6 @@ class ReplayWithoutDuplicatesIT {
             replayed += replayedIn(dir.resolve("run-" + r + ".log"));
         }
         log.info("replay without duplicates: the runs replayed {} blocks at recorded boundaries", replayed);
-        assertThat(replayed)
-                .as("blocks replayed over the runs (kills that left written blocks behind the commit)")
-                .isPositive();
         log.info(
                 "replay without duplicates: {} ids in ClickHouse of {} after {} kills; {} replayed blocks dropped by "
                         + "the servers (DuplicatedInsertedBlocks); seed {}",
@@ -193,6 +191,13 @@ class ReplayWithoutDuplicatesIT {
                 duplicated,
                 seed);
         assertThat(total).as("every id once over both shards (no loss)").isEqualTo(N);
+        // Whether a kill landed between a block's write and the commit after it is up to the random
+        // moments (under a loaded CI run, none did in two runs of six kills): nothing was lost or
+        // duplicated above, but a run without replays says nothing about replays, so it is reported
+        // as aborted (skipped, with the seed), not passed.
+        assumeThat(replayed)
+                .as("blocks replayed over the runs (kills that left written blocks behind the commit); seed %s", seed)
+                .isPositive();
     }
 
     /** Nothing left to poll: the producer is done and the group has committed every record. */
