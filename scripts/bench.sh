@@ -249,6 +249,18 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # i.e. the etl's time includes replicating its last batches (the baseline's does not).
 POLL_MS="$(awk -v s="$POLL_S" 'BEGIN {printf "%d", s * 1000}')"
 
+# create_orders_db <db> <sql file>: the database and its orders table (orders.sql, ON CLUSTER), the DDL kept
+# in <sql file>; the database is dropped at the end (DATABASES).
+create_orders_db() {
+  local db="$1" sql="$2"
+  {
+    ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $db ON CLUSTER $CLUSTER"
+    sed "s/\${DB}/$db/g; s/ON CLUSTER etl/ON CLUSTER $CLUSTER/" "$SQL" | grep -v '^--' >"$sql"
+    ch "$(first "$SHARD1")" "$(cat "$sql")"
+  } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
+  DATABASES+=("$db")
+}
+
 RESULTS="$LOG_DIR/results.tsv" # round pipeline total_ms first_ms rows_at_first last_ms final_orders final_lines raw exit inserts server_ticks pipeline_ticks
 : >"$RESULTS"
 FAILURES=()
@@ -321,12 +333,7 @@ run() {
   local log="$LOG_DIR/$side-$round.log" http_port="" start_ms first_ms="" rows_at_first=0 last_ms="" p
 
   step "round $round: $side (database $db, group $group)" "$log"
-  {
-    ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $db ON CLUSTER $CLUSTER"
-    sed "s/\${DB}/$db/g; s/ON CLUSTER etl/ON CLUSTER $CLUSTER/" "$SQL" | grep -v '^--' >"$LOG_DIR/orders-$side-$round.sql"
-    ch "$(first "$SHARD1")" "$(cat "$LOG_DIR/orders-$side-$round.sql")"
-  } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
-  DATABASES+=("$db")
+  create_orders_db "$db" "$LOG_DIR/orders-$side-$round.sql"
   for p in ${SHARD1//,/ } ${SHARD2//,/ }; do
     [[ "$(ch "$p" "SELECT count() FROM system.tables WHERE database = '$db' AND name = 'orders'" 2>>"$LOG_DIR/ddl.log")" == 1 ]] \
       || fail "table $db.orders is missing on $p"
@@ -441,11 +448,7 @@ LIMITS="$LOG_DIR/limits.tsv" # round kind rate(records/s for consumers, rows/s f
 # pipeline's run, and are counted for neither).
 insert_limit() {
   local round="$1" kind="$2" keys="$3" db="$4" log="$5" out ticks
-  {
-    ch "$(first "$SHARD1")" "CREATE DATABASE IF NOT EXISTS $db ON CLUSTER $CLUSTER"
-    ch "$(first "$SHARD1")" "$(sed "s/\${DB}/$db/g; s/ON CLUSTER etl/ON CLUSTER $CLUSTER/" "$SQL" | grep -v '^--')"
-  } >>"$LOG_DIR/ddl.log" 2>&1 || fail "DDL for $db failed: see $LOG_DIR/ddl.log"
-  DATABASES+=("$db")
+  create_orders_db "$db" "$LOG_DIR/orders-limit-$kind-$round.sql"
   ticks="$(server_ticks)"
   out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.InsertLimit \
     --shards "$(first "$SHARD1"),$(first "$SHARD2")" --database "$db" --rows "$EXPECTED_LINES" \

@@ -133,10 +133,10 @@ public final class InsertLimit {
                                     if (interleaved) {
                                         // POSTs 8g .. 8g+7 share one id range, each every 8th id of it
                                         // (residue n % 8), as the blocks of 8 partitions do
-                                        own.strideInPlace(
-                                                (n / INTERLEAVE) * ordersPerBody * INTERLEAVE, (int) (n % INTERLEAVE));
+                                        own.moveInPlace((n / INTERLEAVE) * ordersPerBody * INTERLEAVE, INTERLEAVE, (int)
+                                                (n % INTERLEAVE));
                                     } else {
-                                        own.shiftInPlace(n * ordersPerBody);
+                                        own.moveInPlace(n * ordersPerBody, 1, 0);
                                     }
                                     publisher = HttpRequest.BodyPublishers.ofByteArray(own.bytes, 0, own.end(size));
                                 } else {
@@ -294,19 +294,13 @@ public final class InsertLimit {
             return rows == 0 ? 0 : rowEnd[rows - 1];
         }
 
-        /** Moves every row to order id {@code ids[row] + shift}, in place. */
-        void shiftInPlace(long shift) {
+        /**
+         * Moves every row to order id {@code base + (ids[row] - 1) * stride + residue + 1} (and its
+         * {@code updated_ms} with it), in place: stride 1 and residue 0 shift the body by {@code base}.
+         */
+        void moveInPlace(long base, int stride, int residue) {
             for (int i = 0; i < ids.length; i++) {
-                long id = ids[i] + shift;
-                putLong(bytes, idAt[i], id);
-                putLong(bytes, updatedAt[i], UPDATED_BASE + id);
-            }
-        }
-
-        /** Moves every row to order id {@code base + (ids[row] - 1) * INTERLEAVE + residue + 1}, in place. */
-        void strideInPlace(long base, int residue) {
-            for (int i = 0; i < ids.length; i++) {
-                long id = base + (ids[i] - 1) * INTERLEAVE + residue + 1;
+                long id = base + (ids[i] - 1) * stride + residue + 1;
                 putLong(bytes, idAt[i], id);
                 putLong(bytes, updatedAt[i], UPDATED_BASE + id);
             }
@@ -314,7 +308,7 @@ public final class InsertLimit {
 
         /** A copy moved by {@code shift} (for the reused bodies). */
         byte[] shifted(long shift) {
-            shiftInPlace(shift);
+            moveInPlace(shift, 1, 0);
             return bytes.clone();
         }
 
