@@ -103,7 +103,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         }
         int shardCount = definition.shardCount();
         this.queues = new ShardQueue[shardCount];
-        this.pool = new ChunkPool(shardCount, definition.queueCapacity());
+        this.pool = new ChunkPool(shardCount, ChunkPool.bytesPerShard(budget.maxBytes(), shardCount));
         this.writers = createWriters(definition);
         this.workers = new ShardWorker[shardCount];
         // Writes block their thread, so by default every shard gets its own: one slow replica then
@@ -382,12 +382,12 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     /**
      * What {@link #retainedBufferBytes()} never exceeds beyond the in-flight budget's own bytes
      * ({@code max-in-flight-bytes}, which covers queued chunk buffers in full): per shard two batch
-     * buffers of {@code max-bytes} and the pool's {@link ChunkPool#MAX_POOLED_BYTES_PER_SHARD}. A single
+     * buffers of {@code max-bytes} and the pool's {@link ChunkPool#bytesPerShard} (together half the budget,
+     * at least 4 MiB a shard). A single
      * chunk larger than {@code max-bytes} (admitted alone) adds its own size while its batch is in flight.
      */
     long retainedBytesBound() {
-        long perShard =
-                2L * ShardWorker.batchBufferCap(definition.batch().maxBytes()) + ChunkPool.MAX_POOLED_BYTES_PER_SHARD;
+        long perShard = 2L * ShardWorker.batchBufferCap(definition.batch().maxBytes()) + pool.maxPooledBytesPerShard();
         return shardCount() * perShard;
     }
 

@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * The memory bound of the sink runtime is real: a burst of chunks of mixed sizes (small ones and ones
  * grown to ~1.2 MB, i.e. 2 MiB buffers) against a blocked shard never makes the runtime hold more
  * buffer capacity than {@code max-in-flight-bytes + shards × (2 × max-bytes + pool bytes per shard)}
+ * (the pool's share: half the budget over the shards, at least 4 MiB)
  * (deterministic accounting of every buffer's capacity, with a stated margin for the racy snapshot),
  * and a coarse heap measurement after {@code System.gc()} agrees.
  */
@@ -123,7 +124,7 @@ class SinkRuntimeMemoryBoundTest {
         long bound = BUDGET + sink.retainedBytesBound();
         assertThat(sink.retainedBytesBound())
                 .as("shards x (2 x max-bytes + pool)")
-                .isEqualTo(SHARDS * (2 * MAX_BATCH_BYTES + ChunkPool.MAX_POOLED_BYTES_PER_SHARD));
+                .isEqualTo(SHARDS * (2 * MAX_BATCH_BYTES + ChunkPool.bytesPerShard(BUDGET, SHARDS)));
 
         Random random = new Random(7);
         TestLane lane = new TestLane(fx.acks, 0);
@@ -189,6 +190,73 @@ class SinkRuntimeMemoryBoundTest {
                 .hasSizeLessThanOrEqualTo(2);
         assertThat(fx.budget.inFlightBytes()).isZero();
         assertThat(sink.retainedBufferBytes()).isLessThanOrEqualTo(sink.retainedBytesBound());
+    }
+
+    /**
+     * A deterministic block hands its chunks back a block at a time (the whole chain is merged, then
+     * recycled), and the lanes fill the next block from them: the pool must keep a block's worth, not a
+     * fixed few MiB, or most chunks are allocated and grown again for every block (humongous arrays in a
+     * small-region heap). Here a 20 MiB burst of ~470 KB chunks on one shard comes back to the lane as the
+     * same chunk objects.
+     */
+    @Test
+    void aBlocksWorthOfReturnedChunksIsKeptForTheNextBlock() {
+        long budget = 64L << 20;
+        fx.budget = new InFlightBudget(budget);
+        fx.ioThreads = 1;
+        SinkRuntime sink = fx.start(fx.definition(1, 10_000_000, Duration.ofMillis(1)));
+        TestLane lane = new TestLane(fx.acks, 0);
+        int chunksPerBlock = 40; // 40 x 512 KiB buffers = 20 MiB: five times the old fixed 4 MiB per shard
+        Set<Chunk> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (int block = 0; block < 5; block++) {
+            // The lane fills the whole block before any of it is written, as a deterministic block's chain.
+            Chunk[] chain = new Chunk[chunksPerBlock];
+            for (int i = 0; i < chunksPerBlock; i++) {
+                chain[i] = lane.chunk(sink, 0, (block * chunksPerBlock + i) * 100_000L, 60_000);
+                assertThat(chain[i].rows().capacity()).as("480,000 bytes").isEqualTo(512 * 1024);
+                distinct.add(chain[i]);
+            }
+            for (Chunk chunk : chain) {
+                await("a chunk of block " + block + " accepted", TIMEOUT, () -> sink.tryHandOff(chunk));
+            }
+            await("block " + block + " written", TIMEOUT, sink::isIdle);
+        }
+        assertThat(distinct)
+                .as("every block after the first is filled from the chunks the one before returned")
+                .hasSize(chunksPerBlock);
+        assertThat(fx.budget.inFlightBytes()).isZero();
+        assertThat(sink.retainedBufferBytes()).isLessThanOrEqualTo(sink.retainedBytesBound());
+    }
+
+    @Test
+    void thePoolKeepsAtMostItsShareOfTheBudgetPerShard() {
+        assertThat(ChunkPool.bytesPerShard(256L << 20, 2)).isEqualTo(64L << 20);
+        assertThat(ChunkPool.bytesPerShard(8L << 20, 4))
+                .as("the floor")
+                .isEqualTo(ChunkPool.MIN_POOLED_BYTES_PER_SHARD);
+        ChunkPool pool = new ChunkPool(2, 8L << 20);
+        Chunk[] grown = new Chunk[20];
+        for (int i = 0; i < grown.length; i++) {
+            grown[i] = pool.take(1);
+            grown[i].rows().writeBytes(new byte[1 << 20]); // a buffer of exactly 1 MiB
+        }
+        for (Chunk chunk : grown) {
+            pool.recycle(chunk);
+        }
+        assertThat(pool.pooledBytes()).as("8 of the 20 one-MiB buffers kept").isEqualTo(8L << 20);
+        Chunk huge = new Chunk(0, 16);
+        huge.rows().writeBytes(new byte[3 << 20]);
+        pool.recycle(huge);
+        assertThat(pool.pooledBytes()).as("a buffer over 2 MiB is never kept").isEqualTo(8L << 20);
+        int kept = 0;
+        for (int i = 0; i < 20; i++) {
+            Chunk chunk = pool.take(1);
+            if (chunk.rows().capacity() == 1 << 20) {
+                kept++;
+            }
+        }
+        assertThat(kept).isEqualTo(8);
+        assertThat(pool.pooledBytes()).isZero();
     }
 
     @Test
