@@ -60,8 +60,30 @@ public record PipelineConfig(
     /** Default drain timeout at revoke and shutdown: 25 s (under Kubernetes' 30 s grace period). */
     public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofSeconds(25);
 
-    /** Default in-flight byte budget: 256 MiB. */
-    public static final long DEFAULT_MAX_IN_FLIGHT_BYTES = 256L << 20;
+    /** The smallest default in-flight byte budget: 32 MiB (heaps under 128 MiB). */
+    public static final long MIN_DEFAULT_MAX_IN_FLIGHT_BYTES = 32L << 20;
+
+    /** The largest default in-flight byte budget: 1 GiB (heaps of 4 GiB and more). */
+    public static final long MAX_DEFAULT_MAX_IN_FLIGHT_BYTES = 1L << 30;
+
+    /**
+     * The default in-flight byte budget for a JVM whose heap may grow to {@code maxHeapBytes}: a quarter of
+     * it, between {@link #MIN_DEFAULT_MAX_IN_FLIGHT_BYTES} and {@link #MAX_DEFAULT_MAX_IN_FLIGHT_BYTES}
+     * (256 MiB for a 1 GiB heap, 512 MiB for 2 GiB). A quarter because the encoded data takes up to about
+     * two and a half budgets with its batch buffers, idle chunks and open blocks (docs/concepts/backpressure.md),
+     * which leaves the rest of the heap to the consumers, the operators and the collector; and because the
+     * budget decides how large a backlog's deterministic blocks grow (the lanes' open blocks may hold half
+     * of it), which is what the servers' CPU per row falls with.
+     */
+    public static long defaultMaxInFlightBytes(long maxHeapBytes) {
+        long quarter = maxHeapBytes == Long.MAX_VALUE ? MAX_DEFAULT_MAX_IN_FLIGHT_BYTES : maxHeapBytes / 4;
+        return Math.max(MIN_DEFAULT_MAX_IN_FLIGHT_BYTES, Math.min(MAX_DEFAULT_MAX_IN_FLIGHT_BYTES, quarter));
+    }
+
+    /** {@link #defaultMaxInFlightBytes(long)} of this JVM ({@link Runtime#maxMemory()}). */
+    public static long defaultMaxInFlightBytes() {
+        return defaultMaxInFlightBytes(Runtime.getRuntime().maxMemory());
+    }
 
     /** Default utilisation at which lanes pause: 0.9. */
     public static final double DEFAULT_PAUSE_ABOVE = 0.9;
@@ -141,7 +163,7 @@ public record PipelineConfig(
         private Duration checkpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
         private Duration drainTimeout = DEFAULT_DRAIN_TIMEOUT;
         private Duration stalledFailAfter = DEFAULT_STALLED_FAIL_AFTER;
-        private long maxInFlightBytes = DEFAULT_MAX_IN_FLIGHT_BYTES;
+        private long maxInFlightBytes = defaultMaxInFlightBytes();
         private double pauseAbove = DEFAULT_PAUSE_ABOVE;
         private double resumeBelow = DEFAULT_RESUME_BELOW;
         private Duration minPause = DEFAULT_MIN_PAUSE;

@@ -229,9 +229,10 @@ public class EtlProperties implements Validator {
     public static class Backpressure {
 
         /**
-         * Global budget of encoded bytes handed to sinks and not yet written.
+         * Global budget of encoded bytes handed to sinks and not yet written. Unset: a quarter of the
+         * JVM's maximum heap, between 32 MiB and 1 GiB (256 MiB for -Xmx1g, 512 MiB for -Xmx2g).
          */
-        private DataSize maxInFlightBytes = DataSize.ofBytes(PipelineConfig.DEFAULT_MAX_IN_FLIGHT_BYTES);
+        private DataSize maxInFlightBytes;
 
         /**
          * Budget utilisation, in (0, 1], at which lanes pause their partitions (and keep polling).

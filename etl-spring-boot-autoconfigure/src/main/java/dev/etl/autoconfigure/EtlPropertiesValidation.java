@@ -71,8 +71,9 @@ final class EtlPropertiesValidation {
 
     private void backpressure() {
         EtlProperties.Backpressure backpressure = this.properties.getBackpressure();
-        if (backpressure.getMaxInFlightBytes() == null
-                || backpressure.getMaxInFlightBytes().toBytes() <= 0) {
+        // Unset (null) means the heap-derived default.
+        if (backpressure.getMaxInFlightBytes() != null
+                && backpressure.getMaxInFlightBytes().toBytes() <= 0) {
             reject(
                     "backpressure.maxInFlightBytes",
                     "etl.backpressure.max-in-flight-bytes must be > 0, got " + backpressure.getMaxInFlightBytes());

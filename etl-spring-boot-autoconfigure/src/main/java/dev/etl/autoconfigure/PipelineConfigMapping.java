@@ -7,6 +7,8 @@ import dev.etl.pipeline.PipelineConfig;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
@@ -15,7 +17,24 @@ final class PipelineConfigMapping {
 
     static final String DEFAULT_NAME = "etl";
 
+    private static final Logger LOG = LoggerFactory.getLogger(PipelineConfigMapping.class);
+
     private PipelineConfigMapping() {}
+
+    /** The configured budget, or the heap-derived default (said once at startup, with the heap it came from). */
+    private static long maxInFlightBytes(EtlProperties.Backpressure backpressure) {
+        if (backpressure.getMaxInFlightBytes() != null) {
+            return backpressure.getMaxInFlightBytes().toBytes();
+        }
+        long heap = Runtime.getRuntime().maxMemory();
+        long budget = PipelineConfig.defaultMaxInFlightBytes(heap);
+        LOG.info(
+                "etl.backpressure.max-in-flight-bytes not set: {} MiB (a quarter of the {} MiB maximum heap, "
+                        + "between 32 MiB and 1 GiB)",
+                budget >> 20,
+                heap == Long.MAX_VALUE ? "unlimited" : String.valueOf(heap >> 20));
+        return budget;
+    }
 
     static PipelineConfig.Builder builder(EtlProperties properties, Environment environment) {
         EtlProperties.Pipeline pipeline = properties.getPipeline();
@@ -30,7 +49,7 @@ final class PipelineConfigMapping {
                 .checkpointInterval(checkpoint.getInterval())
                 .drainTimeout(checkpoint.getDrainTimeout())
                 .stalledFailAfter(checkpoint.getStalledFailAfter())
-                .maxInFlightBytes(backpressure.getMaxInFlightBytes().toBytes())
+                .maxInFlightBytes(maxInFlightBytes(backpressure))
                 .pauseAbove(backpressure.getPauseAbove())
                 .resumeBelow(backpressure.getResumeBelow())
                 .minPause(backpressure.getMinPause())

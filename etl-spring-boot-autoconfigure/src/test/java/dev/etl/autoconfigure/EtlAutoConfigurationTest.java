@@ -145,6 +145,20 @@ class EtlAutoConfigurationTest {
     }
 
     @Test
+    void inFlightBudgetDefaultsToAQuarterOfTheHeapAndRejectsZero() {
+        this.complete.run(
+                (context) -> assertThat(context.getBean(PipelineConfig.class).maxInFlightBytes())
+                        .isEqualTo(PipelineConfig.defaultMaxInFlightBytes(
+                                Runtime.getRuntime().maxMemory())));
+        this.complete
+                .withPropertyValues("etl.backpressure.max-in-flight-bytes=0")
+                .run((context) -> assertThat(context)
+                        .getFailure()
+                        .rootCause()
+                        .hasMessageContaining("etl.backpressure.max-in-flight-bytes must be > 0, got 0B"));
+    }
+
+    @Test
     void rejectsResumeBelowNotBelowPauseAboveNamingTheKey() {
         this.complete
                 .withPropertyValues("etl.backpressure.pause-above=0.6", "etl.backpressure.resume-below=0.7")
