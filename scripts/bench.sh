@@ -22,6 +22,8 @@
 #    database (dev.etl.bench.limits.ConsumerLimit / InsertLimit). L = orders / (orders/C + rows/I) is
 #    the rate a perfect pipeline built on Avro's reader would reach if consuming and inserting shared
 #    the cores without overhead,
+#    Every timed run and limit waits first (up to 60 s) for a quiet machine (less than 15 % of a core
+#    busy for a second), so that no run pays for the tail of the one before,
 # 5. prints the table (orders/s and rows/s per run, medians, ratio etl/baseline, the limits and every
 #    pipeline as "× L") and PASS or FAIL.
 #
@@ -240,6 +242,25 @@ server_ticks() {
   done
   echo "$sum"
 }
+# Every timed run and limit starts on a quiet machine: the previous run's tail (a JVM exiting, the
+# servers dropping its database, merges of the parts it left) would otherwise take CPU from the next
+# one, and the order of the runs would decide part of the result. wait_quiet <what> waits (up to 60 s)
+# until a whole second passes with the machine busy less than 15 % of one core (/proc/stat).
+machine_busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+wait_quiet() {
+  local what="$1" i a b busy=0
+  for i in $(seq 1 60); do
+    a="$(machine_busy_ticks)"
+    sleep 1
+    b="$(machine_busy_ticks)"
+    busy=$((b - a))
+    if ((busy * 100 < 15 * CLK_TCK)); then
+      info "quiet before $what after ${i}s ($((busy * 100 / CLK_TCK)) % of a core busy)"
+      return 0
+    fi
+  done
+  info "not quiet before $what after 60s ($((busy * 100 / CLK_TCK)) % of a core busy): starting anyway"
+}
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # The clock of a run is dev.etl.bench.e2e.RowCountWatch: one JVM, started before the pipeline, that
 # samples count() on every replica every BENCH_POLL_S over kept-alive connections (a curl per replica
@@ -355,6 +376,7 @@ run() {
     sleep 0.1
   done
   grep -q '^ready' "$watch_out" 2>/dev/null || fail "the row-count watcher did not start within 30 s: see $watch_out"
+  wait_quiet "$side round $round"
   ticks_start="$(server_ticks)"
   start_ms=$(now_ms)
   if [[ "$side" == baseline ]]; then
@@ -449,6 +471,7 @@ LIMITS="$LOG_DIR/limits.tsv" # round kind rate(records/s for consumers, rows/s f
 insert_limit() {
   local round="$1" kind="$2" keys="$3" db="$4" log="$5" out ticks
   create_orders_db "$db" "$LOG_DIR/orders-limit-$kind-$round.sql"
+  wait_quiet "the insert limit ($keys keys)"
   ticks="$(server_ticks)"
   out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.InsertLimit \
     --shards "$(first "$SHARD1"),$(first "$SHARD2")" --database "$db" --rows "$EXPECTED_LINES" \
@@ -467,6 +490,7 @@ limits() {
   local round="$1" kind out db="bench_${RUN_ID}_limit_${round}" log="$LOG_DIR/limits-$round.log"
   step "round $round: machine limits (plain consumer raw and with GenericDatumReader; raw RowBinary inserts)" "$log"
   for kind in none generic; do
+    wait_quiet "the consumer limit ($kind)"
     out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.ConsumerLimit --bootstrap "$KAFKA" \
       --topic "$TOPIC" --threads "$THREADS" --decode "$kind" --registry "$REGISTRY" \
       --max-poll-records "$MAX_POLL_RECORDS" 2>>"$log" | grep '^consumer-limit ')" || fail "the consumer limit ($kind) failed: see $log"
