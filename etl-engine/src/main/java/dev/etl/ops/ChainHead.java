@@ -8,7 +8,6 @@ import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.ops.LaneContext;
 import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.record.Collector;
-import dev.etl.record.KeyHash;
 import dev.etl.record.Payload;
 import dev.etl.source.PartitionBatch;
 
@@ -65,9 +64,8 @@ final class ChainHead<T> implements Chain {
             long offset = batch.offset();
             context.beforeRecord(partition, offset); // may end a deterministic block before this record
             Payload key = batch.key();
-            meta.set(partition, offset, batch.timestampMs(), KeyHash.of(key));
             Payload value = batch.value();
-            meta.source(key, value);
+            meta.record(partition, offset, batch.timestampMs(), key, value);
             try {
                 deserializer.deserialize(key, value, meta, first);
             } catch (FatalPipelineException e) {
@@ -77,6 +75,9 @@ final class ChainHead<T> implements Chain {
                 deserializationFailed(e, offset);
             }
         }
+        // The key hash is computed on demand; pin the last record's before its key view moves on, so
+        // whatever reads it between batches (an operator emitting held rows) sees what it always saw.
+        meta.keyHash();
     }
 
     /**
