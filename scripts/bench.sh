@@ -611,8 +611,9 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
       for (k = 1; k <= nsides; k++) {
         side = sides[k]
         if (!n[side]) continue
-        steady = ns[side] ? sprintf("**%.2f×**", mso[side] / lim_l) : "n/a"
-        printf "| **ratio** | **%s / L** | | **%.2f×** | | | %s | | | |\n", side, mo[side] / lim_l, steady
+        # Three places: the thresholds of issue 15 (0.9×, 1.0×) must not be met by rounding.
+        steady = ns[side] ? sprintf("**%.3f×**", mso[side] / lim_l) : "n/a"
+        printf "| **ratio** | **%s / L** | | **%.3f×** | | | %s | | | |\n", side, mo[side] / lim_l, steady
       }
     }
   }' "$RESULTS" | tee "$LOG_DIR/results.md"
