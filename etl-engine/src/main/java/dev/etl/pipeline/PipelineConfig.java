@@ -76,8 +76,7 @@ public record PipelineConfig(
      * of it), which is what the servers' CPU per row falls with.
      */
     public static long defaultMaxInFlightBytes(long maxHeapBytes) {
-        long quarter = maxHeapBytes == Long.MAX_VALUE ? MAX_DEFAULT_MAX_IN_FLIGHT_BYTES : maxHeapBytes / 4;
-        return Math.max(MIN_DEFAULT_MAX_IN_FLIGHT_BYTES, Math.min(MAX_DEFAULT_MAX_IN_FLIGHT_BYTES, quarter));
+        return Math.max(MIN_DEFAULT_MAX_IN_FLIGHT_BYTES, Math.min(MAX_DEFAULT_MAX_IN_FLIGHT_BYTES, maxHeapBytes / 4));
     }
 
     /** {@link #defaultMaxInFlightBytes(long)} of this JVM ({@link Runtime#maxMemory()}). */

@@ -38,8 +38,10 @@ class DeadLetterEncoderTest {
     @Test
     void encodesTheCurrentSourceRecordWithItsContext() {
         MutableRecordMeta meta = new MutableRecordMeta();
-        meta.set(3, 17, 1000L, 0);
-        meta.source(new Payload().wrap("k".getBytes(StandardCharsets.UTF_8)), new Payload().wrap(new byte[] {-1, 0}));
+        meta.record(
+                3, 17, 1000L, new Payload().wrap("k".getBytes(StandardCharsets.UTF_8)), new Payload().wrap(new byte[] {
+                            -1, 0
+                        }));
         RecordException failure = new RecordException(
                 ErrorClass.OPERATOR, "parse", "orders-3", 17, "x".repeat(5000), new IllegalStateException("boom"));
         RowBuffer out = new RowBuffer(16);
@@ -66,8 +68,9 @@ class DeadLetterEncoderTest {
     @Test
     void theErrorMessageHeaderCarriesNoSecret() {
         MutableRecordMeta meta = new MutableRecordMeta();
-        meta.set(3, 17, 1000L, 0);
-        meta.source(new Payload().wrap("k".getBytes(StandardCharsets.UTF_8)), new Payload().wrap(new byte[] {1}));
+        meta.record(
+                3, 17, 1000L, new Payload().wrap("k".getBytes(StandardCharsets.UTF_8)), new Payload().wrap(new byte[] {1
+                        }));
         RecordException failure = new RecordException(
                 ErrorClass.OPERATOR,
                 "enrich",

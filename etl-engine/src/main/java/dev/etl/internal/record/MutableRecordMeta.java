@@ -22,7 +22,7 @@ public final class MutableRecordMeta implements RecordMeta {
     private Payload key;
     private Payload value;
 
-    /** Sets the position and an already computed key hash (tests, and sources that have one). */
+    /** Sets the position and an already computed key hash, leaving the key and value views as they are (tests, tools). */
     public void set(int partition, long offset, long timestampMs, int keyHash) {
         this.partition = partition;
         this.offset = offset;
@@ -33,7 +33,7 @@ public final class MutableRecordMeta implements RecordMeta {
 
     /**
      * Called by the chain head before pushing a record: its position and the source's key and value views
-     * (the flyweights themselves, not copies). The key hash is computed from the key on the first
+     * (the flyweights themselves, not copies, so a failure path can copy the original bytes). The key hash is computed from the key on the first
      * {@link #keyHash()} of the record, if any: a chain that routes by a value's field never pays for it
      * (MurmurHash3 over every key took about a tenth of a transcoding lane's time).
      */
@@ -44,15 +44,6 @@ public final class MutableRecordMeta implements RecordMeta {
         this.key = key;
         this.value = value;
         this.keyHashKnown = false;
-    }
-
-    /**
-     * Called by the chain head before pushing a record: the source's key and value views of the
-     * record (the flyweights themselves, not copies), so a failure path can copy the original bytes.
-     */
-    public void source(Payload key, Payload value) {
-        this.key = key;
-        this.value = value;
     }
 
     /**
