@@ -22,7 +22,10 @@ import java.util.Arrays;
  *
  * Inside the scope the record metadata's ack ({@link MutableRecordMeta#ack()}) is one ack covering every
  * batch held, so each sink chunk that receives an emitted row keeps all of those batches open until
- * the row is written. Closing the scope restores the current record's ack and hands the holds over
+ * the row is written. Rows emitted in a scope over held acks go into ordinary merged sink batches,
+ * never into the current record's deterministic block (whose content must not depend on how the
+ * records were split into polls), and have no source record ({@code meta().sourceValue()} is null: a
+ * dead letter of such a row carries no payload). Closing the scope restores the current record's ack and hands the holds over
  * to what was emitted: a held batch then resolves when the last row emitted for it is written
  * (success) or dropped (failure); if nothing was emitted, when the call to {@code process} or
  * {@code flush} that closed the scope returns.
@@ -131,6 +134,8 @@ public final class HeldAcks {
         stage.emissionOpened(current);
         if (scope != null) {
             meta.ack(scope);
+            // Held data belongs to no current offset range: never into the open deterministic block.
+            meta.heldEmissionOpened();
         }
         emission.out = (Collector<Object>) out;
         return (Emission<R>) emission;
@@ -143,11 +148,13 @@ public final class HeldAcks {
         emitting = false;
         emission.out = null;
         stage.emissionClosed();
-        stage.meta().ack(saved);
+        MutableRecordMeta meta = stage.meta();
+        meta.ack(saved);
         saved = null;
         AckRef scope = emissionAck;
         emissionAck = null;
         if (scope != null) {
+            meta.heldEmissionClosed();
             stage.settleLater(scope);
         }
     }

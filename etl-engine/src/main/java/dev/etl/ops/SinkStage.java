@@ -76,10 +76,12 @@ final class SinkStage<T> implements Collector<T> {
             throw badShard(shard);
         }
         ChunkOutbox outbox = this.outbox;
-        // A row under the current batch's own ack goes into its partition's open deterministic block; a
-        // row emitted under held acks (an older batch's, or a group's covering several: a stateful
-        // operator's kept data, emitted later or from flush at a drain) belongs to no offset range of
-        // the current position, and goes into an ordinary, merged chunk.
+        // A row of the current record goes into its partition's open deterministic block; a row emitted
+        // from held acks (a stateful operator's kept data, emitted later, from a timer or from flush)
+        // belongs to no offset range of the current position, and goes into an ordinary, merged chunk.
+        // batchAck() is null inside such an emission even when the one batch held is the current one:
+        // otherwise where the row went would depend on the poll boundaries, and a replay polled
+        // differently would rebuild the block (same range, same token) with other rows (issue 30).
         BlockChains blocks = this.blocks;
         int partition = meta.partition();
         boolean inBlock = blocks != null && ack == meta.batchAck();

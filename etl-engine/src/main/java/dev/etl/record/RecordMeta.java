@@ -30,13 +30,16 @@ public interface RecordMeta {
 
     /**
      * The record's key as polled from the source (absent when it has none), or null before the first
-     * record. A view valid during the current call only; copy it to keep it (failure paths only).
+     * record and while a stateful operator emits data it held from earlier records (such a value has no
+     * single source record). A view valid during the current call only; copy it to keep it (failure paths
+     * only).
      */
     Payload sourceKey();
 
     /**
      * The record's value as polled from the source, undeserialized (absent for a tombstone), or null
-     * before the first record. A view valid during the current call only; copy it to keep it.
+     * before the first record and while a stateful operator emits data it held from earlier records. A
+     * view valid during the current call only; copy it to keep it.
      */
     Payload sourceValue();
 }

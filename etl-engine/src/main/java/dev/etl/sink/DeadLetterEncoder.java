@@ -47,7 +47,8 @@ public final class DeadLetterEncoder {
     /**
      * Appends the current source record of {@code meta} ({@link RecordMeta#sourceKey()} and
      * {@link RecordMeta#sourceValue()}, copied) with the context of {@code failure}. Allocates: failure
-     * path only.
+     * path only. When there is no source record (a value a stateful operator emitted from held data), the
+     * key and value are absent and the offset and timestamp headers empty.
      *
      * @param topic         the source topic of the record's partition
      * @param partitionName the partition's name, e.g. {@code orders-3}; its numeric suffix after
@@ -56,19 +57,22 @@ public final class DeadLetterEncoder {
     public static void encode(
             RecordMeta meta, String topic, String partitionName, RecordException failure, RowBuffer out) {
         Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
+        // No source value: a value a stateful operator emitted from data it held (or from flush) has no
+        // single source record, so no payload, offset or timestamp is claimed for it.
+        boolean hasSource = meta.sourceValue() != null;
         encode(
                 out,
                 meta.sourceKey(),
                 meta.sourceValue(),
-                meta.timestampMs(),
+                hasSource ? meta.timestampMs() : -1,
                 HEADER_SOURCE_TOPIC,
                 topic,
                 HEADER_SOURCE_PARTITION,
                 partitionNumber(topic, partitionName),
                 HEADER_SOURCE_OFFSET,
-                Long.toString(meta.offset()),
+                hasSource ? Long.toString(meta.offset()) : "",
                 HEADER_SOURCE_TIMESTAMP,
-                Long.toString(meta.timestampMs()),
+                hasSource ? Long.toString(meta.timestampMs()) : "",
                 HEADER_STAGE,
                 failure.stage(),
                 HEADER_ERROR_CLASS,

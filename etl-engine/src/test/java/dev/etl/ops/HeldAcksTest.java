@@ -158,6 +158,58 @@ class HeldAcksTest {
         assertThat(second.refCount()).as("held by the operator").isEqualTo(1);
     }
 
+    /**
+     * Issue 30 item 2: whether a held emission landed in the open deterministic block depended on the poll
+     * boundaries (in the block when the only held ack was the current batch's, merged otherwise), so a
+     * replay that polled differently rebuilt a block of the same range, and token, with other rows: a
+     * token-aware server dropped it, and the row was never written. Held data now never enters a block,
+     * however the records were polled.
+     */
+    @Test
+    void heldEmissionsNeverEnterTheDeterministicBlockWhateverThePollBoundaries() {
+        for (int split = 1; split <= 4; split++) {
+            TestChainContext blockCtx = new TestChainContext();
+            ChunkOutbox blockOutbox = blockCtx.addBlockSink("main", new RecordingChunkSink(1));
+            Chain chain = Chains.from(blockCtx, STRINGS)
+                    .process("buffer", new OneDeepBuffer())
+                    .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+            chain.open();
+            String[] values = {"r0", "r1", "r2", "r3", "r4"};
+            int seq = 0;
+            for (int from = 0; from < values.length; from += split) {
+                String[] polled = java.util.Arrays.copyOfRange(values, from, Math.min(values.length, from + split));
+                AckRef ack = new AckRef(0, 1, seq++, acks);
+                blockCtx.meta().ack(ack);
+                blockCtx.meta().batchAck(ack);
+                chain.onBatch(TestPartitionBatch.from(from, polled));
+                ack.release(true);
+                blockCtx.meta().ack(null);
+                blockCtx.meta().batchAck(null);
+            }
+            assertThat(blockOutbox.blocks().openBytes(0))
+                    .as("polls of %d records: the block holds no held data", split)
+                    .isZero();
+            assertThat(RowBinaryStrings.decode(blockOutbox.chunk(0)))
+                    .as("polls of %d records: every emission in the merged chunk", split)
+                    .containsExactly("r0", "r1", "r2", "r3");
+        }
+    }
+
+    @Test
+    void aHeldEmissionHasNoSourceRecordSoADeadLetterCannotCarryTheWrongPayload() {
+        List<dev.etl.record.Payload> seen = new ArrayList<>();
+        Chain chain = Chains.from(ctx, STRINGS)
+                .process("buffer", new OneDeepBuffer())
+                .peek(v -> seen.add(ctx.meta().sourceValue()))
+                .sink(RowBinaryStrings.ENCODER, KeyHashRouter.byRecordKey());
+        chain.open();
+        batch(chain, "a1", "a2");
+        assertThat(seen)
+                .as("a1 emitted while a2 was processed: no source record")
+                .containsExactly((dev.etl.record.Payload) null);
+        assertThat(ctx.meta().sourceValue()).as("restored after the emission").isNotNull();
+    }
+
     @Test
     void aFailedWriteOfTheEmittedRowFailsTheEarlierBatch() {
         Chain chain = chain(new OneDeepBuffer());

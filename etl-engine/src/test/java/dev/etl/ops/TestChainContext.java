@@ -61,6 +61,16 @@ final class TestChainContext implements LaneContext {
         return outbox;
     }
 
+    /** Adds sink {@code name} backed by {@code sink}, writing deterministic blocks (as the ClickHouse sink does). */
+    ChunkOutbox addBlockSink(String name, RecordingChunkSink sink) {
+        SinkDefinition definition =
+                SinkDefinition.of(name, sink.shardCount(), shard -> batch -> {}).withDeterministicBlocks(true);
+        ChunkOutbox outbox = new ChunkOutbox(sink, definition);
+        outboxes.put(name, outbox);
+        definitions.put(name, definition);
+        return outbox;
+    }
+
     @Override
     public SinkDefinition sink(String sinkName) {
         outbox(sinkName); // the same error as the outbox's for an unknown sink

@@ -21,6 +21,8 @@ public final class MutableRecordMeta implements RecordMeta {
     private AckRef batchAck;
     private Payload key;
     private Payload value;
+    /** Emission scopes of held acks open now (nested across stages): the values pushed have no single source record. */
+    private int heldEmissions;
 
     /** Sets the position and an already computed key hash, leaving the key and value views as they are (tests, tools). */
     public void set(int partition, long offset, long timestampMs, int keyHash) {
@@ -68,7 +70,31 @@ public final class MutableRecordMeta implements RecordMeta {
      * row emitted under an older batch's or a group's ack (a stateful operator's held data) does not.
      */
     public AckRef batchAck() {
-        return batchAck;
+        return heldEmissions == 0 ? batchAck : null;
+    }
+
+    /**
+     * A stateful operator opened an emission scope over held acks ({@link dev.etl.ops.HeldAcks#emit}): until
+     * the matching {@link #heldEmissionClosed()}, what is pushed is data kept from earlier records, so it
+     * belongs to no batch's offset range ({@link #batchAck()} is null: a sink puts it into a merged batch,
+     * never into the current deterministic block, whose content must not depend on poll boundaries) and to
+     * no single source record ({@link #sourceKey()}/{@link #sourceValue()} are null: a dead letter of it
+     * carries no payload rather than the wrong one).
+     */
+    public void heldEmissionOpened() {
+        heldEmissions++;
+    }
+
+    /** Closes what {@link #heldEmissionOpened()} opened. */
+    public void heldEmissionClosed() {
+        if (heldEmissions > 0) {
+            heldEmissions--;
+        }
+    }
+
+    /** Whether an emission scope over held acks is open (see {@link #heldEmissionOpened()}). */
+    public boolean inHeldEmission() {
+        return heldEmissions != 0;
     }
 
     @Override
@@ -97,12 +123,12 @@ public final class MutableRecordMeta implements RecordMeta {
 
     @Override
     public Payload sourceKey() {
-        return key;
+        return heldEmissions == 0 ? key : null;
     }
 
     @Override
     public Payload sourceValue() {
-        return value;
+        return heldEmissions == 0 ? value : null;
     }
 
     /**
