@@ -250,6 +250,15 @@ final class DatagenLane implements SourceLane {
         return source.topic() + "-" + partition;
     }
 
+    /**
+     * {@code <topic>-<p>@seed=<seed>}: a partition's records are a function of the seed, so two runs with
+     * other seeds into one table never share dedup tokens (offsets start at 0 every run).
+     */
+    @Override
+    public String partitionIdentity(int partition) {
+        return describe(partition) + "@seed=" + source.seed();
+    }
+
     @Override
     public String topic(int partition) {
         return source.topic();

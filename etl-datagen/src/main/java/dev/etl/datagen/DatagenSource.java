@@ -267,6 +267,11 @@ public final class DatagenSource implements Source {
         return maxPollRecords;
     }
 
+    /** The seed every record's content derives from. */
+    long seed() {
+        return seed;
+    }
+
     String topic() {
         return topic;
     }

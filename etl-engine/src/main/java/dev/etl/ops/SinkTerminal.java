@@ -49,6 +49,10 @@ final class SinkTerminal<T> {
         int n = assembly.nextOperator();
         this.stage = assembly.sinkStageName(sinkName, n);
         this.outbox = context.outbox(sinkName);
+        if (outbox.blocks() != null) {
+            // Which rows a shard's block holds depends on the router: it is part of the block tokens.
+            outbox.blocks().routedBy(String.valueOf(router.topology()));
+        }
     }
 
     /** The terminal stage: routes, encodes into the outbox's chunks, holds the acks. */

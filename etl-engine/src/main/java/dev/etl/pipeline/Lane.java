@@ -118,7 +118,7 @@ final class Lane implements Runnable, BatchHandler {
             assignments.open(sourceLane);
             context.partitionNames(sourceLane::describe, sourceLane::topic);
             if (blocks != null) {
-                blocks.partitionNames(sourceLane::describe);
+                blocks.partitionIdentities(sourceLane::partitionIdentity);
             }
             chain = runtime.chainFactory().create(context);
             context.requireConfiguredStagesExist();

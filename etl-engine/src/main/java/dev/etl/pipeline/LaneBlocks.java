@@ -51,7 +51,9 @@ final class LaneBlocks implements BlockChains.DueListener {
     private final Int2ObjectHashMap<PartitionBlocks> partitions = new Int2ObjectHashMap<>();
     private final Counter replayedBlocks;
     private final Counter sealedBlocks;
-    private IntFunction<String> names = p -> "partition-" + p;
+    /** The partitions' identities ({@link dev.etl.source.SourceLane#partitionIdentity}), part of block tokens. */
+    private IntFunction<String> identities = p -> "partition-" + p;
+
     private int lastPartition = -1;
     private PartitionBlocks last;
     /** A seal is due somewhere (size or pressure): checked at the next record or loop iteration. */
@@ -114,8 +116,8 @@ final class LaneBlocks implements BlockChains.DueListener {
         return new LaneBlocks(sinks, linger, heldLimitBytes, sealed, replayed);
     }
 
-    void partitionNames(IntFunction<String> names) {
-        this.names = names;
+    void partitionIdentities(IntFunction<String> identities) {
+        this.identities = identities;
     }
 
     void clock(long nowNs) {
@@ -345,9 +347,9 @@ final class LaneBlocks implements BlockChains.DueListener {
     private void seal(PartitionBlocks b, long end, boolean recorded) {
         long start = b.blockStart;
         b.seal(end, recorded);
-        String name = names.apply(b.partition);
+        String identity = identities.apply(b.partition);
         for (BlockChains sink : sinks) {
-            sink.seal(b.partition, start, end, name);
+            sink.seal(b.partition, start, end, identity);
             if (recorded) {
                 sink.release(b.partition, end);
             }

@@ -55,6 +55,26 @@ public final class KeyHashRouter<T> implements Router<T> {
         return new KeyHashRouter<>(keyExtractor, weights.clone());
     }
 
+    /**
+     * {@code key-hash(record-key)} or {@code key-hash(value-key)}, with {@code weights=[…]} when weighted: the
+     * extractor function itself cannot be named stably, so change the weights or override nothing; a changed
+     * extractor is a change of routing the token does not see (see {@link Router#topology()}).
+     */
+    @Override
+    public String topology() {
+        StringBuilder s = new StringBuilder("key-hash(").append(keyExtractor == null ? "record-key" : "value-key");
+        if (cumulativeWeights != null) {
+            s.append(", weights=[");
+            int previous = 0;
+            for (int i = 0; i < cumulativeWeights.length; i++) {
+                s.append(i == 0 ? "" : ",").append(cumulativeWeights[i] - previous);
+                previous = cumulativeWeights[i];
+            }
+            s.append(']');
+        }
+        return s.append(')').toString();
+    }
+
     @Override
     public int shard(T value, RecordMeta meta, int shardCount) {
         long h = keyExtractor == null ? meta.keyHash() : keyExtractor.applyAsLong(value);

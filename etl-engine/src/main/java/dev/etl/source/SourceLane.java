@@ -63,6 +63,19 @@ public interface SourceLane extends AutoCloseable {
     String describe(int partition);
 
     /**
+     * What identifies the data behind the partition, beyond its name: part of the deduplication token of
+     * every deterministic block of its records (with the offset range), so a block of another topic that
+     * merely has the same name and offsets — the topic deleted and recreated, another cluster, a new
+     * backfill work list — never shares a token with a block written before. Must be the same for the same
+     * data in every process and run. Kafka: {@code orders-3@<topic id>}. The default, {@link #describe},
+     * suits sources whose names are never reused for other data; available from
+     * {@link PartitionListener#onAssigned} on.
+     */
+    default String partitionIdentity(int partition) {
+        return describe(partition);
+    }
+
+    /**
      * The topic (or stream) the partition belongs to, used to route partitions to chains when a
      * pipeline has several {@code ChainFactory}s. Sources without topics return one fixed name.
      */

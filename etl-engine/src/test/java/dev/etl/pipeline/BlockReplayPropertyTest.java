@@ -179,7 +179,7 @@ class BlockReplayPropertyTest {
                     new SimpleMeterRegistry(),
                     "p",
                     0);
-            blocks.partitionNames(p -> "t-" + p);
+            blocks.partitionIdentities(p -> "t-" + p);
             blocks.assigned(PARTITION, 1, start);
         }
 

@@ -35,22 +35,36 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaSource implements Source {
     private static final Logger log = LoggerFactory.getLogger(KafkaSource.class);
+    /** How long a lane waits for the topic ids of a new assignment's topics before naming them without. */
+    private static final java.time.Duration TOPIC_ID_TIMEOUT = java.time.Duration.ofSeconds(10);
 
     private final KafkaSourceConfig config;
     private final Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory;
     private final TopicPartitionIds ids = new TopicPartitionIds();
     private final PartitionLagGauges lagGauges;
+    private final TopicIds topicIds;
 
     /** A source whose lanes create real {@link KafkaConsumer}s from {@code config}. */
     public KafkaSource(KafkaSourceConfig config) {
-        this(config, props -> new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+        this(
+                config,
+                props -> new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+                TopicIds.admin(config.consumerProperties(0), config.groupId(), TOPIC_ID_TIMEOUT));
     }
 
-    /** With a consumer factory (tests: kafka-clients' {@code MockConsumer}). */
+    /** With a consumer factory (tests: kafka-clients' {@code MockConsumer}); partitions are named without topic ids. */
     KafkaSource(KafkaSourceConfig config, Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory) {
+        this(config, consumerFactory, new TopicIds(TopicIds.NONE, config.groupId()));
+    }
+
+    KafkaSource(
+            KafkaSourceConfig config,
+            Function<Map<String, Object>, Consumer<byte[], byte[]>> consumerFactory,
+            TopicIds topicIds) {
         this.config = Objects.requireNonNull(config, "config");
         this.consumerFactory = consumerFactory;
         this.lagGauges = new PartitionLagGauges(config.meterRegistry(), config.pipeline());
+        this.topicIds = topicIds;
     }
 
     /**
@@ -75,6 +89,7 @@ public final class KafkaSource implements Source {
                 laneIndex,
                 listener,
                 ids,
+                topicIds,
                 lagGauges,
                 new KafkaLaneMetrics(config.meterRegistry(), config.pipeline(), laneIndex),
                 config);
@@ -116,6 +131,7 @@ public final class KafkaSource implements Source {
     @Override
     public void close() {
         lagGauges.close();
+        topicIds.close();
     }
 
     @Override

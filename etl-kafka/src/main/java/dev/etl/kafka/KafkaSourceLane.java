@@ -80,6 +80,9 @@ final class KafkaSourceLane implements SourceLane {
     private final Consumer<byte[], byte[]> consumer;
     private final int laneIndex;
     private final TopicPartitionIds ids;
+    /** The topics' ids, part of each partition's identity (dedup tokens of its deterministic blocks). */
+    private final TopicIds topicIds;
+
     private final KafkaLaneMetrics metrics;
     private final KafkaSourceConfig config;
     private final OwnedPartitions owned;
@@ -98,6 +101,7 @@ final class KafkaSourceLane implements SourceLane {
             int laneIndex,
             PartitionListener listener,
             TopicPartitionIds ids,
+            TopicIds topicIds,
             PartitionLagGauges lagGauges,
             KafkaLaneMetrics metrics,
             KafkaSourceConfig config) {
@@ -107,7 +111,8 @@ final class KafkaSourceLane implements SourceLane {
         this.metrics = metrics;
         this.config = config;
         this.owned = new OwnedPartitions(laneIndex, ids, lagGauges);
-        this.rebalance = new LaneRebalanceListener(consumer, owned, listener, this::isPaused);
+        this.topicIds = topicIds;
+        this.rebalance = new LaneRebalanceListener(consumer, owned, listener, this::isPaused, topicIds);
         this.offsets = new GroupOffsets(consumer, laneIndex, owned, ids, config);
         this.contact = new BrokerContact(consumer, laneIndex, metrics, config);
         this.lagSampleIntervalNs = config.lagSampleInterval().toNanos();
@@ -289,6 +294,12 @@ final class KafkaSourceLane implements SourceLane {
     @Override
     public String describe(int partition) {
         return ids.describe(partition);
+    }
+
+    /** {@code orders-3@<topic id>}: the topic id tells a recreated topic of the same name apart. */
+    @Override
+    public String partitionIdentity(int partition) {
+        return topicIds.identity(ids.topicPartition(partition));
     }
 
     /** The Kafka topic of the partition: what several ChainFactories are routed by. */

@@ -35,6 +35,7 @@ final class LaneRebalanceListener implements ConsumerRebalanceListener {
     private final OwnedPartitions partitions;
     private final PartitionListener listener;
     private final BooleanSupplier lanePaused;
+    private final TopicIds topicIds;
     private boolean joined;
     private boolean closing;
     private RuntimeException callbackFailure;
@@ -46,11 +47,13 @@ final class LaneRebalanceListener implements ConsumerRebalanceListener {
             Consumer<byte[], byte[]> consumer,
             OwnedPartitions partitions,
             PartitionListener listener,
-            BooleanSupplier lanePaused) {
+            BooleanSupplier lanePaused,
+            TopicIds topicIds) {
         this.consumer = consumer;
         this.partitions = partitions;
         this.listener = listener;
         this.lanePaused = lanePaused;
+        this.topicIds = topicIds;
     }
 
     /** Whether Kafka has completed a rebalance for this consumer: it has joined its group. */
@@ -96,6 +99,8 @@ final class LaneRebalanceListener implements ConsumerRebalanceListener {
         if (n == 0) {
             return;
         }
+        // Before the engine sees the partitions: their identities (dedup tokens) name the topic id.
+        topicIds.resolve(assigned);
         if (lanePaused.getAsBoolean()) {
             consumer.pause(assigned);
         } else {

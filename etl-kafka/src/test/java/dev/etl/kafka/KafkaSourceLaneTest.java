@@ -192,6 +192,53 @@ class KafkaSourceLaneTest {
         assertThat(batches).containsExactly("orders-0: 0=k0/v0@1000 1=<no key>/<tombstone>@1001 (size 2, last 1)");
     }
 
+    /**
+     * Issue 30 item 3: the identity of a partition (part of its deterministic blocks' dedup tokens) names
+     * the topic id, so a topic deleted and recreated under the same name, or the same name on another
+     * cluster, never shares a token with blocks written from the old one. Looked up once per topic at its
+     * first assignment; a topic whose id could not be read is named without it.
+     */
+    @Test
+    void aPartitionsIdentityNamesItsTopicIdLookedUpOncePerTopicAtAssignment() {
+        List<java.util.Collection<String>> lookups = new ArrayList<>();
+        TopicIds ids = new TopicIds(
+                topics -> {
+                    lookups.add(List.copyOf(topics));
+                    return topics.contains("orders") ? Map.of("orders", "id-1") : Map.of();
+                },
+                "g");
+        ScriptedConsumer withIds = new ScriptedConsumer();
+        KafkaSource idSource = new KafkaSource(
+                KafkaSourceConfig.builder()
+                        .property("bootstrap.servers", "mock:9092")
+                        .property("group.id", "g")
+                        .topics("orders", "refunds")
+                        .pipeline("p")
+                        .meterRegistry(registry)
+                        .build(),
+                props -> withIds,
+                ids);
+        KafkaSourceLane idLane = (KafkaSourceLane) idSource.openLane(0, listener);
+        withIds.updateBeginningOffsets(Map.of(ORDERS_0, 0L, ORDERS_1, 0L, REFUNDS_0, 0L));
+        withIds.schedulePollTask(() -> withIds.rebalance(List.of(ORDERS_0, REFUNDS_0)));
+        idLane.poll(1, b -> {});
+        withIds.schedulePollTask(() -> withIds.rebalance(List.of(ORDERS_0, ORDERS_1, REFUNDS_0)));
+        idLane.poll(1, b -> {});
+
+        assertThat(idLane.partitionIdentity(idSource.partitionIds().idOf(ORDERS_0)))
+                .isEqualTo("orders-0@id-1");
+        assertThat(idLane.partitionIdentity(idSource.partitionIds().idOf(ORDERS_1)))
+                .isEqualTo("orders-1@id-1");
+        assertThat(idLane.partitionIdentity(idSource.partitionIds().idOf(REFUNDS_0)))
+                .as("no id found: named without one")
+                .isEqualTo("refunds-0");
+        assertThat(lookups)
+                .as("once per topic: orders-1's assignment needed no lookup")
+                .containsExactly(List.of("orders", "refunds"));
+        idLane.close();
+        idSource.close();
+    }
+
     @Test
     void tombstonesAreCountedPerLane() {
         inNextPoll(() -> consumer.rebalance(List.of(ORDERS_0)), () -> {

@@ -99,6 +99,18 @@ public final class DistributedRouter<T> implements Router<T> {
         return placement;
     }
 
+    /**
+     * {@code distributed(<sharding expression>, weights=[…], <key source>)}: part of every deterministic
+     * block's dedup token, so a changed sharding key or weights never reuses the tokens of blocks cut the old
+     * way (see {@link Router#topology()}).
+     */
+    @Override
+    public String topology() {
+        return "distributed(" + placement.key().expression() + ", weights="
+                + java.util.Arrays.toString(placement.weights().weights()) + ", "
+                + source.name().toLowerCase(java.util.Locale.ROOT) + ")";
+    }
+
     @Override
     public int shard(T value, RecordMeta meta, int shardCount) {
         if (shardCount != placement.shardCount()) {

@@ -50,6 +50,10 @@ public final class BlockChains {
     private long openBytes;
 
     private int pendingHandOffs;
+    /** The routers of the sink stages writing through this lane, by {@link dev.etl.sink.Router#topology()}. */
+    private final java.util.TreeSet<String> routers = new java.util.TreeSet<>();
+    /** The sink's topology as it goes into block tokens: shard count and routers. */
+    private String topology;
 
     BlockChains(ChunkSink sink, SinkDefinition definition) {
         this.sink = sink;
@@ -60,6 +64,26 @@ public final class BlockChains {
         this.chunkMaxBytes = chunks.maxBytes();
         this.blockMaxRows = definition.batch().maxRows();
         this.blockMaxBytes = definition.batch().maxBytes();
+    }
+
+    /**
+     * A sink stage of this lane's chains routes its rows with {@code routerTopology}
+     * ({@link dev.etl.sink.Router#topology()}): it becomes part of every block token of this sink (build time).
+     */
+    public void routedBy(String routerTopology) {
+        if (routers.add(routerTopology)) {
+            topology = null;
+        }
+    }
+
+    /** What decides which rows a shard's block holds: the shard count and the routers. */
+    String topology() {
+        String t = topology;
+        if (t == null) {
+            t = "shards=" + shards + " routers=" + routers;
+            topology = t;
+        }
+        return t;
     }
 
     public void dueListener(DueListener listener) {
@@ -118,24 +142,29 @@ public final class BlockChains {
 
     /**
      * Seals {@code partition}'s open block as {@code [start, end)}: its chains (for the shards it has
-     * rows for) wait until {@link #release} says the end is recorded.
+     * rows for) wait until {@link #release} says the end is recorded. Returns whether the block held rows
+     * (an empty one needs no write).
+     *
+     * @param partitionIdentity the partition's {@link dev.etl.source.SourceLane#partitionIdentity}, part of
+     *                          the block's token
      */
-    public void seal(int partition, long start, long end, String partitionName) {
+    public boolean seal(int partition, long start, long end, String partitionIdentity) {
         Open o = open.get(partition);
         if (o == null || !o.hasRows()) {
             if (o != null) {
                 openBytes -= o.totalBytes();
                 o.reset();
             }
-            return;
+            return false;
         }
+        String topology = topology();
         Chunk[] heads = new Chunk[shards];
         long bytes = 0;
         for (int shard = 0; shard < shards; shard++) {
             Chunk head = o.head[shard];
             if (head != null && o.rows[shard] > 0) {
                 dropEmptyTail(head);
-                head.blockToken = DedupToken.ofBlock(sinkName, shard, partitionName, start, end);
+                head.blockToken = DedupToken.ofBlock(sinkName, shard, topology, partitionIdentity, start, end);
                 heads[shard] = head;
                 bytes += o.bytes[shard];
             } else if (head != null) {
@@ -145,6 +174,7 @@ public final class BlockChains {
         openBytes -= o.totalBytes();
         o.reset();
         waiting.addLast(new Sealed(partition, start, end, heads, bytes));
+        return true;
     }
 
     /** The ends of {@code partition}'s sealed blocks up to {@code end} are recorded: they may be written. */

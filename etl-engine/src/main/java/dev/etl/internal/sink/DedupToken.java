@@ -40,15 +40,20 @@ final class DedupToken {
     }
 
     /**
-     * The token of a deterministic block: the first 128 bits of SHA-256 over sink, shard, partition name
-     * and offset range (not the bytes: a server that knows tokens then drops a replayed block even if a
-     * non-deterministic operator rebuilt it with other bytes). Thread-safe (a digest per call; once per
-     * block).
+     * The token of a deterministic block: the first 128 bits of SHA-256 over sink, shard, the sink's
+     * topology (its shard count and how rows are routed to shards), the partition's identity and the
+     * offset range. Not the bytes: a server that knows tokens then drops a replayed block even if a
+     * non-deterministic operator rebuilt it with other bytes (the rows of that range were written before).
+     * The topology and identity are in it because a block of the same range whose rows were chosen
+     * differently (another shard count or router: keys moved between shards; another topic of the same
+     * name) is not a replay: dropping it would lose the rows it holds (issue 30). Thread-safe (a digest per
+     * call; once per block).
      */
-    static String ofBlock(String sinkName, int shard, String partitionName, long start, long end) {
+    static String ofBlock(String sinkName, int shard, String topology, String partitionIdentity, long start, long end) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
-            digest.update(("block\0" + sinkName + "\0" + shard + "\0" + partitionName + "\0" + start + "\0" + end)
+            digest.update(("block2\0" + sinkName + "\0" + shard + "\0" + topology + "\0" + partitionIdentity + "\0"
+                            + start + "\0" + end)
                     .getBytes(StandardCharsets.UTF_8));
             return "b" + HEX.formatHex(digest.digest(), 0, TOKEN_BYTES);
         } catch (NoSuchAlgorithmException e) {
