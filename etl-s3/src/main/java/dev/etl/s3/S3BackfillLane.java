@@ -275,6 +275,12 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
         return work.describe(partition);
     }
 
+    /** The work-topic partition's identity (with its topic id): a re-planned work list never shares tokens. */
+    @Override
+    public String partitionIdentity(int partition) {
+        return work.partitionIdentity(partition);
+    }
+
     @Override
     public String topic(int partition) {
         return config.topic();
