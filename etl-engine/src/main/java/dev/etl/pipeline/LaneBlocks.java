@@ -346,14 +346,15 @@ final class LaneBlocks implements BlockChains.DueListener {
 
     private void seal(PartitionBlocks b, long end, boolean recorded) {
         long start = b.blockStart;
-        b.seal(end, recorded);
         String identity = identities.apply(b.partition);
+        boolean rows = false;
         for (BlockChains sink : sinks) {
-            sink.seal(b.partition, start, end, identity);
+            rows |= sink.seal(b.partition, start, end, identity);
             if (recorded) {
                 sink.release(b.partition, end);
             }
         }
+        b.seal(end, recorded, !rows);
         sealedBlocks.increment();
         if (recorded) {
             replayedBlocks.increment();
@@ -386,16 +387,25 @@ final class LaneBlocks implements BlockChains.DueListener {
         return false;
     }
 
-    /** Whether {@code partition} has as many sealed, uncommitted blocks as the metadata may list. */
+    /**
+     * Whether {@code partition} has as many sealed, uncommitted blocks as the metadata may list. Only free
+     * seals add ends beyond what the metadata held at assignment, and there are none while recorded
+     * boundaries remain to be reached: so those are not counted. (They were, and a partition assigned with
+     * 256 recorded boundaries whose first batch reached fewer than 128 of them was paused for good: a
+     * paused partition reads no records, and only records move the replay along; issue 30 item 4.)
+     */
     boolean tooManyPending(int partition) {
         PartitionBlocks b = partitions.get(partition);
-        return b != null && b.sealedCount() + b.replayRemaining() >= BlockBoundaries.MAX_BOUNDARIES;
+        return b != null && b.replayRemaining() == 0 && b.sealedCount() >= BlockBoundaries.MAX_BOUNDARIES;
     }
 
-    /** Whether a partition paused for {@link #tooManyPending} may resume (down to half). */
+    /**
+     * Whether a partition paused for {@link #tooManyPending} may resume: down to half, by commits alone (a
+     * paused partition reads nothing, so nothing else can bring it there).
+     */
     boolean mayResume(int partition) {
         PartitionBlocks b = partitions.get(partition);
-        return b == null || b.sealedCount() + b.replayRemaining() <= BlockBoundaries.MAX_BOUNDARIES / 2;
+        return b == null || b.sealedCount() <= BlockBoundaries.MAX_BOUNDARIES / 2;
     }
 
     /**

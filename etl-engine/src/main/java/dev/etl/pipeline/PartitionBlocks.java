@@ -38,6 +38,9 @@ final class PartitionBlocks {
     String committedMetadata;
 
     private long[] sealed = new long[8];
+    /** Whether the sealed block ending at {@code sealed[i]} held no rows in any sink (it is never written). */
+    private boolean[] sealedEmpty = new boolean[8];
+
     private int sealedCount;
     private int recorded;
     private long[] replay;
@@ -97,11 +100,25 @@ final class PartitionBlocks {
         return replay.length - replayIndex;
     }
 
+    /** Seals the open block at {@code end}, a block with rows; see {@link #seal(long, boolean, boolean)}. */
+    void seal(long end, boolean alreadyRecorded) {
+        seal(end, alreadyRecorded, false);
+    }
+
     /**
      * Seals the open block at {@code end} ({@code > blockStart}); {@code alreadyRecorded} when {@code end}
-     * is the next replay boundary (it is durable already: the block may be written at once).
+     * is the next replay boundary (it is durable already: the block may be written at once); {@code empty}
+     * when it holds no rows in any sink.
+     *
+     * <p>An empty block freely sealed right after another empty one extends it instead of adding an end:
+     * neither is ever written, so no replay needs the end between them (a replay that seals there, from an
+     * older commit's metadata, also builds two empty blocks), and a partition whose rows all leave through
+     * held acks (a window: its rows go to merged batches) seals one empty block per linger while its
+     * committed offset waits for the window: those ends would otherwise fill the metadata
+     * ({@link BlockBoundaries#MAX_BOUNDARIES}) and pause the partition (issue 30 item 4). Extending a
+     * recorded end makes it unrecorded again, so the next boundary commit records the new one.
      */
-    void seal(long end, boolean alreadyRecorded) {
+    void seal(long end, boolean alreadyRecorded, boolean empty) {
         if (end <= blockStart) {
             throw new IllegalStateException(
                     "partition " + partition + ": block end " + end + " not after its start " + blockStart);
@@ -117,12 +134,19 @@ final class PartitionBlocks {
             }
             replayIndex++;
         }
-        if (sealedCount == sealed.length) {
-            sealed = Arrays.copyOf(sealed, sealedCount * 2);
-        }
-        sealed[sealedCount++] = end;
-        if (alreadyRecorded) {
-            recorded = sealedCount;
+        if (empty && !alreadyRecorded && sealedCount > 0 && sealedEmpty[sealedCount - 1]) {
+            sealed[sealedCount - 1] = end;
+            recorded = Math.min(recorded, sealedCount - 1);
+        } else {
+            if (sealedCount == sealed.length) {
+                sealed = Arrays.copyOf(sealed, sealedCount * 2);
+                sealedEmpty = Arrays.copyOf(sealedEmpty, sealedCount * 2);
+            }
+            sealedEmpty[sealedCount] = empty;
+            sealed[sealedCount++] = end;
+            if (alreadyRecorded) {
+                recorded = sealedCount;
+            }
         }
         blockStart = end;
         if (position < end) {
@@ -207,6 +231,7 @@ final class PartitionBlocks {
         }
         if (drop > 0) {
             System.arraycopy(sealed, drop, sealed, 0, sealedCount - drop);
+            System.arraycopy(sealedEmpty, drop, sealedEmpty, 0, sealedCount - drop);
             sealedCount -= drop;
             recorded = Math.max(0, recorded - drop);
         }
