@@ -86,6 +86,30 @@ public final class HeldAcks {
         }
         held[n] = ack;
         count = n + 1;
+        stage.operatorHold(ack, true);
+    }
+
+    /** Whether this holder keeps the data of batch {@code (partition, epoch, seq)} (directly or in a group). */
+    boolean covers(int partition, int epoch, long seq) {
+        for (int i = 0; i < count; i++) {
+            if (covers(held[i], partition, epoch, seq)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean covers(AckRef ack, int partition, int epoch, long seq) {
+        int parents = ack.parentCount();
+        if (parents == 0) {
+            return ack.partition() == partition && ack.epoch() == epoch && ack.seq() == seq;
+        }
+        for (int i = 0; i < parents; i++) {
+            if (covers(ack.parent(i), partition, epoch, seq)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Number of distinct acks held (batches, or upstream emissions, whose data this holder keeps). */
@@ -155,6 +179,8 @@ public final class HeldAcks {
         emissionAck = null;
         if (scope != null) {
             meta.heldEmissionClosed();
+            // The data kept for those batches is on its way to the sinks now: their stall clocks restart.
+            stage.operatorHold(scope, false);
             stage.settleLater(scope);
         }
     }

@@ -39,4 +39,23 @@ public interface OperatorContext {
     default HeldAcks heldAcks() {
         throw new UnsupportedOperationException("this OperatorContext does not support held acks");
     }
+
+    /**
+     * The operator's processing-time timer (the same object on every call; see {@link OperatorTimer}):
+     * when it is due, the engine calls {@link StatefulOperator#onTimer}. An operator that keeps data
+     * across records schedules it whenever it starts keeping something, so what it keeps is emitted when
+     * input pauses (an idle topic), not only when the next record arrives.
+     */
+    default OperatorTimer timer() {
+        throw new UnsupportedOperationException("this OperatorContext does not support timers");
+    }
+
+    /**
+     * The lane's monotonic clock in nanoseconds (processing time): what {@link OperatorTimer} deadlines
+     * are on. Use it rather than {@link System#nanoTime()}, so operators run on the engine's clock
+     * (tests and the simulator drive it).
+     */
+    default long nanoTime() {
+        return System.nanoTime();
+    }
 }

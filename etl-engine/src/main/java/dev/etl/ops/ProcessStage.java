@@ -25,6 +25,7 @@ final class ProcessStage<T, R> implements Collector<T> {
         this.errors = errors;
         this.operatorContext = operatorContext;
         this.downstream = downstream;
+        operatorContext.register(this::fireTimer);
     }
 
     @Override
@@ -72,18 +73,33 @@ final class ProcessStage<T, R> implements Collector<T> {
 
     /** Calls the operator's {@code flush} with no current record (the metadata carries no ack). */
     void flush() {
+        callWithoutRecord(false);
+    }
+
+    /** Calls the operator's {@code onTimer} with no current record, as {@link #flush()} does {@code flush}. */
+    private void fireTimer() {
+        callWithoutRecord(true);
+    }
+
+    private void callWithoutRecord(boolean timer) {
         MutableRecordMeta meta = operatorContext.meta();
         AckRef current = meta.ack();
         meta.ack(null);
         try {
-            operator.flush(downstream);
+            if (timer) {
+                operator.onTimer(downstream);
+            } else {
+                operator.flush(downstream);
+            }
         } catch (FatalPipelineException e) {
             operatorContext.abandonCall();
             throw e;
         } catch (Exception e) {
             operatorContext.abandonCall();
             throw new FatalPipelineException(
-                    ErrorClass.OPERATOR, "stage '" + stageName() + "' failed to flush: " + e, e);
+                    ErrorClass.OPERATOR,
+                    "stage '" + stageName() + "' failed " + (timer ? "in onTimer" : "to flush") + ": " + e,
+                    e);
         } finally {
             meta.ack(current);
         }

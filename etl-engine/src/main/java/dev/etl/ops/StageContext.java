@@ -4,6 +4,7 @@ import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.ops.StatefulStage;
 import dev.etl.internal.record.MutableRecordMeta;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
@@ -16,9 +17,14 @@ import java.util.List;
  * closed during the current call, released when the call ends (with success when it returned or its
  * failure was skipped, with failure otherwise). Confined to the lane thread.
  */
-final class StageContext implements OperatorContext {
+final class StageContext implements OperatorContext, StatefulStage {
     private final LaneContext context;
     private final String stageName;
+    /** The operator's timer: its deadline, or {@link Long#MAX_VALUE} when none is scheduled. */
+    private final StageTimer timer = new StageTimer();
+    /** Calls the operator's {@code onTimer} (the stage, once built). */
+    private Runnable timerTarget;
+
     private final List<HeldAcks> holders = new ArrayList<>(1);
     private AckRef[] settling = new AckRef[4];
     private int settlingCount;
@@ -59,6 +65,50 @@ final class StageContext implements OperatorContext {
     @Override
     public String describePartition(int partition) {
         return context.describePartition(partition);
+    }
+
+    @Override
+    public OperatorTimer timer() {
+        return timer;
+    }
+
+    @Override
+    public long nanoTime() {
+        return context.nanoTime();
+    }
+
+    /** The stage is built: registers it with the lane, whose loop fires {@code target} when the timer is due. */
+    void register(Runnable target) {
+        this.timerTarget = target;
+        context.statefulStage(this);
+    }
+
+    @Override
+    public long timerDeadlineNs() {
+        return timer.scheduled ? timer.deadlineNs : Long.MAX_VALUE;
+    }
+
+    @Override
+    public void fireTimer() {
+        timer.scheduled = false;
+        if (timerTarget != null) {
+            timerTarget.run();
+        }
+    }
+
+    @Override
+    public boolean holds(int partition, int epoch, long seq) {
+        for (HeldAcks holder : holders) {
+            if (holder.covers(partition, epoch, seq)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A holder started or stopped keeping {@code ack}'s batches (see {@link LaneContext#operatorHold}). */
+    void operatorHold(AckRef ack, boolean held) {
+        context.operatorHold(ack, held);
     }
 
     @Override
@@ -174,6 +224,52 @@ final class StageContext implements OperatorContext {
             AckRef ack = settling[i];
             settling[i] = null;
             ack.release(success);
+        }
+    }
+
+    /** The operator's {@link OperatorTimer}: a deadline on the lane's clock. */
+    private final class StageTimer implements OperatorTimer {
+        private boolean scheduled;
+        private long deadlineNs;
+
+        @Override
+        public void schedule(java.time.Duration delay) {
+            long nanos;
+            try {
+                nanos = delay.toNanos();
+            } catch (ArithmeticException e) {
+                nanos = delay.isNegative() ? Long.MIN_VALUE / 2 : Long.MAX_VALUE / 2;
+            }
+            long now = context.nanoTime();
+            long deadline = now + nanos;
+            // Saturate: a delay past the clock's range is "never" in practice, not a deadline in the past.
+            scheduleAt(nanos > 0 && deadline - now < 0 ? now + Long.MAX_VALUE / 2 : deadline);
+        }
+
+        @Override
+        public void scheduleAt(long deadlineNanos) {
+            this.deadlineNs = deadlineNanos;
+            this.scheduled = true;
+        }
+
+        @Override
+        public void cancel() {
+            scheduled = false;
+        }
+
+        @Override
+        public boolean isScheduled() {
+            return scheduled;
+        }
+
+        @Override
+        public long deadlineNanos() {
+            return deadlineNs;
+        }
+
+        @Override
+        public String toString() {
+            return "timer of stage '" + stageName + "'" + (scheduled ? " at " + deadlineNs : " (not scheduled)");
         }
     }
 }

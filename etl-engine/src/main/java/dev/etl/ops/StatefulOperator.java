@@ -27,9 +27,13 @@ import dev.etl.record.Collector;
  *       settles everything the holder holds: emit all of it, or use one holder per part of the
  *       state that is emitted on its own.</li>
  * </ol>
+ * <b>Schedule the {@link OperatorContext#timer() timer}</b> whenever the operator starts keeping
+ * something, and emit what is due from {@link #onTimer}: without it, kept data waits for the next
+ * record, which on a topic that goes quiet never comes (nothing commits, the consumer lag never drains).
  * Held acks count as outstanding batches: the partition's committed offset waits before the oldest
- * batch held, and its watermark age grows while a window is open, so keep windows shorter than
- * {@code etl.checkpoint.stalled-fail-after}, and within
+ * batch held, and its watermark age grows while a window is open. {@code etl.checkpoint.stalled-fail-after}
+ * does not count data an operator keeps while its timer is scheduled (it counts from the emission on);
+ * data kept with no timer scheduled for longer fails the pipeline, naming the stage. Keep windows within
  * {@link dev.etl.pipeline.PipelineConfig#MAX_OUTSTANDING_BATCHES_PER_PARTITION} polls of each partition
  * (beyond it the partition is paused until half its outstanding batches are written). Holding is at-least-once, not exactly-once: after a
  * crash the batches held replay, so a window's result may be written twice, or in two partial rows
@@ -39,6 +43,7 @@ import dev.etl.record.Collector;
  * <ul>
  *   <li>{@link #open}: once, before the first record, in chain order.</li>
  *   <li>{@link #process}: once per value, during the lane's handling of a poll batch.</li>
+ *   <li>{@link #onTimer}: when the operator's timer is due, between batches (never during a drain).</li>
  *   <li>{@link #flush}: between batches, in chain order (so what an upstream operator flushes
  *       passes through the downstream ones before they flush), when the pipeline drains for a
  *       shutdown (before the final hand-off and commit) and before every revoke of partitions from
@@ -88,6 +93,15 @@ public interface StatefulOperator<T, R> {
      * pipeline, and the acks of this call's emissions fail with it.
      */
     default void flush(Collector<? super R> out) throws Exception {}
+
+    /**
+     * The operator's {@link OperatorContext#timer() timer} is due (it is no longer scheduled: schedule it
+     * again for the next deadline). Called on the lane thread between batches, never during a drain, with
+     * no current record, exactly like {@link #flush}: emit kept data inside {@link HeldAcks#emit} scopes (a
+     * value pushed outside one fails the pipeline). A thrown exception fails the pipeline, and the acks of
+     * this call's emissions fail with it. Default: nothing.
+     */
+    default void onTimer(Collector<? super R> out) throws Exception {}
 
     /** Releases resources. Called even if another operator's {@code close} threw. Must not emit. */
     default void close() throws Exception {}

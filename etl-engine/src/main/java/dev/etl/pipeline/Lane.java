@@ -7,11 +7,13 @@ import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.internal.checkpoint.Checkpointer;
 import dev.etl.internal.metrics.LaneMetrics;
+import dev.etl.internal.ops.StatefulStage;
 import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.ops.Chain;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.PartitionBatch;
 import dev.etl.source.SourceLane;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -46,6 +48,8 @@ final class Lane implements Runnable, BatchHandler {
     private static final Logger log = LoggerFactory.getLogger(Lane.class);
     private static final long PENDING_POLL_TIMEOUT_MS = 5;
     private static final long DRAIN_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How often the stall detector's slow path runs while some batch waits longer than the limit. */
+    private static final long STALL_CHECK_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
     /** Outstanding batches of one partition at which the lane pauses that partition. */
     static final int HOLD_OUTSTANDING_BATCHES = PipelineConfig.MAX_OUTSTANDING_BATCHES_PER_PARTITION;
 
@@ -78,6 +82,9 @@ final class Lane implements Runnable, BatchHandler {
     private boolean chainFlushable;
 
     private long reportedStaleAcks;
+    /** The stall detector's slow path runs again no earlier than this (lane clock). */
+    private long nextStallCheckNs;
+
     private volatile long watermarkAgeNs;
     private volatile boolean paused;
     private volatile boolean joined;
@@ -102,6 +109,7 @@ final class Lane implements Runnable, BatchHandler {
                 config.name(),
                 index);
         context.blocks(blocks);
+        context.checkpointer(checkpointer);
         this.commits = new LaneCommits(runtime, index, checkpointer, blocks, metrics);
         this.held = new HeldPartitions(config, index, checkpointer, blocks, metrics);
         this.assignments = new LaneAssignments(this, runtime, index, checkpointer, blocks, held, metrics);
@@ -126,7 +134,9 @@ final class Lane implements Runnable, BatchHandler {
             chainOpen = true;
             chainFlushable = true;
             runtime.laneOpened();
-            commits.open(sourceLane, System.nanoTime());
+            long startNs = System.nanoTime();
+            commits.open(sourceLane, startNs);
+            nextStallCheckNs = startNs;
             pollLoop();
             if (runtime.state() == PipelineState.DRAINING) {
                 // Buffering operators emit what they hold before the final hand-off, so the drain
@@ -150,17 +160,19 @@ final class Lane implements Runnable, BatchHandler {
         while (runtime.state() == PipelineState.RUNNING) {
             long nowNs = System.nanoTime();
             drainAcks();
+            // Operators' timers: what they keep is emitted when it is due, not only when a record comes.
+            long nextTimerNs = context.fireTimers(nowNs);
             if (blocks != null) {
                 blocks.tick(nowNs);
             }
             commits.commitIfDue(nowNs);
-            failIfStalled();
+            failIfStalled(nowNs);
             held.resume();
             reportStaleAcks();
             context.reportSuppressed(false);
             boolean pending = handOffPending();
             applyBackpressure(pending, nowNs);
-            sourceLane.poll(pending ? PENDING_POLL_TIMEOUT_MS : pollTimeoutMs, this);
+            sourceLane.poll(pollTimeoutMs(pending, nextTimerNs, nowNs), this);
             metrics.polls.increment();
             joined = sourceLane.hasJoined();
             handOffPending();
@@ -219,23 +231,76 @@ final class Lane implements Runnable, BatchHandler {
         }
     }
 
-    private void failIfStalled() {
-        long age = checkpointer.maxWatermarkAgeNs();
-        watermarkAgeNs = age;
-        if (stalledFailAfterNs > 0 && age > stalledFailAfterNs) {
-            for (int partition : checkpointer.partitions()) {
-                if (checkpointer.watermarkAgeNs(partition) > stalledFailAfterNs) {
-                    throw new FatalPipelineException(
-                            ErrorClass.SINK_TRANSIENT,
-                            "partition "
-                                    + sourceLane.describe(partition)
-                                    + " has not committed past its oldest outstanding batch for "
-                                    + TimeUnit.NANOSECONDS.toMillis(checkpointer.watermarkAgeNs(partition))
-                                    + " ms (stalled-fail-after " + config.stalledFailAfter() + "; oldest batch "
-                                    + (checkpointer.isFailedAtHead(partition) ? "failed" : "still unwritten") + ")",
-                            null);
-                }
+    /**
+     * How long the next poll may wait: the configured timeout, a short one while a chunk is pending, and
+     * never past the next operator timer (so a due timer fires within a few milliseconds on an idle topic).
+     */
+    private long pollTimeoutMs(boolean pending, long nextTimerNs, long nowNs) {
+        long timeoutMs = pending ? PENDING_POLL_TIMEOUT_MS : pollTimeoutMs;
+        if (nextTimerNs != Long.MAX_VALUE) {
+            long untilTimerNs = Math.max(0, nextTimerNs - nowNs);
+            timeoutMs = Math.min(timeoutMs, (untilTimerNs + 999_999) / 1_000_000);
+        }
+        return timeoutMs;
+    }
+
+    /**
+     * Fails the pipeline when a partition's oldest batch has waited longer than {@code stalled-fail-after}
+     * for a sink: since it was polled, or since a stateful operator that kept its data emitted it. Data an
+     * operator still keeps is not stuck while that operator's timer is scheduled (it will emit when the
+     * timer fires: a window, a buffer waiting for input to pause); kept with no timer scheduled, it is (an
+     * operator that waits for a record that may never come), and the failure names the stage.
+     */
+    private void failIfStalled(long nowNs) {
+        watermarkAgeNs = checkpointer.maxWatermarkAgeNs();
+        if (stalledFailAfterNs <= 0 || nowNs - nextStallCheckNs < 0) {
+            return;
+        }
+        if (checkpointer.maxStallAgeNs() <= stalledFailAfterNs) {
+            return;
+        }
+        // Slow path (allocates): at most once a second while something waits longer than the limit.
+        nextStallCheckNs = nowNs + STALL_CHECK_INTERVAL_NS;
+        for (int partition : checkpointer.partitions()) {
+            long stallNs = checkpointer.stallAgeNs(partition);
+            if (stallNs <= stalledFailAfterNs) {
+                continue;
             }
+            if (checkpointer.isHeadHeldByOperator(partition) && !checkpointer.isFailedAtHead(partition)) {
+                List<StatefulStage> holding = context.stagesHolding(
+                        partition, checkpointer.epoch(partition), checkpointer.headSeq(partition));
+                List<String> withoutTimer = new ArrayList<>();
+                boolean timerScheduled = false;
+                for (StatefulStage stage : holding) {
+                    if (stage.timerDeadlineNs() != Long.MAX_VALUE) {
+                        timerScheduled = true;
+                    } else {
+                        withoutTimer.add(stage.stageName());
+                    }
+                }
+                if (timerScheduled) {
+                    continue; // kept on purpose until the operator's timer: not stuck
+                }
+                throw new FatalPipelineException(
+                        ErrorClass.OPERATOR,
+                        "partition " + sourceLane.describe(partition) + ": stage(s) " + withoutTimer
+                                + " have kept the data of its oldest outstanding batch for "
+                                + TimeUnit.NANOSECONDS.toMillis(stallNs) + " ms with no timer scheduled "
+                                + "(stalled-fail-after " + config.stalledFailAfter() + "), so nothing can be "
+                                + "committed past it until another record arrives. An operator that keeps data "
+                                + "must schedule its timer (OperatorContext.timer()) and emit from onTimer; "
+                                + "see StatefulOperator",
+                        null);
+            }
+            throw new FatalPipelineException(
+                    ErrorClass.SINK_TRANSIENT,
+                    "partition "
+                            + sourceLane.describe(partition)
+                            + " has not committed past its oldest outstanding batch for "
+                            + TimeUnit.NANOSECONDS.toMillis(stallNs)
+                            + " ms (stalled-fail-after " + config.stalledFailAfter() + "; oldest batch "
+                            + (checkpointer.isFailedAtHead(partition) ? "failed" : "still unwritten") + ")",
+                    null);
         }
     }
 

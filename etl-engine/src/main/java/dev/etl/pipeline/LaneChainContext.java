@@ -7,6 +7,7 @@ import dev.etl.error.RecordException;
 import dev.etl.error.SkipBudget;
 import dev.etl.internal.metrics.ErrorMetrics;
 import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.ops.StatefulStage;
 import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.internal.sink.Chunk;
 import dev.etl.internal.sink.ChunkOutbox;
@@ -51,6 +52,11 @@ final class LaneChainContext implements LaneContext {
     private final ChunkOutbox deadLetter;
     /** The lane's deterministic blocks, or null. */
     private LaneBlocks blocks;
+
+    /** The chain's {@code process} stages, in build order: timers to fire, holders to ask. */
+    private final java.util.ArrayList<StatefulStage> statefulStages = new java.util.ArrayList<>(2);
+    /** The lane's checkpointer: told what stateful operators keep (for the stall detector). */
+    private dev.etl.internal.checkpoint.Checkpointer checkpointer;
 
     private IntFunction<String> partitionNames = p -> "partition-" + p;
     private IntFunction<String> topics = p -> "default";
@@ -182,6 +188,63 @@ final class LaneChainContext implements LaneContext {
     /** Called once by the lane before its chain is built. */
     void blocks(LaneBlocks blocks) {
         this.blocks = blocks;
+    }
+
+    /** Called once by the lane before its chain is built. */
+    void checkpointer(dev.etl.internal.checkpoint.Checkpointer checkpointer) {
+        this.checkpointer = checkpointer;
+    }
+
+    @Override
+    public long nanoTime() {
+        return nanoClock.getAsLong();
+    }
+
+    @Override
+    public void statefulStage(StatefulStage stage) {
+        statefulStages.add(stage);
+    }
+
+    @Override
+    public void operatorHold(dev.etl.internal.checkpoint.AckRef ack, boolean held) {
+        if (checkpointer != null) {
+            checkpointer.operatorHold(ack, held);
+        }
+    }
+
+    /**
+     * Fires the timers due at {@code nowNs} (in build order; each call to an operator's {@code onTimer} may
+     * schedule it again, for later); returns the earliest deadline still scheduled, or {@link Long#MAX_VALUE}.
+     * A loop over the chain's stateful stages, no allocation.
+     *
+     * @throws dev.etl.error.FatalPipelineException when an operator's {@code onTimer} failed
+     */
+    long fireTimers(long nowNs) {
+        long next = Long.MAX_VALUE;
+        java.util.ArrayList<StatefulStage> stages = statefulStages;
+        for (int i = 0, n = stages.size(); i < n; i++) {
+            StatefulStage stage = stages.get(i);
+            long deadline = stage.timerDeadlineNs();
+            if (deadline != Long.MAX_VALUE && deadline - nowNs <= 0) {
+                stage.fireTimer();
+                deadline = stage.timerDeadlineNs();
+            }
+            if (deadline != Long.MAX_VALUE && (next == Long.MAX_VALUE || deadline - next < 0)) {
+                next = deadline;
+            }
+        }
+        return next;
+    }
+
+    /** The stages whose operators keep the data of batch {@code (partition, epoch, seq)}. Slow path. */
+    List<StatefulStage> stagesHolding(int partition, int epoch, long seq) {
+        List<StatefulStage> holding = new java.util.ArrayList<>(1);
+        for (StatefulStage stage : statefulStages) {
+            if (stage.holds(partition, epoch, seq)) {
+                holding.add(stage);
+            }
+        }
+        return holding;
     }
 
     @Override

@@ -28,6 +28,38 @@ final class TestChainContext implements LaneContext {
     private final List<RecordException> skipped = new ArrayList<>();
     private final Map<Integer, String> topics = new HashMap<>();
 
+    private final List<dev.etl.internal.ops.StatefulStage> statefulStages = new ArrayList<>();
+    private long nowNs = 1_000_000_000L;
+
+    /** The lane clock tests drive ({@link #nanoTime()}). */
+    TestChainContext advance(java.time.Duration by) {
+        nowNs += by.toNanos();
+        return this;
+    }
+
+    @Override
+    public long nanoTime() {
+        return nowNs;
+    }
+
+    @Override
+    public void statefulStage(dev.etl.internal.ops.StatefulStage stage) {
+        statefulStages.add(stage);
+    }
+
+    /** Fires the stages' timers due now, as the lane's loop does; returns how many fired. */
+    int fireDueTimers() {
+        int fired = 0;
+        for (dev.etl.internal.ops.StatefulStage stage : statefulStages) {
+            long deadline = stage.timerDeadlineNs();
+            if (deadline != Long.MAX_VALUE && deadline - nowNs <= 0) {
+                stage.fireTimer();
+                fired++;
+            }
+        }
+        return fired;
+    }
+
     /** Partition {@code partition} belongs to {@code topic} (default "default"). */
     TestChainContext topic(int partition, String topic) {
         topics.put(partition, topic);

@@ -145,6 +145,19 @@ public final class AckRef {
         return parents != null;
     }
 
+    /**
+     * Number of acks a {@link #group group ack} holds (0 for a batch's ack). Valid only while the caller
+     * holds a reference: a released group forgets its parents.
+     */
+    public int parentCount() {
+        return parents == null ? 0 : parents.length;
+    }
+
+    /** The {@code i}th ack a group holds; see {@link #parentCount()}. */
+    public AckRef parent(int i) {
+        return parents[i];
+    }
+
     public int partition() {
         return partition;
     }

@@ -172,6 +172,62 @@ public final class Checkpointer {
         return state == null ? 0 : state.watermarkAgeNs(nanoClock.getAsLong());
     }
 
+    /**
+     * A stateful operator started ({@code held}) or stopped keeping the data of the batch {@code ack}
+     * stands for; for a group ack (an emission of held data), of every batch it covers. Stopping restarts
+     * those batches' stall clocks ({@link #stallAgeNs}). Stale acks are ignored. Lane thread; not per
+     * record (once per batch a holder keeps, and per emission).
+     */
+    public void operatorHold(AckRef ack, boolean held) {
+        int parents = ack.parentCount();
+        if (parents > 0) {
+            for (int i = 0; i < parents; i++) {
+                operatorHold(ack.parent(i), held);
+            }
+            return;
+        }
+        PartitionWatermark state = partitions.get(ack.partition());
+        if (state != null && state.epoch() == ack.epoch()) {
+            state.operatorHold(ack.seq(), held ? 1 : -1, held ? 0 : nanoClock.getAsLong());
+        }
+    }
+
+    /** Whether a stateful operator keeps the data of the partition's oldest outstanding batch. */
+    public boolean isHeadHeldByOperator(int partition) {
+        PartitionWatermark state = partitions.get(partition);
+        return state != null && state.isHeadHeldByOperator();
+    }
+
+    /** Sequence number of the partition's oldest outstanding batch, or -1 (none, or not assigned). */
+    public long headSeq(int partition) {
+        PartitionWatermark state = partitions.get(partition);
+        return state == null ? -1 : state.headSeq();
+    }
+
+    /**
+     * Nanos since the partition's oldest outstanding batch was registered, or last left a stateful
+     * operator's hold: how long its data has waited for a sink (0 when nothing is outstanding). What
+     * {@code stalled-fail-after} is compared with, where {@link #watermarkAgeNs} is what the
+     * watermark-age metric shows.
+     */
+    public long stallAgeNs(int partition) {
+        PartitionWatermark state = partitions.get(partition);
+        return state == null ? 0 : state.stallAgeNs(nanoClock.getAsLong());
+    }
+
+    /** The largest {@link #stallAgeNs} over all partitions, 0 when none is assigned. */
+    public long maxStallAgeNs() {
+        if (partitions.isEmpty()) {
+            return 0;
+        }
+        long nowNs = nanoClock.getAsLong();
+        long max = 0;
+        for (PartitionWatermark state : partitions.values()) {
+            max = Math.max(max, state.stallAgeNs(nowNs));
+        }
+        return max;
+    }
+
     /** The largest {@link #watermarkAgeNs} over all partitions, 0 when none is assigned. */
     public long maxWatermarkAgeNs() {
         if (partitions.isEmpty()) {

@@ -35,6 +35,11 @@ final class PartitionWatermark {
     private long[] nextOffsets;
     private byte[] states;
     private long[] registeredAtNs;
+    /** Holds of each batch by stateful operators (HeldAcks): a batch an operator keeps is not stuck in a sink. */
+    private int[] operatorHolds;
+    /** When each batch last left an operator's hold (its registration before): where a stall is measured from. */
+    private long[] stallFromNs;
+
     private int mask;
 
     private long headSeq;
@@ -56,6 +61,8 @@ final class PartitionWatermark {
         this.nextOffsets = new long[capacity];
         this.states = new byte[capacity];
         this.registeredAtNs = new long[capacity];
+        this.operatorHolds = new int[capacity];
+        this.stallFromNs = new long[capacity];
         this.mask = capacity - 1;
     }
 
@@ -102,6 +109,8 @@ final class PartitionWatermark {
         nextOffsets[index] = nextOffset;
         states[index] = PENDING;
         registeredAtNs[index] = nowNs;
+        operatorHolds[index] = 0;
+        stallFromNs[index] = nowNs;
         tailSeq = seq + 1;
         lastRegisteredNextOffset = nextOffset;
         return seq;
@@ -150,6 +159,40 @@ final class PartitionWatermark {
         return headSeq < tailSeq ? nowNs - registeredAtNs[(int) headSeq & mask] : 0;
     }
 
+    /**
+     * A stateful operator started ({@code delta} 1) or stopped (-1) keeping the data of batch {@code seq};
+     * stopping restarts the batch's stall clock at {@code nowNs}: from then on its data is on its way to a
+     * sink. Ignored when {@code seq} is not outstanding.
+     */
+    void operatorHold(long seq, int delta, long nowNs) {
+        if (seq < headSeq || seq >= tailSeq) {
+            return;
+        }
+        int index = (int) seq & mask;
+        operatorHolds[index] = Math.max(0, operatorHolds[index] + delta);
+        if (delta < 0) {
+            stallFromNs[index] = Math.max(stallFromNs[index], nowNs);
+        }
+    }
+
+    /** Whether a stateful operator keeps the head batch's data (it is not stuck in a sink). */
+    boolean isHeadHeldByOperator() {
+        return headSeq < tailSeq && operatorHolds[(int) headSeq & mask] > 0;
+    }
+
+    /** The head batch's sequence number, or -1 when nothing is outstanding. */
+    long headSeq() {
+        return headSeq < tailSeq ? headSeq : -1;
+    }
+
+    /**
+     * Nanos since the head batch was registered or last left an operator's hold, or 0 when nothing is
+     * outstanding: how long its data has been waiting for a sink.
+     */
+    long stallAgeNs(long nowNs) {
+        return headSeq < tailSeq ? nowNs - stallFromNs[(int) headSeq & mask] : 0;
+    }
+
     void markCommitted(long offset) {
         lastCommitted = Math.max(lastCommitted, offset);
     }
@@ -170,16 +213,22 @@ final class PartitionWatermark {
         long[] newNextOffsets = new long[newCapacity];
         byte[] newStates = new byte[newCapacity];
         long[] newRegisteredAtNs = new long[newCapacity];
+        int[] newOperatorHolds = new int[newCapacity];
+        long[] newStallFromNs = new long[newCapacity];
         for (long seq = headSeq; seq < tailSeq; seq++) {
             int from = (int) seq & mask;
             int to = (int) seq & newMask;
             newNextOffsets[to] = nextOffsets[from];
             newStates[to] = states[from];
             newRegisteredAtNs[to] = registeredAtNs[from];
+            newOperatorHolds[to] = operatorHolds[from];
+            newStallFromNs[to] = stallFromNs[from];
         }
         nextOffsets = newNextOffsets;
         states = newStates;
         registeredAtNs = newRegisteredAtNs;
+        operatorHolds = newOperatorHolds;
+        stallFromNs = newStallFromNs;
         mask = newMask;
     }
 

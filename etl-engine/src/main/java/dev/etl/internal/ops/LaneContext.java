@@ -31,6 +31,20 @@ public interface LaneContext extends ChainContext {
     @Override
     MutableRecordMeta meta();
 
+    /** The lane's monotonic clock in nanoseconds (operators' processing time, timer deadlines). */
+    default long nanoTime() {
+        return System.nanoTime();
+    }
+
+    /** A {@code process} stage was built: the lane fires its timer and asks it what it holds. Build time. */
+    default void statefulStage(StatefulStage stage) {}
+
+    /**
+     * A stateful operator started ({@code held}) or stopped keeping the data of the batch(es) {@code ack}
+     * stands for (once per batch a holder keeps, and per emission; not per record).
+     */
+    default void operatorHold(dev.etl.internal.checkpoint.AckRef ack, boolean held) {}
+
     /**
      * The record at {@code offset} of {@code partition} is about to enter the chain (called by the chain
      * head once per record, before the record's metadata is set): the lane may end a deterministic block

@@ -103,6 +103,101 @@ class BufferingOperatorTest {
                 .build();
     }
 
+    /**
+     * Issue 30 item 1: the stall detector tells an operator that keeps data with no timer scheduled (it
+     * waits for a record that may never come: on an idle topic nothing can ever commit past it) from a
+     * stuck sink, and names the stage.
+     */
+    @Test
+    void dataKeptWithNoTimerScheduledFailsThePipelineNamingTheStage() throws Exception {
+        CaptureSink sink = CaptureSink.create("capture", 1);
+        runtime = pipeline(
+                fastConfig("kept").stalledFailAfter(Duration.ofMillis(300)).build(), sink, true);
+        runtime.start();
+        handle.assign(0, 0);
+        handle.push(0, null, utf8("a"));
+        handle.push(0, null, utf8("b")); // "a" is written, "b" stays in the buffer: the topic is idle
+
+        RunReport report = runtime.awaitTermination(WAIT);
+        assertThat(report).isNotNull();
+        assertThat(report.state()).isEqualTo(PipelineState.FAILED);
+        assertThat(report.failure())
+                .hasMessageContaining("memory-0")
+                .hasMessageContaining("[one-deep]")
+                .hasMessageContaining("no timer scheduled");
+    }
+
+    /**
+     * A window emits on its timer and then its sink is stuck: the stall clock of the emitted data starts
+     * at the emission, and a sink that does not write it within {@code stalled-fail-after} still fails the
+     * pipeline (kept data is excused only while its operator's timer is scheduled).
+     */
+    @Test
+    void afterATimerEmittedKeptDataAStuckSinkStillFailsThePipeline() throws Exception {
+        CaptureSink sink = CaptureSink.create("capture", 1);
+        sink.script().failNext(0, Integer.MAX_VALUE / 2); // transient, retried forever
+        runtime = Pipeline.builder(fastConfig("timed")
+                        .stalledFailAfter(Duration.ofMillis(300))
+                        .build())
+                .source(source)
+                .sink(sink.definition())
+                .chains(ctx -> Chains.from(ctx, PipelineFixture.strings())
+                        .process("timed", new TimedBuffer(Duration.ofMillis(100)))
+                        .sink(TestEncoders.string(), PipelineFixture.byPartition()))
+                .meterRegistry(registry)
+                .build();
+        runtime.start();
+        handle.assign(0, 0);
+        handle.push(0, null, utf8("a"));
+
+        RunReport report = runtime.awaitTermination(WAIT);
+        assertThat(report).isNotNull();
+        assertThat(report.state()).isEqualTo(PipelineState.FAILED);
+        assertThat(report.failure()).hasMessageContaining("still unwritten");
+    }
+
+    /** Keeps values and emits them all when its timer fires, {@code delay} after the first one. */
+    static final class TimedBuffer implements StatefulOperator<String, String> {
+        private final Duration delay;
+        private final java.util.ArrayList<String> kept = new java.util.ArrayList<>();
+        private HeldAcks held;
+        private dev.etl.ops.OperatorTimer timer;
+
+        TimedBuffer(Duration delay) {
+            this.delay = delay;
+        }
+
+        @Override
+        public void open(OperatorContext context) {
+            held = context.heldAcks();
+            timer = context.timer();
+        }
+
+        @Override
+        public void process(String in, Collector<? super String> out) {
+            if (kept.isEmpty()) {
+                timer.schedule(delay);
+            }
+            kept.add(in);
+            held.holdCurrent();
+        }
+
+        @Override
+        public void onTimer(Collector<? super String> out) {
+            flush(out);
+        }
+
+        @Override
+        public void flush(Collector<? super String> out) {
+            if (!kept.isEmpty()) {
+                try (HeldAcks.Emission<String> emission = held.emit(out)) {
+                    kept.forEach(emission::collect);
+                }
+                kept.clear();
+            }
+        }
+    }
+
     @ParameterizedTest(name = "deterministic blocks: {0}")
     @ValueSource(booleans = {false, true})
     void theHeldValuesOffsetIsNotCommittedWhileItWaitsAndTheShutdownDrainWritesAndCommitsIt(boolean blocks)
