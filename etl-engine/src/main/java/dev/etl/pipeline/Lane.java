@@ -16,7 +16,6 @@ import dev.etl.source.SourceLane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,11 +57,12 @@ final class Lane implements Runnable, BatchHandler {
     private final PipelineConfig config;
     private final LaneChainContext context;
     private final ChunkOutbox[] outboxes;
-    private final Checkpointer checkpointer = new Checkpointer(System::nanoTime);
+    private final Scheduler scheduler;
+    private final Checkpointer checkpointer;
     /** The lane's inbox of completed acks and the pool its batches' acks come from. */
     private final AckQueue ackQueue = new AckQueue();
 
-    private final Consumer<AckRef> ackHandler = checkpointer::ack;
+    private final Consumer<AckRef> ackHandler;
     private final PauseController pauseController;
     private final LaneMetrics metrics;
     /** The lane's deterministic blocks, or null when none of its sinks writes them. */
@@ -93,6 +93,9 @@ final class Lane implements Runnable, BatchHandler {
         this.runtime = runtime;
         this.index = index;
         this.config = runtime.config();
+        this.scheduler = runtime.scheduler();
+        this.checkpointer = new Checkpointer(scheduler::nanoTime);
+        this.ackHandler = checkpointer::ack;
         this.context = context;
         this.outboxes = context.outboxArray();
         this.metrics = metrics;
@@ -134,7 +137,7 @@ final class Lane implements Runnable, BatchHandler {
             chainOpen = true;
             chainFlushable = true;
             runtime.laneOpened();
-            long startNs = System.nanoTime();
+            long startNs = scheduler.nanoTime();
             commits.open(sourceLane, startNs);
             nextStallCheckNs = startNs;
             pollLoop();
@@ -158,7 +161,7 @@ final class Lane implements Runnable, BatchHandler {
 
     private void pollLoop() {
         while (runtime.state() == PipelineState.RUNNING) {
-            long nowNs = System.nanoTime();
+            long nowNs = scheduler.nanoTime();
             drainAcks();
             // Operators' timers: what they keep is emitted when it is due, not only when a record comes.
             long nextTimerNs = context.fireTimers(nowNs);
@@ -342,7 +345,7 @@ final class Lane implements Runnable, BatchHandler {
             if (unresolved == 0 && !pending) {
                 return;
             }
-            if (System.nanoTime() - deadlineNs >= 0) {
+            if (scheduler.nanoTime() - deadlineNs >= 0) {
                 log.warn(
                         "pipeline={} lane={} {} drain reached its deadline with {} batches unwritten; "
                                 + "their offsets are not committed and will replay",
@@ -352,7 +355,7 @@ final class Lane implements Runnable, BatchHandler {
                         unresolved);
                 return;
             }
-            LockSupport.parkNanos(DRAIN_PARK_NS);
+            scheduler.parkNanos(DRAIN_PARK_NS);
         }
     }
 
@@ -377,7 +380,7 @@ final class Lane implements Runnable, BatchHandler {
             chain.flush();
         }
         sealBlocksForDrain(partitions);
-        drain(partitions, System.nanoTime() + config.drainTimeout().toNanos(), "revoke");
+        drain(partitions, scheduler.nanoTime() + config.drainTimeout().toNanos(), "revoke");
         commits.commitSync("revoke");
     }
 

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
 /** The {@link ChainContext} a lane hands its chain. Confined to the lane thread. */
 final class LaneChainContext implements LaneContext {
     private static final Logger log = LoggerFactory.getLogger(LaneChainContext.class);
-    private static final long SKIP_LOG_INTERVAL_NS = 10_000_000_000L;
+    static final long SKIP_LOG_INTERVAL_NS = 10_000_000_000L;
 
     private final PipelineConfig config;
     private final int laneIndex;

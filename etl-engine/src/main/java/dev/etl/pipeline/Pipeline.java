@@ -43,6 +43,7 @@ public final class Pipeline {
         private SinkDefinition deadLetter;
         private ChainFactory chainFactory;
         private MeterRegistry registry;
+        private Scheduler scheduler = Scheduler.system();
 
         private Builder(PipelineConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -92,6 +93,15 @@ public final class Pipeline {
             return this;
         }
 
+        /**
+         * Where the pipeline's clock and threads come from (default {@link Scheduler#system()}): a
+         * deterministic simulation or test passes its own.
+         */
+        public Builder scheduler(Scheduler scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
         public PipelineRuntime build() {
             if (source == null) {
                 throw new IllegalStateException("pipeline '" + config.name() + "' has no source");
@@ -118,7 +128,8 @@ public final class Pipeline {
                     List.copyOf(sinks),
                     deadLetter,
                     chainFactory,
-                    registry != null ? registry : new SimpleMeterRegistry());
+                    registry != null ? registry : new SimpleMeterRegistry(),
+                    scheduler);
         }
 
         private void requireNoDeadLetterPolicy() {

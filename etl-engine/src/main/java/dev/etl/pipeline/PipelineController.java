@@ -4,7 +4,6 @@ import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.sink.SinkRuntime;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -32,15 +31,20 @@ final class PipelineController implements Runnable {
     private final List<SinkRuntime> sinks;
 
     private final List<Thread> laneThreads;
-    private final CountDownLatch stopRequested = new CountDownLatch(1);
-    private final CountDownLatch terminated = new CountDownLatch(1);
+    private final Scheduler scheduler;
+    private final Scheduler.Latch stopRequested;
+    private final Scheduler.Latch terminated;
     private final AtomicLong uncommittedBatches = new AtomicLong();
     private final AtomicLong failedBatches = new AtomicLong();
     private final AtomicLong droppedChunks = new AtomicLong();
     private volatile RunReport report;
 
-    PipelineController(PipelineRuntime runtime, List<SinkRuntime> sinks, List<Thread> laneThreads) {
+    PipelineController(
+            PipelineRuntime runtime, Scheduler scheduler, List<SinkRuntime> sinks, List<Thread> laneThreads) {
         this.runtime = runtime;
+        this.scheduler = scheduler;
+        this.stopRequested = scheduler.newLatch();
+        this.terminated = scheduler.newLatch();
         this.config = runtime.config();
         this.sinks = sinks;
         this.laneThreads = laneThreads;
@@ -48,7 +52,7 @@ final class PipelineController implements Runnable {
 
     /** Releases the controller thread: a shutdown was requested or the pipeline failed. Any thread. */
     void requestStop() {
-        stopRequested.countDown();
+        stopRequested.release();
     }
 
     @Override
@@ -61,14 +65,15 @@ final class PipelineController implements Runnable {
         }
         long joinDeadlineNs = (runtime.state() == PipelineState.DRAINING
                         ? runtime.drainDeadlineNs()
-                        : System.nanoTime() + config.drainTimeout().toNanos())
+                        : scheduler.nanoTime() + config.drainTimeout().toNanos())
                 + LANE_JOIN_GRACE_NS;
         int stuckLanes = joinLanes(joinDeadlineNs);
         if (stuckLanes > 0) {
             // A lane that did not stop could not report what it holds; whatever it is, it is uncommitted.
             uncommittedBatches.addAndGet(stuckLanes);
         }
-        long sinkDeadlineNs = runtime.state() == PipelineState.DRAINING ? runtime.drainDeadlineNs() : System.nanoTime();
+        long sinkDeadlineNs =
+                runtime.state() == PipelineState.DRAINING ? runtime.drainDeadlineNs() : scheduler.nanoTime();
         long abandoned = 0;
         for (SinkRuntime sink : sinks) {
             try {
@@ -93,7 +98,7 @@ final class PipelineController implements Runnable {
         long abandoned = 0;
         for (SinkRuntime sink : sinks) {
             try {
-                abandoned += sink.shutdown(System.nanoTime());
+                abandoned += sink.shutdown(scheduler.nanoTime());
             } catch (RuntimeException e) {
                 log.error(
                         "pipeline={} sink {} failed to shut down after a failed start", config.name(), sink.name(), e);
@@ -139,21 +144,22 @@ final class PipelineController implements Runnable {
                 report.uncommittedBatches(),
                 report.failedBatches(),
                 report.droppedChunks());
-        terminated.countDown();
+        terminated.release();
     }
 
     /** Joins the lane threads until the deadline; returns how many are still alive. */
     private int joinLanes(long deadlineNs) {
         int alive = 0;
-        for (Thread thread : laneThreads) {
-            long remainingMs = TimeUnit.NANOSECONDS.toMillis(deadlineNs - System.nanoTime());
+        for (int i = 0; i < laneThreads.size(); i++) {
+            Thread thread = laneThreads.get(i);
+            boolean ended;
             try {
-                thread.join(Math.max(1, remainingMs));
+                ended = scheduler.join(thread, Math.max(1_000_000, deadlineNs - scheduler.nanoTime()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return (int) laneThreads.stream().filter(Thread::isAlive).count();
+                return laneThreads.size() - i;
             }
-            if (thread.isAlive()) {
+            if (!ended) {
                 alive++;
                 log.error(
                         "pipeline={} lane thread {} did not stop by the drain deadline",
@@ -179,6 +185,6 @@ final class PipelineController implements Runnable {
 
     /** Like {@link #awaitTermination()} but gives up after {@code timeout}, returning null. */
     RunReport awaitTermination(Duration timeout) throws InterruptedException {
-        return terminated.await(timeout.toNanos(), TimeUnit.NANOSECONDS) ? report : null;
+        return terminated.await(timeout.toNanos()) ? report : null;
     }
 }

@@ -36,6 +36,7 @@ public final class PipelineRuntime {
     private static final Logger log = LoggerFactory.getLogger(PipelineRuntime.class);
 
     private final PipelineConfig config;
+    private final Scheduler scheduler;
     private final Source source;
     private final List<SinkDefinition> sinkDefinitions;
     private final SinkDefinition deadLetterDefinition;
@@ -63,8 +64,10 @@ public final class PipelineRuntime {
             List<SinkDefinition> sinkDefinitions,
             SinkDefinition deadLetterDefinition,
             ChainFactory chainFactory,
-            MeterRegistry registry) {
+            MeterRegistry registry,
+            Scheduler scheduler) {
         this.config = config;
+        this.scheduler = scheduler;
         this.source = source;
         this.sinkDefinitions = sinkDefinitions;
         this.deadLetterDefinition = deadLetterDefinition;
@@ -72,7 +75,7 @@ public final class PipelineRuntime {
         this.registry = registry;
         this.budget = new InFlightBudget(config.maxInFlightBytes());
         this.errorMetrics = new ErrorMetrics(registry, config.name());
-        this.controller = new PipelineController(this, sinks, laneThreads);
+        this.controller = new PipelineController(this, scheduler, sinks, laneThreads);
         registerGauges();
     }
 
@@ -130,7 +133,7 @@ public final class PipelineRuntime {
         if (!lanes.isEmpty() || !sinks.isEmpty() || state.get() != PipelineState.STARTING) {
             throw new IllegalStateException("pipeline '" + config.name() + "' was already started");
         }
-        Thread controllerThread = new Thread(controller, "etl-controller-" + config.name());
+        Thread controllerThread = scheduler.newThread(controller, "etl-controller-" + config.name());
         boolean controllerStarted = false;
         try {
             SinkRuntime deadLetter = PipelineWiring.buildSinks(this, sinkDefinitions, deadLetterDefinition, sinks);
@@ -186,7 +189,7 @@ public final class PipelineRuntime {
     public void shutdown() {
         if (state.compareAndSet(PipelineState.RUNNING, PipelineState.DRAINING)
                 || state.compareAndSet(PipelineState.STARTING, PipelineState.DRAINING)) {
-            drainDeadlineNs = System.nanoTime() + config.drainTimeout().toNanos();
+            drainDeadlineNs = scheduler.nanoTime() + config.drainTimeout().toNanos();
             log.info("pipeline={} draining (deadline in {})", config.name(), config.drainTimeout());
             wakeLanes();
         }
@@ -235,6 +238,11 @@ public final class PipelineRuntime {
 
     public PipelineConfig config() {
         return config;
+    }
+
+    /** Where the pipeline's clock and threads come from. */
+    Scheduler scheduler() {
+        return scheduler;
     }
 
     /** The fatal error, if the pipeline failed. */

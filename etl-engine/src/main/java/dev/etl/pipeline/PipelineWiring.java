@@ -30,28 +30,34 @@ final class PipelineWiring {
             List<SinkRuntime> sinks) {
         PipelineConfig config = runtime.config();
         for (SinkDefinition definition : sinkDefinitions) {
-            sinks.add(new SinkRuntime(
-                    config.name(),
-                    definition,
-                    runtime.budget(),
-                    config.ioThreads(),
-                    runtime.meterRegistry(),
-                    runtime::fail));
+            sinks.add(newSink(runtime, definition));
         }
         if (deadLetterDefinition == null) {
             return null;
         }
         // An ordinary sink (batching, retries, acks, abandonment, metrics), written to only by the
         // DEAD_LETTER error path; last, so its name is never the chains' default sink.
-        SinkRuntime deadLetter = new SinkRuntime(
+        SinkRuntime deadLetter = newSink(runtime, deadLetterDefinition);
+        sinks.add(deadLetter);
+        return deadLetter;
+    }
+
+    private static SinkRuntime newSink(PipelineRuntime runtime, SinkDefinition definition) {
+        PipelineConfig config = runtime.config();
+        Scheduler scheduler = runtime.scheduler();
+        return new SinkRuntime(
                 config.name(),
-                deadLetterDefinition,
+                definition,
                 runtime.budget(),
                 config.ioThreads(),
                 runtime.meterRegistry(),
-                runtime::fail);
-        sinks.add(deadLetter);
-        return deadLetter;
+                runtime::fail,
+                new SinkRuntime.Threads(
+                        scheduler::nanoTime,
+                        scheduler.random(),
+                        scheduler::newThread,
+                        scheduler::join,
+                        scheduler == Scheduler.system() ? null : scheduler::parkNanos));
     }
 
     /** Builds every lane and its (unstarted) thread into {@code lanes} and {@code laneThreads}. */
@@ -63,7 +69,8 @@ final class PipelineWiring {
             List<Lane> lanes,
             List<Thread> laneThreads) {
         PipelineConfig config = runtime.config();
-        PipelineSkipWindow skipWindow = new PipelineSkipWindow(config.skipBudget(), System::nanoTime);
+        Scheduler scheduler = runtime.scheduler();
+        PipelineSkipWindow skipWindow = new PipelineSkipWindow(config.skipBudget(), scheduler::nanoTime);
         for (int i = 0; i < config.lanes(); i++) {
             Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
             for (SinkRuntime sink : sinks) {
@@ -78,10 +85,12 @@ final class PipelineWiring {
                     outboxes,
                     errorMetrics,
                     deadLetter == null ? null : new ChunkOutbox(deadLetter, deadLetter.definition()),
-                    skipWindow);
+                    skipWindow,
+                    scheduler::nanoTime,
+                    LaneChainContext.SKIP_LOG_INTERVAL_NS);
             Lane lane = new Lane(runtime, i, context, new LaneMetrics(runtime.meterRegistry(), config.name(), i));
             lanes.add(lane);
-            laneThreads.add(new Thread(lane, "etl-lane-" + config.name() + "-" + i));
+            laneThreads.add(scheduler.newThread(lane, "etl-lane-" + config.name() + "-" + i));
         }
     }
 }

@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,9 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     private final SinkDefinition definition;
     private final InFlightBudget budget;
     private final LongSupplier nanoClock;
+    /** Where the io threads come from and how they are joined. */
+    private final Threads threadSource;
+
     private final ShardQueue[] queues;
     private final ChunkPool pool;
     private final ShardWriter[] writers;
@@ -74,6 +78,42 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     }
 
     /**
+     * Where a sink's time and threads come from (the pipeline's {@code Scheduler}).
+     *
+     * @param nanoClock   monotonic clock for linger, backoff and deadlines
+     * @param jitter      random source of retry jitter, shared by the io threads (thread-safe)
+     * @param threads     creates the (unstarted) io threads
+     * @param joiner      waits for an io thread to end
+     * @param idlePark    parks an idle io thread for up to the given nanos (0: lets others run); null for
+     *                    the default busy-spin-then-park backoff
+     */
+    public record Threads(
+            LongSupplier nanoClock,
+            RandomGenerator jitter,
+            java.util.function.BiFunction<Runnable, String, Thread> threads,
+            Joiner joiner,
+            java.util.function.LongConsumer idlePark) {
+        /** The JVM's clock and platform threads. */
+        public static Threads system(LongSupplier nanoClock, RandomGenerator jitter) {
+            return new Threads(
+                    nanoClock,
+                    jitter,
+                    Thread::new,
+                    (thread, nanos) -> {
+                        thread.join(Math.max(1, nanos / 1_000_000));
+                        return !thread.isAlive();
+                    },
+                    null);
+        }
+    }
+
+    /** Waits up to {@code nanos} for a thread to end; whether it ended. */
+    @FunctionalInterface
+    public interface Joiner {
+        boolean join(Thread thread, long nanos) throws InterruptedException;
+    }
+
+    /**
      * As the main constructor, with the time source and the retry jitter source given (for tests).
      *
      * @param nanoClock monotonic nanosecond clock for linger, backoff and deadlines; {@link #shutdown}
@@ -90,6 +130,21 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             Consumer<FatalPipelineException> fatalListener,
             LongSupplier nanoClock,
             RandomGenerator jitter) {
+        this(pipelineName, definition, budget, ioThreads, registry, fatalListener, Threads.system(nanoClock, jitter));
+    }
+
+    /** As the main constructor, with the sink's clock and threads given (the pipeline's scheduler). */
+    public SinkRuntime(
+            String pipelineName,
+            SinkDefinition definition,
+            InFlightBudget budget,
+            int ioThreads,
+            MeterRegistry registry,
+            Consumer<FatalPipelineException> fatalListener,
+            Threads threads) {
+        LongSupplier nanoClock = threads.nanoClock();
+        RandomGenerator jitter = threads.jitter();
+        this.threadSource = threads;
         this.pipelineName = Objects.requireNonNull(pipelineName, "pipelineName");
         this.definition = Objects.requireNonNull(definition, "definition");
         this.budget = Objects.requireNonNull(budget, "budget");
@@ -142,9 +197,34 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                     assigned,
                     gates[t],
                     drain,
-                    new BackoffIdleStrategy(10, 5, 10_000, 1_000_000),
+                    idleStrategy(threads.idlePark()),
                     nanoClock);
         }
+    }
+
+    /**
+     * The io threads' idle strategy: spin, yield, then park up to 1 ms (Agrona's backoff), or, with a
+     * scheduler of its own, a park through it on every idle round and a zero park (let others run) after
+     * work, so a simulated schedule sees every round.
+     */
+    private static IdleStrategy idleStrategy(java.util.function.LongConsumer idlePark) {
+        if (idlePark == null) {
+            return new BackoffIdleStrategy(10, 5, 10_000, 1_000_000);
+        }
+        return new IdleStrategy() {
+            @Override
+            public void idle(int workCount) {
+                idlePark.accept(workCount > 0 ? 0 : 1_000_000);
+            }
+
+            @Override
+            public void idle() {
+                idlePark.accept(1_000_000);
+            }
+
+            @Override
+            public void reset() {}
+        };
     }
 
     private static ShardWriter[] createWriters(SinkDefinition definition) {
@@ -236,7 +316,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         }
         threads = new Thread[agents.length];
         for (int t = 0; t < agents.length; t++) {
-            Thread thread = new Thread(agents[t], agents[t].roleName());
+            Thread thread = threadSource.threads().apply(agents[t], agents[t].roleName());
             thread.setDaemon(false);
             threads[t] = thread;
         }
@@ -319,7 +399,14 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         for (int t = 0; t < threads.length; t++) {
             Thread thread = threads[t];
             IoAgent agent = agents[t];
-            while (thread.isAlive()) {
+            while (true) {
+                try {
+                    if (threadSource.joiner().join(thread, 1_000_000)) {
+                        break;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true; // keep waiting: the deadline bounds the wait, not the interrupt
+                }
                 if (nanoClock.getAsLong() - deadlineNanos >= 0 && agent.seize()) {
                     LOG.warn(
                             "Sink '{}': io thread {} is still inside a write at the shutdown deadline; abandoning "
@@ -329,11 +416,6 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                     agent.abandonSeizedWorkers();
                     thread.interrupt();
                     break;
-                }
-                try {
-                    thread.join(1);
-                } catch (InterruptedException e) {
-                    interrupted = true; // keep waiting: the deadline bounds the wait, not the interrupt
                 }
             }
         }
