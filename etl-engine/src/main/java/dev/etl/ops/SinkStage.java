@@ -123,7 +123,8 @@ final class SinkStage<T> implements Collector<T> {
             return; // the encoder filtered the value out: it has no row, so nothing holds its ack
         }
         try {
-            chunk.addRows(ack, count);
+            // Where the rows came from (a held emission's have no single record): names a refused row.
+            chunk.addRows(ack, count, meta.inHeldEmission() ? -1 : partition, meta.offset());
             if (inBlock) {
                 blocks.rowsAdded(shard, partition, count, rows.length() - mark);
             } else {

@@ -125,6 +125,7 @@ final class Lane implements Runnable, BatchHandler {
         boolean chainOpen = false;
         try {
             sourceLane = runtime.source().openLane(index, assignments);
+            runtime.sourceLaneOpened(sourceLane);
             held.open(sourceLane);
             assignments.open(sourceLane);
             context.partitionNames(sourceLane::describe, sourceLane::topic);

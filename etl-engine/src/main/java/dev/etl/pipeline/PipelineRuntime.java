@@ -240,6 +240,13 @@ public final class PipelineRuntime {
         return config;
     }
 
+    /** A lane opened its source lane: the sinks name source partitions with it in their messages. */
+    void sourceLaneOpened(dev.etl.source.SourceLane lane) {
+        for (SinkRuntime sink : sinks) {
+            sink.partitionNames().use(lane::describe);
+        }
+    }
+
     /** Where the pipeline's clock and threads come from. */
     Scheduler scheduler() {
         return scheduler;

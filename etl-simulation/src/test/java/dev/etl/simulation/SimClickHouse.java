@@ -124,12 +124,74 @@ final class SimClickHouse {
                 if (random.nextDouble() < failBefore) {
                     throw SinkWriteException.transientFailure("simulated replica failure before the insert", null);
                 }
+                List<String> rows = decodeStrings(batch.bytes(), batch.byteCount());
+                int[] poison = poisonRows(rows);
+                if (poison.length > 0) {
+                    // The server refuses the insert for its content (a constraint): the writer isolates the
+                    // refused rows by bisection, writes the rest in pieces whose tokens derive from the
+                    // batch's, and reports the refused ones, as the ClickHouse writer does.
+                    insertAround(shard, batch.dedupToken(), rows, 0, rows.size());
+                    throw SinkWriteException.rejectedRows("simulated constraint violation", poison, null);
+                }
                 insert(shard, batch.dedupToken(), batch.bytes(), batch.byteCount());
                 if (random.nextDouble() < failAfter) {
                     throw SinkWriteException.transientFailure("simulated lost response after the insert", null);
                 }
             }
         };
+    }
+
+    /** Rows the server refuses: a value marked as poison (a record a constraint rejects). */
+    static boolean isPoison(String row) {
+        return row.endsWith("!");
+    }
+
+    private static int[] poisonRows(List<String> rows) {
+        int n = 0;
+        for (String row : rows) {
+            if (isPoison(row)) {
+                n++;
+            }
+        }
+        int[] poison = new int[n];
+        int i = 0;
+        for (int r = 0; r < rows.size(); r++) {
+            if (isPoison(rows.get(r))) {
+                poison[i++] = r;
+            }
+        }
+        return poison;
+    }
+
+    /** Inserts rows {@code [from, to)} as a piece, or as its halves when it holds a refused row. */
+    private void insertAround(int shard, String token, List<String> rows, int from, int to) {
+        boolean poisoned = false;
+        for (int r = from; r < to; r++) {
+            poisoned |= isPoison(rows.get(r));
+        }
+        if (!poisoned) {
+            byte[] bytes = encodeStrings(rows.subList(from, to));
+            insert(shard, token + "~" + from + "-" + to, bytes, bytes.length);
+        } else if (to - from > 1) {
+            int mid = (from + to) >>> 1;
+            insertAround(shard, token, rows, from, mid);
+            insertAround(shard, token, rows, mid, to);
+        }
+    }
+
+    static byte[] encodeStrings(List<String> rows) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (String row : rows) {
+            byte[] b = row.getBytes(StandardCharsets.UTF_8);
+            long n = b.length;
+            while (n >= 0x80) {
+                out.write((int) (n & 0x7F) | 0x80);
+                n >>>= 7;
+            }
+            out.write((int) n);
+            out.write(b, 0, b.length);
+        }
+        return out.toByteArray();
     }
 
     /** RowBinary strings: a LEB128 length, then UTF-8 bytes; one per row. */

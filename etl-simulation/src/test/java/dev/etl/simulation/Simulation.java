@@ -76,6 +76,10 @@ final class Simulation {
     private final SimClickHouse clickHouse;
     final Profile profile;
     private final int bufferSize;
+    /** Share of records the servers refuse for their content (0 in most seeds). */
+    private final double poisonRate;
+
+    private final Random poisonRandom;
     private final long bufferDelayMs;
     private final List<String> history = new ArrayList<>();
     /** Rows that must be stored: of records committed before their topic was deleted, and of the last topic. */
@@ -99,6 +103,9 @@ final class Simulation {
                 1_000);
         this.profile = Profile.values()[random.nextInt(Profile.values().length)];
         this.bufferSize = 1 + random.nextInt(4);
+        // From a stream of its own, so seeds without refused records schedule exactly as before it existed.
+        this.poisonRandom = new Random(seed * 7 + 11);
+        this.poisonRate = poisonRandom.nextInt(4) == 0 ? 0.002 + poisonRandom.nextDouble() * 0.02 : 0;
         this.bufferDelayMs = 5 + random.nextInt(100);
         this.kafka.maxPoll = 1 + random.nextInt(60);
     }
@@ -156,7 +163,9 @@ final class Simulation {
         for (int i = 0; i < records; i++) {
             int partition = random.nextInt(PARTITIONS);
             long offset = kafka.endOffset(partition);
-            String value = "t" + kafka.topicIncarnation() + ":" + partition + ":" + offset;
+            // Now and then a record the server refuses (its rows end in "!"): skipped, never written.
+            String value = "t" + kafka.topicIncarnation() + ":" + partition + ":" + offset
+                    + (poisonRate > 0 && poisonRandom.nextDouble() < poisonRate ? "!" : "");
             kafka.produce(partition, SimKafka.utf8("k" + random.nextInt(40)), SimKafka.utf8(value));
             produced++;
         }
@@ -260,7 +269,7 @@ final class Simulation {
         for (int p = 0; p < PARTITIONS; p++) {
             long committed = kafka.committedOffset(p);
             for (long o = 0; o < committed; o++) {
-                mustHaveRows.addAll(rowsOf("t" + kafka.topicIncarnation() + ":" + p + ":" + o));
+                expectRowsOf(p, (int) o);
             }
         }
         kafka.recreateTopic();
@@ -342,7 +351,8 @@ final class Simulation {
         SinkDefinition sink = SinkDefinition.of("ch", s.shards(), shard -> clickHouse.writer(shard, source))
                 .withBatch(new BatchConfig(s.maxRows(), 1 << 20, Duration.ofMillis(s.lingerMs())))
                 .withRetry(new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(200), 2.0, 0.2))
-                .withDeterministicBlocks(true);
+                .withDeterministicBlocks(true)
+                .withPermanentFailure(dev.etl.error.ErrorPolicy.SKIP);
         return Pipeline.builder(config)
                 .source(source)
                 .sink(sink)
@@ -371,6 +381,14 @@ final class Simulation {
                                 b -> b.process("buffer", new Buffer(size, delayMs))
                                         .sink(STRING, router));
         };
+    }
+
+    /** Adds the rows the record at {@code offset} of {@code partition} must end up as (none for poison). */
+    private void expectRowsOf(int partition, int offset) {
+        String value = new String(kafka.log(partition).get(offset).value(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!value.endsWith("!")) {
+            mustHaveRows.addAll(rowsOf(value));
+        }
     }
 
     /** The rows a record's value must end up as, for this seed's chain. */
@@ -469,10 +487,15 @@ final class Simulation {
         }
         for (int p = 0; p < PARTITIONS; p++) {
             for (long o = 0; o < kafka.endOffset(p); o++) {
-                mustHaveRows.addAll(rowsOf("t" + kafka.topicIncarnation() + ":" + p + ":" + o));
+                expectRowsOf(p, (int) o);
             }
         }
         Map<String, Integer> counts = clickHouse.rowCounts();
+        for (String row : counts.keySet()) {
+            if (SimClickHouse.isPoison(row)) {
+                throw new SimulationFailure("a row the server refuses is stored: " + row);
+            }
+        }
         List<String> missing = new ArrayList<>();
         for (String row : mustHaveRows) {
             if (!counts.containsKey(row)) {

@@ -16,6 +16,9 @@ import dev.etl.sink.RowBuffer;
 final class BatchAccumulator {
     private RowBuffer rows;
     private AckList acks = new AckList();
+    /** Where the rows came from (the merged chunks' sources, in order). */
+    private RowSources sources = new RowSources(RowSources.BATCH_RUNS);
+
     private int rowCount;
     private int chunkCount;
     private long firstChunkNs;
@@ -39,6 +42,7 @@ final class BatchAccumulator {
             firstChunkNs = nowNs;
         }
         rows.writeBuffer(chunk.rows());
+        sources.addAll(chunk.sources());
         rowCount += chunk.rowCount();
         chunkCount++;
         if (midMergeFault != null) {
@@ -97,6 +101,14 @@ final class BatchAccumulator {
         return full;
     }
 
+    /** Hands the rows' sources to a sealed batch in exchange for its (emptied) ones. */
+    RowSources swapSources(RowSources emptySources) {
+        RowSources full = sources;
+        emptySources.clear();
+        sources = emptySources;
+        return full;
+    }
+
     /** Forgets the counters after the content was swapped out. */
     void reset() {
         rowCount = 0;
@@ -120,6 +132,7 @@ final class BatchAccumulator {
             acks.releaseAll(false);
         } finally {
             rows.reset();
+            sources.clear();
             reset();
         }
     }

@@ -19,6 +19,9 @@ public final class Chunk {
     private final int shard;
     private final RowBuffer rows;
     private int rowCount;
+    /** Where each row came from (source partition and offset), run-length encoded. */
+    private final RowSources sources = new RowSources(RowSources.CHUNK_RUNS);
+
     private AckRef[] acks = new AckRef[8];
     private int ackCount;
     /**
@@ -73,12 +76,30 @@ public final class Chunk {
         addRows(ack, 1);
     }
 
-    /** Same as {@link #addRow}, for {@code rows} (≥ 1) rows of one value just encoded together. */
+    /**
+     * Same as {@link #addRow}, for {@code rows} (≥ 1) rows of one value just encoded together, whose source
+     * record is unknown (a dead-lettered record keeps its position in its own framing).
+     */
     public void addRows(AckRef ack, int rows) {
+        addRows(ack, rows, -1, -1);
+    }
+
+    /**
+     * Same as {@link #addRows(AckRef, int)}, for rows of the record at {@code offset} of {@code partition}
+     * ({@code partition} negative: no single source record, e.g. data a stateful operator held): kept so a
+     * row the server refuses can be named by its record. Hot path: a compare or two.
+     */
+    public void addRows(AckRef ack, int rows, int partition, long offset) {
         rowCount += rows;
+        sources.add(partition, offset, rows);
         if (ackCount == 0 || acks[ackCount - 1] != ack) {
             holdAck(ack);
         }
+    }
+
+    /** Where the rows came from. */
+    RowSources sources() {
+        return sources;
     }
 
     private void holdAck(AckRef ack) {
@@ -144,6 +165,7 @@ public final class Chunk {
         }
         rows.reset();
         rowCount = 0;
+        sources.clear();
         next = null;
         blockToken = null;
     }
@@ -197,6 +219,7 @@ public final class Chunk {
             c.releaseAll(false);
             c.rows.reset();
             c.rowCount = 0;
+            c.sources.clear();
             c = following;
         }
     }

@@ -18,6 +18,7 @@ final class ShardBatch implements SealedBatch {
     private final DedupToken tokens;
     private RowBuffer rows;
     private AckList acks = new AckList();
+    private RowSources sources = new RowSources(RowSources.BATCH_RUNS);
     private int rowCount;
     private int chunkCount;
     private long sequence;
@@ -58,6 +59,7 @@ final class ShardBatch implements SealedBatch {
         String blockToken = open.blockToken();
         this.rows = open.swapRows(rows);
         this.acks = open.swapAcks(acks);
+        this.sources = open.swapSources(sources);
         open.reset();
         this.sequence = sequence;
         // A deterministic block's token names its range (what a replay rebuilds), not its bytes.
@@ -112,8 +114,19 @@ final class ShardBatch implements SealedBatch {
         }
         rowCount = 0;
         chunkCount = 0;
+        sources.clear();
         dedupToken = null;
         attempt = 0;
+    }
+
+    /** Source partition of row {@code row} of this batch, or -1 when unknown (failure path). */
+    int sourcePartition(int row) {
+        return sources.partition(row);
+    }
+
+    /** Source offset of row {@code row} of this batch, or -1 when unknown (failure path). */
+    long sourceOffset(int row) {
+        return sources.offset(row);
     }
 
     @Override

@@ -47,6 +47,9 @@ final class ShardWorker {
     private final ErrorPolicy permanentFailure;
     private final Consumer<FatalPipelineException> fatalListener;
     private final LongSupplier nanoClock;
+    /** Names source partitions in messages (the pipeline's source, once a lane has opened it). */
+    private final PartitionNames partitionNames;
+
     private final RateLimitedLog failureLog;
     private final int maxRows;
     private final long maxBytes;
@@ -76,8 +79,10 @@ final class ShardWorker {
             SinkMetrics metrics,
             BackoffPolicy backoff,
             Consumer<FatalPipelineException> fatalListener,
-            LongSupplier nanoClock) {
+            LongSupplier nanoClock,
+            PartitionNames partitionNames) {
         this.sinkName = definition.name();
+        this.partitionNames = partitionNames;
         this.shard = shard;
         this.queue = queue;
         this.writer = writer;
@@ -184,6 +189,9 @@ final class ShardWorker {
         if (failure == null) {
             metrics.written(batch.rowCount(), batch.byteCount(), endNs - startNs);
             holdings.settle(true);
+        } else if (failure instanceof SinkWriteException e && e.isRejection()) {
+            metrics.attemptFailed(false, endNs - startNs);
+            rowsRejected(e, endNs - startNs);
         } else if (failure instanceof SinkWriteException e && !e.isTransient()) {
             metrics.attemptFailed(false, endNs - startNs);
             failedPermanently(failure);
@@ -257,6 +265,62 @@ final class ShardWorker {
                         suppressed);
             }
         }
+    }
+
+    /**
+     * The server refused some rows for their content and the writer wrote every other row: the
+     * permanent-failure policy applies to those rows only. {@code SKIP}: counted and logged with the rows'
+     * source positions, the batch succeeds (its other rows are durable, the refused ones can never be).
+     * {@code FAIL}: the batch's acks fail and the pipeline fails, naming the rows (a restart meets them
+     * again: fix the data or the table, or choose {@code SKIP}).
+     */
+    private void rowsRejected(SinkWriteException rejection, long durationNs) {
+        int[] rows = rejection.rejectedRows();
+        String message = "sink '" + sinkName + "' shard " + shard + ": the server refused " + rows.length + " of "
+                + batch.rowCount() + " rows of batch " + batch.sequence() + " for their content ("
+                + describeRows(rows) + "): " + describe(rejection);
+        if (permanentFailure == ErrorPolicy.FAIL) {
+            metrics.batchFailed();
+            holdings.settle(false);
+            LOG.error("{}; failing the pipeline (policy FAIL)", message);
+            try {
+                fatalListener.accept(new FatalPipelineException(ErrorClass.SINK_PERMANENT, message, rejection));
+            } catch (RuntimeException e) {
+                LOG.error("Sink '{}' shard {}: fatal listener threw", sinkName, shard, e);
+            }
+            return;
+        }
+        metrics.rowsRejected(rows.length);
+        metrics.written(batch.rowCount() - rows.length, batch.byteCount(), durationNs);
+        holdings.settle(true);
+        long suppressed = failureLog.permit();
+        if (suppressed >= 0) {
+            LOG.warn(
+                    "{}; skipped under policy SKIP, the other rows are written (etl_sink_rejected_rows_total; {} "
+                            + "similar messages suppressed)",
+                    message,
+                    suppressed);
+        }
+    }
+
+    /** The refused rows' sources, e.g. {@code orders-3@1204, orders-3@1260}: the first ten. Failure path. */
+    private String describeRows(int[] rows) {
+        StringBuilder sb = new StringBuilder();
+        int shown = Math.min(rows.length, 10);
+        for (int i = 0; i < shown; i++) {
+            int row = rows[i];
+            int partition = batch.sourcePartition(row);
+            sb.append(i == 0 ? "" : ", ");
+            if (partition < 0) {
+                sb.append("row ").append(row).append(" (no single source record)");
+            } else {
+                sb.append(partitionNames.name(partition)).append('@').append(batch.sourceOffset(row));
+            }
+        }
+        if (rows.length > shown) {
+            sb.append(", and ").append(rows.length - shown).append(" more");
+        }
+        return sb.toString();
     }
 
     private static String describe(Throwable failure) {

@@ -32,6 +32,7 @@ final class SinkMetrics {
     private final Counter blocks;
     private final Counter transientErrors;
     private final Counter permanentErrors;
+    private final Counter rejectedRows;
 
     SinkMetrics(MeterRegistry registry, String pipeline, String sink, int shard, ShardQueue queue) {
         Tags tags = Tags.of("pipeline", pipeline, "sink", sink, "shard", Integer.toString(shard));
@@ -72,6 +73,11 @@ final class SinkMetrics {
         this.blocks = Counter.builder("etl.sink.blocks")
                 .description("Deterministic blocks sealed: one partition's offset range, written as an insert of "
                         + "its own with a token named after the range (a replay rebuilds the same block)")
+                .tags(tags)
+                .register(registry);
+        this.rejectedRows = Counter.builder("etl.sink.rejected.rows")
+                .description("Rows the server refused for their content and the sink skipped (policy SKIP); the "
+                        + "rest of their batches was written")
                 .tags(tags)
                 .register(registry);
         Gauge.builder("etl.sink.queue.chunks", queue, ShardQueue::size)
@@ -124,6 +130,10 @@ final class SinkMetrics {
     void attemptFailed(boolean transientFailure, long durationNs) {
         writeFailed.record(durationNs, TimeUnit.NANOSECONDS);
         (transientFailure ? transientErrors : permanentErrors).increment();
+    }
+
+    void rowsRejected(int count) {
+        rejectedRows.increment(count);
     }
 
     void blockSealed() {

@@ -52,6 +52,8 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     /** Where the io threads come from and how they are joined. */
     private final Threads threadSource;
 
+    private final PartitionNames partitionNames = new PartitionNames();
+
     private final ShardQueue[] queues;
     private final ChunkPool pool;
     private final ShardWriter[] writers;
@@ -61,6 +63,11 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     private volatile boolean closed;
     private Thread[] threads;
     private State state = State.NEW;
+
+    /** How this sink names source partitions in its messages: set from the pipeline's source. */
+    public PartitionNames partitionNames() {
+        return partitionNames;
+    }
 
     /** The definition this sink runs. */
     public SinkDefinition definition() {
@@ -184,7 +191,8 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                     metrics,
                     backoff,
                     fatalListener,
-                    nanoClock);
+                    nanoClock,
+                    partitionNames);
         }
         this.agents = new IoAgent[threadCount];
         for (int t = 0; t < threadCount; t++) {
