@@ -10,47 +10,60 @@ final class ArrayBlocks {
      * RowBinary needs the element count before the elements; Avro may split an array into blocks.
      * Writers (Avro's included) write one block, so the count of the first block is written and the
      * elements converted; only when a second block follows is the output cut back and the array
-     * counted first.
+     * counted first. Items that take no bytes count once against the record's limit
+     * ({@link AvroCursor#zeroByteItems}) however often the blocks are read.
      */
     static void write(Conversion element, AvroCursor in, RowBuffer out) {
         int outStart = out.length();
         int inStart = in.mark();
-        long count = in.blockCount();
+        long budget = in.zeroByteItemsLeft();
+        long count = in.blockCount(0);
         out.writeVarUInt(count);
-        for (long i = 0; i < count; i++) {
-            element.write(in, out);
-        }
         if (count == 0) {
             return;
         }
-        long next = in.blockCount();
+        items(element, in, out, count);
+        long next = in.blockCount(count);
         if (next == 0) {
             return;
         }
         // More blocks: count them all, then convert again from the start.
         out.truncate(outStart);
         in.reset(inStart);
+        in.zeroByteItemsLeft(budget);
         long total = 0;
-        int mark;
-        for (long n = in.blockCount(); n != 0; n = in.blockCount()) {
+        for (long n = in.blockCount(total); n != 0; n = in.blockCount(total)) {
             total += n;
-            for (long i = 0; i < n; i++) {
+            int from = in.mark();
+            ConversionSkip.skip(element, in);
+            if (in.zeroByteItems(from, n)) {
+                continue; // the rest of the block takes no bytes either: nothing to skip
+            }
+            for (long i = 1; i < n; i++) {
                 ConversionSkip.skip(element, in);
             }
         }
-        mark = in.mark();
-        if (total > Integer.MAX_VALUE - 8) {
-            throw new MalformedBody("an array of " + total + " items");
-        }
+        int end = in.mark();
         in.reset(inStart);
+        in.zeroByteItemsLeft(budget); // the same items are counted again as they are written
         out.writeVarUInt(total);
-        for (long n = in.blockCount(); n != 0; n = in.blockCount()) {
-            for (long i = 0; i < n; i++) {
-                element.write(in, out);
-            }
+        long written = 0;
+        for (long n = in.blockCount(written); n != 0; n = in.blockCount(written)) {
+            written += n;
+            items(element, in, out, n);
         }
-        if (in.mark() != mark) {
+        if (in.mark() != end) {
             throw new IllegalStateException("array re-read ended at another position");
+        }
+    }
+
+    /** Converts a block's {@code count} (at least 1) items; items that take no bytes are counted. */
+    private static void items(Conversion element, AvroCursor in, RowBuffer out, long count) {
+        int from = in.mark();
+        element.write(in, out);
+        in.zeroByteItems(from, count);
+        for (long i = 1; i < count; i++) {
+            element.write(in, out);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.AvroLimits;
 import dev.etl.sink.RowBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -34,11 +35,28 @@ final class AvroCursor {
     /** Scratch for wide decimals: the magnitude of one value, big-endian. */
     final byte[] digits = new byte[32];
 
+    /** {@link AvroLimits#maxCollectionItems()}, or a test's. */
+    private final int maxItems;
+    /** {@link AvroLimits#maxZeroByteItems()}, or a test's. */
+    private final int maxZeroByteItems;
+    /** The record's items that take no bytes still allowed; {@link #wrap} starts each record at the limit. */
+    private long zeroByteItemsLeft;
+
+    AvroCursor() {
+        this(AvroLimits.maxCollectionItems(), AvroLimits.maxZeroByteItems());
+    }
+
+    AvroCursor(int maxItems, int maxZeroByteItems) {
+        this.maxItems = maxItems;
+        this.maxZeroByteItems = maxZeroByteItems;
+    }
+
     void wrap(byte[] array, int offset, int length) {
         this.buf = array;
         this.start = offset;
         this.pos = offset;
         this.limit = offset + length;
+        this.zeroByteItemsLeft = maxZeroByteItems;
     }
 
     void ensureMarks(int count) {
@@ -314,44 +332,107 @@ final class AvroCursor {
     }
 
     /**
-     * The item count of the next block of an array or map, 0 at its end. A negative count is followed by
-     * the block's byte size, which is read and ignored: the items follow one by one either way.
+     * The item count of the next block of an array or map whose items are read, 0 at its end. A negative
+     * count is followed by the block's size in bytes, which is read and checked (the items follow one by
+     * one either way); {@code Long.MIN_VALUE}, whose negation is itself, is not a count (Avro 1.12 rejects
+     * it too).
+     *
+     * @param itemsBefore the items of the collection's blocks before this one
+     * @throws MalformedBody when the collection would hold more than {@link AvroLimits#maxCollectionItems()}
      */
-    long blockCount() {
+    long blockCount(long itemsBefore) {
         int at = pos;
         long count = readLong();
         if (count < 0) {
-            count = -count;
-            readLong();
+            count = negated(count, at);
+            long size = readLong();
+            if (size < 0) {
+                throw new MalformedBody(
+                        "negative block size " + size + " after the block count at byte " + (at - start));
+            }
         }
-        return checkedCount(count, at);
+        return checkedCount(count, itemsBefore, at);
     }
 
     /**
      * For skipping an array or map: the item count of the next block whose items must be skipped one by
      * one, 0 at its end. Blocks that state their byte size (a negative count) are skipped whole on the way.
+     *
+     * @param itemsBefore the items of the collection's blocks before this one that were counted here
      */
-    long unsizedBlockCount() {
+    long unsizedBlockCount(long itemsBefore) {
         while (true) {
             int at = pos;
             long count = readLong();
             if (count >= 0) {
-                return checkedCount(count, at);
+                return checkedCount(count, itemsBefore, at);
             }
+            negated(count, at);
             long size = readLong();
             if (size < 0 || size > remaining()) {
-                throw new MalformedBody(
-                        "block size " + size + " at byte " + pos + " exceeds the " + remaining() + " bytes left");
+                throw new MalformedBody("block size " + size + " after the block count at byte " + (at - start)
+                        + " is not within the " + remaining() + " bytes left");
             }
             pos += (int) size;
         }
     }
 
-    private static long checkedCount(long count, int at) {
-        if (count > Integer.MAX_VALUE - 8) {
-            throw new MalformedBody("block of " + count + " items at byte " + at);
+    private long negated(long count, int at) {
+        if (count == Long.MIN_VALUE) {
+            throw new MalformedBody(
+                    "invalid block count " + count + " at byte " + (at - start) + " (its negation overflows)");
+        }
+        return -count;
+    }
+
+    private long checkedCount(long count, long itemsBefore, int at) {
+        if (count > maxItems - itemsBefore) {
+            throw new MalformedBody("an array or map of more than " + maxItems + " items (" + (itemsBefore + count)
+                    + " with the block at byte " + (at - start) + "; " + AvroLimits.MAX_COLLECTION_ITEMS_PROPERTY
+                    + ")");
         }
         return count;
+    }
+
+    /**
+     * Called after the first item of a block of {@code count}, which started at {@link #mark()} {@code
+     * from}: when it took no bytes, neither do the others (a value of an Avro type takes either no bytes or
+     * at least one: null, a fixed of size 0 and records of only those take none), and the block's items
+     * count against the record's limit of such items. A loop over items that take bytes is bounded by the
+     * body; this bounds the others.
+     *
+     * @return whether the items take no bytes (skipping the rest of the block is then a no-op)
+     * @throws MalformedBody when the record's items that take no bytes exceed {@link AvroLimits#maxZeroByteItems()}
+     */
+    boolean zeroByteItems(int from, long count) {
+        if (pos != from) {
+            return false;
+        }
+        zeroByteItemsLeft -= count;
+        if (zeroByteItemsLeft < 0) {
+            throw new MalformedBody("more than " + maxZeroByteItems + " array items that take no bytes in the record ("
+                    + count + " in the block before byte " + (from - start) + "; "
+                    + AvroLimits.MAX_ZERO_BYTE_ITEMS_PROPERTY + ")");
+        }
+        return true;
+    }
+
+    /** What is left of the record's budget of items that take no bytes, for {@link #zeroByteItemsLeft(long)}. */
+    long zeroByteItemsLeft() {
+        return zeroByteItemsLeft;
+    }
+
+    /**
+     * Restores the budget {@link #zeroByteItemsLeft()} returned, before items that were counted are read
+     * again (an array in several blocks, written again once all its blocks are counted).
+     */
+    void zeroByteItemsLeft(long left) {
+        zeroByteItemsLeft = left;
+    }
+
+    /** The whole budget again, as after {@link #wrap}: for the rows of a {@link ScanPlan} after its scan. */
+    void resetZeroByteItems() {
+        zeroByteItemsLeft = maxZeroByteItems;
     }
 
     void skipLengthPrefixed() {

@@ -65,7 +65,8 @@ import org.apache.avro.Schema;
  *     message names the fingerprint): a payload shorter than its header, a bad magic byte, an unknown
  *     schema id or fingerprint, a writer schema the mapping cannot read (with the
  *     {@link AvroMappingException} as cause), a body that does not match its writer schema
- *     (truncated, malformed varint, bad union or enum index, trailing bytes), a tombstone;</li>
+ *     (truncated, malformed varint, bad union or enum index, an invalid block count, trailing bytes) or
+ *     claims more array items than {@link dev.etl.avro.AvroLimits} allows, a tombstone;</li>
  * <li>{@link FatalPipelineException}: the registry could not be asked (unreachable, slow, 5xx after
  *     the client's bounded retries) — the pipeline fails rather than drop good records, as
  *     {@code AvroDeserializer} does by default.</li>

@@ -59,8 +59,18 @@ final class AvroSkip {
             case MAP: {
                 boolean map = schema.getType() == Schema.Type.MAP;
                 Schema items = map ? schema.getValueType() : schema.getElementType();
-                for (long count = in.unsizedBlockCount(); count != 0; count = in.unsizedBlockCount()) {
-                    for (long i = 0; i < count; i++) {
+                long total = 0;
+                for (long count = in.unsizedBlockCount(total); count != 0; count = in.unsizedBlockCount(total)) {
+                    total += count;
+                    int from = in.mark();
+                    if (map) {
+                        in.skipLengthPrefixed();
+                    }
+                    skip(items, in);
+                    if (in.zeroByteItems(from, count)) {
+                        continue; // the rest of the block takes no bytes either: nothing to skip
+                    }
+                    for (long i = 1; i < count; i++) {
                         if (map) {
                             in.skipLengthPrefixed();
                         }

@@ -70,13 +70,21 @@ final class ConversionSkip {
                 skip(c.children[index], in);
                 return;
             }
-            case Conversion.OP_ARRAY:
-                for (long n = in.unsizedBlockCount(); n != 0; n = in.unsizedBlockCount()) {
-                    for (long i = 0; i < n; i++) {
+            case Conversion.OP_ARRAY: {
+                long total = 0;
+                for (long n = in.unsizedBlockCount(total); n != 0; n = in.unsizedBlockCount(total)) {
+                    total += n;
+                    int from = in.mark();
+                    skip(c.children[0], in);
+                    if (in.zeroByteItems(from, n)) {
+                        continue; // the rest of the block takes no bytes either: nothing to skip
+                    }
+                    for (long i = 1; i < n; i++) {
                         skip(c.children[0], in);
                     }
                 }
                 return;
+            }
             default:
                 throw new IllegalStateException("opcode " + c.op);
         }

@@ -159,6 +159,8 @@ final class ScanPlan implements Plan {
         if (dropped || dropAll) {
             return 0;
         }
+        // The rows read again what the scan read (the record's fields once per row): counted afresh.
+        in.resetZeroByteItems();
         if (element == null) {
             int end = in.mark();
             row(in, out, 0);
@@ -168,10 +170,16 @@ final class ScanPlan implements Plan {
         int end = in.mark();
         in.reset(in.marks[arrayMark]);
         int rows = 0;
-        for (long count = in.blockCount(); count != 0; count = in.blockCount()) {
+        long total = 0;
+        for (long count = in.blockCount(total); count != 0; count = in.blockCount(total)) {
+            total += count;
             for (long i = 0; i < count; i++) {
+                int from = in.mark();
                 steps(element, in);
                 int next = in.mark();
+                if (i == 0) {
+                    in.zeroByteItems(from, count);
+                }
                 row(in, out, rows);
                 in.reset(next);
                 rows++;
@@ -260,10 +268,20 @@ final class ScanPlan implements Plan {
         return dropped;
     }
 
-    /** Skips the array under the cursor with the element's steps (a block with a byte size at once). */
+    /**
+     * Passes over the array under the cursor with the element's steps, item by item even in a block with a
+     * byte size, as the rows will read it (so what the rows read is checked before the first is written).
+     */
     private void skipElements(AvroCursor in) {
-        for (long count = in.unsizedBlockCount(); count != 0; count = in.unsizedBlockCount()) {
-            for (long i = 0; i < count; i++) {
+        long total = 0;
+        for (long count = in.blockCount(total); count != 0; count = in.blockCount(total)) {
+            total += count;
+            int from = in.mark();
+            steps(element, in);
+            if (in.zeroByteItems(from, count)) {
+                continue; // the rest of the block takes no bytes either: nothing to pass
+            }
+            for (long i = 1; i < count; i++) {
                 steps(element, in);
             }
         }

@@ -2,7 +2,8 @@ package dev.etl.avro;
 
 /**
  * An Avro body that does not match its writer schema (truncated, malformed varint, bad union or enum
- * index, trailing bytes). Internal: the deserializer turns it into a
+ * index, an invalid block count, trailing bytes) or claims more array items than {@link AvroLimits}
+ * allows. Internal: the deserializer turns it into a
  * {@link dev.etl.error.DeserializationException} with the schema id.
  *
  * <p>Without a stack trace: under a {@code SKIP} policy a topic full of bad payloads would otherwise

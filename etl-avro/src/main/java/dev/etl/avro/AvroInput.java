@@ -25,11 +25,28 @@ final class AvroInput {
     private int pos;
     private int limit;
 
+    /** {@link AvroLimits#maxCollectionItems()}, or a test's. */
+    private final int maxItems;
+    /** {@link AvroLimits#maxZeroByteItems()}, or a test's. */
+    private final int maxZeroByteItems;
+    /** The record's items that take no bytes still allowed; {@link #wrap} starts each record at the limit. */
+    private long zeroByteItemsLeft;
+
+    AvroInput() {
+        this(AvroLimits.maxCollectionItems(), AvroLimits.maxZeroByteItems());
+    }
+
+    AvroInput(int maxItems, int maxZeroByteItems) {
+        this.maxItems = maxItems;
+        this.maxZeroByteItems = maxZeroByteItems;
+    }
+
     void wrap(byte[] array, int offset, int length) {
         this.buf = array;
         this.start = offset;
         this.pos = offset;
         this.limit = offset + length;
+        this.zeroByteItemsLeft = maxZeroByteItems;
     }
 
     /** Bytes left before the end of the body. */
@@ -224,6 +241,91 @@ final class AvroInput {
         // Not "pos += readLength()": that would add to the position from before the length prefix.
         int length = readLength();
         pos += length;
+    }
+
+    /**
+     * The item count of the next block of an array or map whose items are read, 0 at its end. A negative
+     * count is followed by the block's size in bytes, which is read and checked (the items follow one by
+     * one either way); {@code Long.MIN_VALUE}, whose negation is itself, is not a count.
+     *
+     * @param itemsBefore the items of the collection's blocks before this one
+     * @throws AvroBodyException when the collection would hold more than {@link AvroLimits#maxCollectionItems()}
+     */
+    long blockCount(long itemsBefore) {
+        int at = position();
+        long count = readLong();
+        if (count < 0) {
+            count = negated(count, at);
+            long size = readLong();
+            if (size < 0) {
+                throw new AvroBodyException("negative block size " + size + " after the block count at byte " + at);
+            }
+        }
+        return checkedCount(count, itemsBefore, at);
+    }
+
+    /**
+     * For skipping an array or map: the item count of the next block whose items must be skipped one by
+     * one, 0 at its end. Blocks that state their size in bytes (a negative count) are skipped whole on the
+     * way.
+     *
+     * @param itemsBefore the items of the collection's blocks before this one that were counted here
+     */
+    long unsizedBlockCount(long itemsBefore) {
+        while (true) {
+            int at = position();
+            long count = readLong();
+            if (count >= 0) {
+                return checkedCount(count, itemsBefore, at);
+            }
+            negated(count, at);
+            long size = readLong();
+            if (size < 0 || size > remaining()) {
+                throw new AvroBodyException("block size " + size + " after the block count at byte " + at
+                        + " is not within the " + remaining() + " bytes left");
+            }
+            pos += (int) size;
+        }
+    }
+
+    private static long negated(long count, int at) {
+        if (count == Long.MIN_VALUE) {
+            throw new AvroBodyException(
+                    "invalid block count " + count + " at byte " + at + " (its negation overflows)");
+        }
+        return -count;
+    }
+
+    private long checkedCount(long count, long itemsBefore, int at) {
+        if (count > maxItems - itemsBefore) {
+            throw new AvroBodyException("an array or map of more than " + maxItems + " items (" + (itemsBefore + count)
+                    + " with the block at byte " + at + "; " + AvroLimits.MAX_COLLECTION_ITEMS_PROPERTY + ")");
+        }
+        return count;
+    }
+
+    /**
+     * Called after the first item of a block of {@code count}, which started at {@link #position()}
+     * {@code from}: when it took no bytes, neither do the others (a value of an Avro type takes either no
+     * bytes, or at least one: null, a fixed of size 0 and records of only those take none), and the
+     * block's items count against the record's limit of such items.
+     *
+     * @return whether the items take no bytes (skipping the rest of the block is then a no-op)
+     * @throws AvroBodyException when the record's items that take no bytes exceed
+     *         {@link AvroLimits#maxZeroByteItems()}
+     */
+    boolean zeroByteItems(int from, long count) {
+        if (position() != from) {
+            return false;
+        }
+        zeroByteItemsLeft -= count;
+        if (zeroByteItemsLeft < 0) {
+            throw new AvroBodyException(
+                    "more than " + maxZeroByteItems + " array items that take no bytes in the record ("
+                            + count + " in the block before byte " + from + "; "
+                            + AvroLimits.MAX_ZERO_BYTE_ITEMS_PROPERTY + ")");
+        }
+        return true;
     }
 
     private AvroBodyException eof(int wanted) {

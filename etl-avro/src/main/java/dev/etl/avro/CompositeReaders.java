@@ -74,21 +74,21 @@ final class CompositeReaders {
         @Override
         @SuppressWarnings("unchecked")
         Object read(AvroInput in, Object reuse) {
-            long count = in.readLong();
-            Object array = model.newArray(reuse, (int) Math.min(Math.abs(count), 1024), schema);
+            long count = in.blockCount(0);
+            Object array = model.newArray(reuse, (int) Math.min(count, 1024), schema);
             Collection<Object> collection = (Collection<Object>) array;
             GenericArray<Object> generic = array instanceof GenericArray ? (GenericArray<Object>) array : null;
             ValueReader elements = this.elements;
+            long total = 0;
             while (count != 0) {
-                if (count < 0) {
-                    count = -count;
-                    in.readLong();
-                }
-                Skipper.checkCount(count, in);
-                for (long i = 0; i < count; i++) {
+                total += count;
+                int from = in.position();
+                collection.add(elements.read(in, generic == null ? null : generic.peek()));
+                in.zeroByteItems(from, count);
+                for (long i = 1; i < count; i++) {
                     collection.add(elements.read(in, generic == null ? null : generic.peek()));
                 }
-                count = in.readLong();
+                count = in.blockCount(total);
             }
             return array;
         }
@@ -109,19 +109,17 @@ final class CompositeReaders {
         @Override
         @SuppressWarnings("unchecked")
         Object read(AvroInput in, Object reuse) {
-            long count = in.readLong();
-            Map<Object, Object> map = (Map<Object, Object>) model.newMap(reuse, (int) Math.min(Math.abs(count), 1024));
+            long count = in.blockCount(0);
+            Map<Object, Object> map = (Map<Object, Object>) model.newMap(reuse, (int) Math.min(count, 1024));
+            long total = 0;
+            // No items that take no bytes: every entry has a key (a length at least).
             while (count != 0) {
-                if (count < 0) {
-                    count = -count;
-                    in.readLong();
-                }
-                Skipper.checkCount(count, in);
+                total += count;
                 for (long i = 0; i < count; i++) {
                     Object key = stringKeys ? in.readString() : in.readUtf8(null);
                     map.put(key, values.read(in, null));
                 }
-                count = in.readLong();
+                count = in.blockCount(total);
             }
             return map;
         }

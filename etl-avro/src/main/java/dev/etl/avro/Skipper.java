@@ -70,14 +70,18 @@ final class Skipper {
             case MAP: {
                 boolean map = schema.getType() == Schema.Type.MAP;
                 Schema items = map ? schema.getValueType() : schema.getElementType();
-                for (long count = in.readLong(); count != 0; count = in.readLong()) {
-                    if (count < 0) {
-                        // A negative count is followed by the block's size in bytes: skip it whole.
-                        in.skip(checkedSize(in.readLong(), in));
-                        continue;
+                long total = 0;
+                for (long count = in.unsizedBlockCount(total); count != 0; count = in.unsizedBlockCount(total)) {
+                    total += count;
+                    int from = in.position();
+                    if (map) {
+                        in.skipLengthPrefixed();
                     }
-                    checkCount(count, in);
-                    for (long i = 0; i < count; i++) {
+                    skip(items, in);
+                    if (in.zeroByteItems(from, count)) {
+                        continue; // the rest of the block takes no bytes either: nothing to skip
+                    }
+                    for (long i = 1; i < count; i++) {
                         if (map) {
                             in.skipLengthPrefixed();
                         }
@@ -89,20 +93,5 @@ final class Skipper {
             default:
                 throw new IllegalStateException("unknown Avro type " + schema.getType());
         }
-    }
-
-    /** A count no real body can hold (Avro's own collection limit is {@code Integer.MAX_VALUE - 8}). */
-    static void checkCount(long count, AvroInput in) {
-        if (count > Integer.MAX_VALUE - 8) {
-            throw new AvroBodyException("collection block of " + count + " items before byte " + in.position());
-        }
-    }
-
-    private static int checkedSize(long size, AvroInput in) {
-        if (size < 0 || size > in.remaining()) {
-            throw new AvroBodyException("block size " + size + " at byte " + in.position() + " exceeds the "
-                    + in.remaining() + " bytes left");
-        }
-        return (int) size;
     }
 }

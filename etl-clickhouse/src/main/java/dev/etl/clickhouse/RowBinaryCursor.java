@@ -36,10 +36,13 @@ final class RowBinaryCursor {
         position += n;
     }
 
-    /** A LEB128 length that must fit in what is left of the batch (each counted item takes at least a byte). */
+    /**
+     * A LEB128 length that must fit in what is left of the batch (each counted item takes at least a byte).
+     * Compared unsigned: a length of 2^63 or more is a negative long, never a small one.
+     */
     int readLength() {
         long n = readVarUInt();
-        if (n > end - position) {
+        if (Long.compareUnsigned(n, end - position) > 0) {
             throw new Mismatch("length " + Long.toUnsignedString(n) + " exceeds the " + (end - position)
                     + " bytes left in the batch");
         }
@@ -53,6 +56,9 @@ final class RowBinaryCursor {
                 throw endOfRows(1);
             }
             int b = bytes[position++];
+            if (shift == 63 && (b & 0x7E) != 0) {
+                throw new Mismatch("VarUInt overflows 64 bits");
+            }
             value |= (long) (b & 0x7F) << shift;
             if (b >= 0) {
                 return value;

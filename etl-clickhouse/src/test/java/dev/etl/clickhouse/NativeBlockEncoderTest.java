@@ -423,6 +423,29 @@ class NativeBlockEncoderTest {
     }
 
     @Test
+    void aLengthOfTwoToTheSixtyThirdOrMoreIsAMismatchNotAnEmptyValue() {
+        // A length no batch holds whose top bit is set: read as a signed long it is negative, and was
+        // taken for 0 (the Native block then said the array was empty). ClickHouse reads 9 bytes at
+        // most, so the 10-byte LEB128 would not even parse there.
+        for (String type : List.of("Array(Int32)", "String")) {
+            NativeBlockEncoder nat = NativeBlockEncoder.of(List.of(new ClickHouseColumn("xs", type)));
+            for (long length : new long[] {Long.MIN_VALUE, -1L}) {
+                byte[] rows = new RowBuffer(16).writeVarUInt(length).toByteArray();
+                assertThatThrownBy(() -> nat.encode(rows, rows.length, 1))
+                        .as("%s of length %s", type, Long.toUnsignedString(length))
+                        .isInstanceOf(RowBinaryMismatchException.class)
+                        .hasMessageContaining("column 'xs' (" + type + ")")
+                        .hasMessageContaining("length " + Long.toUnsignedString(length) + " exceeds the 0 bytes left");
+            }
+            // Bits past the 64th were dropped: this one read as 0.
+            byte[] overflow = {-128, -128, -128, -128, -128, -128, -128, -128, -128, 2};
+            assertThatThrownBy(() -> nat.encode(overflow, overflow.length, 1))
+                    .isInstanceOf(RowBinaryMismatchException.class)
+                    .hasMessageContaining("VarUInt overflows 64 bits");
+        }
+    }
+
+    @Test
     void aRowCutShortInsideARunOfFixedWidthColumnsNamesTheColumnItEndsIn() {
         RowBinaryEncoder<String> encoder = RowBinaryEncoder.<String>builder()
                 .string("name", s -> s)

@@ -1,5 +1,6 @@
 package dev.etl.s3;
 
+import dev.etl.avro.AvroLimits;
 import java.io.IOException;
 import java.util.Arrays;
 
@@ -32,10 +33,16 @@ final class AvroSplitReader implements AutoCloseable {
     private AvroBlockCodec codec;
     private AvroBodySkipper skipper;
     private long fingerprint;
+    private String schemaName;
     private byte[] sync;
     private final byte[] trailer = new byte[AvroContainerHeader.SYNC_SIZE];
     private byte[] compressed = new byte[0];
     private int[] offsets = new int[1024];
+    /**
+     * The records of the split's blocks so far when the schema's records take no bytes: a block's count
+     * is then bounded by nothing in the data, so by {@link AvroLimits#maxZeroByteItems()} for the split.
+     */
+    private long zeroByteRecords;
 
     AvroSplitReader(ObjectStore store, WorkItem item, RowOutput out, int maxBlockBytes) {
         this.store = store;
@@ -67,6 +74,7 @@ final class AvroSplitReader implements AutoCloseable {
         codec = AvroBlockCodec.forName(header.codec(), where);
         skipper = AvroBodySkipper.compile(header.schema());
         fingerprint = AvroRows.register(header.schema());
+        schemaName = header.schema().getFullName();
         if (item.start() > header.length()) {
             // The first block that begins at or after start follows the first sync marker ending there.
             long scanFrom = Math.max(item.start() - AvroContainerHeader.SYNC_SIZE, header.length());
@@ -97,6 +105,17 @@ final class AvroSplitReader implements AutoCloseable {
         }
         if (item.objectSize() >= 0 && size > item.objectSize() - in.position()) {
             throw corrupt("block size " + size + " runs past the end of the object", at);
+        }
+        if (skipper.minBytes() == 0) {
+            // Counted before the rows to skip are, so that a replay fails at the same block.
+            zeroByteRecords += count;
+            if (zeroByteRecords > AvroLimits.maxZeroByteItems()) {
+                throw corrupt(
+                        "the split's blocks claim " + zeroByteRecords + " records that take no bytes (schema "
+                                + schemaName + "), more than " + AvroLimits.maxZeroByteItems() + " ("
+                                + AvroLimits.MAX_ZERO_BYTE_ITEMS_PROPERTY + ")",
+                        at);
+            }
         }
         int length = (int) size;
         if (skip >= count) {

@@ -2,12 +2,15 @@ package dev.etl.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.etl.avro.AvroLimits;
 import dev.etl.avro.WriterSchemas;
 import dev.etl.s3.AvroTestFiles.AvroFile;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -181,6 +184,74 @@ class AvroContainerFormatTest {
         AvroFile file = blocks(CodecFactory.nullCodec());
         long[] header = AvroTestFiles.blockHeader(file, 2);
         assertCorruptAt(file, AvroTestFiles.withBlockHeader(file, 2, -5, header[1]), 2, "bad record count -5");
+    }
+
+    @Test
+    void aBlockClaimingBillionsOfRecordsThatTakeNoBytesIsCorruptAtOnce() throws Exception {
+        for (Schema schema : List.of(
+                SchemaBuilder.record("Empty").fields().endRecord(),
+                SchemaBuilder.record("Nulls")
+                        .fields()
+                        .name("n")
+                        .type()
+                        .nullType()
+                        .noDefault()
+                        .endRecord())) {
+            List<Object> records = new ArrayList<>();
+            for (int i = 0; i < 9; i++) {
+                records.add(new GenericData.Record(schema));
+            }
+            AvroFile file = AvroTestFiles.writeBlocks(schema, records, CodecFactory.nullCodec(), List.of(3, 3, 3));
+            assertThat(readAll("nothing.avro", file.bytes(), 0).rows).hasSize(9);
+            // 12 bytes of block header claim 2^31 - 1 rows: neither delimited nor delivered one by one.
+            byte[] bad = AvroTestFiles.withBlockHeader(file, 1, Integer.MAX_VALUE, 0);
+            assertTimeoutPreemptively(Duration.ofSeconds(1), () -> {
+                com.sun.management.ThreadMXBean threads =
+                        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+                long before =
+                        threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+                assertCorruptAt(file, bad, 1, "2147483650 records that take no bytes");
+                assertThat(threads.getThreadAllocatedBytes(
+                                        Thread.currentThread().getId())
+                                - before)
+                        .as("bytes allocated to read the header, 3 rows and refuse the block")
+                        .isLessThan(16L << 20);
+            });
+        }
+    }
+
+    @Test
+    void theRecordsThatTakeNoBytesOfAllBlocksOfASplitCountTowardsTheLimit() throws Exception {
+        Schema schema = SchemaBuilder.record("Empty").fields().endRecord();
+        List<Object> records = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            records.add(new GenericData.Record(schema));
+        }
+        AvroFile file = AvroTestFiles.writeBlocks(schema, records, CodecFactory.nullCodec(), List.of(3, 3, 3));
+        int limit = AvroLimits.maxZeroByteItems();
+        byte[] atLimit = AvroTestFiles.withBlockHeader(file, 1, limit - 6, 0);
+        ObjectInfo info = store.put(BUCKET, "at-limit.avro", atLimit);
+        long[] rows = {0};
+        format.read(
+                store,
+                new WorkItem("avro", BUCKET, "at-limit.avro", 0, -1, info.size(), info.etag()),
+                0,
+                new RowOutput() {
+                    @Override
+                    public void row(byte[] array, int offset, int length) {
+                        rows[0]++;
+                    }
+
+                    @Override
+                    public void bytesRead(long bytes) {}
+                });
+        assertThat(rows[0]).isEqualTo(limit);
+        // One more, with the 3 of the first block: corrupt at the block that claims it, before its rows.
+        assertCorruptAt(
+                file,
+                AvroTestFiles.withBlockHeader(file, 1, limit - 2, 0),
+                1,
+                (limit + 1) + " records that take no bytes");
     }
 
     @Test
