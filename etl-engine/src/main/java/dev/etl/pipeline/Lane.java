@@ -231,7 +231,13 @@ final class Lane implements Runnable, BatchHandler {
     private void sealBlocksForDrain(int[] partitions) {
         if (blocks != null) {
             blocks.sealAll(partitions);
-            commits.commitSync("boundaries before the drain");
+            if (!commits.commitSync("boundaries before the drain")
+                    && !commits.commitSync("boundaries before the drain (retry)")) {
+                // The ends of the blocks just sealed are not recorded, so those blocks may not be written:
+                // the drain would wait the whole drain-timeout for them. Fail them now instead: their
+                // offsets stay uncommitted and they replay, sealed at the same ends or freely (issue 30).
+                blocks.failUnrecorded(partitions);
+            }
         }
     }
 

@@ -361,6 +361,25 @@ final class LaneBlocks implements BlockChains.DueListener {
         }
     }
 
+    /**
+     * Fails the sealed blocks of {@code partitions} (all when null) whose ends are not recorded: they may
+     * never be written (a drain whose boundary commit failed), so their batches fail and replay instead of
+     * being waited for.
+     */
+    void failUnrecorded(int[] partitionIds) {
+        for (BlockChains sink : sinks) {
+            if (partitionIds == null) {
+                for (PartitionBlocks b : partitions.values()) {
+                    sink.failWaiting(b.partition);
+                }
+            } else {
+                for (int partition : partitionIds) {
+                    sink.failWaiting(partition);
+                }
+            }
+        }
+    }
+
     /** Whether some sealed block end is not yet recorded (a boundary commit is needed before it is written). */
     boolean hasUnrecorded() {
         for (PartitionBlocks b : partitions.values()) {

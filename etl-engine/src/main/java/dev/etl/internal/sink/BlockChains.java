@@ -280,6 +280,14 @@ public final class BlockChains {
         return givenUp;
     }
 
+    /**
+     * Fails the acks of {@code partition}'s sealed blocks whose ends are not recorded yet (they may not be
+     * written: a drain whose boundary commit failed). Returns how many chains were given up.
+     */
+    public int failWaiting(int partition) {
+        return failQueued(waiting, partition);
+    }
+
     /** Fails everything held (teardown). Returns how many block chains were given up. */
     public int failAll() {
         int givenUp = 0;

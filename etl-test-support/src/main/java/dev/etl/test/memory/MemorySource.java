@@ -38,6 +38,8 @@ public final class MemorySource implements Source {
     final Object lock = new Object();
     final Map<Integer, List<Entry>> logs = new HashMap<>();
     final Map<Integer, Long> committed = new HashMap<>();
+    /** While set, every commit fails (scripted by {@link MemorySourceHandle#failCommits}). */
+    volatile boolean failCommits;
     /** Metadata committed with each partition's offset (null when none). */
     final Map<Integer, String> committedMetadata = new HashMap<>();
 
@@ -245,6 +247,16 @@ public final class MemorySource implements Source {
 
         @Override
         public void commit(CommitOffsets nextOffsets, boolean sync, CommitCallback callback) {
+            if (failCommits) {
+                SourceException failure = new SourceException("scripted commit failure (MemorySourceHandle)", null);
+                if (sync) {
+                    throw failure;
+                }
+                if (callback != null) {
+                    callback.onComplete(nextOffsets, failure);
+                }
+                return;
+            }
             synchronized (lock) {
                 for (int i = 0; i < nextOffsets.size(); i++) {
                     int partition = nextOffsets.partition(i);

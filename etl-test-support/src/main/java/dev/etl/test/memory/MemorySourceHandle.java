@@ -21,6 +21,14 @@ public final class MemorySourceHandle {
     }
 
     /**
+     * Makes every commit fail from now on (synchronous ones throw, asynchronous ones report the failure),
+     * or succeed again: a group coordinator that is unreachable.
+     */
+    public void failCommits(boolean fail) {
+        source.failCommits = fail;
+    }
+
+    /**
      * Gives {@code partitions} to lane {@code lane}; delivered as {@code onAssigned} in the lane's next
      * poll. Reading starts at the partition's committed offset (0 if none). A partition owned by
      * another lane must be revoked first.

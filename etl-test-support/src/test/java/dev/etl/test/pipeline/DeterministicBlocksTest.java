@@ -165,6 +165,45 @@ class DeterministicBlocksTest {
                 .isPositive();
     }
 
+    /**
+     * Issue 30 item 6: a shutdown whose boundary commit fails (the group coordinator unreachable) cannot
+     * record the ends of the blocks it just sealed, so it may not write them: it used to wait the whole
+     * drain-timeout for them. Now they fail at once (their offsets stay uncommitted and replay) and the
+     * shutdown ends promptly, reporting the data it left unwritten.
+     */
+    @Test
+    void aShutdownWhoseBoundaryCommitFailsDoesNotWaitTheWholeDrainTimeout() throws Exception {
+        CaptureSink sink = sink(1);
+        runtime = withBlocks(
+                fastConfig("blocks-no-commit")
+                        .checkpointInterval(Duration.ofHours(1))
+                        .drainTimeout(Duration.ofSeconds(20))
+                        .build(),
+                sink);
+        runtime.start();
+        handle.assign(0, 0);
+        handle.push(0, null, utf8("0:0"));
+        assertThat(handle.awaitCommitted(0, 1, WAIT)).isTrue();
+        handle.failCommits(true);
+        for (int i = 1; i < 40; i++) {
+            handle.push(0, null, utf8("0:" + i));
+        }
+        assertThat(eventually(() -> runtime.recordsIn() == 40, WAIT)).isTrue();
+
+        long started = System.nanoTime();
+        runtime.shutdown();
+        var report = runtime.awaitTermination(Duration.ofSeconds(30));
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        runtime = null;
+
+        assertThat(report).isNotNull();
+        assertThat(tookMs)
+                .as("the drain did not wait for blocks it could never write")
+                .isLessThan(10_000);
+        assertThat(report.exitCode()).as("data left unwritten, nothing lost").isEqualTo(2);
+        assertThat(handle.lastCommitted(0)).isEqualTo(1);
+    }
+
     @Test
     void aRevokeSealsRecordsAndWritesTheOpenBlocksSoTheNextOwnerCommitsPastThem() throws Exception {
         CaptureSink sink = sink(1);
