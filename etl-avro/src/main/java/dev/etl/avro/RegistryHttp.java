@@ -1,6 +1,7 @@
 package dev.etl.avro;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.etl.util.BoundedHttpBody;
 import dev.etl.util.Secrets;
 import java.io.IOException;
 import java.net.URI;
@@ -203,7 +204,7 @@ final class RegistryHttp {
     private HttpResponse<String> exchange(HttpRequest request, long attemptNs, String what)
             throws IOException, InterruptedException {
         CompletableFuture<HttpResponse<String>> answer =
-                http.sendAsync(request, (info) -> new LimitedBody(maxResponseBytes, info));
+                http.sendAsync(request, (info) -> new BoundedHttpBody(maxResponseBytes, info));
         try {
             return answer.get(attemptNs, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -215,9 +216,9 @@ final class RegistryHttp {
             throw e;
         } catch (ExecutionException e) {
             for (Throwable t = e.getCause(); t != null; t = t.getCause() == t ? null : t.getCause()) {
-                if (t instanceof LimitedBody.TooLarge tooLarge) {
+                if (t instanceof BoundedHttpBody.TooLarge tooLarge) {
                     throw new SchemaRegistryException(
-                            what + ": the answer of " + baseUrl + " (HTTP " + tooLarge.status + ") is longer than "
+                            what + ": the answer of " + baseUrl + " (HTTP " + tooLarge.status() + ") is longer than "
                                     + maxResponseBytes + " bytes (" + tooLarge.getMessage()
                                     + "): not a schema registry's answer; raise SchemaRegistryClient.Builder."
                                     + "maxResponseBytes only for a registry of very many subjects",

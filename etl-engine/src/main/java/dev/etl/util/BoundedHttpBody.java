@@ -1,4 +1,4 @@
-package dev.etl.avro;
+package dev.etl.util;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -11,21 +11,27 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
 
 /**
- * A registry answer's body as a string of at most {@code max} bytes: a declared {@code Content-Length}
- * above it, or more bytes than that arriving, cancels the body (the rest is never read) and fails with
- * {@link TooLarge}. Used once, by the HTTP client's thread that delivers the body.
+ * An HTTP answer's body as a UTF-8 string of at most {@code max} bytes, for answers from servers that
+ * must not be able to make the process buffer without bound: a declared {@code Content-Length} above
+ * the limit, or more bytes than that arriving, cancels the body (the rest is never read) and fails with
+ * {@link TooLarge}. One per answer: {@code client.sendAsync(request, (info) -> new BoundedHttpBody(max, info))}.
  */
-final class LimitedBody implements HttpResponse.BodySubscriber<String> {
+public final class BoundedHttpBody implements HttpResponse.BodySubscriber<String> {
 
     /** The answer is longer than the limit. */
-    static final class TooLarge extends IOException {
+    public static final class TooLarge extends IOException {
         private static final long serialVersionUID = 1L;
 
-        final int status;
+        private final int status;
 
         TooLarge(int status, String message) {
             super(message);
             this.status = status;
+        }
+
+        /** The answer's HTTP status. */
+        public int status() {
+            return status;
         }
     }
 
@@ -36,7 +42,11 @@ final class LimitedBody implements HttpResponse.BodySubscriber<String> {
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     private Flow.Subscription subscription;
 
-    LimitedBody(int max, HttpResponse.ResponseInfo info) {
+    /**
+     * @param max  the most bytes read
+     * @param info the answer's status and headers
+     */
+    public BoundedHttpBody(int max, HttpResponse.ResponseInfo info) {
         this.max = max;
         this.status = info.statusCode();
         this.declared = info.headers().firstValueAsLong("Content-Length").orElse(-1);
