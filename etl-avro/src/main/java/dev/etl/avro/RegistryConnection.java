@@ -3,6 +3,7 @@ package dev.etl.avro;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
@@ -35,14 +36,47 @@ final class RegistryConnection {
         String userInfo = URI.create(baseUrl).getRawUserInfo();
         if (userInfo != null && user == null) {
             int colon = userInfo.indexOf(':');
-            user = URLDecoder.decode(colon < 0 ? userInfo : userInfo.substring(0, colon), StandardCharsets.UTF_8);
-            password = colon < 0 ? "" : URLDecoder.decode(userInfo.substring(colon + 1), StandardCharsets.UTF_8);
+            user = percentDecode(colon < 0 ? userInfo : userInfo.substring(0, colon));
+            password = colon < 0 ? "" : percentDecode(userInfo.substring(colon + 1));
         }
         String authorization = user == null
                 ? null
                 : "Basic "
                         + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
         return new Credentials(user, authorization);
+    }
+
+    /**
+     * Fails unless {@code url} is an {@code http(s)://host[:port][/path]} URL, with a message that names it
+     * without its user info: the parser's own message would echo the whole URL, password included (a raw
+     * {@code @}, {@code %} or space in a password makes a URL that does not parse).
+     *
+     * @throws IllegalArgumentException naming the URL without user info and what is wrong
+     */
+    static void checkUrl(String url) {
+        URI uri;
+        try {
+            uri = new URI(url);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("schema registry URL " + RegistryHttp.redact(url)
+                    + " is not a valid URL: " + e.getReason() + " at index " + e.getIndex() + USER_INFO_HINT);
+        }
+        String scheme = uri.getScheme();
+        if (scheme == null
+                || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+                || uri.getHost() == null) {
+            throw new IllegalArgumentException("schema registry URL " + RegistryHttp.redact(url)
+                    + " is not http(s)://host[:port][/path]"
+                    + (url.indexOf('@') >= 0 ? USER_INFO_HINT : ""));
+        }
+    }
+
+    private static final String USER_INFO_HINT = " (in user info, percent-encode @, %, / and spaces of the password, "
+            + "or give the credentials as etl.avro.registry.username/password, SchemaRegistryClient.Builder.basicAuth)";
+
+    /** {@code %XX} escapes decoded as UTF-8; unlike {@link URLDecoder} alone, a {@code +} stays a {@code +}. */
+    private static String percentDecode(String raw) {
+        return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 
     static HttpClient httpClient(Duration connectTimeout, SSLContext sslContext) {

@@ -1,13 +1,21 @@
 package dev.etl.avro;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.etl.util.BoundedHttpBody;
+import dev.etl.util.Secrets;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * answers are retried with exponential backoff (doubling up to {@code backoffMax}, ±25% jitter,
  * never sleeping past the deadline); any other 4xx answer fails at once with the registry's
  * {@code error_code}. A call that runs out of time or attempts starts the {@code unavailableCooldown}
- * ({@link #refuseWhileCoolingDown()}).
+ * ({@link #refuseWhileCoolingDown()}). Each attempt, its answer's body included, ends within its timeout,
+ * and an answer longer than {@code maxResponseBytes} fails the call at once without being read further.
+ * The registry's error texts and I/O messages are {@linkplain Secrets#mask masked} in every message.
  *
  * <p>Thread-safe: calls from several lanes run concurrently on the shared {@link HttpClient}; the
  * cooldown is two volatile fields (a racing call may overwrite the other's last failure, which only
@@ -42,6 +52,7 @@ final class RegistryHttp {
     private final Duration backoffInitial;
     private final Duration backoffMax;
     private final long unavailableCooldownNs;
+    private final int maxResponseBytes;
     private volatile long unavailableUntilNs;
     private volatile String lastUnavailability = "";
 
@@ -57,7 +68,8 @@ final class RegistryHttp {
             int maxAttempts,
             Duration backoffInitial,
             Duration backoffMax,
-            Duration unavailableCooldown) {
+            Duration unavailableCooldown,
+            int maxResponseBytes) {
         this.baseUrl = baseUrl;
         this.authorization = authorization;
         this.http = http;
@@ -67,6 +79,7 @@ final class RegistryHttp {
         this.backoffInitial = backoffInitial;
         this.backoffMax = backoffMax;
         this.unavailableCooldownNs = unavailableCooldown.toNanos();
+        this.maxResponseBytes = maxResponseBytes;
     }
 
     /**
@@ -117,8 +130,9 @@ final class RegistryHttp {
             } else {
                 request.method(method, HttpRequest.BodyPublishers.noBody());
             }
+            long attemptNs = Math.min(requestTimeout.toNanos(), remainingNs);
             try {
-                HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = exchange(request.build(), attemptNs, what);
                 int status = response.statusCode();
                 JsonNode answer = RegistryJson.parse(response.body());
                 if (status >= 200 && status < 300) {
@@ -129,9 +143,10 @@ final class RegistryHttp {
                     return answer;
                 }
                 int code = answer == null ? -1 : answer.path("error_code").asInt(-1);
-                String message = answer == null
-                        ? truncate(response.body())
-                        : answer.path("message").asText("");
+                String message = Secrets.mask(
+                        answer == null
+                                ? truncate(response.body())
+                                : answer.path("message").asText(""));
                 if (status != 429 && status < 500) {
                     throw new SchemaRegistryException(
                             what + ": " + baseUrl + " answered " + status + (code >= 0 ? " (error " + code + ")" : "")
@@ -158,7 +173,8 @@ final class RegistryHttp {
                 lastStatus = -1;
                 lastCode = -1;
                 lastCause = e;
-                lastFailure = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+                lastFailure = e.getClass().getSimpleName()
+                        + (e.getMessage() == null ? "" : ": " + Secrets.mask(redactBaseUrlIn(e.getMessage())));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new SchemaRegistryException(what + ": interrupted", -1, -1, e);
@@ -175,6 +191,48 @@ final class RegistryHttp {
         unavailableUntilNs = System.nanoTime() + unavailableCooldownNs;
         log.warn("{}", reason);
         throw new SchemaRegistryException(reason, lastStatus, lastCode, lastCause);
+    }
+
+    /**
+     * One request and its whole answer within {@code attemptNs}: the request's own timeout covers only the
+     * wait for the headers, so a registry (or a proxy) that trickles its body would otherwise hold the lane
+     * past every bound. The body is read into at most {@code maxResponseBytes}.
+     *
+     * @throws HttpTimeoutException when the answer is not complete in time (retried like any timeout)
+     * @throws SchemaRegistryException when the answer is longer than {@code maxResponseBytes} (not retried)
+     */
+    private HttpResponse<String> exchange(HttpRequest request, long attemptNs, String what)
+            throws IOException, InterruptedException {
+        CompletableFuture<HttpResponse<String>> answer =
+                http.sendAsync(request, (info) -> new BoundedHttpBody(maxResponseBytes, info));
+        try {
+            return answer.get(attemptNs, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new HttpTimeoutException(
+                    "no complete answer within " + TimeUnit.NANOSECONDS.toMillis(attemptNs) + " ms");
+        } catch (InterruptedException e) {
+            answer.cancel(true);
+            throw e;
+        } catch (ExecutionException e) {
+            for (Throwable t = e.getCause(); t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof BoundedHttpBody.TooLarge tooLarge) {
+                    throw new SchemaRegistryException(
+                            what + ": the answer of " + baseUrl + " (HTTP " + tooLarge.status() + ") is longer than "
+                                    + maxResponseBytes + " bytes (" + tooLarge.getMessage()
+                                    + "): not a schema registry's answer; raise SchemaRegistryClient.Builder."
+                                    + "maxResponseBytes only for a registry of very many subjects",
+                            -1,
+                            -1,
+                            null);
+                }
+            }
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(cause == null ? "failed" : cause.toString(), cause);
+        }
     }
 
     /** Sleeps {@code backoff} with ±25% jitter, never past the deadline; false when interrupted. */
@@ -223,15 +281,29 @@ final class RegistryHttp {
         return "the TLS handshake failed";
     }
 
-    /** {@code url} without user info ({@code https://user:secret@host} → {@code https://host}). */
+    /**
+     * {@code url} without user info ({@code https://user:secret@host} → {@code https://host}). For a URL
+     * that parses with a host, exactly its user info; for one that does not (a raw {@code @}, {@code /} or
+     * {@code %} in the password), everything between {@code ://} and the last {@code @}, which may take
+     * some of the path along but never leaves a piece of the password.
+     */
     static String redact(String url) {
         int scheme = url.indexOf("://");
-        int at = url.indexOf('@');
-        int slash = scheme < 0 ? -1 : url.indexOf('/', scheme + 3);
-        if (scheme < 0 || at < 0 || (slash >= 0 && at > slash)) {
+        if (scheme < 0 || url.indexOf('@', scheme) < 0) {
             return url;
         }
-        return url.substring(0, scheme + 3) + url.substring(at + 1);
+        try {
+            URI uri = new URI(url);
+            if (uri.getHost() != null) {
+                String userInfo = uri.getRawUserInfo();
+                return userInfo == null
+                        ? url
+                        : url.substring(0, scheme + 3) + url.substring(scheme + 3 + userInfo.length() + 1);
+            }
+        } catch (URISyntaxException e) {
+            // not a URI: the conservative cut below
+        }
+        return url.substring(0, scheme + 3) + url.substring(url.lastIndexOf('@') + 1);
     }
 
     /** {@code message} with the base URL replaced by its {@linkplain #redact redacted} form. */

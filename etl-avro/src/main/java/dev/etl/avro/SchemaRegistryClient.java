@@ -1,7 +1,6 @@
 package dev.etl.avro;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,9 +19,19 @@ import org.slf4j.LoggerFactory;
  * {@code /apis/ccompat/v7} and other compatible registries), over {@code java.net.http}.
  *
  * <p><b>Caching.</b> {@link #schemaById} caches forever: a schema id never changes meaning. An id
- * the registry does not know is remembered for {@code notFoundTtl} (a negative cache), so a topic
- * full of records with a bogus id does not send one request per record. {@link #register} and
- * {@link #lookup} cache their answers per (subject, schema).
+ * the registry does not know is remembered for {@code notFoundTtl} (a negative cache of at most
+ * {@code maxUnknownIds} ids), so a topic full of records with a bogus id does not send one request per
+ * record. {@link #register} and {@link #lookup} cache their answers per (subject, schema).
+ *
+ * <p><b>Unknown ids cost a bounded number of calls.</b> Looking up an id that is neither cached nor
+ * known missing needs a permit of {@code unknownIdLookupsPerSecond} a second; a lookup that finds its
+ * schema gives the permit back, so only ids the registry does not know use them. Without a permit the id
+ * is refused at once ({@link SchemaRegistryException#lookupRefused()}, which is also
+ * {@link SchemaRegistryException#notFound()}): a producer writing random ids costs at most that many
+ * registry calls a second, and its records get the deserialize stage's policy.
+ *
+ * <p><b>Bounded answers.</b> An answer longer than {@code maxResponseBytes} is refused (and not read
+ * further) as the registry being unusable, not as bad data.
  *
  * <p><b>Bounded calls.</b> Every call retries connection failures, timeouts, 429 and 5xx answers
  * with exponential backoff and jitter, but within one overall {@code callTimeout}: a lane thread
@@ -46,10 +55,10 @@ public final class SchemaRegistryClient {
     /** The calls: retries, timeouts, the cooldown after an outage. */
     private final RegistryHttp http;
 
-    private final long notFoundTtlNs;
+    /** The negative cache and the lookup budget of ids the registry does not know. */
+    private final UnknownSchemaIds unknownIds;
 
     private final ConcurrentHashMap<Integer, Schema> byId = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<Integer, Long> notFoundUntilNs = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<SubjectSchema, RegisteredSchema> bySubjectSchema = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<SubjectSchema, Integer> registeredIds = new ConcurrentHashMap<>();
 
@@ -69,8 +78,17 @@ public final class SchemaRegistryClient {
                 b.maxAttempts,
                 b.backoffInitial,
                 b.backoffMax,
-                b.unavailableCooldown);
-        this.notFoundTtlNs = b.notFoundTtl.toNanos();
+                b.unavailableCooldown,
+                b.maxResponseBytes);
+        this.unknownIds = new UnknownSchemaIds(
+                this.baseUrl, b.notFoundTtl.toNanos(), b.maxUnknownIds, b.unknownIdLookupsPerSecond, System::nanoTime);
+        if (user != null && this.baseUrl.regionMatches(true, 0, "http://", 0, 7)) {
+            log.warn(
+                    "schema registry {}: HTTP basic auth of user '{}' is sent over plain http://, readable by anyone "
+                            + "on the network path; use https:// (docs/guides/securing.md)",
+                    this.baseUrl,
+                    user);
+        }
     }
 
     /**
@@ -89,26 +107,20 @@ public final class SchemaRegistryClient {
      * The schema with registry id {@code id}; cached forever once fetched.
      *
      * @throws SchemaRegistryException with {@link SchemaRegistryException#notFound()} when the
-     *         registry does not know the id (remembered for {@code notFoundTtl}), otherwise when it
-     *         could not be asked within {@code callTimeout}
+     *         registry does not know the id (remembered for {@code notFoundTtl}) or when it was not
+     *         asked because unknown ids are over their lookup rate
+     *         ({@link SchemaRegistryException#lookupRefused()}), otherwise when it could not be asked
+     *         within {@code callTimeout}
      */
     public Schema schemaById(int id) {
         Schema cached = byId.get(id);
         if (cached != null) {
             return cached;
         }
-        Long notFoundUntil = notFoundUntilNs.get(id);
-        if (notFoundUntil != null) {
-            if (System.nanoTime() - notFoundUntil < 0) {
-                throw new SchemaRegistryException(
-                        "schema id " + id + " is unknown to " + baseUrl + " (cached answer 40403)",
-                        404,
-                        SchemaRegistryException.SCHEMA_NOT_FOUND,
-                        null);
-            }
-            notFoundUntilNs.remove(id, notFoundUntil);
-        }
+        unknownIds.requireNotKnownMissing(id);
         http.refuseWhileCoolingDown();
+        unknownIds.acquire(id);
+        boolean missing = false;
         try {
             JsonNode answer = http.call("GET", "/schemas/ids/" + id, null, "schema id " + id);
             Schema schema = RegistryJson.avroSchema(answer, "schema id " + id);
@@ -116,10 +128,25 @@ public final class SchemaRegistryClient {
             return raced != null ? raced : schema;
         } catch (SchemaRegistryException e) {
             if (e.notFound()) {
-                notFoundUntilNs.put(id, System.nanoTime() + notFoundTtlNs);
+                missing = true;
+                unknownIds.notFound(id);
             }
             throw e;
+        } finally {
+            if (!missing) {
+                unknownIds.release();
+            }
         }
+    }
+
+    /** Unknown schema ids refused without a lookup since this client was built (over the lookup rate). */
+    public long unknownIdLookupsRefused() {
+        return unknownIds.refused();
+    }
+
+    /** Ids in the negative cache (at most {@code maxUnknownIds}). */
+    int unknownIdsCached() {
+        return unknownIds.size();
     }
 
     /**
@@ -197,6 +224,18 @@ public final class SchemaRegistryClient {
 
     /** Default timeout of one registry request: 2 s (a call retries within its call timeout). */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Default capacity of the negative cache: 10,000 ids (about 1 MiB at most). */
+    public static final int DEFAULT_MAX_UNKNOWN_IDS = 10_000;
+
+    /** Default rate of lookups of ids the registry does not know: 10 a second per client. */
+    public static final int DEFAULT_UNKNOWN_ID_LOOKUPS_PER_SECOND = 10;
+
+    /**
+     * Default longest answer: 8 MiB. A schema is far smaller (Confluent's registry keeps each in one
+     * Kafka record, 1 MB by default); the largest answers are {@code GET /subjects} lists.
+     */
+    public static final int DEFAULT_MAX_RESPONSE_BYTES = 8 << 20;
 
     /**
      * Checks, once, that {@link #baseUrl()} answers the Confluent Schema Registry API: {@code GET
@@ -280,7 +319,8 @@ public final class SchemaRegistryClient {
     /**
      * Configuration of a {@link SchemaRegistryClient}. Defaults: connect timeout 2 s, request timeout
      * 2 s, call timeout (all attempts of one call) 5 s, 3 attempts, backoff 100 ms doubling to 1 s,
-     * not-found TTL 30 s, unavailable cooldown 1 s.
+     * not-found TTL 30 s for at most 10,000 unknown ids, 10 lookups of unknown ids a second, unavailable
+     * cooldown 1 s, answers of at most 8 MiB.
      */
     public static final class Builder {
         private final String baseUrl;
@@ -295,11 +335,14 @@ public final class SchemaRegistryClient {
         private Duration backoffMax = Duration.ofSeconds(1);
         private Duration notFoundTtl = Duration.ofSeconds(30);
         private Duration unavailableCooldown = Duration.ofSeconds(1);
+        private int maxUnknownIds = DEFAULT_MAX_UNKNOWN_IDS;
+        private int unknownIdLookupsPerSecond = DEFAULT_UNKNOWN_ID_LOOKUPS_PER_SECOND;
+        private int maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
 
         private Builder(String baseUrl) {
             Objects.requireNonNull(baseUrl, "baseUrl");
             this.baseUrl = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
-            URI.create(this.baseUrl);
+            RegistryConnection.checkUrl(this.baseUrl);
         }
 
         /** HTTP basic authentication (Confluent's {@code basic.auth.user.info}). */
@@ -370,6 +413,43 @@ public final class SchemaRegistryClient {
         /** How long an id the registry does not know is answered from the negative cache. */
         public Builder notFoundTtl(Duration notFoundTtl) {
             this.notFoundTtl = Objects.requireNonNull(notFoundTtl, "notFoundTtl");
+            return this;
+        }
+
+        /**
+         * How many ids the negative cache holds at most (default 10,000): when it is full, expired ids are
+         * dropped first, then arbitrary ones.
+         */
+        public Builder maxUnknownIds(int maxUnknownIds) {
+            if (maxUnknownIds < 1) {
+                throw new IllegalArgumentException("maxUnknownIds must be at least 1");
+            }
+            this.maxUnknownIds = maxUnknownIds;
+            return this;
+        }
+
+        /**
+         * How many lookups of ids the registry turns out not to know may be made per second (default 10,
+         * in bursts of as many); an uncached id beyond that is refused without a call. Lookups that find
+         * their schema do not count.
+         */
+        public Builder unknownIdLookupsPerSecond(int perSecond) {
+            if (perSecond < 1 || perSecond > 1_000_000) {
+                throw new IllegalArgumentException("unknownIdLookupsPerSecond must be in [1, 1000000]");
+            }
+            this.unknownIdLookupsPerSecond = perSecond;
+            return this;
+        }
+
+        /**
+         * The longest answer read (default 8 MiB); a longer one fails the call without being read further.
+         * Raise it only for a {@code GET /subjects} of a registry with hundreds of thousands of subjects.
+         */
+        public Builder maxResponseBytes(int maxResponseBytes) {
+            if (maxResponseBytes < 1024) {
+                throw new IllegalArgumentException("maxResponseBytes must be at least 1024");
+            }
+            this.maxResponseBytes = maxResponseBytes;
             return this;
         }
 

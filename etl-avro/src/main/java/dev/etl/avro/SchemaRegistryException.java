@@ -20,11 +20,23 @@ public class SchemaRegistryException extends RuntimeException {
 
     private final int httpStatus;
     private final int errorCode;
+    private final boolean lookupRefused;
 
     public SchemaRegistryException(String message, int httpStatus, int errorCode, Throwable cause) {
+        this(message, httpStatus, errorCode, cause, false);
+    }
+
+    private SchemaRegistryException(
+            String message, int httpStatus, int errorCode, Throwable cause, boolean lookupRefused) {
         super(message, cause);
         this.httpStatus = httpStatus;
         this.errorCode = errorCode;
+        this.lookupRefused = lookupRefused;
+    }
+
+    /** An unknown id the client did not ask the registry about: more unknown ids than its lookup rate. */
+    static SchemaRegistryException lookupRefused(String message) {
+        return new SchemaRegistryException(message, -1, SCHEMA_NOT_FOUND, null, true);
     }
 
     /** HTTP status of the last answer, or -1 when no answer arrived (connect/IO failure, timeout). */
@@ -45,8 +57,21 @@ public class SchemaRegistryException extends RuntimeException {
         return httpStatus >= 200 && httpStatus < 300;
     }
 
-    /** Whether the registry answered that the schema, subject or version does not exist. */
+    /**
+     * Whether the schema, subject or version does not exist: the registry answered so, or the client
+     * treats an unknown schema id as such without asking ({@link #lookupRefused()}). Either way a fact
+     * about the data: the record is a bad payload.
+     */
     public boolean notFound() {
-        return httpStatus == 404;
+        return httpStatus == 404 || lookupRefused;
+    }
+
+    /**
+     * Whether the registry was not asked: the id is neither cached nor known to be missing, and the
+     * client's lookups of unknown schema ids are over their rate (a producer writing ids the registry
+     * does not know). {@link #notFound()} is true too.
+     */
+    public boolean lookupRefused() {
+        return lookupRefused;
     }
 }

@@ -172,6 +172,25 @@ class AvroDeserializerTest {
         assertThat(e.at("deserialize", "users-0", 17).getMessage()).contains("users-0@17", "schema id 404");
     }
 
+    @Test
+    void recordsOfUnknownIdsOverTheLookupRateAreBadDataNotAnOutage() {
+        SchemaRegistryClient limited = SchemaRegistryClient.builder(stub.url())
+                .unknownIdLookupsPerSecond(1)
+                .build();
+        AvroDeserializer<GenericRecord> d =
+                AvroDeserializer.generic(USER).confluent(limited).build();
+        for (int id = 100; id < 110; id++) {
+            byte[] payload = AvroWireFormat.confluent(id, USER, user(1, "a", null));
+            DeserializationException e =
+                    catchThrowableOfType(DeserializationException.class, () -> Fixtures.decode(d, payload));
+            assertThat(e).isNotInstanceOf(SchemaRegistryUnavailableException.class);
+            assertThat(e.schemaId()).isEqualTo(id);
+            assertThat(e.reason()).contains("unknown schema id " + id);
+        }
+        assertThat(stub.requests).hasValue(1);
+        assertThat(limited.unknownIdLookupsRefused()).isEqualTo(9);
+    }
+
     @ParameterizedTest(name = "fastPath={0}")
     @ValueSource(booleans = {true, false})
     void aTruncatedBodyOrTrailingBytesNameTheSchemaId(boolean fastPath) {

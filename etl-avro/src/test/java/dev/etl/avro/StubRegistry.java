@@ -24,11 +24,23 @@ final class StubRegistry implements AutoCloseable {
     final AtomicInteger failuresLeft = new AtomicInteger();
     final List<String> authorizations = new CopyOnWriteArrayList<>();
     volatile int failStatus = 500;
+    volatile String failMessage = "scripted failure";
     volatile long delayMs;
+    /** When positive: every answer by id is a schema of about this many bytes, sent chunked when {@link #chunked}. */
+    volatile int hugeAnswerBytes;
+
+    volatile boolean chunked;
+    /** When positive: answers by id are sent a byte at a time, this long apart. */
+    volatile long trickleMs;
 
     StubRegistry() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", this::handle);
+        server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool((r) -> {
+            Thread t = new Thread(r, "stub-registry");
+            t.setDaemon(true);
+            return t;
+        }));
         server.start();
     }
 
@@ -53,10 +65,46 @@ final class StubRegistry implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         if (failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
-            respond(exchange, failStatus, "{\"error_code\": " + failStatus + "01, \"message\": \"scripted failure\"}");
+            respond(
+                    exchange,
+                    failStatus,
+                    "{\"error_code\": " + failStatus + "01, \"message\": \"" + failMessage.replace("\"", "\\\"")
+                            + "\"}");
             return;
         }
         String path = exchange.getRequestURI().getPath();
+        if (path.startsWith("/schemas/ids/") && hugeAnswerBytes > 0) {
+            ObjectNode body = json.createObjectNode();
+            body.put(
+                    "schema",
+                    "{\"type\":\"record\",\"name\":\"Big\",\"doc\":\"" + "x".repeat(hugeAnswerBytes)
+                            + "\",\"fields\":[]}");
+            byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, chunked ? 0 : bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            } catch (IOException e) {
+                // the client hung up: what a size limit does
+            }
+            return;
+        }
+        if (path.startsWith("/schemas/ids/") && trickleMs > 0) {
+            Schema schema = schemas.get(Integer.parseInt(path.substring("/schemas/ids/".length())));
+            ObjectNode body = json.createObjectNode();
+            body.put("schema", String.valueOf(schema));
+            byte[] bytes = body.toString().getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                for (byte b : bytes) {
+                    out.write(b);
+                    out.flush();
+                    Thread.sleep(trickleMs);
+                }
+            } catch (IOException | InterruptedException e) {
+                // the client hung up
+            }
+            return;
+        }
         if (path.startsWith("/schemas/ids/")) {
             Schema schema = schemas.get(Integer.parseInt(path.substring("/schemas/ids/".length())));
             if (schema == null) {

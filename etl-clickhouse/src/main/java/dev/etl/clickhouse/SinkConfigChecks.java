@@ -4,6 +4,7 @@ import dev.etl.clickhouse.ClickHouseSinkConfig.Transport;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.RetryConfig;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -43,8 +44,9 @@ final class SinkConfigChecks {
                         || uri.getScheme() == null
                         || uri.getHost() == null
                         || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
-                    throw new IllegalArgumentException(
-                            "ClickHouse shard " + i + ": replica URI must be http(s)://host:port, got " + uri);
+                    throw new IllegalArgumentException("ClickHouse shard " + i
+                            + ": replica URI must be http(s)://host:port, got "
+                            + (uri == null ? null : withoutUserInfo(uri.toString())));
                 }
                 if (uri.getRawUserInfo() != null) {
                     // do not echo the URI: it holds a secret
@@ -139,13 +141,33 @@ final class SinkConfigChecks {
         }
     }
 
-    /** The URIs of replica URLs, each by {@link URI#create}. */
+    /**
+     * The URIs of replica URLs. One that does not parse fails naming it without user info: the parser's
+     * own message would echo the whole URL, a password with a raw {@code @} or {@code %} included.
+     */
     static List<URI> uris(String... replicaUrls) {
         List<URI> uris = new ArrayList<>(replicaUrls.length);
         for (String url : replicaUrls) {
-            uris.add(URI.create(url));
+            try {
+                uris.add(new URI(url));
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("ClickHouse replica URL " + withoutUserInfo(url)
+                        + " is not a valid URL: " + e.getReason() + " at index " + e.getIndex()
+                        + " (the credentials belong in user/password, not in the URL)");
+            }
         }
         return uris;
+    }
+
+    /**
+     * {@code url} with everything between {@code ://} and its last {@code @} cut: no part of a password
+     * remains even when it holds a raw {@code @}, {@code /} or {@code %} (a URL that does not parse, or
+     * parses without a host).
+     */
+    static String withoutUserInfo(String url) {
+        int scheme = url.indexOf("://");
+        int at = url.lastIndexOf('@');
+        return scheme < 0 || at < scheme ? url : url.substring(0, scheme + 3) + url.substring(at + 1);
     }
 
     /** {@link ClickHouseSinkConfig#toString()}: every component, the password masked. */

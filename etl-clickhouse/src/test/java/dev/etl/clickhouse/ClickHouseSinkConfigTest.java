@@ -8,6 +8,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class ClickHouseSinkConfigTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {"100%pure", "hun@ter2", "pa/ss%zz", "p%40ss@x"})
+    void aReplicaUrlWhosePasswordDoesNotParseIsRefusedWithoutShowingIt(String password) {
+        String url = "https://etl:" + password + "@ch-1.internal:8443";
+        Throwable e = org.assertj.core.api.Assertions.catchThrowable(() -> ClickHouseSinkConfig.builder()
+                .table("shop", "orders")
+                .shard(url)
+                .build());
+        assertThat(e).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ch-1.internal:8443");
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            assertThat(t.getMessage()).doesNotContain(password.substring(1, 6));
+        }
+    }
+
     private static ClickHouseSinkConfig.Builder valid() {
         return ClickHouseSinkConfig.builder().table("db", "t").shard("http://127.0.0.1:18123");
     }

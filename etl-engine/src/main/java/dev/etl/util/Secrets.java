@@ -17,8 +17,9 @@ import java.util.regex.Pattern;
  * harmless; a leaked password is not.</li>
  * <li>{@link #mask(String)}: free text with the password of every URL's user info
  * ({@code https://user:******@host}) and the value of every {@code password=…},
- * {@code password="…"}, {@code "password": "…"} (and the other secret names) replaced by
- * {@value #MASK}.</li>
+ * {@code password="…"}, {@code "password": "…"} (and the other secret names; a quoted value
+ * with escaped quotes whole; an {@code Authorization} value after its scheme word, {@code Basic ******}),
+ * and every {@code Bearer} token, replaced by {@value #MASK}.</li>
  * </ul>
  * Neither is for hot paths: call them where text is about to leave (failure paths, startup).
  * Thread-safe; stateless.
@@ -28,27 +29,48 @@ public final class Secrets {
     /** What a secret is replaced with, as Spring Boot's endpoints show it. */
     public static final String MASK = "******";
 
-    /** {@code scheme://user:password@}: group 1 is up to and including the colon, group 2 the password. */
+    /**
+     * {@code scheme://user:password@}: group 1 is up to and including the colon, group 2 the password.
+     * The password runs to the <em>last</em> {@code @} before a space or quote, so a raw {@code @},
+     * {@code /} or {@code %} in it (a URL that does not parse, echoed by the parser's message) is masked
+     * whole; a URL without user info but with an {@code @} later in its path loses its port and path to
+     * the mask too (over-masking is harmless).
+     */
     private static final Pattern URL_USER_INFO =
-            Pattern.compile("(\\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/@\\s:]*:)([^/@\\s]+)@");
+            Pattern.compile("(\\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\\s:\"'<>]*:)([^\\s\"'<>]+)@");
 
     /** Names that hold secrets, as a regular expression (case-insensitive). */
     private static final String SECRET_NAME = "[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token|credentials?"
-            + "|jaas\\.config|api[-_.]?key|private[-_.]?key)[A-Za-z0-9_.-]*";
+            + "|jaas\\.config|api[-_.]?key|private[-_.]?key|user[-_.]?info|authorization)[A-Za-z0-9_.-]*";
+
+    /** The scheme word of an {@code Authorization} value, kept before the masked credentials. */
+    private static final String AUTH_SCHEME =
+            "(?:Basic|Bearer|Digest|Negotiate|NTLM|Token|ApiKey|AWS4-HMAC-SHA256)\\s+";
+
+    /** A quoted value, {@code \\"} and {@code \\'} escapes included, or an unquoted one up to a separator. */
+    private static final String VALUE = "\"(?:[^\"\\\\]|\\\\.)*\"?|'(?:[^'\\\\]|\\\\.)*'?|[^\\s,;&\"'}\\]\\)]+";
 
     /**
      * {@code name = value} / {@code name: value} / {@code "name": "value"} for a secret name: group 1
      * is everything up to the value, group 2 the value (quoted, or up to a separator).
      */
-    private static final Pattern SECRET_ASSIGNMENT =
-            Pattern.compile("(?i)(\\b" + SECRET_NAME + "[\"']?\\s*[=:]\\s*)(\"[^\"]*\"|'[^']*'|[^\\s,;&\"'}\\]\\)]+)");
+    private static final Pattern SECRET_ASSIGNMENT = Pattern.compile(
+            "(?i)(\\b" + SECRET_NAME + "[\"']?\\s*[=:]\\s*\\[?(?:" + AUTH_SCHEME + ")?)(" + VALUE + ")");
+
+    /**
+     * A bearer token wherever it appears ({@code Bearer eyJhbGciOi…}, in a header dump or a message): group 1
+     * is the scheme word and its space, group 2 the token (8 characters at least, so that prose such as
+     * "a Bearer token" is left alone).
+     */
+    private static final Pattern BEARER = Pattern.compile("(?i)(\\bBearer\\s+)([A-Za-z0-9._~+/-]{8,}=*)");
 
     private Secrets() {}
 
     /**
      * Whether the value of the setting {@code key} is a secret, from its name alone: it contains
      * {@code password}, {@code passwd}, {@code secret}, {@code token}, {@code credential},
-     * {@code jaas}, {@code apikey}/{@code api-key}/{@code api.key}, {@code private-key}, or ends in
+     * {@code jaas}, {@code apikey}/{@code api-key}/{@code api.key}, {@code private-key}, user info
+     * ({@code basic.auth.user.info}, {@code userinfo}), {@code authorization}, or ends in
      * {@code .key} (Kafka's {@code ssl.key.password} and friends end up here too).
      * @param key a property or setting name in any of its forms ({@code etl.sink.clickhouse.password},
      * {@code sasl.jaas.config}, {@code SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG})
@@ -72,6 +94,11 @@ public final class Secrets {
                 || k.contains("private-key")
                 || k.contains("privatekey")
                 || k.contains("private_key")
+                || k.contains("userinfo")
+                || k.contains("user.info")
+                || k.contains("user-info")
+                || k.contains("user_info")
+                || k.contains("authorization")
                 || k.endsWith(".key");
     }
 
@@ -99,6 +126,7 @@ public final class Secrets {
                 return Matcher.quoteReplacement(m.group(1) + replacement);
             });
         }
+        masked = BEARER.matcher(masked).replaceAll((m) -> Matcher.quoteReplacement(m.group(1) + MASK));
         return masked.equals(text) ? text : masked;
     }
 

@@ -60,6 +60,60 @@ class SecretsTest {
     }
 
     @Test
+    void aRawAtSignSlashOrPercentInAUrlPasswordIsMaskedWhole() {
+        // URLs that do not parse, as URI.create's message echoes them: nothing of the password may remain
+        assertThat(Secrets.mask("URI https://etl:hun@ter2@registry:8081/apis/ccompat/v7 has no host"))
+                .isEqualTo("URI https://etl:******@registry:8081/apis/ccompat/v7 has no host");
+        assertThat(Secrets.mask("Malformed escape pair at index 15: https://etl:100%pure@ch-1:8443"))
+                .isEqualTo("Malformed escape pair at index 15: https://etl:******@ch-1:8443");
+        assertThat(Secrets.mask("got https://etl:pa/ss@ch-1:8443/x")).isEqualTo("got https://etl:******@ch-1:8443/x");
+        assertThat(Secrets.mask("{\"url\":\"https://etl:p@ss@h:1\",\"n\":1}"))
+                .isEqualTo("{\"url\":\"https://etl:******@h:1\",\"n\":1}");
+        // a user name with an @ (an e-mail address) does not hide the password from the mask
+        assertThat(Secrets.mask("https://me@corp.example:hunter2@registry/x"))
+                .isEqualTo("https://me@corp.example:******@registry/x");
+    }
+
+    @Test
+    void anEscapedQuoteDoesNotEndAQuotedSecret() {
+        assertThat(Secrets.mask("ScramLoginModule required username=\"etl\" password=\"hun\\\"ter2\";"))
+                .isEqualTo("ScramLoginModule required username=\"etl\" password=\"******\";");
+        assertThat(Secrets.mask("PlainLoginModule required password='it\\'s-secret' user_name='etl';"))
+                .isEqualTo("PlainLoginModule required password='******' user_name='etl';");
+        assertThat(Secrets.mask("{\"password\":\"a\\\"b\\\\\",\"n\":1}"))
+                .isEqualTo("{\"password\":\"******\",\"n\":1}");
+    }
+
+    @Test
+    void userInfoSettingsAreSecrets() {
+        assertThat(Secrets.isSecretKey("basic.auth.user.info")).isTrue();
+        assertThat(Secrets.isSecretKey("schema.registry.basic.auth.user.info")).isTrue();
+        assertThat(Secrets.isSecretKey("SCHEMA_REGISTRY_BASIC_AUTH_USER_INFO")).isTrue();
+        assertThat(Secrets.isSecretKey("etl.avro.registry.user-info")).isTrue();
+        assertThat(Secrets.isSecretKey("userinfo")).isTrue();
+        assertThat(Secrets.isSecretKey("Authorization")).isTrue();
+        assertThat(Secrets.mask("basic.auth.user.info=etl:hunter2, basic.auth.credentials.source=USER_INFO"))
+                .doesNotContain("hunter2")
+                .startsWith("basic.auth.user.info=******");
+        assertThat(Secrets.mask("{userInfo=etl:hunter2}")).isEqualTo("{userInfo=******}");
+    }
+
+    @Test
+    void authorizationAndBearerValuesAreMasked() {
+        assertThat(Secrets.mask("Authorization: Basic ZXRsOmh1bnRlcjI=")).isEqualTo("Authorization: Basic ******");
+        assertThat(Secrets.mask("headers {authorization=[Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig], accept=[*/*]}"))
+                .isEqualTo("headers {authorization=[Bearer ******], accept=[*/*]}");
+        assertThat(Secrets.mask("{\"Authorization\": \"Basic ZXRsOmh1bnRlcjI=\"}"))
+                .doesNotContain("ZXRsOmh1bnRlcjI");
+        assertThat(Secrets.mask("refused token: bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln (expired)"))
+                .isEqualTo("refused token: bearer ****** (expired)");
+        assertThat(Secrets.mask("401: Bearer eyJhbGciOiJIUzI1NiJ9.e30.c2ln expired"))
+                .isEqualTo("401: Bearer ****** expired");
+        String prose = "the registry asks for a Bearer token or HTTP Basic authentication";
+        assertThat(Secrets.mask(prose)).isSameAs(prose);
+    }
+
+    @Test
     void textWithoutSecretsIsReturnedAsIs() {
         String text = "stage 'to-row' failed at orders-3@17: java.lang.NumberFormatException: For input string: \"x\"";
         assertThat(Secrets.mask(text)).isSameAs(text);

@@ -4,11 +4,14 @@ import dev.etl.kafka.KafkaSourceConfig;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * Settings of an {@link S3BackfillSource}. Built with {@link #builder()}; every setting but the work
- * topic's consumer settings and the object store has a default.
+ * topic's consumer settings, the object store and the bucket (the {@linkplain BackfillScope scope}: the
+ * plan's bucket and prefix or manifest) has a default.
  */
 public final class S3BackfillConfig {
     /** What happens to the rest of a work item whose data cannot be read past some point. */
@@ -24,6 +27,7 @@ public final class S3BackfillConfig {
 
     private final KafkaSourceConfig workTopic;
     private final ObjectStore store;
+    private final BackfillScope scope;
     private final String topic;
     private final int readAheadSegments;
     private final int segmentBytes;
@@ -42,6 +46,11 @@ public final class S3BackfillConfig {
     private S3BackfillConfig(Builder b) {
         this.workTopic = Objects.requireNonNull(b.workTopic, "workTopic (the work topic's consumer settings)");
         this.store = Objects.requireNonNull(b.store, "store");
+        if (b.bucket == null) {
+            throw new IllegalArgumentException("the backfill's bucket is required: work items of other buckets, "
+                    + "or outside its prefix or manifest, are refused");
+        }
+        this.scope = b.keys.isEmpty() ? BackfillScope.prefix(b.bucket, b.prefix) : BackfillScope.keys(b.bucket, b.keys);
         if (workTopic.topics().size() != 1) {
             throw new IllegalArgumentException(
                     "the backfill's consumer settings must subscribe to exactly one work topic, not "
@@ -88,6 +97,11 @@ public final class S3BackfillConfig {
 
     public ObjectStore store() {
         return store;
+    }
+
+    /** The objects the backfill may read; a work item outside it is refused (as corrupt: {@link #onCorrupt()}). */
+    public BackfillScope scope() {
+        return scope;
     }
 
     /** The topic name the backfill's partitions report, which routes its rows to a chain. */
@@ -150,7 +164,8 @@ public final class S3BackfillConfig {
     @Override
     public String toString() {
         return "S3BackfillConfig{workTopic=" + workTopicName() + ", group=" + workTopic.groupId() + ", store="
-                + store.describe() + ", topic=" + topic + ", readAhead=" + readAheadSegments + "x" + segmentBytes
+                + store.describe() + ", scope=" + scope + ", topic=" + topic + ", readAhead=" + readAheadSegments + "x"
+                + segmentBytes
                 + "B, maxBatchRows=" + maxBatchRows + ", onCorrupt=" + onCorrupt + "}";
     }
 
@@ -158,6 +173,9 @@ public final class S3BackfillConfig {
     public static final class Builder {
         private KafkaSourceConfig workTopic;
         private ObjectStore store;
+        private String bucket;
+        private String prefix;
+        private final List<String> keys = new ArrayList<>();
         private String topic;
         private int readAheadSegments = 4;
         private int segmentBytes = 1 << 20;
@@ -183,6 +201,26 @@ public final class S3BackfillConfig {
 
         public Builder store(ObjectStore store) {
             this.store = store;
+            return this;
+        }
+
+        /**
+         * The bucket the plan listed (required): a work item of another bucket is refused, never read.
+         */
+        public Builder bucket(String bucket) {
+            this.bucket = bucket;
+            return this;
+        }
+
+        /** The prefix the plan listed (default: the whole bucket): a work item of a key outside it is refused. */
+        public Builder prefix(String prefix) {
+            this.prefix = prefix;
+            return this;
+        }
+
+        /** The plan's manifest, instead of a prefix: a work item of another key is refused. */
+        public Builder keys(List<String> keys) {
+            this.keys.addAll(keys);
             return this;
         }
 

@@ -164,6 +164,12 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
                     unusable = new CorruptSplitException(
                             "work-topic record " + work.describe(p.id) + "@" + offset + ": " + e.getMessage(), e);
                 }
+                String outside = item == null ? null : config.scope().outside(item);
+                if (outside != null) {
+                    // written by someone else than the plan, or planned with another bucket/prefix/manifest
+                    unusable = new CorruptSplitException(
+                            "work-topic record " + work.describe(p.id) + "@" + offset + ": " + outside, null);
+                }
             }
             p.reader.submit(new PartitionReader.Submitted(offset, item, skip, unusable));
             p.queuedItems++;

@@ -38,6 +38,7 @@ final class ReaderFixtures {
                         .property("group.id", "g")
                         .topics("work")
                         .build())
-                .store(NO_STORE);
+                .store(NO_STORE)
+                .bucket("b");
     }
 }

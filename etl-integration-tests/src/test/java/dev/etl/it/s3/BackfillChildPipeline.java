@@ -33,7 +33,7 @@ import java.util.List;
  * local S3Proxy) → pass-through chain → a file, each batch's rows (NDJSON lines) appended and fsynced
  * before the write returns, so a line in the file is exactly a durable write the pipeline may commit.
  *
- * <p>Arguments: {@code bootstrap workTopic group outputFile writeDelayMs s3Endpoint accessKey secretKey}.
+ * <p>Arguments: {@code bootstrap workTopic group outputFile writeDelayMs s3Endpoint accessKey secretKey bucket}.
  * Prints {@code STARTED}; when the backfill is done it shuts down, prints {@code DONE exitCode=<code>} and
  * exits with that code.
  */
@@ -65,6 +65,7 @@ public final class BackfillChildPipeline {
         S3BackfillSource source = new S3BackfillSource(S3BackfillConfig.builder()
                 .workTopic(work)
                 .store(store)
+                .bucket(args[8])
                 .maxBatchRows(500)
                 .progressInterval(Duration.ofMillis(500))
                 .meterRegistry(registry)

@@ -26,7 +26,7 @@ import java.time.Duration;
  * boundaries). Ends by itself when the backfill is done ({@code DONE exitCode=<code>}); prints
  * {@code IN <records> replayed <blocks>} every 100 ms.
  *
- * <p>Arguments: {@code bootstrap workTopic group database shards s3Endpoint accessKey secretKey}.
+ * <p>Arguments: {@code bootstrap workTopic group database shards s3Endpoint accessKey secretKey bucket}.
  */
 public final class BackfillDedupChild {
     static final RowBinaryEncoder<Long> ENCODER =
@@ -59,6 +59,7 @@ public final class BackfillDedupChild {
                         .meterRegistry(registry)
                         .build())
                 .store(store)
+                .bucket(args[8])
                 .maxBatchRows(700)
                 .progressInterval(Duration.ofMillis(500))
                 .meterRegistry(registry)

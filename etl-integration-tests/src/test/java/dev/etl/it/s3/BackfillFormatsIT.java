@@ -282,6 +282,8 @@ class BackfillFormatsIT {
                         .meterRegistry(registry)
                         .build())
                 .store(store)
+                .bucket(bucket)
+                .prefix("orders/")
                 .onCorrupt(onCorrupt)
                 .progressInterval(Duration.ofMillis(500))
                 .meterRegistry(registry)

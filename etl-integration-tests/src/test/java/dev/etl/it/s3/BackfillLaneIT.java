@@ -16,6 +16,7 @@ import dev.etl.s3.BackfillFormats;
 import dev.etl.s3.BackfillPlanner;
 import dev.etl.s3.S3BackfillConfig;
 import dev.etl.s3.S3BackfillSource;
+import dev.etl.s3.WorkItem;
 import dev.etl.test.capture.CaptureScript;
 import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
@@ -26,12 +27,17 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -235,6 +241,84 @@ class BackfillLaneIT {
                 .isEqualTo(1.0);
     }
 
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void workItemsOutsideTheConfiguredScopeAreNeverReadAndFollowTheCorruptPolicy(KafkaTestTopics topics)
+            throws Exception {
+        MemoryObjectStore store = new MemoryObjectStore();
+        for (int i = 0; i < 10; i++) {
+            store.put(BUCKET, "data/p" + i + ".lines", (i + "\n").getBytes(StandardCharsets.US_ASCII));
+        }
+        store.put(BUCKET, "secret/keys.lines", "900\n".getBytes(StandardCharsets.US_ASCII));
+        store.put(BUCKET, "secret.lines", "901\n".getBytes(StandardCharsets.US_ASCII));
+        store.put("payroll", "data/p0.lines", "902\n".getBytes(StandardCharsets.US_ASCII));
+        String work = topics.create("backfill-scope", 1);
+        BackfillPlanner.builder()
+                .store(store)
+                .formats(BackfillFormats.of(List.of(new LinesFormat())))
+                .kafka(Map.of("bootstrap.servers", topics.bootstrapServers()))
+                .workTopic(work)
+                .partitions(1)
+                .bucket(BUCKET)
+                .prefix("data/")
+                .splitBytes(1000)
+                .build()
+                .plan();
+        // Someone who can write to the work topic asks for objects the plan never listed.
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                Map.of("bootstrap.servers", topics.bootstrapServers()),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            for (WorkItem item : List.of(
+                    new WorkItem("lines", BUCKET, "secret/keys.lines", 0, -1, 4, ""),
+                    new WorkItem("lines", BUCKET, "data/../secret.lines", 0, -1, 4, ""),
+                    new WorkItem("lines", "payroll", "data/p0.lines", 0, -1, 4, ""))) {
+                producer.send(new ProducerRecord<>(work, 0, null, item.encode()))
+                        .get();
+            }
+        }
+        UnaryOperator<S3BackfillConfig.Builder> dataOnly = b -> b.prefix("data/");
+
+        CaptureSink failing = CaptureSink.create("capture", 1);
+        S3BackfillSource strict = source(topics, store, work, "it-strict-" + work, new SimpleMeterRegistry(), dataOnly);
+        PipelineRuntime run1 = pipeline("backfill-scope-strict", 1, strict, failing, true, new SimpleMeterRegistry());
+        run1.start();
+        RunReport report = run1.awaitTermination(Duration.ofSeconds(60));
+        assertThat(report.exitCode()).as("on-corrupt=fail fails the pipeline").isEqualTo(1);
+        assertThat(String.valueOf(run1.failure()))
+                .contains("s3://it/secret/keys.lines", "outside this backfill's scope", "prefix 'data/'");
+        assertThat(Tally.of(failing.script()).seen.get(900)).as("never read").isFalse();
+
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        CaptureSink capture = CaptureSink.create("capture", 1);
+        S3BackfillSource lenient = source(
+                topics,
+                store,
+                work,
+                "it-lenient-" + work,
+                registry,
+                b -> dataOnly.apply(b)
+                        .onCorrupt(S3BackfillConfig.CorruptPolicy.SKIP)
+                        .maxCorruptRatio(0.5, 10));
+        PipelineRuntime run2 = pipeline("backfill-scope-lenient", 1, lenient, capture, true, registry);
+        run2.start();
+        try {
+            assertThat(lenient.awaitDone(Duration.ofSeconds(60))).isTrue();
+        } finally {
+            run2.shutdown();
+            run2.awaitTermination(Duration.ofSeconds(20));
+        }
+        Tally tally = Tally.of(capture.script());
+        assertThat(tally.rows).as("the ten planned objects, nothing else").isEqualTo(10);
+        assertThat(tally.seen.get(900) || tally.seen.get(901) || tally.seen.get(902))
+                .isFalse();
+        assertThat(registry.get("etl.backfill.items")
+                        .tag("outcome", "corrupt")
+                        .counter()
+                        .count())
+                .isEqualTo(3.0);
+    }
+
     // ------------------------------------------------------------------------------------------------
 
     private static BackfillPlanner planner(
@@ -270,6 +354,7 @@ class BackfillLaneIT {
         S3BackfillConfig config = tune.apply(S3BackfillConfig.builder()
                         .workTopic(workConfig)
                         .store(store)
+                        .bucket(BUCKET)
                         .readBackoff(Duration.ofMillis(10), Duration.ofMillis(50))
                         .progressInterval(Duration.ofMillis(500))
                         .meterRegistry(registry))

@@ -52,7 +52,7 @@ class BackfillProcessesIT {
         plan(topics, buckets, bucket, work);
 
         Path out1 = dir.resolve("run-1.txt");
-        Process run1 = start(topics, buckets, work, group, out1, 25, dir.resolve("run-1.log"));
+        Process run1 = start(topics, buckets, bucket, work, group, out1, 25, dir.resolve("run-1.log"));
         try {
             await(Duration.ofSeconds(90), "run 1 to write 40k rows durably", () -> lines(out1) >= 40_000);
             await(
@@ -67,7 +67,7 @@ class BackfillProcessesIT {
         assertThat(written1).as("killed mid-backfill").isLessThan(N);
 
         Path out2 = dir.resolve("run-2.txt");
-        Process run2 = start(topics, buckets, work, group, out2, 0, dir.resolve("run-2.log"));
+        Process run2 = start(topics, buckets, bucket, work, group, out2, 0, dir.resolve("run-2.log"));
         assertThat(run2.waitFor(150, TimeUnit.SECONDS))
                 .as("run 2 ends by itself")
                 .isTrue();
@@ -99,8 +99,8 @@ class BackfillProcessesIT {
 
         Path outA = dir.resolve("a.txt");
         Path outB = dir.resolve("b.txt");
-        Process a = start(topics, buckets, work, group, outA, 10, dir.resolve("a.log"));
-        Process b = start(topics, buckets, work, group, outB, 10, dir.resolve("b.log"));
+        Process a = start(topics, buckets, bucket, work, group, outA, 10, dir.resolve("a.log"));
+        Process b = start(topics, buckets, bucket, work, group, outB, 10, dir.resolve("b.log"));
         assertThat(a.waitFor(180, TimeUnit.SECONDS))
                 .as("instance a ends by itself")
                 .isTrue();
@@ -190,7 +190,14 @@ class BackfillProcessesIT {
     }
 
     private static Process start(
-            KafkaTestTopics topics, S3TestBuckets buckets, String work, String group, Path out, long delayMs, Path log)
+            KafkaTestTopics topics,
+            S3TestBuckets buckets,
+            String bucket,
+            String work,
+            String group,
+            Path out,
+            long delayMs,
+            Path log)
             throws IOException {
         S3InfraEndpoints s3 = buckets.endpoints();
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -207,7 +214,8 @@ class BackfillProcessesIT {
                         Long.toString(delayMs),
                         s3.endpoint(),
                         s3.accessKey(),
-                        s3.secretKey()))
+                        s3.secretKey(),
+                        bucket))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();

@@ -90,7 +90,7 @@ class BackfillReplayWithoutDuplicatesIT {
         int killedMidway = 0;
         for (int kill = 0; kill < KILLS; kill++) {
             Path logFile = dir.resolve("run-" + (++run) + ".log");
-            Process p = start(infra, db, topics, buckets, work, group, logFile);
+            Process p = start(infra, db, topics, buckets, bucket, work, group, logFile);
             boolean finishedEarlier = false;
             try {
                 int killedSoFar = killedMidway;
@@ -122,7 +122,7 @@ class BackfillReplayWithoutDuplicatesIT {
                 .as("at least one run was killed while it read rows")
                 .isPositive();
         Path last = dir.resolve("run-" + (++run) + ".log");
-        Process end = start(infra, db, topics, buckets, work, group, last);
+        Process end = start(infra, db, topics, buckets, bucket, work, group, last);
         assertThat(end.waitFor(180, TimeUnit.SECONDS))
                 .as("the last run ends by itself")
                 .isTrue();
@@ -177,6 +177,7 @@ class BackfillReplayWithoutDuplicatesIT {
             ClickHouseTestDatabase db,
             KafkaTestTopics topics,
             S3TestBuckets buckets,
+            String bucket,
             String work,
             String group,
             Path log)
@@ -200,7 +201,8 @@ class BackfillReplayWithoutDuplicatesIT {
                         shards,
                         s3.endpoint(),
                         s3.accessKey(),
-                        s3.secretKey()))
+                        s3.secretKey(),
+                        bucket))
                 .redirectErrorStream(true)
                 .redirectOutput(log.toFile())
                 .start();

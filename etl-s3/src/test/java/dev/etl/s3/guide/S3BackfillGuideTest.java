@@ -43,6 +43,8 @@ class S3BackfillGuideTest {
                         .topics("orders-backfill-work")
                         .build())
                 .store(store)
+                .bucket("orders-archive") // the plan's scope: work items of other objects are refused
+                .prefix("orders/2025/")
                 .topic("orders") // the rows go through the chain of topic "orders"
                 .build());
         source.onDone(() -> System.out.println("every work item is committed")); // then shut the pipeline down

@@ -1,14 +1,16 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import dev.etl.clickhouse.ClickHouseHttpTransport;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTransport;
 import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.clickhouse.sharding.PlacementReport;
+import dev.etl.util.Secrets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -22,16 +24,29 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  *
  * <p>Each call is a few blocking read queries per sink (two per 500 sample keys, bounded by the sink's
  * socket timeout) on the first replica that answers; nothing is written, and the mode (FAIL, WARN, OFF)
- * is not applied: the endpoint reports, it never stops the pipeline. Credentials are sent as the sink's
- * own reads send them and appear nowhere in the result.
+ * is not applied: the endpoint reports, it never stops the pipeline. The queries go through one
+ * {@link PlacementQueries} per sink, kept for the endpoint's lifetime: {@code readonly=1} on every query
+ * (they evaluate the server's own sharding expression), answers of at most 1 MiB. Credentials are sent as
+ * the sink's own reads send them and appear nowhere in the result; its problems and message (which
+ * may quote the server's error texts) are {@linkplain Secrets#mask masked}.
  */
 @Endpoint(id = "etlplacement")
-public class ClickHousePlacementEndpoint {
+public class ClickHousePlacementEndpoint implements AutoCloseable {
 
     private final ClickHouseSinkConfigs sinks;
 
+    private final Function<ClickHouseSinkConfig, ClickHouseTransport> transports;
+
+    private final Map<ClickHouseSinkConfig, ClickHouseTransport> open = new ConcurrentHashMap<>();
+
     ClickHousePlacementEndpoint(ClickHouseSinkConfigs sinks) {
+        this(sinks, PlacementQueries::new);
+    }
+
+    ClickHousePlacementEndpoint(
+            ClickHouseSinkConfigs sinks, Function<ClickHouseSinkConfig, ClickHouseTransport> transports) {
         this.sinks = sinks;
+        this.transports = transports;
     }
 
     /**
@@ -56,27 +71,23 @@ public class ClickHousePlacementEndpoint {
         return (config != null) ? check(config) : null;
     }
 
-    private static SinkPlacement check(ClickHouseSinkConfig config) {
+    private SinkPlacement check(ClickHouseSinkConfig config) {
         PlacementCheck check = config.placementCheck();
         PlacementReport report;
-        ClickHouseTransport transport = ClickHouseHttpTransport.of(config);
         try {
-            report = check.evaluate(transport, config);
+            report = check.evaluate(this.open.computeIfAbsent(config, this.transports), config);
         } catch (RuntimeException ex) {
             // evaluate() reports what it expects; anything else is still an answer, not a 500
             return SinkPlacement.unverified(config, "placement could not be checked: " + ex);
-        } finally {
-            close(transport);
         }
         return SinkPlacement.of(config, report);
     }
 
-    private static void close(ClickHouseTransport transport) {
-        try {
-            transport.close();
-        } catch (Exception ex) {
-            // an HTTP transport holds nothing to release
-        }
+    /** Closes the sinks' transports (when the application context closes). */
+    @Override
+    public void close() {
+        this.open.values().forEach(ClickHouseTransport::close);
+        this.open.clear();
     }
 
     /** What a check concluded. */
@@ -174,12 +185,13 @@ public class ClickHousePlacementEndpoint {
                     report.mismatched(),
                     shards,
                     mismatches,
-                    report.problems(),
-                    report.message());
+                    report.problems().stream().map(Secrets::mask).toList(),
+                    Secrets.mask(report.message()));
         }
 
-        static SinkPlacement unverified(ClickHouseSinkConfig config, String problem) {
+        static SinkPlacement unverified(ClickHouseSinkConfig config, String text) {
             PlacementCheck check = config.placementCheck();
+            String problem = Secrets.mask(text);
             return new SinkPlacement(
                     config.qualifiedTable(),
                     check.qualifiedTable(),

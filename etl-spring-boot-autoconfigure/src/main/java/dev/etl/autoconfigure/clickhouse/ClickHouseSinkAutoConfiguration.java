@@ -13,6 +13,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -61,6 +63,8 @@ import org.springframework.context.annotation.Import;
 @EnableConfigurationProperties(EtlClickHouseProperties.class)
 @Import(ClickHouseTablesRegistrar.class)
 public final class ClickHouseSinkAutoConfiguration {
+
+    private static final Logger logger = LoggerFactory.getLogger(ClickHouseSinkAutoConfiguration.class);
 
     @Bean
     @ConditionalOnMissingBean(ClickHouseConnectionDetails.class)
@@ -152,15 +156,45 @@ public final class ClickHouseSinkAutoConfiguration {
         return new ClickHouseTables(clickHouse, connection, pipeline, customizers, meterRegistries, encoders);
     }
 
-    /** The sinks' configurations for the etlplacement endpoint. */
+    /**
+     * The sinks' configurations for the etlplacement endpoint. Built once per context, so it is also where
+     * the connection's credentials over plain {@code http://} are warned about, once.
+     */
     @Bean
     ClickHouseSinkConfigs etlClickHouseSinkConfigs(
-            EtlClickHouseProperties clickHouse, ObjectProvider<ClickHouseSinkConfig> config, ClickHouseTables tables) {
+            EtlClickHouseProperties clickHouse,
+            ObjectProvider<ClickHouseSinkConfig> config,
+            ClickHouseTables tables,
+            ClickHouseConnectionDetails connection) {
+        warnOfPlaintextCredentials(connection);
         return new ClickHouseSinkConfigs(List.of(
                 () -> {
                     ClickHouseSinkConfig single = (clickHouse.getTable() != null) ? config.getIfUnique() : null;
                     return (single != null) ? Map.of(clickHouse.getName(), single) : Map.of();
                 },
                 tables::configs));
+    }
+
+    /**
+     * One WARN when the connection sends a password to a replica over plain {@code http://}: the basic-auth
+     * header is readable by anyone on the network path. Names the replicas and the user, never the password.
+     */
+    static void warnOfPlaintextCredentials(ClickHouseConnectionDetails connection) {
+        String password = connection.getPassword();
+        if (password == null || password.isEmpty()) {
+            return;
+        }
+        List<String> plain = connection.getShards().stream()
+                .flatMap(List::stream)
+                .filter((uri) -> "http".equalsIgnoreCase(uri.getScheme()))
+                .map((uri) -> uri.getScheme() + "://" + uri.getHost() + ":" + uri.getPort())
+                .toList();
+        if (!plain.isEmpty()) {
+            logger.warn(
+                    "ClickHouse: the password of user '{}' is sent over plain http:// to {}, readable by anyone on "
+                            + "the network path; use https:// replicas (the server's https_port; docs/guides/securing.md)",
+                    connection.getUsername(),
+                    plain);
+        }
     }
 }

@@ -158,6 +158,9 @@ public final class S3BackfillAutoConfiguration {
         S3BackfillConfig.Builder config = S3BackfillConfig.builder()
                 .workTopic(work.build())
                 .store(store)
+                .bucket(s3.getBucket()) // the plan's scope, enforced on every work item read
+                .prefix(s3.getPrefix())
+                .keys(s3.getKeys())
                 .topic(routingTopic(s3, pipeline.name(), environment))
                 .segmentBytes((int) segment)
                 .readAheadSegments((int) Math.max(1, s3.getReadAhead().toBytes() / segment))

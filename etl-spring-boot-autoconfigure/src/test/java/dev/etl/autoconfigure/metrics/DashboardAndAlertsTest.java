@@ -690,6 +690,7 @@ class DashboardAndAlertsTest {
                             .endpoint("http://127.0.0.1:9")
                             .credentials("a", "b")
                             .build())
+                    .bucket("b")
                     .meterRegistry(registry)
                     .pipeline(pipeline)
                     .build());
