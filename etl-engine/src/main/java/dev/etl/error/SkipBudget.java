@@ -14,7 +14,10 @@ import java.util.Objects;
  * by one lane, so a poison partition trips its lane's budget even when healthy lanes would dilute the
  * pipeline's ratio) and for the whole pipeline (all lanes together, one atomic add per batch: many
  * lanes that each receive fewer than {@code minRecords} still trip it together). Windows are tumbling:
- * counts reset when a window has passed.
+ * counts reset when a window has passed <em>and</em> seen at least {@code minRecords} records, so on a
+ * topic too slow to bring that many within {@code window} a window lasts until it has: the budget applies
+ * to slow topics too (a trickle that is all bad trips it after {@code minRecords} records, however long
+ * they take), instead of never.
  *
  * @param enabled    false: never fail for skipping (each skip is still counted and logged)
  * @param maxRatio   share of received records, in [0, 1), that may be skipped per window and class

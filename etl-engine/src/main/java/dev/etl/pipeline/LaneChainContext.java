@@ -295,7 +295,10 @@ final class LaneChainContext implements LaneContext {
             return;
         }
         long nowNs = nanoClock.getAsLong();
-        if (nowNs - windowStartNs >= budgetWindowNs) {
+        // The window ends once it lasted its length and saw min-records records: on a slow topic it lasts
+        // until it has seen enough to judge, so a topic too slow to fill one window cannot skip 100 %
+        // forever (issue 30).
+        if (nowNs - windowStartNs >= budgetWindowNs && windowRecords >= budget.minRecords()) {
             windowStartNs = nowNs;
             windowRecords = 0;
             Arrays.fill(windowSkips, 0);

@@ -16,13 +16,14 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe and lock-free. Lanes add their received records once per batch (one atomic add per
  * (poll, partition) batch, never per record) and a skip once per skipped record (the error path).
- * The window rolls when a lane sees it has lasted its length: the lane that wins the CAS on the start
+ * The window rolls when a lane sees it has lasted its length and seen {@code minRecords} records: the lane that wins the CAS on the start
  * resets the counts. A count added by another lane during that reset may land in either window; the
  * budget is a guard against sustained loss, and a boundary that blurs by a few records does not change
  * what it decides for a sustained ratio.
  */
 final class PipelineSkipWindow {
     private final long windowNs;
+    private final long minRecords;
     private final LongSupplier nanoClock;
     private final AtomicLong windowStartNs;
     private final AtomicLong records = new AtomicLong();
@@ -30,6 +31,7 @@ final class PipelineSkipWindow {
 
     PipelineSkipWindow(SkipBudget budget, LongSupplier nanoClock) {
         this.windowNs = budget.window().toNanos();
+        this.minRecords = budget.minRecords();
         this.nanoClock = nanoClock;
         this.windowStartNs = new AtomicLong(nanoClock.getAsLong());
     }
@@ -57,7 +59,8 @@ final class PipelineSkipWindow {
 
     private void roll(long nowNs) {
         long start = windowStartNs.get();
-        if (nowNs - start >= windowNs && windowStartNs.compareAndSet(start, nowNs)) {
+        // A window that has not seen min-records records goes on (see SkipBudget: slow topics).
+        if (nowNs - start >= windowNs && records.get() >= minRecords && windowStartNs.compareAndSet(start, nowNs)) {
             records.set(0);
             for (int i = 0; i < skips.length(); i++) {
                 skips.set(i, 0);

@@ -109,6 +109,46 @@ class LaneChainContextSkipBudgetTest {
                         assertThat(((FatalPipelineException) e).errorClass()).isEqualTo(ErrorClass.ENCODE));
     }
 
+    /**
+     * Issue 30 item 6: a topic too slow to bring min-records records within one window was never judged
+     * (each window reset with fewer records), so it could skip 100 % forever. A window now lasts until it
+     * has min-records records: the all-bad trickle trips the budget, per lane and pipeline-wide.
+     */
+    @Test
+    void aSlowTopicWhoseRecordsAreAllBadTripsTheBudgetOnceMinRecordsArrivedHoweverLongThatTakes() {
+        SkipBudget budget = new SkipBudget(true, 0.5, Duration.ofMinutes(1), 100);
+        LaneChainContext ctx = context(budget);
+        assertThatThrownBy(() -> {
+                    for (int minute = 0; minute < 60; minute++) {
+                        ctx.recordsIn(10); // ten records a minute, every one bad
+                        skip(ctx, ErrorClass.DESERIALIZATION, 10);
+                        now.addAndGet(60 * SECOND);
+                    }
+                })
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("lane 2 exceeded its skip budget")
+                .hasMessageContaining("of the 100 records it received in the last 540000 ms");
+    }
+
+    @Test
+    void pipelineWideASlowTrickleOverSeveralLanesTripsTheBudgetToo() {
+        SkipBudget budget = new SkipBudget(true, 0.5, Duration.ofMinutes(1), 100);
+        PipelineSkipWindow shared = new PipelineSkipWindow(budget, now::get);
+        LaneChainContext lane0 = context(budget, 0, shared);
+        LaneChainContext lane1 = context(budget, 1, shared);
+        assertThatThrownBy(() -> {
+                    for (int minute = 0; minute < 60; minute++) {
+                        lane0.recordsIn(5);
+                        lane1.recordsIn(5);
+                        skip(lane0, ErrorClass.OPERATOR, 5);
+                        skip(lane1, ErrorClass.OPERATOR, 5);
+                        now.addAndGet(60 * SECOND);
+                    }
+                })
+                .isInstanceOf(FatalPipelineException.class)
+                .hasMessageContaining("pipeline 'orders' exceeded its skip budget");
+    }
+
     @Test
     void aNewWindowStartsFromZero() {
         LaneChainContext ctx = context(new SkipBudget(true, 0.5, Duration.ofSeconds(60), 10));
@@ -174,12 +214,14 @@ class LaneChainContextSkipBudgetTest {
         skip(b, ErrorClass.OPERATOR, 30); // 60 of 120: allowed
         now.addAndGet(60 * SECOND);
         a.recordsIn(60);
-        b.recordsIn(60); // a new window: the earlier 60 skips are forgotten
+        b.recordsIn(60); // a new pipeline-wide window (it had 120 >= 100 records): the earlier 60 skips are forgotten
+        assertThat(shared.records()).isEqualTo(120);
         skip(a, ErrorClass.OPERATOR, 30);
         skip(b, ErrorClass.OPERATOR, 30);
+        // Each lane's own window saw only 60 records in its minute, so it went on: lane 0 now judges 120.
         assertThatThrownBy(() -> a.skipped(failure(ErrorClass.OPERATOR, 1)))
                 .isInstanceOf(FatalPipelineException.class)
-                .hasMessageContaining("61 of the 120 records its lanes");
+                .hasMessageContaining("lane 0 exceeded its skip budget: 61 of the 120 records");
     }
 
     @Test

@@ -65,7 +65,8 @@ public class EtlErrorsProperties {
         private double maxRatio = dev.etl.error.SkipBudget.DEFAULT.maxRatio();
 
         /**
-         * Length of the (tumbling) window the ratio is counted over.
+         * Length of the (tumbling) window the ratio is counted over; a window that has not seen min-records
+         * records goes on until it has (slow topics are judged too).
          */
         private Duration window = dev.etl.error.SkipBudget.DEFAULT.window();
 
