@@ -683,6 +683,43 @@ class DashboardAndAlertsTest {
                     Duration.ofSeconds(1),
                     new KafkaDeadLetterWriter.Options(
                             KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES, false, registry, pipeline));
+            // A DedupPerKey stage's meter, registered by the operator itself when it opens.
+            dev.etl.ops.DedupPerKey.<Object, Object>by(v -> v).build().open(new dev.etl.ops.OperatorContext() {
+                @Override
+                public String stageName() {
+                    return "dedup";
+                }
+
+                @Override
+                public String pipelineName() {
+                    return pipeline;
+                }
+
+                @Override
+                public int laneIndex() {
+                    return 0;
+                }
+
+                @Override
+                public dev.etl.record.RecordMeta meta() {
+                    return null;
+                }
+
+                @Override
+                public MeterRegistry meterRegistry() {
+                    return registry;
+                }
+
+                @Override
+                public String describePartition(int partition) {
+                    return "orders-" + partition;
+                }
+
+                @Override
+                public dev.etl.ops.OperatorTimer timer() {
+                    return null;
+                }
+            });
             // The backfill source's meters (registered when it is built; nothing connects before a lane opens).
             this.backfill = new dev.etl.s3.S3BackfillSource(dev.etl.s3.S3BackfillConfig.builder()
                     .workTopic(kafka)
