@@ -5,6 +5,7 @@ import dev.etl.sink.SinkDefinition;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
+import java.util.List;
 import org.agrona.collections.Int2ObjectHashMap;
 
 /**
@@ -14,8 +15,9 @@ import org.agrona.collections.Int2ObjectHashMap;
  * off as one queue entry and written as one insert, alone, with a token named after its range, so a
  * replay that seals at the same boundaries rebuilds the same insert.
  *
- * <p>Rows are appended to the tail chunk of the (partition, shard) chain; a tail that reaches the
- * sink's chunk size gets a successor, so chunks stay pool-sized however large the block. When a
+ * <p>Rows are appended to the tail chunk of the (partition, shard) chain; a tail whose buffer is nearly
+ * full (see {@link #isFull}) gets a successor, so chunks stay pool-sized however large the block, and a
+ * block takes about its content in memory. When a
  * partition's rows for one shard reach the sink's batch {@code max-rows} or {@code max-bytes}, the
  * {@link DueListener} is told once, and the lane seals the block at the next record boundary.
  *
@@ -35,7 +37,6 @@ public final class BlockChains {
     private final ChunkSink sink;
     private final String sinkName;
     private final int shards;
-    private final int chunkMaxRows;
     private final int chunkMaxBytes;
     private final int blockMaxRows;
     private final long blockMaxBytes;
@@ -60,7 +61,6 @@ public final class BlockChains {
         this.sinkName = definition.name();
         this.shards = sink.shardCount();
         ChunkConfig chunks = definition.chunks();
-        this.chunkMaxRows = chunks.maxRows();
         this.chunkMaxBytes = chunks.maxBytes();
         this.blockMaxRows = definition.batch().maxRows();
         this.blockMaxBytes = definition.batch().maxBytes();
@@ -129,7 +129,7 @@ public final class BlockChains {
         heldBytes += rowBytes;
         openBytes += rowBytes;
         Chunk tail = o.tail[shard];
-        if (tail.rowCount() >= chunkMaxRows || tail.byteCount() >= chunkMaxBytes) {
+        if (isFull(tail, rowBytes / count)) {
             Chunk next = sink.newChunk(shard);
             tail.next = next;
             o.tail[shard] = next;
@@ -138,6 +138,21 @@ public final class BlockChains {
             o.due = true;
             dueListener.sealDue(partition);
         }
+    }
+
+    /**
+     * Whether a block chain's tail chunk is done: it holds at least half the chunk size and the next row
+     * (about {@code rowBytes}) would not fit in its buffer. So a buffer only grows while it holds less than
+     * half the chunk size (to about the chunk size), and a recycled one (at most 2 MiB) is filled. A block's chunks are
+     * never handed off on their own, so their size does not matter to the sink; what matters is that a
+     * closed chunk's buffer is nearly full. Closing at the chunk size instead (as ordinary chunks are
+     * handed off) left the buffer that had just doubled past it half empty: a lane's blocks took about
+     * twice their content in memory, beyond the documented bound (issue 30). A new chunk's buffer still
+     * grows by doubling up to where it closes; a recycled one (up to 2 MiB) is filled to its capacity.
+     */
+    private boolean isFull(Chunk tail, int rowBytes) {
+        int content = tail.byteCount();
+        return content >= chunkMaxBytes / 2 && tail.rows().capacity() - content < Math.max(1, rowBytes);
     }
 
     /**
@@ -224,6 +239,30 @@ public final class BlockChains {
     /** Whether sealed blocks wait for their end to be recorded. */
     public boolean hasWaiting() {
         return !waiting.isEmpty();
+    }
+
+    /**
+     * Calls {@code visitor} with every chunk this lane holds in open, sealed and released blocks, and
+     * whether it is the last of its chain (the one being filled, or where the block ended). Memory
+     * accounting in tests.
+     */
+    void forEachHeld(java.util.function.BiConsumer<Chunk, Boolean> visitor) {
+        for (Open o : open.values()) {
+            for (int shard = 0; shard < shards; shard++) {
+                for (Chunk c = o.head[shard]; c != null; c = c.next) {
+                    visitor.accept(c, c == o.tail[shard]);
+                }
+            }
+        }
+        for (ArrayDeque<Sealed> queue : List.of(waiting, releasable)) {
+            for (Sealed sealed : queue) {
+                for (Chunk head : sealed.heads) {
+                    for (Chunk c = head; c != null; c = c.next) {
+                        visitor.accept(c, c.next == null);
+                    }
+                }
+            }
+        }
     }
 
     /** Content bytes held by this lane in open, sealed and released blocks. */
