@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
  * {@code shard}, {@code replica}); recording allocates nothing. Prometheus names:
  * {@code etl_clickhouse_replica_healthy}, {@code etl_clickhouse_breaker_opens_total},
  * {@code etl_clickhouse_insert_duration_seconds{outcome}}, {@code etl_clickhouse_inserts_total{outcome}}
- * with outcome {@code success}, {@code transient} or {@code permanent}, and
- * {@code etl_clickhouse_deduplicated_inserts_total}.
+ * with outcome {@code success}, {@code transient} or {@code permanent},
+ * {@code etl_clickhouse_deduplicated_inserts_total}, and {@code etl_clickhouse_isolation_inserts_total{outcome}}
+ * with outcome {@code success} or {@code rejected} (the pieces of batches whose rows the server refused,
+ * see {@link ClickHouseShardWriter}).
  */
 final class ClickHouseReplicaMetrics {
     private final Timer successDuration;
@@ -24,6 +26,8 @@ final class ClickHouseReplicaMetrics {
     private final Counter transientFailures;
     private final Counter permanentFailures;
     private final Counter deduplicated;
+    private final Counter piecesWritten;
+    private final Counter piecesRejected;
 
     ClickHouseReplicaMetrics(
             MeterRegistry registry, String pipeline, String sink, int shard, String replica, ReplicaBreaker breaker) {
@@ -50,6 +54,18 @@ final class ClickHouseReplicaMetrics {
                         + "header (18.16) never report it")
                 .tags(tags)
                 .register(registry);
+        piecesWritten = pieceCounter(registry, tags, "success");
+        piecesRejected = pieceCounter(registry, tags, "rejected");
+    }
+
+    private static Counter pieceCounter(MeterRegistry registry, Tags tags, String outcome) {
+        return Counter.builder("etl.clickhouse.isolation.inserts")
+                .description("Inserts of pieces of a batch the server refused rows of for their content (the shard "
+                        + "writer isolating those rows), by outcome: success (the piece's rows are written) or "
+                        + "rejected (the piece holds a row the server refuses)")
+                .tags(tags)
+                .tag("outcome", outcome)
+                .register(registry);
     }
 
     private static Timer timer(MeterRegistry registry, Tags tags, String outcome) {
@@ -75,6 +91,11 @@ final class ClickHouseReplicaMetrics {
 
     void deduplicated() {
         deduplicated.increment();
+    }
+
+    /** A piece of a batch whose rows the server refused was written ({@code true}) or refused. */
+    void piece(boolean written) {
+        (written ? piecesWritten : piecesRejected).increment();
     }
 
     void failure(boolean transientFailure, long durationNs) {

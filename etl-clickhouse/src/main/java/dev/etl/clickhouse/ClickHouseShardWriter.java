@@ -1,15 +1,24 @@
 package dev.etl.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseErrors.Category;
 import dev.etl.error.SinkWriteException;
 import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
+import dev.etl.util.RateLimitedLog;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -41,14 +50,57 @@ import org.slf4j.LoggerFactory;
  * batch's token>}. The writer hands them to the {@link ClickHouseTransport} as a {@link ClickHouseInsert}
  * (table + settings); how they travel (URL parameters either way) is the transport's business.
  *
- * <p><b>Errors</b> are classified by {@link ClickHouseErrors}; the {@link SinkWriteException} names the
- * shard, the replica URL, the table, the batch and the server's own error text. Transient failures
- * count against the replica's breaker; permanent ones do not (the server answered).
+ * <p><b>Errors</b> are classified by {@link ClickHouseErrors} (with the sink's
+ * {@linkplain ClickHouseSinkConfig#rejectionCodes() extra rejection codes}); the {@link SinkWriteException}
+ * names the shard, the replica URL, the table, the batch and the server's own error text. Transient
+ * failures count against the replica's breaker; permanent ones do not (the server answered).
+ *
+ * <p><b>Rows the server refuses.</b> When the server refuses a batch for the content of some of its rows
+ * ({@link ClickHouseErrors.Category#DATA}: a {@code throwIf} in a {@code MATERIALIZED} column, a
+ * constraint, a division by zero, a value a type cannot hold), no retry and no policy could get past it:
+ * the same bytes fail forever. The writer isolates those rows instead. It cuts the batch's RowBinary rows
+ * (their boundaries from the sink's columns, {@link RowBinaryRows}) into two halves by row index (rows
+ * {@code [from, mid)} and {@code [mid, to)}, {@code mid = (from + to) / 2}), inserts each, and cuts again
+ * each half the server refuses, depth first, left half first, until every piece is written or is one row
+ * the server refuses. Every row it can write is then durably written, and the write throws
+ * {@link SinkWriteException#rejectedRows} naming the refused rows' indexes in the batch (the engine applies
+ * the sink's permanent-failure policy to them). If every piece is accepted (the server refused only the
+ * whole), the write succeeds.
+ *
+ * <p>The cut depends only on the batch and on which rows the server refuses, so a replay of the batch (a
+ * retry after a transient failure of a piece, or the same deterministic block after a crash) sends the same
+ * pieces in the same order, and the server drops those it already has: a piece's RowBinary (or Native)
+ * bytes are the same, so a Replicated*MergeTree's block checksum matches (18.16), and where the server
+ * knows {@code insert_deduplication_token} a piece's token is {@code <the batch's token>~<from>-<to>~<the
+ * first 64 bits of the SHA-256 of the piece's RowBinary bytes, hex>} (the bytes in the token so that a replay
+ * whose rows differ, from a chain that is not deterministic, is written rather than dropped). Pieces go
+ * through the same replica choice, breakers, settings and (for Native) transposition as a batch; a piece
+ * that fails transiently, or with a configuration error, ends the write with that failure (the engine
+ * retries the whole batch; the pieces written so far are dropped as duplicates then).
+ *
+ * <p>Not a mismatch in disguise: when more than half the batch's rows, and at least
+ * {@value #STORM_MIN_ROWS}, are refused, or when the isolation would need more than
+ * {@code 2 × }{@value #STORM_MIN_ROWS}{@code  × ⌈log2(rows)⌉} inserts (enough for {@value #STORM_MIN_ROWS}
+ * refused rows anywhere in the batch), the write fails permanently as a whole, naming the code and the
+ * count, instead of reporting rejected rows: a constraint every row violates must stop the pipeline, not
+ * let a {@code SKIP} policy drop the data. Without the sink's columns (or with a column type
+ * {@link RowBinaryRows} does not know) the rows cannot be told apart: a refusal fails the batch
+ * permanently, saying so. Each isolation is logged at WARN (rate-limited) with the server's answer; its
+ * inserts count in {@code etl_clickhouse_isolation_inserts_total{outcome}}.
  *
  * <p>Thread-safe: calls may overlap when the sink allows several in-flight batches per shard.
  */
 public final class ClickHouseShardWriter implements ShardWriter {
     private static final Logger log = LoggerFactory.getLogger(ClickHouseShardWriter.class);
+
+    /**
+     * Refused rows below which a batch is never a storm, and for which the isolation always has inserts
+     * enough (see the class comment).
+     */
+    static final int STORM_MIN_ROWS = 10;
+
+    /** Rejected row indexes a message lists before it summarises the rest. */
+    private static final int LISTED_ROWS = 20;
 
     /** The state of one replica, for metrics, health details and tests. */
     public record ReplicaStatus(String replica, ReplicaBreaker.State state, int consecutiveFailures, long opens) {}
@@ -66,6 +118,14 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private final AtomicLong roundRobin = new AtomicLong();
     /** NATIVE only (else null): the transposition of each batch into its Native block. */
     private final NativeBatchTransposer transposer;
+    /** Row boundaries for isolating refused rows, or null when the columns do not allow it (see {@link #noRows}). */
+    private final RowBinaryRows rowBoundaries;
+    /** Why {@link #rowBoundaries} is null. */
+    private final String noRows;
+    /** The sink's extra data-rejection codes. */
+    private final Set<Integer> rejectionCodes;
+
+    private final RateLimitedLog isolationLog;
 
     /** Last failed attempt (sequence, replica index), so the retry can go to the next replica. */
     private final Object lastFailureLock = new Object();
@@ -143,6 +203,16 @@ public final class ClickHouseShardWriter implements ShardWriter {
                         config.qualifiedTable(),
                         nanoClock)
                 : null;
+        RowBinaryRows boundaries = null;
+        String noBoundaries = null;
+        try {
+            boundaries = RowBinaryRows.of(columnsCopy);
+        } catch (IllegalArgumentException e) {
+            noBoundaries = e.getMessage();
+        }
+        this.rowBoundaries = boundaries;
+        this.noRows = noBoundaries;
+        this.rejectionCodes = config.rejectionCodes();
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
         this.shard = shard;
         this.table = config.qualifiedTable();
@@ -162,6 +232,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
         this.sendToken = capabilities.dedupToken();
         this.insert = insertRequest(config, capabilities);
         this.onClose = Objects.requireNonNull(onClose, "onClose");
+        this.isolationLog = new RateLimitedLog(TimeUnit.SECONDS.toNanos(10), nanoClock);
     }
 
     /**
@@ -189,11 +260,287 @@ public final class ClickHouseShardWriter implements ShardWriter {
 
     @Override
     public void write(SealedBatch batch) throws SinkWriteException {
+        try {
+            send(batch);
+        } catch (SinkWriteException e) {
+            if (!isDataRejection(e)) {
+                throw e;
+            }
+            isolate(batch, e);
+        }
+    }
+
+    /** One insert of {@code batch} (a batch or a piece of one) in the insert's format. */
+    private void send(SealedBatch batch) throws SinkWriteException {
         if (insert.format() == InsertFormat.ROW_BINARY) {
             write(batch, batch.bytes(), batch.byteCount());
             return;
         }
         transposer.write(batch, (body, length) -> write(batch, body, length));
+    }
+
+    /** Whether {@code e} is the server refusing rows for their content. */
+    private boolean isDataRejection(SinkWriteException e) {
+        return !e.isTransient()
+                && e.getCause() instanceof ClickHouseRequestException r
+                && ClickHouseErrors.classify(r, rejectionCodes) == Category.DATA;
+    }
+
+    /**
+     * The server refused {@code batch} ({@code refusal}) for the content of some rows: writes the others in
+     * pieces and throws {@link SinkWriteException#rejectedRows} naming the refused ones (see the class
+     * comment); returns normally when every piece is accepted.
+     */
+    private void isolate(SealedBatch batch, SinkWriteException refusal) throws SinkWriteException {
+        int rows = batch.rowCount();
+        int[] starts;
+        if (rows == 1) {
+            starts = new int[] {0, batch.byteCount()};
+        } else if (rows < 1 || rowBoundaries == null) {
+            throw SinkWriteException.permanentFailure(
+                    refusal.getMessage() + "; the rows the server refuses cannot be isolated from the others: "
+                            + (rowBoundaries == null ? noRows : "the batch has no rows"),
+                    refusal.getCause());
+        } else {
+            try {
+                starts = rowBoundaries.starts(batch.bytes(), batch.byteCount(), rows);
+            } catch (RowBinaryMismatchException e) {
+                throw SinkWriteException.permanentFailure(
+                        refusal.getMessage() + "; the rows the server refuses cannot be isolated from the others: "
+                                + e.getMessage(),
+                        refusal.getCause());
+            }
+        }
+        new Isolation(batch, starts, refusal).run();
+    }
+
+    /** The isolation of the rows the server refuses in one batch: the pieces, what they gave, the guards. */
+    private final class Isolation {
+        private final SealedBatch batch;
+        private final int[] starts;
+        private final int rows;
+        private final SinkWriteException wholeRefusal;
+        private final int maxInserts;
+        /** The RowBinary bytes of the piece being sent. */
+        private final byte[] scratch;
+
+        private int[] rejected = new int[4];
+        private int rejectedCount;
+        private SinkWriteException firstRowRefusal;
+        private int firstRejectedRow = -1;
+        private final Map<Integer, Integer> codes = new TreeMap<>();
+        private int inserts;
+        private int piecesWritten;
+        private int rowsWritten;
+
+        Isolation(SealedBatch batch, int[] starts, SinkWriteException wholeRefusal) {
+            this.batch = batch;
+            this.starts = starts;
+            this.rows = batch.rowCount();
+            this.wholeRefusal = wholeRefusal;
+            this.maxInserts = maxIsolationInserts(rows);
+            this.scratch = new byte[batch.byteCount()];
+        }
+
+        void run() throws SinkWriteException {
+            if (rows == 1) {
+                reject(0, wholeRefusal);
+            } else {
+                split(0, rows);
+            }
+            if (rejectedCount == 0) {
+                long suppressed = isolationLog.permit();
+                if (suppressed >= 0) {
+                    log.warn(
+                            "{}: the server refused batch {} ({} rows) as a whole ({}), but accepted every piece of it: "
+                                    + "all its rows are written, in {} pieces ({} similar messages suppressed)",
+                            where(),
+                            batch.sequence(),
+                            rows,
+                            serverAnswer(wholeRefusal),
+                            piecesWritten,
+                            suppressed);
+                }
+                return;
+            }
+            int[] refused = Arrays.copyOf(rejected, rejectedCount);
+            String message = where() + ": the server refused " + rejectedCount + " of the " + rows + " rows of batch "
+                    + batch.sequence() + " (attempt " + batch.attempt() + ") for their content, rows "
+                    + listRows(refused) + "; the other " + rowsWritten + " rows are written, in " + piecesWritten
+                    + " pieces (" + inserts + " inserts)" + codeSummary() + ". The server's answer for row "
+                    + firstRejectedRow + ": " + serverAnswer(firstRowRefusal);
+            long suppressed = isolationLog.permit();
+            if (suppressed >= 0) {
+                log.warn("{} ({} similar messages suppressed)", message, suppressed);
+            }
+            throw SinkWriteException.rejectedRows(message, refused, firstRowRefusal.getCause());
+        }
+
+        /** Rows {@code [from, to)}, at least two, were refused together: tries each half. */
+        private void split(int from, int to) throws SinkWriteException {
+            int mid = (from + to) >>> 1;
+            attempt(from, mid);
+            attempt(mid, to);
+        }
+
+        private void attempt(int from, int to) throws SinkWriteException {
+            SinkWriteException refusal = piece(from, to);
+            if (refusal == null) {
+                return;
+            }
+            if (to - from == 1) {
+                reject(from, refusal);
+            } else {
+                split(from, to);
+            }
+        }
+
+        /** Inserts rows {@code [from, to)} as a piece: null when written, the refusal when refused for data. */
+        private SinkWriteException piece(int from, int to) throws SinkWriteException {
+            if (inserts >= maxInserts) {
+                throw SinkWriteException.permanentFailure(
+                        where() + ": isolating the rows the server refuses in batch " + batch.sequence() + " ("
+                                + rows + " rows) needs more than " + maxInserts + " inserts (" + rejectedCount
+                                + " rows refused so far" + codeSummary() + ", " + rowsWritten + " rows written in "
+                                + piecesWritten + " pieces): too many refused rows to isolate them one by one, "
+                                + "which looks like a mismatch between the rows and the table rather than a few "
+                                + "bad rows; failing the batch instead of dropping rows. The server's answer to the "
+                                + "batch: " + serverAnswer(wholeRefusal),
+                        wholeRefusal.getCause());
+            }
+            inserts++;
+            int offset = starts[from];
+            int length = starts[to] - offset;
+            System.arraycopy(batch.bytes(), offset, scratch, 0, length);
+            Piece piece = new Piece(
+                    batch, from, to, scratch, length, pieceToken(batch.dedupToken(), from, to, scratch, length));
+            try {
+                send(piece);
+            } catch (SinkWriteException e) {
+                if (isDataRejection(e)) {
+                    return e;
+                }
+                throw new SinkWriteException(
+                        e.isTransient(),
+                        where() + ": isolating the rows the server refuses in batch " + batch.sequence()
+                                + ", the piece of rows [" + from + ", " + to + ") failed "
+                                + (e.isTransient()
+                                        ? "transiently; the whole batch is written again on retry (the "
+                                                + piecesWritten + " pieces written so far are dropped then as "
+                                                + "duplicates): "
+                                        : "permanently: ")
+                                + e.getMessage(),
+                        e.getCause());
+            }
+            piecesWritten++;
+            rowsWritten += to - from;
+            return null;
+        }
+
+        private void reject(int row, SinkWriteException refusal) throws SinkWriteException {
+            if (rejectedCount == rejected.length) {
+                rejected = Arrays.copyOf(rejected, rejectedCount * 2);
+            }
+            rejected[rejectedCount++] = row;
+            if (firstRowRefusal == null) {
+                firstRowRefusal = refusal;
+                firstRejectedRow = row;
+            }
+            if (refusal.getCause() instanceof ClickHouseRequestException r) {
+                codes.merge(r.serverCode(), 1, Integer::sum);
+            }
+            if (rejectedCount >= STORM_MIN_ROWS && 2L * rejectedCount > rows) {
+                throw SinkWriteException.permanentFailure(
+                        where() + ": the server refused " + rejectedCount + " of the " + rows + " rows of batch "
+                                + batch.sequence() + " (more than half" + codeSummary() + ", rows "
+                                + listRows(Arrays.copyOf(rejected, rejectedCount)) + "): not a few bad rows but a "
+                                + "mismatch between the rows and the table (a constraint or expression every row "
+                                + "violates, values of the wrong kind); failing the batch instead of dropping its "
+                                + "rows. " + rowsWritten + " rows are written, in " + piecesWritten + " pieces. The "
+                                + "server's answer for row " + firstRejectedRow + ": " + serverAnswer(firstRowRefusal),
+                        refusal.getCause());
+            }
+        }
+
+        private String codeSummary() {
+            return codes.isEmpty() ? "" : ", codes " + codes;
+        }
+
+        private String where() {
+            return "ClickHouse sink '" + sinkName + "' shard " + shard + " table " + table;
+        }
+    }
+
+    /**
+     * The inserts an isolation of {@code rows} rows may send: {@code 2 × STORM_MIN_ROWS × ⌈log2(rows)⌉}, what
+     * {@code STORM_MIN_ROWS} refused rows need at most wherever they are (each level of the bisection tries
+     * at most two pieces per refused row).
+     */
+    static int maxIsolationInserts(int rows) {
+        int levels = rows <= 1 ? 1 : 32 - Integer.numberOfLeadingZeros(rows - 1);
+        return 2 * STORM_MIN_ROWS * levels;
+    }
+
+    /**
+     * A piece's deduplication token: {@code <batch token>~<from>-<to>~<16 hex digits of the SHA-256 of the
+     * piece's RowBinary bytes>}.
+     */
+    static String pieceToken(String batchToken, int from, int to, byte[] bytes, int length) {
+        MessageDigest sha;
+        try {
+            sha = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+        sha.update(bytes, 0, length);
+        byte[] digest = sha.digest();
+        return batchToken + "~" + from + "-" + to + "~" + HexFormat.of().formatHex(digest, 0, 8);
+    }
+
+    /** Row indexes for a message: the first {@value #LISTED_ROWS}, then how many more. */
+    private static String listRows(int[] rows) {
+        if (rows.length <= LISTED_ROWS) {
+            return Arrays.toString(rows);
+        }
+        String head = Arrays.toString(Arrays.copyOf(rows, LISTED_ROWS));
+        return head.substring(0, head.length() - 1) + ", … (" + (rows.length - LISTED_ROWS) + " more)]";
+    }
+
+    /** The server's own answer in a failure (status and text), or the failure's message. */
+    private static String serverAnswer(SinkWriteException e) {
+        if (e.getCause() instanceof ClickHouseRequestException r) {
+            return "HTTP " + r.status() + ": " + r.serverText();
+        }
+        return e.getMessage();
+    }
+
+    /** Rows {@code [from, to)} of {@code batch}, as a batch of their own (its RowBinary bytes, its token). */
+    private record Piece(SealedBatch batch, int from, int to, byte[] bytes, int byteCount, String dedupToken)
+            implements SealedBatch {
+        @Override
+        public String sinkName() {
+            return batch.sinkName();
+        }
+
+        @Override
+        public int shard() {
+            return batch.shard();
+        }
+
+        @Override
+        public long sequence() {
+            return batch.sequence();
+        }
+
+        @Override
+        public int rowCount() {
+            return to - from;
+        }
+
+        @Override
+        public int attempt() {
+            return batch.attempt();
+        }
     }
 
     /** Sends {@code body[0, length)}, the batch in the insert's format, to the first replica that admits it. */
@@ -237,6 +584,9 @@ public final class ClickHouseShardWriter implements ShardWriter {
             long written = transport.insert(replica.uri, request, body, length);
             settled = true;
             replica.breaker.onSuccess();
+            if (batch instanceof Piece) {
+                replica.metrics.piece(true);
+            }
             if (written == 0 && batch.rowCount() > 0) {
                 // The server reports it wrote nothing: it dropped the insert as a block it already had
                 // (a retry whose first attempt landed, or a replayed deterministic block).
@@ -244,7 +594,8 @@ public final class ClickHouseShardWriter implements ShardWriter {
             }
         } catch (ClickHouseRequestException e) {
             long durationNs = nanoClock.getAsLong() - startNs;
-            boolean transientFailure = ClickHouseErrors.isTransient(e);
+            Category category = ClickHouseErrors.classify(e, rejectionCodes);
+            boolean transientFailure = category == Category.TRANSIENT;
             settled = true;
             if (transientFailure) {
                 long opensBefore = replica.breaker.opens();
@@ -266,6 +617,9 @@ public final class ClickHouseShardWriter implements ShardWriter {
                 replica.breaker.onSuccess();
             }
             replica.metrics.failure(transientFailure, durationNs);
+            if (batch instanceof Piece && category == Category.DATA) {
+                replica.metrics.piece(false);
+            }
             throw new SinkWriteException(transientFailure, failureMessage(transientFailure, replica, batch, e), e);
         } catch (RuntimeException e) {
             // e.g. a rejected URI; unknown failures are treated as transient (the engine's rule too)
@@ -310,10 +664,11 @@ public final class ClickHouseShardWriter implements ShardWriter {
         } else {
             detail = e.toString();
         }
+        String piece = batch instanceof Piece p ? " piece of rows [" + p.from() + ", " + p.to() + ")" : "";
         return "ClickHouse insert failed (" + (transientFailure ? "transient" : "permanent") + ") on sink '" + sinkName
                 + "' shard " + shard + " replica " + replica.name + " table " + table + ", batch " + batch.sequence()
-                + " attempt " + batch.attempt() + " (" + batch.rowCount() + " rows, " + batch.byteCount() + " bytes): "
-                + detail;
+                + " attempt " + batch.attempt() + piece + " (" + batch.rowCount() + " rows, " + batch.byteCount()
+                + " bytes): " + detail;
     }
 
     private String allOpenMessage(SealedBatch batch) {
@@ -375,6 +730,14 @@ public final class ClickHouseShardWriter implements ShardWriter {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            long suppressed = isolationLog.drainSuppressed();
+            if (suppressed > 0) {
+                log.warn(
+                        "ClickHouse sink '{}' shard {}: {} more messages about rows the server refused were suppressed",
+                        sinkName,
+                        shard,
+                        suppressed);
+            }
             onClose.run();
         }
     }

@@ -6,10 +6,12 @@ import dev.etl.sink.RetryConfig;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Configuration of one ClickHouse sink: where the shards and their replicas are, the shard-local
@@ -50,6 +52,11 @@ import java.util.Set;
  *                          {@link #DEFAULT_FORMAT} by default
  * @param tls               TLS towards {@code https://} replicas (trust, client certificate), or null for the
  *                          JVM's default trust store; when set, every replica must be {@code https://}
+ * @param rejectionCodes    ClickHouse error codes to treat as a refusal of rows for their content, on top of
+ *                          {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the
+ *                          server refuses and writes the others, see {@link ClickHouseShardWriter}); none by
+ *                          default. A code of {@link ClickHouseErrors#TRANSIENT_CODES} is refused: a retry may
+ *                          pass, and treating it as bad rows would let a {@code SKIP} policy drop them
  */
 public record ClickHouseSinkConfig(
         String database,
@@ -71,7 +78,8 @@ public record ClickHouseSinkConfig(
         PlacementCheck placementCheck,
         boolean deterministicBlocks,
         InsertFormat format,
-        ClickHouseTls tls) {
+        ClickHouseTls tls,
+        Set<Integer> rejectionCodes) {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -211,10 +219,57 @@ public record ClickHouseSinkConfig(
                 null);
     }
 
+    /** A configuration without extra {@linkplain #rejectionCodes() rejection codes}. */
+    public ClickHouseSinkConfig(
+            String database,
+            String table,
+            List<List<URI>> shards,
+            String user,
+            String password,
+            Duration connectTimeout,
+            Duration socketTimeout,
+            boolean compression,
+            Transport transport,
+            int breakerThreshold,
+            Duration breakerOpenTime,
+            ValidationMode validation,
+            boolean requireDedup,
+            Map<String, String> settings,
+            BatchConfig batch,
+            RetryConfig retry,
+            PlacementCheck placementCheck,
+            boolean deterministicBlocks,
+            InsertFormat format,
+            ClickHouseTls tls) {
+        this(
+                database,
+                table,
+                shards,
+                user,
+                password,
+                connectTimeout,
+                socketTimeout,
+                compression,
+                transport,
+                breakerThreshold,
+                breakerOpenTime,
+                validation,
+                requireDedup,
+                settings,
+                batch,
+                retry,
+                placementCheck,
+                deterministicBlocks,
+                format,
+                tls,
+                Set.of());
+    }
+
     public ClickHouseSinkConfig {
         shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
         SinkConfigChecks.timeouts(connectTimeout, socketTimeout, breakerOpenTime);
         settings = SinkConfigChecks.required(transport, format, breakerThreshold, validation, batch, retry, settings);
+        rejectionCodes = SinkConfigChecks.rejectionCodes(rejectionCodes);
     }
 
     public static Builder builder() {
@@ -256,6 +311,7 @@ public record ClickHouseSinkConfig(
         private RetryConfig retry = RetryConfig.DEFAULTS;
         private PlacementCheck placementCheck;
         private ClickHouseTls tls;
+        private final Set<Integer> rejectionCodes = new TreeSet<>();
 
         private Builder() {}
 
@@ -373,6 +429,24 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /**
+         * ClickHouse error codes to treat as a refusal of rows for their content, on top of
+         * {@link ClickHouseErrors#REJECTION_CODES} (see {@link ClickHouseSinkConfig#rejectionCodes()}); adds to
+         * those given before.
+         */
+        public Builder rejectionCodes(Collection<Integer> codes) {
+            rejectionCodes.addAll(codes);
+            return this;
+        }
+
+        /** As {@link #rejectionCodes(Collection)}. */
+        public Builder rejectionCodes(int... codes) {
+            for (int code : codes) {
+                rejectionCodes.add(code);
+            }
+            return this;
+        }
+
         public ClickHouseSinkConfig build() {
             return new ClickHouseSinkConfig(
                     database,
@@ -394,7 +468,8 @@ public record ClickHouseSinkConfig(
                     placementCheck,
                     deterministicBlocks,
                     format,
-                    tls);
+                    tls,
+                    rejectionCodes);
         }
     }
 }

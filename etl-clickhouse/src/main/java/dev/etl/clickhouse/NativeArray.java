@@ -42,6 +42,16 @@ final class NativeArray extends NativeColumn {
     }
 
     @Override
+    void skip(RowBinaryCursor in) {
+        int n = in.readLength();
+        for (int i = 0; i < n; i++) {
+            for (NativeColumn c : elements) {
+                c.skip(in);
+            }
+        }
+    }
+
+    @Override
     int prefixBytes() {
         int n = 0;
         for (NativeColumn e : elements) {

@@ -40,6 +40,12 @@ abstract class NativeColumn {
     /** Pass 1: consumes one RowBinary value and counts it. */
     abstract void measure(RowBinaryCursor in);
 
+    /**
+     * Consumes one RowBinary value without counting it (no state changes): where the value ends, for
+     * {@link RowBinaryRows}. Reads exactly what {@link #measure} reads.
+     */
+    abstract void skip(RowBinaryCursor in);
+
     /** Pass 1: counts one default value (the placeholder of a NULL). Only scalars have one. */
     void measureDefault() {
         throw new IllegalStateException(getClass().getSimpleName() + " has no default value");
@@ -117,6 +123,11 @@ abstract class NativeColumn {
         void measure(RowBinaryCursor in) {
             in.skip(width);
             count++;
+        }
+
+        @Override
+        void skip(RowBinaryCursor in) {
+            in.skip(width);
         }
 
         @Override
@@ -238,6 +249,11 @@ abstract class NativeColumn {
         }
 
         @Override
+        void skip(RowBinaryCursor in) {
+            in.skip(in.readLength());
+        }
+
+        @Override
         void measureDefault() {
             bytes++;
         }
@@ -331,6 +347,16 @@ abstract class NativeColumn {
             } else if (flag == 1) {
                 inner.measureDefault();
             } else {
+                throw new RowBinaryCursor.Mismatch("Nullable flag must be 0 or 1, got " + flag);
+            }
+        }
+
+        @Override
+        void skip(RowBinaryCursor in) {
+            int flag = in.readByte();
+            if (flag == 0) {
+                inner.skip(in);
+            } else if (flag != 1) {
                 throw new RowBinaryCursor.Mismatch("Nullable flag must be 0 or 1, got " + flag);
             }
         }

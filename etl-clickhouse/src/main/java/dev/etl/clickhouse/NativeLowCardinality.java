@@ -98,6 +98,19 @@ final class NativeLowCardinality extends NativeColumn {
         indexes[count++] = index;
     }
 
+    /** On the wire LowCardinality(T) is T: a value of T, or of Nullable(T). */
+    @Override
+    void skip(RowBinaryCursor in) {
+        if (nullable && readNullFlag(in)) {
+            return;
+        }
+        if (width < 0) {
+            in.skip(in.readLength());
+        } else {
+            in.skip(width);
+        }
+    }
+
     private static boolean readNullFlag(RowBinaryCursor in) {
         int flag = in.readByte();
         if (flag > 1) {

@@ -23,6 +23,13 @@ final class NativeTuple extends NativeColumn {
     }
 
     @Override
+    void skip(RowBinaryCursor in) {
+        for (NativeColumn e : elements) {
+            e.skip(in);
+        }
+    }
+
+    @Override
     int prefixBytes() {
         int n = 0;
         for (NativeColumn e : elements) {

@@ -7,10 +7,13 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The private logic of {@link ClickHouseSinkConfig}: its canonical constructor's argument checks (in the order
@@ -129,6 +132,30 @@ final class SinkConfigChecks {
         return java.util.Collections.unmodifiableMap(settings);
     }
 
+    /**
+     * Checks the extra rejection codes (positive, none of {@link ClickHouseErrors#TRANSIENT_CODES}); returns an
+     * unmodifiable sorted copy (empty for null).
+     */
+    static Set<Integer> rejectionCodes(Set<Integer> codes) {
+        if (codes == null) {
+            return Set.of();
+        }
+        TreeSet<Integer> copy = new TreeSet<>();
+        for (Integer code : codes) {
+            if (code == null || code <= 0) {
+                throw new IllegalArgumentException(
+                        "ClickHouse rejection code must be a positive ClickHouse error " + "code, got " + code);
+            }
+            if (ClickHouseErrors.TRANSIENT_CODES.contains(code)) {
+                throw new IllegalArgumentException("ClickHouse error code " + code + " cannot be a rejection code: "
+                        + "it is transient (a retry may pass, see ClickHouseErrors.TRANSIENT_CODES), and treating it "
+                        + "as rows the server refuses would let a SKIP policy drop them");
+            }
+            copy.add(code);
+        }
+        return Collections.unmodifiableSortedSet(copy);
+    }
+
     private static void requireText(String value, String what) {
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException("ClickHouse sink " + what + " must be set");
@@ -179,6 +206,6 @@ final class SinkConfigChecks {
                 + c.breakerOpenTime() + ", validation=" + c.validation() + ", requireDedup=" + c.requireDedup()
                 + ", deterministicBlocks=" + c.deterministicBlocks() + ", format=" + c.format() + ", settings="
                 + c.settings() + ", batch=" + c.batch() + ", retry=" + c.retry() + ", placementCheck="
-                + c.placementCheck() + ", tls=" + c.tls() + "]";
+                + c.placementCheck() + ", tls=" + c.tls() + ", rejectionCodes=" + c.rejectionCodes() + "]";
     }
 }

@@ -101,4 +101,19 @@ class ClickHouseSinkConfigTest {
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("format");
     }
+
+    @Test
+    void extraRejectionCodesAreSortedAndNeverTransient() {
+        assertThat(valid().build().rejectionCodes()).isEmpty();
+        ClickHouseSinkConfig config = valid().rejectionCodes(1001, 36)
+                .rejectionCodes(java.util.List.of(36))
+                .build();
+        assertThat(config.rejectionCodes()).containsExactly(36, 1001);
+        assertThat(config.toString()).contains("rejectionCodes=[36, 1001]");
+        assertThatThrownBy(() -> valid().rejectionCodes(252).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("252")
+                .hasMessageContaining("transient");
+        assertThatThrownBy(() -> valid().rejectionCodes(0).build()).hasMessageContaining("positive");
+    }
 }

@@ -418,7 +418,7 @@ class NativeTranspositionPropertyTest {
         return sb.toString();
     }
 
-    private static Spec randomSpec(Random random, int depth) {
+    static Spec randomSpec(Random random, int depth) {
         int kind = depth >= 3 ? random.nextInt(3) : random.nextInt(7);
         return switch (kind) {
             case 0 -> randomScalar(random);

@@ -316,6 +316,7 @@ class ConnectorAutoConfigurationTest {
                         "etl.sink.clickhouse.settings.insert_quorum=2",
                         "etl.sink.clickhouse.batch.max-rows=5000",
                         "etl.sink.clickhouse.retry.max-attempts=7",
+                        "etl.sink.clickhouse.rejection-codes=1001,36",
                         "etl.sink.clickhouse.transport=http")
                 .run((context) -> {
                     SinkDefinition sink = context.getBean("etlClickHouseSink", SinkDefinition.class);
@@ -330,6 +331,7 @@ class ConnectorAutoConfigurationTest {
                     assertThat(config.user()).isEqualTo("etl");
                     assertThat(config.settings()).containsEntry("insert_quorum", "2");
                     assertThat(config.transport()).isEqualTo(ClickHouseSinkConfig.Transport.HTTP);
+                    assertThat(config.rejectionCodes()).containsExactly(36, 1001);
                     assertThat(context).hasSingleBean(ClickHouseConnectionDetails.class);
                 });
     }
@@ -480,6 +482,19 @@ class ConnectorAutoConfigurationTest {
                         .getFailure()
                         .hasStackTraceContaining("etl.sink.clickhouse.format")
                         .hasStackTraceContaining("parquet"));
+    }
+
+    @Test
+    void clickHouseTransientRejectionCodeFailsNamingTheProperty() {
+        this.runner
+                .withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+                .withPropertyValues(
+                        "etl.sink.clickhouse.table=orders_local",
+                        "etl.sink.clickhouse.rejection-codes=395,252",
+                        "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+                .run((context) -> assertThat(context)
+                        .getFailure()
+                        .hasStackTraceContaining("etl.sink.clickhouse.rejection-codes lists 252, a transient code"));
     }
 
     private static Throwable findRootCause(Throwable t) {

@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseErrors;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.sharding.KeyType;
 import dev.etl.clickhouse.sharding.ShardingKey;
@@ -53,6 +54,21 @@ final class ClickHousePropertiesValidation {
                     "queueCapacity",
                     INVALID,
                     "etl.sink.clickhouse.queue-capacity must be a power of two >= 2 (e.g. 64), got " + capacity);
+        }
+        for (Integer code : clickHouse.getRejectionCodes()) {
+            if (code == null || code <= 0) {
+                errors.rejectValue(
+                        "rejectionCodes",
+                        INVALID,
+                        "etl.sink.clickhouse.rejection-codes must list positive ClickHouse error codes, got " + code);
+            } else if (ClickHouseErrors.TRANSIENT_CODES.contains(code)) {
+                errors.rejectValue(
+                        "rejectionCodes",
+                        INVALID,
+                        "etl.sink.clickhouse.rejection-codes lists " + code + ", a transient code (a retry may pass, "
+                                + "see ClickHouseErrors.TRANSIENT_CODES): treating it as rows the server refuses would "
+                                + "let permanent-failure=skip drop them");
+            }
         }
         for (String key : clickHouse.getSettings().keySet()) {
             if (ClickHouseSinkConfig.OWNED_SETTINGS.contains(key)) {

@@ -32,7 +32,7 @@ final class ClickHouseSinkMapping {
     /**
      * A builder with what every ClickHouse sink of the application shares: shards, credentials and TLS
      * (the connection details' SSL bundle, {@code etl.sink.clickhouse.ssl.bundle}) from the connection
-     * details, timeouts, compression, transport, breaker, retries, deterministic blocks
+     * details, timeouts, compression, transport, breaker, retries, deterministic blocks, rejection codes
      * and server settings. The table, validation, dedup requirement, batch and placement are the caller's.
      */
     static ClickHouseSinkConfig.Builder shared(
@@ -52,6 +52,7 @@ final class ClickHouseSinkMapping {
                         clickHouse.getBreaker().getThreshold(),
                         clickHouse.getBreaker().getOpenTime())
                 .deterministicBlocks(clickHouse.isDeterministicBlocks())
+                .rejectionCodes(clickHouse.getRejectionCodes())
                 .retry(new RetryConfig(
                         retry.getMaxAttempts(),
                         retry.getInitialBackoff(),

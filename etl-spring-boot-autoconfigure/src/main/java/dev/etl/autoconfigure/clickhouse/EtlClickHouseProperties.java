@@ -113,6 +113,13 @@ public class EtlClickHouseProperties implements Validator {
     private ErrorPolicy permanentFailure = ErrorPolicy.FAIL;
 
     /**
+     * ClickHouse error codes that refuse rows for their content, on top of the built-in list (e.g. 395
+     * throwIf, 469 constraint): the sink writes the batch's other rows and applies permanent-failure to the
+     * refused ones only. Unknown codes are otherwise retried as transient; transient codes are refused here.
+     */
+    private List<Integer> rejectionCodes = new ArrayList<>();
+
+    /**
      * Additional server settings sent with every insert. Settings the sink owns
      * (wait_end_of_query, insert_deduplicate, insert_deduplication_token, async_insert,
      * send_progress_in_http_headers) are refused.
@@ -272,6 +279,14 @@ public class EtlClickHouseProperties implements Validator {
 
     public void setPermanentFailure(ErrorPolicy permanentFailure) {
         this.permanentFailure = permanentFailure;
+    }
+
+    public List<Integer> getRejectionCodes() {
+        return this.rejectionCodes;
+    }
+
+    public void setRejectionCodes(List<Integer> rejectionCodes) {
+        this.rejectionCodes = rejectionCodes;
     }
 
     public Map<String, String> getSettings() {
