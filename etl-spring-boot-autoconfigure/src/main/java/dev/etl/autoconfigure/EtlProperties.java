@@ -195,8 +195,10 @@ public class EtlProperties implements Validator {
 
         /**
          * Fail the pipeline when a partition's watermark has not advanced past outstanding data for
-         * this long (a failed or unwritten oldest batch; the partition itself is paused meanwhile).
-         * Longer than a shard outage that retries ride out. 0 disables the check.
+         * this long (a failed or unwritten oldest batch, or one a stateful operator keeps with no timer
+         * scheduled; the partition itself is paused meanwhile). Data an operator keeps while its timer is
+         * scheduled does not count until it is emitted. Longer than a shard outage that retries ride out. 0
+         * disables the check.
          */
         private Duration stalledFailAfter = PipelineConfig.DEFAULT_STALLED_FAIL_AFTER;
 

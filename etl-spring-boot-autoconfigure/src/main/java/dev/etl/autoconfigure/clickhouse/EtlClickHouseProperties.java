@@ -107,8 +107,10 @@ public class EtlClickHouseProperties implements Validator {
     private int queueCapacity = SinkDefinition.DEFAULT_QUEUE_CAPACITY;
 
     /**
-     * What a permanent write failure does: FAIL stops the pipeline; SKIP fails the batch's acks
-     * (its partitions stall, nothing is lost) and keeps running.
+     * What a permanent write failure does. Rows the server refuses for their content (isolated, the rest of
+     * their batch written): FAIL stops the pipeline naming them; SKIP counts and logs them and goes on. A
+     * batch that cannot be written at all (a wrong table, credentials): FAIL stops the pipeline; SKIP fails
+     * the batch's acks (its partitions stall, nothing is lost) and keeps running.
      */
     private ErrorPolicy permanentFailure = ErrorPolicy.FAIL;
 
