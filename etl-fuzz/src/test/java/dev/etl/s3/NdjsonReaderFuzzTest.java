@@ -35,7 +35,9 @@ import org.junit.jupiter.api.Test;
  * <ul>
  * <li>a read either delivers rows or throws {@link CorruptSplitException}, nothing else;</li>
  * <li>a read that succeeds delivered exactly the reference lines of the decompressed object ({@code
- *     GZIPInputStream} and zstd's own decompression); a read that fails delivered a prefix of them;</li>
+ *     GZIPInputStream} and zstd's own decompression); a read that fails delivered a prefix of them, and
+ *     fails only where the reference does not decompress, or where {@code GZIPInputStream} is lenient
+ *     (bytes after the last member that are not a member, which it ignores);</li>
  * <li>a line longer than the limit fails the read;</li>
  * <li>the rows of all the splits of a plain object, in order, are the rows of the whole object.</li>
  * </ul>
@@ -104,7 +106,7 @@ class NdjsonReaderFuzzTest {
         } else if (!isPrefix(rows.rows, expected.lines)) {
             throw new AssertionError(what + " failed (" + read.failure() + ") after delivering " + show(rows.rows)
                     + ", not a prefix of the reference " + show(expected.lines) + context(object));
-        } else if (expected.complete && !expected.tooLong) {
+        } else if (expected.complete && !expected.tooLong && !stricterOnPurpose(read.failure())) {
             throw new AssertionError(
                     what + " failed (" + read.failure() + ") on an object the reference reads: " + show(expected.lines)
                             + context(object),
@@ -144,6 +146,14 @@ class NdjsonReaderFuzzTest {
                         + splitBytes + " bytes " + (allOk ? "read" : "fail") + context(object));
             }
         }
+    }
+
+    /**
+     * {@code GZIPInputStream} ends quietly at bytes after a member that are not a member; GzipMembers
+     * says they are corrupt, as its documentation does.
+     */
+    private static boolean stricterOnPurpose(Exception e) {
+        return String.valueOf(e.getMessage()).contains("no gzip member at byte");
     }
 
     private static byte[] digest(FuzzStore store, WorkItem item) throws Exception {
