@@ -3,7 +3,6 @@ package dev.etl.s3;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.NameValidator;
 import org.apache.avro.Schema;
 
@@ -71,7 +70,10 @@ record AvroContainerHeader(Schema schema, String codec, byte[] sync, long length
             schema = new Schema.Parser(NameValidator.NO_VALIDATION)
                     .setValidateDefaults(false)
                     .parse(schemaJson);
-        } catch (AvroRuntimeException | IllegalArgumentException e) {
+        } catch (RuntimeException e) {
+            // Avro's parser says so with an AvroRuntimeException or an IllegalArgumentException, and for a
+            // name it cannot resolve with a NullPointerException ("Unknown schema: ...UnresolvedSchema_N",
+            // found by fuzzing: the schema text "pey"): any of them is a corrupt header, not a reader failure.
             throw in.corrupt("the header's avro.schema does not parse: " + e.getMessage(), e);
         }
         return new AvroContainerHeader(schema, codec, sync, length);

@@ -276,6 +276,27 @@ class AvroContainerFormatTest {
         }
     }
 
+    /** Found by fuzzing (etl-fuzz AvroContainerFuzzTest): Avro's parser throws a NullPointerException for it. */
+    @Test
+    void aSchemaNamingAnUndefinedTypeIsACorruptHeader() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(new byte[] {'O', 'b', 'j', 1});
+        out.writeBytes(AvroTestFiles.varint(1));
+        for (String s : List.of("avro.schema", "\"pey\"")) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            out.writeBytes(AvroTestFiles.varint(b.length));
+            out.writeBytes(b);
+        }
+        out.writeBytes(AvroTestFiles.varint(0));
+        out.writeBytes(new byte[16]);
+        ObjectInfo info = store.put(BUCKET, "undefined.avro", out.toByteArray());
+        WorkItem item = new WorkItem("avro", BUCKET, "undefined.avro", 0, -1, info.size(), info.etag());
+        assertThatThrownBy(() -> format.read(store, item, 0, new RecordingOutput()))
+                .isInstanceOf(CorruptSplitException.class)
+                .hasMessageContaining("s3://b/undefined.avro: the header's avro.schema does not parse");
+        assertThatThrownBy(() -> format.plan(store, info, 100)).isInstanceOf(CorruptSplitException.class);
+    }
+
     @Test
     void aCodecWithoutItsLibraryFailsNamingTheLibrary() throws Exception {
         byte[] xz = handMadeHeader(nested(), "xz");
