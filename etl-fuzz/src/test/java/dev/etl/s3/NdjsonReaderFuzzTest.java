@@ -149,11 +149,15 @@ class NdjsonReaderFuzzTest {
     }
 
     /**
-     * {@code GZIPInputStream} ends quietly at bytes after a member that are not a member; GzipMembers
-     * says they are corrupt, as its documentation does.
+     * {@code GZIPInputStream} ends quietly where a member after the first has a header it cannot read (bad
+     * magic, not deflate, reserved flags, cut short): it takes those bytes for trailing garbage. GzipMembers
+     * says they are corrupt, as its documentation does ("bytes after the last member that are not a member").
      */
+    private static final java.util.regex.Pattern LATER_MEMBER =
+            java.util.regex.Pattern.compile("member at byte [1-9][0-9]*");
+
     private static boolean stricterOnPurpose(Exception e) {
-        return String.valueOf(e.getMessage()).contains("no gzip member at byte");
+        return LATER_MEMBER.matcher(String.valueOf(e.getMessage())).find();
     }
 
     private static byte[] digest(FuzzStore store, WorkItem item) throws Exception {
