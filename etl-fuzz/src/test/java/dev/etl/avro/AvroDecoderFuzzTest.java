@@ -70,7 +70,11 @@ class AvroDecoderFuzzTest {
         }
     }
 
-    private static final Map<Integer, Decoders> DECODERS = new java.util.HashMap<>();
+    /**
+     * Per thread: the deserializer serves one thread, as a lane (regression mode runs each input on a
+     * thread of its own, for the timeout).
+     */
+    private static final ThreadLocal<Map<Integer, Decoders>> DECODERS = ThreadLocal.withInitial(java.util.HashMap::new);
 
     /** One case's decoders, compiled once per JVM (compiling is not what is fuzzed). */
     private static final class Decoders {
@@ -96,7 +100,7 @@ class AvroDecoderFuzzTest {
     }
 
     private static Decoders decoders(int index) {
-        return DECODERS.computeIfAbsent(index, i -> {
+        return DECODERS.get().computeIfAbsent(index, i -> {
             Decoders d = new Decoders(CASES.get(i)[0], CASES.get(i)[1]);
             byte[] seed = RandomDatum.encode(d.writer, new RandomDatum(i).record(d.writer));
             try {

@@ -51,15 +51,15 @@ class JsonFramingFuzzTest {
 
     private static final JsonFraming[] FRAMINGS = JsonFraming.values();
 
-    private static final List<JsonDeserializer<?>> DESERIALIZERS = new ArrayList<>();
-
-    static {
+    /** Per thread: a deserializer serves one thread, as a lane (regression mode runs each input on its own). */
+    private static final ThreadLocal<List<JsonDeserializer<?>>> DESERIALIZERS = ThreadLocal.withInitial(() -> {
+        List<JsonDeserializer<?>> all = new ArrayList<>();
         for (JsonFraming framing : FRAMINGS) {
-            DESERIALIZERS.add(JsonDeserializer.tree().framing(framing).build());
-            DESERIALIZERS.add(
-                    JsonDeserializer.forType(Doc.class).framing(framing).build());
+            all.add(JsonDeserializer.tree().framing(framing).build());
+            all.add(JsonDeserializer.forType(Doc.class).framing(framing).build());
         }
-    }
+        return all;
+    });
 
     /** What the framing should do with a message: the values in order, and whether it fails. */
     private record Expected(List<Object> values, boolean fails, String why) {}
@@ -72,7 +72,7 @@ class JsonFramingFuzzTest {
         int pick = (input[0] & 0xff) % (FRAMINGS.length * 2);
         JsonFraming framing = FRAMINGS[pick / 2];
         boolean tree = pick % 2 == 0;
-        JsonDeserializer<?> deserializer = DESERIALIZERS.get(pick);
+        JsonDeserializer<?> deserializer = DESERIALIZERS.get().get(pick);
         int length = input.length - 1;
         // The message inside a larger array: reads must stay within it.
         byte[] framed = new byte[length + 4];
