@@ -22,6 +22,7 @@ public final class AvroWork {
     private int p;
     private final int limit;
     private long items;
+    private boolean inconsistentSize;
 
     private AvroWork(byte[] b, int offset, int length) {
         this.b = b;
@@ -38,6 +39,21 @@ public final class AvroWork {
             // malformed or over the limit: what was summed says which
         }
         return w.items > LIMIT;
+    }
+
+    /**
+     * Whether a block of the body states a byte size (after a negative count) other than its items take:
+     * Avro's reader walks the items and ignores the size, a skipper may trust it, so the two read such a
+     * body differently (one of the transcoder's findings, see fuzz-findings/README.md).
+     */
+    public static boolean hasInconsistentBlockSize(Schema writer, byte[] b, int offset, int length) {
+        AvroWork w = new AvroWork(b, offset, length);
+        try {
+            w.value(writer, 0);
+        } catch (Stop e) {
+            // what was seen up to the malformation counts
+        }
+        return w.inconsistentSize;
     }
 
     private static final class Stop extends RuntimeException {
@@ -99,23 +115,34 @@ public final class AvroWork {
                 boolean map = s.getType() == Schema.Type.MAP;
                 Schema item = map ? s.getValueType() : s.getElementType();
                 for (long count = varint(); count != 0; count = varint()) {
+                    long size = -1;
                     if (count < 0) {
                         count = count == Long.MIN_VALUE ? Long.MAX_VALUE : -count;
-                        varint(); // the block's byte size
+                        size = varint(); // the block's byte size
                     }
                     items += count;
                     if (items > LIMIT || items < 0) {
                         items = Long.MAX_VALUE;
                         throw new Stop();
                     }
-                    if (!map && takesNoBytes(item, 0)) {
-                        continue;
-                    }
-                    for (long i = 0; i < count; i++) {
-                        if (map) {
-                            bytes();
+                    int start = p;
+                    if (map || !takesNoBytes(item, 0)) {
+                        try {
+                            for (long i = 0; i < count; i++) {
+                                if (map) {
+                                    bytes();
+                                }
+                                value(item, depth + 1);
+                            }
+                        } catch (Stop e) {
+                            if (size >= 0 && size <= limit - start) {
+                                inconsistentSize = true; // the size says the block fits, its items do not
+                            }
+                            throw e;
                         }
-                        value(item, depth + 1);
+                    }
+                    if (size >= 0 && size != p - start) {
+                        inconsistentSize = true;
                     }
                 }
                 return;
