@@ -100,7 +100,7 @@ final class FramedReader<T> {
         ElementFailures failures = this.failures;
         failures.clear();
         int emitted = 0;
-        try (JsonParser parser = element.createParser(data, from, to - from)) {
+        try (JsonParser parser = createParser(data, from, to, offset)) {
             requireArrayStart(parser, data, from, to, offset);
             // Positioned inside the array: the iterator binds element by element with one context per
             // message (not one per element, as readValue would), and after an element that did not bind
@@ -150,6 +150,21 @@ final class FramedReader<T> {
             }
         }
         finish("JSON array", emitted, offset);
+    }
+
+    /**
+     * The parser of an array message. Jackson detects the encoding when it makes the parser, and fails
+     * there on bytes it cannot take for any (e.g. {@code 00 00 7F 00}: "Unsupported UCS-4 endianness"):
+     * that is the message's failure, reported as every other one.
+     */
+    private JsonParser createParser(byte[] data, int from, int to, long offset) {
+        try {
+            return element.createParser(data, from, to - from);
+        } catch (RuntimeException e) {
+            failed++;
+            throw ElementFailures.failure(
+                    "not a JSON array: " + ElementFailures.reason(target, e, data, from, to, from), e, offset);
+        }
     }
 
     private static int nullAt(JsonParser parser, int from, int to) {

@@ -249,6 +249,26 @@ class JsonDeserializerTest {
                 .hasMessageContaining("not a JSON array: malformed JSON: Unrecognized token 'nope'");
     }
 
+    /** Found by fuzzing (etl-fuzz JsonFramingFuzzTest): the array framing let Jackson's encoding failure out raw. */
+    @Test
+    void bytesJacksonCannotTakeForAnyEncodingFailTheArrayFramingAsADeserializationError() throws Exception {
+        byte[] ucs4 = {0, 0, 0x7f, 0};
+        for (JsonDeserializer<?> deserializer : List.of(
+                JsonDeserializer.tree().array().build(),
+                JsonDeserializer.forType(Order.class).array().build())) {
+            assertThatThrownBy(() -> calls.emitted(deserializer, 4, ucs4))
+                    .isInstanceOf(DeserializationException.class)
+                    .hasMessageContaining("not a JSON array: malformed JSON: ")
+                    .hasMessageContaining("UCS-4")
+                    .hasCauseInstanceOf(tools.jackson.core.JacksonException.class);
+            assertThat(((JsonDeserializer<?>) deserializer).failedDocuments()).isEqualTo(1);
+        }
+        assertThatThrownBy(() -> calls.emitted(JsonDeserializer.tree().build(), 4, ucs4))
+                .as("the single framing already said so")
+                .isInstanceOf(DeserializationException.class)
+                .hasMessageContaining("UCS-4");
+    }
+
     // ---- excerpts ----------------------------------------------------------------------------
 
     @Test

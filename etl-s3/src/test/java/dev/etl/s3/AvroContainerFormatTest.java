@@ -320,6 +320,54 @@ class AvroContainerFormatTest {
                 .hasMessageContaining("bad magic");
     }
 
+    /** Found by fuzzing (etl-fuzz AvroContainerFuzzTest): the header allocated what a metadata length claimed. */
+    @Test
+    void aHeaderClaimingHugeMetadataCostsWhatTheObjectHolds() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(new byte[] {'O', 'b', 'j', 1});
+        out.writeBytes(AvroTestFiles.varint(1));
+        out.writeBytes(AvroTestFiles.varint(60 << 20)); // a 60 MB key, of which 10 bytes follow
+        out.writeBytes("avro.schem".getBytes(StandardCharsets.UTF_8));
+        ObjectInfo info = store.put(BUCKET, "claims.avro", out.toByteArray());
+        WorkItem item = new WorkItem("avro", BUCKET, "claims.avro", 0, -1, info.size(), info.etag());
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int round = 0; round < 2; round++) { // the first round loads classes
+            long before = threads.getCurrentThreadAllocatedBytes();
+            assertThatThrownBy(() -> format.read(store, item, 0, new RecordingOutput()))
+                    .isInstanceOf(CorruptSplitException.class)
+                    .hasMessageContaining("the object ends inside a metadata key");
+            assertThatThrownBy(() -> format.plan(store, info, 100)).isInstanceOf(CorruptSplitException.class);
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            if (round == 1) {
+                assertThat(allocated)
+                        .as("bytes allocated reading a 23-byte header")
+                        .isLessThan(2 << 20);
+            }
+        }
+    }
+
+    /** Found by fuzzing (etl-fuzz AvroContainerFuzzTest): Avro's parser throws a NullPointerException for it. */
+    @Test
+    void aSchemaNamingAnUndefinedTypeIsACorruptHeader() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(new byte[] {'O', 'b', 'j', 1});
+        out.writeBytes(AvroTestFiles.varint(1));
+        for (String s : List.of("avro.schema", "\"pey\"")) {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            out.writeBytes(AvroTestFiles.varint(b.length));
+            out.writeBytes(b);
+        }
+        out.writeBytes(AvroTestFiles.varint(0));
+        out.writeBytes(new byte[16]);
+        ObjectInfo info = store.put(BUCKET, "undefined.avro", out.toByteArray());
+        WorkItem item = new WorkItem("avro", BUCKET, "undefined.avro", 0, -1, info.size(), info.etag());
+        assertThatThrownBy(() -> format.read(store, item, 0, new RecordingOutput()))
+                .isInstanceOf(CorruptSplitException.class)
+                .hasMessageContaining("s3://b/undefined.avro: the header's avro.schema does not parse");
+        assertThatThrownBy(() -> format.plan(store, info, 100)).isInstanceOf(CorruptSplitException.class);
+    }
+
     @Test
     void aCodecWithoutItsLibraryFailsNamingTheLibrary() throws Exception {
         byte[] xz = handMadeHeader(nested(), "xz");
