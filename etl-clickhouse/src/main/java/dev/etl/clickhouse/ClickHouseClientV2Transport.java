@@ -12,6 +12,7 @@ import java.io.ByteArrayInputStream;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -27,6 +28,8 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hc.core5.http.NoHttpResponseException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Inserts through ClickHouse's Java client-v2 (0.10.0): per batch one
@@ -52,10 +55,24 @@ import org.apache.hc.core5.http.NoHttpResponseException;
  * connection failure → {@code CONNECT}; a socket or wait timeout → {@code TIMEOUT}; any other client
  * failure → {@code IO}.
  *
+ * <p><b>A kept-alive connection the server closed</b> ({@code keep_alive_timeout}, 3 s by default on
+ * 18.16): Apache HttpClient, under client-v2, keeps a connection for the {@code Keep-Alive: timeout} the
+ * server announces, counted from when it got the connection back, a little after the server started
+ * counting; an insert that goes out on it in those last milliseconds finds it closed. An insert whose
+ * connection broke before any answer ({@link #closedBeforeAnswer}) is sent once more at once, on another
+ * connection, with the same bytes and settings (the engine's retry of the batch would send the same).
+ * client-v2's own retries stay off.
+ *
+ * <p><b>Answers</b> are client-v2's to read: it does not keep a successful insert's body (it drains it to
+ * reuse the connection) and reads at most 1 KiB of an error without an {@code X-ClickHouse-Exception-Code}
+ * header (18.16 sends none); with that header it reads the whole error body into memory, which this class
+ * cannot bound (use {@link ClickHouseSinkConfig.Transport#HTTP} against servers you do not trust).
+ *
  * <p>Thread-safe. {@link #close()} closes every client; a later insert builds a new one (the sink
  * closes its transport after its last writer closed).
  */
 public final class ClickHouseClientV2Transport implements ClickHouseTransport {
+    private static final Logger log = LoggerFactory.getLogger(ClickHouseClientV2Transport.class);
     private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
     /** client-v2 appends this to the server's text. */
     private static final Pattern TRANSPORT_SUFFIX = Pattern.compile("\\s*\\(transport error: \\d+\\)\\s*$");
@@ -142,6 +159,38 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
             throws ClickHouseRequestException {
         Client client = client(replica);
         InsertSettings settings = insertSettings(insert);
+        try {
+            return insert(client, insert, settings, body, length);
+        } catch (ClickHouseRequestException e) {
+            if (!closedBeforeAnswer(e)) {
+                throw e;
+            }
+            log.debug(
+                    "ClickHouse replica {} closed the connection before answering ({}); sending the insert again",
+                    ClickHouseShardWriter.describe(replica),
+                    e.getMessage());
+            return insert(client, insert, settings, body, length);
+        }
+    }
+
+    /**
+     * Whether the insert's connection broke before any answer arrived: client-v2 (Apache HttpClient) says
+     * {@link NoHttpResponseException} when the connection closed before the status line, and a
+     * {@link SocketException} (broken pipe, reset) when it broke while the body was being sent — a kept-alive
+     * connection the server had closed, with a body larger than the socket's buffers. A refused
+     * connection, a timeout or an answer are not.
+     */
+    static boolean closedBeforeAnswer(ClickHouseRequestException e) {
+        if (e.kind() != ClickHouseRequestException.Kind.IO || e.getCause() == null) {
+            return false;
+        }
+        Throwable cause = e.getCause();
+        return hasCause(cause, NoHttpResponseException.class)
+                || (hasCause(cause, SocketException.class) && !hasCause(cause, ConnectException.class));
+    }
+
+    private long insert(Client client, ClickHouseInsert insert, InsertSettings settings, byte[] body, int length)
+            throws ClickHouseRequestException {
         CompletableFuture<InsertResponse> future = null;
         try {
             future = client.insert(

@@ -19,6 +19,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 import javax.net.ssl.SSLParameters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * ClickHouse over plain HTTP with {@link java.net.http.HttpClient} (HTTP/1.1, keep-alive): an insert
@@ -32,13 +34,39 @@ import javax.net.ssl.SSLParameters;
  * timeout bounds the time until the response headers arrive; with {@code wait_end_of_query=1} that
  * is the whole insert.
  *
+ * <p><b>A kept-alive connection the server closed.</b> ClickHouse closes a connection that stayed idle
+ * for its {@code keep_alive_timeout} (3 s by default on 18.16); a request that goes out on such a pooled
+ * connection in the same moment finds it closed before any byte of an answer (the JDK client resends by
+ * itself only GETs). Such a request, one whose connection broke before the answer's status line arrived
+ * (not a timeout, not a refused connection), is sent once more at once, on another connection. That is
+ * safe for every request this transport sends: reads change nothing, and an insert goes out again with
+ * the same bytes and settings (the batch's dedup token where the server knows it), exactly as the
+ * engine's own retry of the batch would send it.
+ *
+ * <p><b>Bounded answers.</b> At most {@link #MAX_READ_ANSWER_BYTES} of a read's answer and
+ * {@link #MAX_INSERT_ANSWER_BYTES} of an insert's (ClickHouse's is empty) are read; a larger answer fails
+ * the request ({@link ClickHouseRequestException.Kind#IO} with the HTTP status) and is not read further.
+ * An error's text is read up to {@link #MAX_ERROR_ANSWER_BYTES} and cut to {@value #MAX_ERROR_TEXT}
+ * characters.
+ *
  * <p>Thread-safe; one instance per sink is enough (the client pools connections per replica).
  */
 public final class ClickHouseHttpTransport implements ClickHouseTransport {
+    private static final Logger log = LoggerFactory.getLogger(ClickHouseHttpTransport.class);
     private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
     static final String SUMMARY_HEADER = "X-ClickHouse-Summary";
+    static final String EXCEPTION_CODE_HEADER = "X-ClickHouse-Exception-Code";
     private static final Pattern WRITTEN_ROWS = Pattern.compile("\"written_rows\"\\s*:\\s*\"?(\\d+)");
     private static final int MAX_ERROR_TEXT = 4000;
+
+    /** Bytes of a read's answer (a capability, schema or placement query: kilobytes) read at most. */
+    static final int MAX_READ_ANSWER_BYTES = 16 << 20;
+
+    /** Bytes of an insert's successful answer read at most (ClickHouse sends none). */
+    static final int MAX_INSERT_ANSWER_BYTES = 64 << 10;
+
+    /** Bytes of an error's answer read at most (its text is cut to {@value #MAX_ERROR_TEXT} characters). */
+    static final int MAX_ERROR_ANSWER_BYTES = 64 << 10;
 
     private final HttpClient client;
     private final Duration socketTimeout;
@@ -103,7 +131,8 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         } else {
             request.POST(HttpRequest.BodyPublishers.ofByteArray(body, 0, length));
         }
-        HttpResponse<String> response = exchange(request.build());
+        HttpResponse<BoundedAnswer.Body> response =
+                exchange(replica, request.build(), MAX_INSERT_ANSWER_BYTES, "an insert's");
         return writtenRows(response.headers().firstValue(SUMMARY_HEADER).orElse(null));
     }
 
@@ -124,7 +153,9 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         HttpRequest request = request(replica, "wait_end_of_query=1&send_progress_in_http_headers=0")
                 .POST(HttpRequest.BodyPublishers.ofString(sql, StandardCharsets.UTF_8))
                 .build();
-        return send(request);
+        return exchange(replica, request, MAX_READ_ANSWER_BYTES, "a query's")
+                .body()
+                .text();
     }
 
     private HttpRequest.Builder request(URI replica, String queryString) {
@@ -137,15 +168,15 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
         return b;
     }
 
-    private String send(HttpRequest request) throws ClickHouseRequestException {
-        return exchange(request).body();
-    }
-
-    /** The successful answer to {@code request}; any failure as a {@link ClickHouseRequestException}. */
-    private HttpResponse<String> exchange(HttpRequest request) throws ClickHouseRequestException {
-        HttpResponse<String> response;
+    /**
+     * The successful answer to {@code request}, its body read up to {@code limit} bytes ({@code whose}
+     * answer: for the message when there is more); any failure as a {@link ClickHouseRequestException}.
+     */
+    private HttpResponse<BoundedAnswer.Body> exchange(URI replica, HttpRequest request, int limit, String whose)
+            throws ClickHouseRequestException {
+        HttpResponse<BoundedAnswer.Body> response;
         try {
-            response = client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            response = send(replica, request, limit);
         } catch (HttpConnectTimeoutException | ConnectException e) {
             throw new ClickHouseRequestException(ClickHouseRequestException.Kind.CONNECT, -1, -1, e.toString(), e);
         } catch (HttpTimeoutException e) {
@@ -160,14 +191,24 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
             Thread.currentThread().interrupt();
             throw new ClickHouseRequestException(ClickHouseRequestException.Kind.IO, -1, -1, "interrupted", e);
         }
+        BoundedAnswer.Body body = response.body();
         String exceptionCode =
-                response.headers().firstValue("X-ClickHouse-Exception-Code").orElse(null);
-        if (response.statusCode() == 200 && exceptionCode == null) {
+                response.headers().firstValue(EXCEPTION_CODE_HEADER).orElse(null);
+        if (!BoundedAnswer.isError(response.statusCode(), response.headers())) {
+            if (body.cut()) {
+                throw new ClickHouseRequestException(
+                        ClickHouseRequestException.Kind.IO,
+                        response.statusCode(),
+                        -1,
+                        "answer body larger than " + body.limit() + " bytes, the most read of " + whose
+                                + " answer; not read further",
+                        null);
+            }
             return response;
         }
-        String text = response.body() == null ? "" : response.body().strip();
-        if (text.length() > MAX_ERROR_TEXT) {
-            text = text.substring(0, MAX_ERROR_TEXT) + "…";
+        String text = body.text().strip();
+        if (text.length() > MAX_ERROR_TEXT || body.cut()) {
+            text = text.substring(0, Math.min(text.length(), MAX_ERROR_TEXT)) + "…";
         }
         throw new ClickHouseRequestException(
                 ClickHouseRequestException.Kind.HTTP,
@@ -175,6 +216,31 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
                 serverCode(exceptionCode, text),
                 text,
                 null);
+    }
+
+    /**
+     * Sends {@code request}; once more at once when its connection broke before the answer's status line
+     * arrived (see the class comment), the second failure then being the request's.
+     */
+    private HttpResponse<BoundedAnswer.Body> send(URI replica, HttpRequest request, int limit)
+            throws IOException, InterruptedException {
+        BoundedAnswer first = new BoundedAnswer(limit, MAX_ERROR_ANSWER_BYTES);
+        try {
+            return client.send(request, first);
+        } catch (IOException e) {
+            if (first.answered() || e instanceof HttpTimeoutException || refused(e)) {
+                throw e;
+            }
+            log.debug(
+                    "ClickHouse replica {} closed the connection before answering ({}); sending the request again",
+                    ClickHouseShardWriter.describe(replica),
+                    e.toString());
+            return client.send(request, new BoundedAnswer(limit, MAX_ERROR_ANSWER_BYTES));
+        }
+    }
+
+    private static boolean refused(IOException e) {
+        return e instanceof ConnectException || e.getCause() instanceof ConnectException;
     }
 
     static int serverCode(String header, String text) {

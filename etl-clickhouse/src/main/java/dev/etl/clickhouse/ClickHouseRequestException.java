@@ -17,7 +17,10 @@ public final class ClickHouseRequestException extends Exception {
         CONNECT,
         /** No answer within the socket timeout. */
         TIMEOUT,
-        /** The connection broke (reset, EOF) before an answer. */
+        /**
+         * The connection broke (reset, EOF) before an answer; or, with an HTTP {@link #status()}, the answer
+         * could not be read whole (a body larger than the transport reads).
+         */
         IO,
         /** The server answered with a non-200 status (or an exception header). */
         HTTP

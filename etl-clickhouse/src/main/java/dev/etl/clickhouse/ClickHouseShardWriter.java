@@ -658,7 +658,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
             detail = switch (r.kind()) {
                 case CONNECT -> "cannot connect: " + r.serverText();
                 case TIMEOUT -> "no answer within the socket timeout: " + r.serverText();
-                case IO -> "connection failed: " + r.serverText();
+                case IO -> (r.status() > 0 ? "answer not read: " : "connection failed: ") + r.serverText();
                 case HTTP -> "HTTP " + r.status() + ": " + r.serverText();
             };
         } else {

@@ -323,4 +323,33 @@ class ClickHouseClientV2TransportTest {
                         .kind())
                 .isEqualTo(ClickHouseRequestException.Kind.TIMEOUT);
     }
+
+    @Test
+    void onlyAConnectionThatBrokeBeforeAnyAnswerIsSentAgain() {
+        assertThat(closedBeforeAnswer(new ConnectionInitiationException(
+                        "Insert request failed",
+                        new org.apache.hc.core5.http.NoHttpResponseException("127.0.0.1:18123 failed to respond"))))
+                .isTrue();
+        assertThat(closedBeforeAnswer(new DataTransferException(
+                        "Insert request failed", new java.net.SocketException("Broken pipe"))))
+                .isTrue();
+        assertThat(closedBeforeAnswer(new ConnectionInitiationException(
+                        "Insert request failed", new java.net.ConnectException("Connection refused"))))
+                .isFalse();
+        assertThat(closedBeforeAnswer(new DataTransferException(
+                        "Insert request failed", new SocketTimeoutException("Read timed out"))))
+                .isFalse();
+        assertThat(closedBeforeAnswer(new ServerException(241, "Code: 241. DB::Exception: Memory limit", 500, "q")))
+                .isFalse();
+        assertThat(closedBeforeAnswer(new ClientException("Server returned '502 Bad gateway'")))
+                .isFalse();
+        assertThat(ClickHouseClientV2Transport.closedBeforeAnswer(new ClickHouseRequestException(
+                        ClickHouseRequestException.Kind.IO, -1, -1, "interrupted", new InterruptedException())))
+                .isFalse();
+    }
+
+    private static boolean closedBeforeAnswer(Throwable clientFailure) {
+        return ClickHouseClientV2Transport.closedBeforeAnswer(
+                ClickHouseClientV2Transport.toRequestException(clientFailure));
+    }
 }

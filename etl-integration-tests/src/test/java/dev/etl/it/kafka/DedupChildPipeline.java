@@ -21,8 +21,9 @@ import java.util.Arrays;
  * Kafka (decimal ids) → the ClickHouse cluster's {@code orders(id)} table in deterministic blocks (the
  * sink's default), small blocks (2,000 rows per shard or a 150 ms linger, so kills land in the middle of
  * sealing, recording and writing), two lanes, and an hour-long checkpoint interval: only the boundary
- * commits of the blocks move the committed offsets, so nearly every kill leaves written blocks behind
- * the last commit, which the next run replays.
+ * commits of the blocks move the committed offsets. A written block's offsets are committed by the next
+ * commit, tens of milliseconds after its insert: {@link dev.etl.it.support.WrittenBlockKill} kills in
+ * that window, so the next run replays the block.
  *
  * <p>Arguments: {@code bootstrap topic group database shards}, {@code shards} as replica URLs joined by
  * {@code ,} per shard and {@code ;} between shards. Prints {@code STARTED}, then {@code IN <records

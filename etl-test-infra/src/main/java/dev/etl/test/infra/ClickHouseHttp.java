@@ -1,14 +1,18 @@
 package dev.etl.test.infra;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A minimal ClickHouse HTTP client for tests: one statement per call, the result as text.
@@ -20,9 +24,18 @@ import java.util.Map;
  * DDL and {@code SYSTEM} statements work too; {@code wait_end_of_query=1} makes the server report
  * errors that happen after the first bytes of the answer as a non-200 status.
  *
+ * <p><b>Kept-alive connections the server closed.</b> Connections are pooled, and ClickHouse closes one
+ * that stayed idle for its {@code keep_alive_timeout} (3 s here). A statement sent on a pooled connection
+ * in the same moment finds it closed before any byte of an answer ({@code IOException: HTTP/1.1 header
+ * parser received no bytes}); the JDK client sends such a request again by itself only for GET. So a
+ * statement whose connection closed before any byte of an answer arrived is sent once more, at once, on
+ * another connection. A timeout or a refused connection is not retried.
+ *
  * <p>Thread-safe; instances are cheap, but {@link #query(String, String)} shares one.
  */
 public final class ClickHouseHttp {
+
+    private static final Logger log = LoggerFactory.getLogger(ClickHouseHttp.class);
 
     private static final ClickHouseHttp SHARED = new ClickHouseHttp(Duration.ofSeconds(2), Duration.ofMinutes(3));
 
@@ -92,7 +105,7 @@ public final class ClickHouseHttp {
                 .build();
         HttpResponse<String> response;
         try {
-            response = client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            response = send(replicaUrl, sql, request);
         } catch (IOException ex) {
             throw new ClickHouseHttpException(replicaUrl, sql, -1, "cannot reach server: " + ex, ex);
         } catch (InterruptedException ex) {
@@ -104,6 +117,46 @@ public final class ClickHouseHttp {
                     replicaUrl, sql, response.statusCode(), response.body().strip(), null);
         }
         return response.body();
+    }
+
+    /**
+     * Sends {@code request}, and once more at once when its connection closed before any byte of an
+     * answer: a kept-alive connection the server closed as the request went out. The server never read
+     * such a request; the rare other case, a server that died while it ran the statement, fails again
+     * on the second try (the connection is refused).
+     */
+    private HttpResponse<String> send(String replicaUrl, String sql, HttpRequest request)
+            throws IOException, InterruptedException {
+        AnswerWatch first = new AnswerWatch();
+        try {
+            return client.send(request, first);
+        } catch (IOException ex) {
+            if (first.answered || ex instanceof HttpTimeoutException || refused(ex)) {
+                throw ex;
+            }
+            log.info(
+                    "ClickHouse {} closed the connection before answering [{}] ({}): sending it again",
+                    replicaUrl,
+                    sql.length() <= 100 ? sql : sql.substring(0, 100) + "…",
+                    ex.toString());
+            return client.send(request, new AnswerWatch());
+        }
+    }
+
+    private static boolean refused(IOException ex) {
+        return ex instanceof ConnectException || ex.getCause() instanceof ConnectException;
+    }
+
+    /** The answer's body as text; notes whether the status line and headers of an answer arrived. */
+    private static final class AnswerWatch implements HttpResponse.BodyHandler<String> {
+
+        private volatile boolean answered;
+
+        @Override
+        public HttpResponse.BodySubscriber<String> apply(HttpResponse.ResponseInfo info) {
+            answered = true;
+            return HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8);
+        }
     }
 
     /**
