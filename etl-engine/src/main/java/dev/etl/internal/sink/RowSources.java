@@ -23,6 +23,8 @@ final class RowSources {
     static final int BATCH_RUNS = 1 << 16;
 
     private static final int UNKNOWN = -1;
+    /** {@link #openPartition} when no run is being extended. */
+    private static final int NONE = Integer.MIN_VALUE;
 
     private final int maxRuns;
     private int[] partitions = new int[4];
@@ -33,6 +35,12 @@ final class RowSources {
     private int size;
     /** Rows added after the runs ran out (positions unknown). */
     private int overflowRows;
+    /** The run being extended: its partition ({@link #NONE}: none), first offset, rows (raw), next offset. */
+    private int openPartition = NONE;
+
+    private long openOffset;
+    private int openRows;
+    private long openNext;
 
     RowSources(int maxRuns) {
         this.maxRuns = maxRuns;
@@ -43,22 +51,47 @@ final class RowSources {
      * negative: no single source record). Hot path.
      */
     void add(int partition, long offset, int count) {
+        // The common row: the next offset of the run being extended. Small enough to inline into the sink
+        // stage's per-record path (two compares and two increments, no array access).
+        if (partition == openPartition && offset == openNext && count == 1 && openRows > 0) {
+            openRows++;
+            openNext++;
+            return;
+        }
+        addRun(partition, offset, count);
+    }
+
+    /** {@link #add} for a row that does not continue the open run the common way. */
+    private void addRun(int partition, long offset, int count) {
         if (partition < 0) {
             partition = UNKNOWN;
         }
-        int n = size;
-        if (overflowRows == 0 && n > 0 && partitions[n - 1] == partition) {
-            int last = rows[n - 1];
+        // The run being extended lives in fields: the common row (the next offset of the same partition)
+        // costs two compares and two increments, no array access.
+        if (partition == openPartition) {
             if (partition == UNKNOWN) {
-                rows[n - 1] = last + count;
+                openRows += count;
                 return;
             }
-            if (count == 1 && last > 0 && offsets[n - 1] + last == offset) {
-                rows[n - 1] = last + 1;
+            if (count == 1 && openRows > 0 && offset == openNext) {
+                openRows++;
+                openNext++;
                 return;
             }
         }
-        appendRaw(partition, offset, partition == UNKNOWN || count == 1 ? count : -count);
+        closeOpen();
+        openPartition = partition;
+        openOffset = offset;
+        openRows = partition == UNKNOWN || count == 1 ? count : -count;
+        openNext = offset + 1;
+    }
+
+    /** Moves the run being extended into the arrays (before they are read or extended from elsewhere). */
+    private void closeOpen() {
+        if (openPartition != NONE) {
+            appendRaw(openPartition, openOffset, openRows);
+            openPartition = NONE;
+        }
     }
 
     /** Appends a run as stored: {@code rowsRaw} negative for several rows of one record. */
@@ -82,6 +115,8 @@ final class RowSources {
 
     /** Appends {@code other}'s rows after this one's (merging a chunk into a batch). */
     void addAll(RowSources other) {
+        closeOpen();
+        other.closeOpen();
         for (int i = 0; i < other.size; i++) {
             int p = other.partitions[i];
             long o = other.offsets[i];
@@ -105,6 +140,7 @@ final class RowSources {
     void clear() {
         size = 0;
         overflowRows = 0;
+        openPartition = NONE;
     }
 
     /** Partition of row {@code row} (0-based), or -1 when unknown. */
@@ -135,6 +171,7 @@ final class RowSources {
 
     /** The run holding {@code row}, or -1 (beyond the runs kept). Failure path: a linear walk. */
     private int run(int row) {
+        closeOpen();
         int first = 0;
         for (int i = 0; i < size; i++) {
             int r = Math.abs(rows[i]);
@@ -148,6 +185,7 @@ final class RowSources {
 
     /** Runs kept now (tests). */
     int runs() {
+        closeOpen();
         return size;
     }
 }
