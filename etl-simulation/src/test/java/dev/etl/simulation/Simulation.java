@@ -52,9 +52,10 @@ final class Simulation {
     }
 
     /** A process incarnation's configuration. */
-    record Settings(int lanes, int shards, int[] weights, long lingerMs, long budgetBytes, int maxRows) {
+    record Settings(
+            int lanes, int shards, int[] weights, boolean valueKey, long lingerMs, long budgetBytes, int maxRows) {
         String topology() {
-            return shards + (weights == null ? "" : Arrays.toString(weights));
+            return shards + (weights == null ? "" : Arrays.toString(weights)) + (valueKey ? " by value" : "");
         }
 
         @Override
@@ -80,6 +81,8 @@ final class Simulation {
     private final double poisonRate;
 
     private final Random poisonRandom;
+
+    private final Random routerRandom;
     private final long bufferDelayMs;
     private final List<String> history = new ArrayList<>();
     /** Rows that must be stored: of records committed before their topic was deleted, and of the last topic. */
@@ -105,6 +108,7 @@ final class Simulation {
         this.bufferSize = 1 + random.nextInt(4);
         // From a stream of its own, so seeds without refused records schedule exactly as before it existed.
         this.poisonRandom = new Random(seed * 7 + 11);
+        this.routerRandom = new Random(seed * 5 + 13);
         this.poisonRate = poisonRandom.nextInt(4) == 0 ? 0.002 + poisonRandom.nextDouble() * 0.02 : 0;
         this.bufferDelayMs = 5 + random.nextInt(100);
         this.kafka.maxPoll = 1 + random.nextInt(60);
@@ -150,6 +154,8 @@ final class Simulation {
                 1 + random.nextInt(3),
                 shards,
                 weights,
+                // From a stream of its own (added later: seeds that never draw it schedule as before).
+                routerRandom.nextInt(4) == 0,
                 5 + random.nextInt(60),
                 (1 + random.nextInt(8)) * 64 * 1024L,
                 20 + random.nextInt(300));
@@ -346,7 +352,8 @@ final class Simulation {
                 .pollTimeout(Duration.ofMillis(20))
                 .maxInFlightBytes(s.budgetBytes())
                 .build();
-        KeyHashRouter<String> router = KeyHashRouter.byRecordKey();
+        KeyHashRouter<String> router =
+                s.valueKey() ? KeyHashRouter.byKey(v -> v.hashCode()) : KeyHashRouter.byRecordKey();
         KeyHashRouter<String> routed = s.weights() == null ? router : router.withWeights(s.weights());
         SinkDefinition sink = SinkDefinition.of("ch", s.shards(), shard -> clickHouse.writer(shard, source))
                 .withBatch(new BatchConfig(s.maxRows(), 1 << 20, Duration.ofMillis(s.lingerMs())))
