@@ -102,9 +102,10 @@ class ClickHousePlacementEndpointHardeningTest {
                         .isEqualTo(ClickHousePlacementEndpoint.Verdict.UNVERIFIED);
                 endpoint.placement("clickhouse");
             }
+            // JVM-wide count: a client of another test may end meanwhile (fewer threads), never more here.
             assertThat(selectorThreads() - before)
                     .as("HTTP clients started by 16 more requests")
-                    .isZero();
+                    .isLessThanOrEqualTo(0);
         });
     }
 
