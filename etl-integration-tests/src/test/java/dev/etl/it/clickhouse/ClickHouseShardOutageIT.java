@@ -45,6 +45,15 @@ class ClickHouseShardOutageIT {
     private static final Router<byte[]> BY_PARTITION = (value, meta, shards) -> meta.partition() < 4 ? 0 : 1;
     private static final int[] TO_SHARD_0 = {0, 1, 2, 3};
     private static final int[] TO_SHARD_1 = {4, 5, 6, 7};
+    private static final int BATCH_ROWS = 5_000;
+    private static final int QUEUE_CAPACITY = 4;
+    /**
+     * What the dead shard can absorb before its lane must pause: a queue entry is a deterministic block
+     * (up to the batch's max-rows, not a chunk), so the queue holds {@code QUEUE_CAPACITY} blocks and the
+     * worker one more batch. The outage pushes twice that for the dead shard, so the lane pauses by
+     * construction, not by how the polls happened to cut the blocks.
+     */
+    private static final int DEAD_SHARD_ABSORBS = (QUEUE_CAPACITY + 1) * BATCH_ROWS;
 
     @ParameterizedTest
     @EnumSource(Transport.class)
@@ -65,12 +74,12 @@ class ClickHouseShardOutageIT {
                                 .connectTimeout(Duration.ofSeconds(1))
                                 .socketTimeout(Duration.ofMillis(1500))
                                 .breaker(1, Duration.ofSeconds(1))
-                                .batch(new BatchConfig(5_000, 32L << 20, Duration.ofMillis(50)))
+                                .batch(new BatchConfig(BATCH_ROWS, 32L << 20, Duration.ofMillis(50)))
                                 .retry(new RetryConfig(0, Duration.ofMillis(50), Duration.ofMillis(500), 2.0, 0.2))
                                 .build(),
                         FaultRig.ENCODER,
                         registry)
-                .withQueueCapacity(4);
+                .withQueueCapacity(QUEUE_CAPACITY);
         PipelineRuntime runtime = rig.pipeline(
                 PipelineConfig.builder("ch-outage")
                         .lanes(2)
@@ -95,7 +104,7 @@ class ClickHouseShardOutageIT {
             down.forEach(ClickHouseInstance::stop);
             System.out.printf(
                     "ClickHouseShardOutageIT[" + transport + "]: shard 1 frozen at %.1f s%n", FaultRig.nowSeconds(t0));
-            rig.push(40_000, 0, 1, 2, 3, 4, 5, 6, 7); // 20k rows for each shard
+            rig.push(4 * DEAD_SHARD_ABSORBS, 0, 1, 2, 3, 4, 5, 6, 7); // twice what shard 1 can absorb, for each shard
 
             // the healthy shard's partitions commit everything, their lane keeps running
             rig.awaitCommitted(TO_SHARD_0, Duration.ofSeconds(15));
