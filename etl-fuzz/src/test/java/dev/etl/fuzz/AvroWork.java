@@ -1,5 +1,6 @@
 package dev.etl.fuzz;
 
+import dev.etl.avro.AvroLimits;
 import java.util.List;
 import org.apache.avro.Schema;
 
@@ -22,6 +23,7 @@ public final class AvroWork {
     private int p;
     private final int limit;
     private long items;
+    private long zeroByteItems;
     private boolean inconsistentSize;
 
     private AvroWork(byte[] b, int offset, int length) {
@@ -39,6 +41,23 @@ public final class AvroWork {
             // malformed or over the limit: what was summed says which
         }
         return w.items > LIMIT;
+    }
+
+    /**
+     * How many array items that take no bytes (items of {@code null}, {@code fixed} of size 0, records of
+     * only those) the blocks of the body claim, as Avro's reader meets them, up to the first malformation:
+     * what a decoder that materialises such items (a list of nulls) may build within the per-record bound
+     * {@link AvroLimits#maxZeroByteItems()}. At most that bound plus one (the first item of the block that
+     * goes over it, read before the block is counted).
+     */
+    public static long zeroByteItems(Schema writer, byte[] b, int offset, int length) {
+        AvroWork w = new AvroWork(b, offset, length);
+        try {
+            w.value(writer, 0);
+        } catch (Stop e) {
+            // what was claimed up to the malformation counts
+        }
+        return Math.min(w.zeroByteItems, AvroLimits.maxZeroByteItems() + 1L);
     }
 
     /**
@@ -119,6 +138,9 @@ public final class AvroWork {
                     if (count < 0) {
                         count = count == Long.MIN_VALUE ? Long.MAX_VALUE : -count;
                         size = varint(); // the block's byte size
+                    }
+                    if (!map && takesNoBytes(item, 0)) {
+                        zeroByteItems = Math.min(zeroByteItems + count, Long.MAX_VALUE / 2);
                     }
                     items += count;
                     if (items > LIMIT || items < 0) {
