@@ -24,7 +24,6 @@ public final class AvroWork {
     private final int limit;
     private long items;
     private long zeroByteItems;
-    private boolean inconsistentSize;
 
     private AvroWork(byte[] b, int offset, int length) {
         this.b = b;
@@ -58,21 +57,6 @@ public final class AvroWork {
             // what was claimed up to the malformation counts
         }
         return Math.min(w.zeroByteItems, AvroLimits.maxZeroByteItems() + 1L);
-    }
-
-    /**
-     * Whether a block of the body states a byte size (after a negative count) other than its items take:
-     * Avro's reader walks the items and ignores the size, a skipper may trust it, so the two read such a
-     * body differently (one of the transcoder's findings, see fuzz-findings/README.md).
-     */
-    public static boolean hasInconsistentBlockSize(Schema writer, byte[] b, int offset, int length) {
-        AvroWork w = new AvroWork(b, offset, length);
-        try {
-            w.value(writer, 0);
-        } catch (Stop e) {
-            // what was seen up to the malformation counts
-        }
-        return w.inconsistentSize;
     }
 
     private static final class Stop extends RuntimeException {
@@ -134,10 +118,9 @@ public final class AvroWork {
                 boolean map = s.getType() == Schema.Type.MAP;
                 Schema item = map ? s.getValueType() : s.getElementType();
                 for (long count = varint(); count != 0; count = varint()) {
-                    long size = -1;
                     if (count < 0) {
                         count = count == Long.MIN_VALUE ? Long.MAX_VALUE : -count;
-                        size = varint(); // the block's byte size
+                        varint(); // the block's byte size: Avro's reader ignores it
                     }
                     if (!map && takesNoBytes(item, 0)) {
                         zeroByteItems = Math.min(zeroByteItems + count, Long.MAX_VALUE / 2);
@@ -147,24 +130,13 @@ public final class AvroWork {
                         items = Long.MAX_VALUE;
                         throw new Stop();
                     }
-                    int start = p;
                     if (map || !takesNoBytes(item, 0)) {
-                        try {
-                            for (long i = 0; i < count; i++) {
-                                if (map) {
-                                    bytes();
-                                }
-                                value(item, depth + 1);
+                        for (long i = 0; i < count; i++) {
+                            if (map) {
+                                bytes();
                             }
-                        } catch (Stop e) {
-                            if (size >= 0 && size <= limit - start) {
-                                inconsistentSize = true; // the size says the block fits, its items do not
-                            }
-                            throw e;
+                            value(item, depth + 1);
                         }
-                    }
-                    if (size >= 0 && size != p - start) {
-                        inconsistentSize = true;
                     }
                 }
                 return;
