@@ -35,8 +35,8 @@ import org.junit.jupiter.api.Test;
  * <li>same decision as Avro (a body Avro reads in full, trailing bytes being an error for both), and
  *     when both accept, equal records; decoding into a reused record gives the same record. The fast
  *     path may reject more than Avro only where it is stricter on purpose: a boolean byte other than 0
- *     or 1, and a varint whose last byte carries bits past 32 (int) or 64 (long), which Avro silently
- *     truncates;</li>
+ *     or 1, a varint whose last byte carries bits past 32 (int) or 64 (long), which Avro silently
+ *     truncates, and a negative length in a removed field, which Avro's skipper takes as empty;</li>
  * <li>through the public {@link AvroDeserializer} (raw framing), only a
  *     {@link DeserializationException}.</li>
  * </ul>
@@ -189,10 +189,15 @@ class AvroDecoderFuzzTest {
         }
     }
 
-    /** Rejections where the fast path is deliberately stricter than Avro's lenient reads. */
+    /**
+     * Rejections where the fast path is deliberately stricter than Avro's lenient reads: a boolean byte other
+     * than 0 or 1, a varint carrying bits past its width, and a negative string or bytes length in a field the
+     * reader removed (Avro's skipper skips {@code length <= 0} as nothing; its decoder rejects it).
+     */
     static boolean stricterOnPurpose(Exception e) {
         String m = String.valueOf(e.getMessage());
         return m.startsWith("invalid boolean byte")
+                || m.startsWith("negative length")
                 || m.startsWith("malformed int varint")
                 || m.startsWith("malformed long varint");
     }
