@@ -127,12 +127,13 @@ class AvroDecoderFuzzTest {
         Arrays.fill(framed, (byte) 0x81);
         System.arraycopy(input, 1, framed, 3, length);
         String what = "the fast decoder (" + d.writer.getName() + " -> " + d.reader.getName() + ")";
-        // The decoders materialise the array items that take no bytes (a GenericData.Array of nulls) up to
-        // AvroLimits' per-record bound (2^20 by default: about what a 1 MiB message of one-byte items holds,
-        // documented), which the input's size does not bound: each such item the body claims is allowed 32
-        // bytes on top of the input's allowance (a reference of 4 or 8 bytes in a list that grows by half,
-        // so up to 3 times over: 12 to 24 bytes an item).
-        long fixed = (1 << 20) + 32 * AvroWork.zeroByteItems(d.writer, framed, 3, length);
+        // The decoders materialise the array items that take no bytes (nulls, empty records) up to AvroLimits'
+        // per-record bound (2^20 by default: about what a 1 MiB message of one-byte items holds, documented),
+        // which the input's size does not bound: each such item the body claims is allowed 96 bytes on top of
+        // the input's allowance. An empty record is a GenericData.Record and its values array (40 bytes), and
+        // every item a reference in a list that grows by half (up to 3 times over: 12 to 24 bytes); measured:
+        // 57.6 bytes an empty record (found by fuzzing with 32 an item, which nulls alone take).
+        long fixed = (1 << 20) + 96 * AvroWork.zeroByteItems(d.writer, framed, 3, length);
 
         Outcome<GenericRecord> fast = Budget.run(what, length, fixed, 64, () -> d.fast.decode(framed, 3, length, null));
         if (!fast.ok()) {
