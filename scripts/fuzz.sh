@@ -14,11 +14,25 @@
 # regression run replays it until it is fixed or moved to etl-fuzz/src/test/resources/fuzz-findings/.
 # See docs/design/fuzzing.md.
 #
-# Options (before TARGET): --report-only   findings are printed, not failed on (CI, while known decoder
-#                                          bugs are open; ETL_FUZZ_STRICT=1 fails on them anyway)
-#                          --no-build      skip building the decoders' modules first
-# Environment: ETL_FUZZ_JVM_ARGS is not read; the heap and timeouts are etl-fuzz's pom and
-# junit-platform.properties. Logs: etl-fuzz/target/fuzz-logs/<target>.log.
+# Options (before TARGET): --report-only   findings are printed, not failed on (a local survey while a
+#                                          known decoder bug is open; ETL_FUZZ_STRICT=1 fails anyway)
+#                          --no-build      skip building the decoders' modules first (the last build's
+#                                          class path is used)
+#                          --total         SECONDS is the time for all the selected targets together,
+#                                          split evenly between them (at least 10 s each), not each one's
+# Environment: ETL_FUZZ_MAX_MILLIS  the soft time bound of one decoder call (Budget, default 1000 ms)
+#              ETL_FUZZ_TIMEOUT     the hard per-input timeout, libFuzzer's -timeout (default 10 s, as
+#                                   junit-platform.properties)
+#              CI raises both (.ci/run): a finding there must not depend on how loaded the machine is.
+# Exit status: 0 nothing found, 1 a finding (unless --report-only), 3 a target that could not run (or
+# overran its wall-clock bound, below), 2 usage.
+# How a target runs: Maven builds etl-fuzz with the decoders' modules once (-am) and writes the test class
+# path (etl-fuzz/target/fuzz-classpath.txt: this work tree's target/classes, never jars another work tree
+# installed into ~/.m2); then each target fuzzes in a JVM of its own (Jazzer fuzzes one test per JVM),
+# started directly (dev.etl.fuzz.FuzzLauncher) with etl-fuzz's pom's argLine, not through Maven's reactor
+# and Surefire's fork again. Every wait is bounded: the build by 15 minutes, a target by its SECONDS plus
+# the per-input timeout plus 4 minutes for the JVM's start and Jazzer's instrumentation (then it is
+# killed and counts as a target that could not run). Logs: etl-fuzz/target/fuzz-logs/<target>.log.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -38,10 +52,12 @@ TARGETS=(
 
 report_only=0
 build=1
+total=0
 while [[ $# -gt 0 && "$1" == --* ]]; do
   case "$1" in
     --report-only) report_only=1 ;;
     --no-build) build=0 ;;
+    --total) total=1 ;;
     *) log "unknown option $1"; exit 2 ;;
   esac
   shift
@@ -69,10 +85,28 @@ resolve() { # name or Class#method -> Class#method
 MVN_FUZZ=(./mvnw -B -o -pl etl-fuzz -am -Dsurefire.failIfNoSpecifiedTests=false -Dspotless.check.skip=true
   -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -DskipITs)
 
+# The test class path of etl-fuzz as the reactor resolves it (its siblings' target/classes and
+# target/test-classes), written by build_modules; relative to etl-fuzz/.
+CLASSPATH_FILE=target/fuzz-classpath.txt
+# As etl-fuzz's pom's Surefire argLine.
+FUZZ_JVM_ARGS=(-Xmx2g -XX:+UseSerialGC)
+MAX_MILLIS="${ETL_FUZZ_MAX_MILLIS:-1000}"
+TIMEOUT="${ETL_FUZZ_TIMEOUT:-10}"
+[[ "$MAX_MILLIS" =~ ^[1-9][0-9]*$ && "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] || {
+  log "ETL_FUZZ_MAX_MILLIS and ETL_FUZZ_TIMEOUT must be positive numbers"
+  exit 2
+}
+JAVA="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
 build_modules() {
   ((build)) || return 0
   log "compiling etl-fuzz and the decoders' modules"
-  ./mvnw -B -q -pl etl-fuzz -am test-compile -Dspotless.check.skip=true </dev/null
+  rm -f "etl-fuzz/$CLASSPATH_FILE"
+  timeout --kill-after=30 900 ./mvnw -B -q -pl etl-fuzz -am test-compile dependency:build-classpath \
+    -Dmdep.includeScope=test -Dmdep.outputFile="$CLASSPATH_FILE" -Dspotless.check.skip=true </dev/null || {
+    log "the build failed (or took over 15 minutes): no target can run"
+    exit 3
+  }
 }
 
 # Runs one target in fuzzing mode; prints one line; returns 0 (nothing found), 1 (finding), 3 (no run).
@@ -81,15 +115,28 @@ fuzz_one() {
   name="$(printf '%s' "$target" | sed 's/^.*\.//; s/#/-/')"
   mkdir -p etl-fuzz/target/fuzz-logs
   logfile="etl-fuzz/target/fuzz-logs/$name.log"
-  JAZZER_FUZZ=1 "${MVN_FUZZ[@]}" test -Dtest="$target" -Djazzer.max_duration="${seconds}s" \
-    -Djunit.jupiter.execution.timeout.mode=disabled >"$logfile" 2>&1 </dev/null || status=$?
+  # libFuzzer's -timeout is Jazzer's translation of JUnit's per-invocation timeout, which the system
+  # property sets over junit-platform.properties; JUnit's own timeout must be off (it would cover the run).
+  (cd etl-fuzz && JAZZER_FUZZ=1 exec timeout --kill-after=15 "$((seconds + TIMEOUT + 240))" "$JAVA" \
+    "${FUZZ_JVM_ARGS[@]}" -Djazzer.max_duration="${seconds}s" -Detl.fuzz.maxMillis="$MAX_MILLIS" \
+    -Djunit.jupiter.execution.timeout.testtemplate.method.default="${TIMEOUT}s" \
+    -Djunit.jupiter.execution.timeout.mode=disabled -cp "target/test-classes:$(cat "$CLASSPATH_FILE")" \
+    dev.etl.fuzz.FuzzLauncher "$target") >"$logfile" 2>&1 </dev/null || status=$?
+  if ((status == 124 || status == 137)); then
+    log "$target: did not end within $((seconds + TIMEOUT + 240)) s, killed; last lines of $logfile:"
+    tail -n 30 "$logfile" >&2
+    return 3
+  fi
   runs="$(grep -o '^Done [0-9]* runs in [0-9]* second' "$logfile" | tail -n 1 | awk '{print $2}')"
   cov="$(grep -o 'cov: [0-9]*' "$logfile" | tail -n 1 | awk '{print $2}')"
   if grep -q -E 'FuzzTestFinding|ERROR: libFuzzer:|Test unit written to' "$logfile"; then
     log "$target: FINDING after ${runs:-?} runs (coverage ${cov:-?}); log $logfile:"
-    grep -E 'Test unit written to|ERROR: libFuzzer|FuzzTestFinding|Caused by|still running after|^Base64:' "$logfile" |
-      grep -v '^\s*at ' | head -n 12 | cut -c1-1500 >&2
-    grep -E '^\s+at dev\.etl\.' "$logfile" | head -n 15 >&2 || true
+    { # what failed, the input; then at most two of the watchdog's stacks (a slow call prints one a limit)
+      grep -E 'ERROR: libFuzzer|== Java Exception|FuzzTestFinding|Caused by|Test unit written to|^Base64:' "$logfile" |
+        grep -v '^\s*at ' | head -n 12
+      grep -E 'still running after' "$logfile" | head -n 2 || true
+    } | cut -c1-1500 >&2
+    grep -E '^\s+(at )?dev\.etl\.' "$logfile" | head -n 15 >&2 || true
     return 1
   fi
   if [[ -z "$runs" ]] || ((status != 0)); then
@@ -136,8 +183,17 @@ if [[ "$cmd" == all ]]; then
 else
   selected+=("$(resolve "$cmd")")
 fi
+if ((total)); then
+  seconds=$((seconds / ${#selected[@]}))
+  ((seconds >= 10)) || seconds=10
+  log "${#selected[@]} target(s), $seconds s of fuzzing each"
+fi
 
 build_modules
+if [[ ! -s "etl-fuzz/$CLASSPATH_FILE" ]]; then
+  log "no etl-fuzz/$CLASSPATH_FILE: run once without --no-build"
+  exit 3
+fi
 started=$SECONDS
 findings=() broken=()
 for target in "${selected[@]}"; do

@@ -56,7 +56,11 @@ import org.apache.avro.Schema;
  * rules: fields by name or reader alias, promotions (int → long/float/double, long → float/double,
  * float → double, string ↔ bytes), enum symbols by name with the reader's default, union branches.
  * A mapped field the writer lacks is written as the reader field's default, encoded once at compile
- * time. Fields no column reads are skipped, whatever their type.
+ * time. Fields no column reads are passed over, whatever their type, with the object path's decision
+ * ({@code GenericDatumReader(writer, reader)}): one the reader schema holds as Avro decodes it (an enum
+ * index must name a symbol the reader takes, a union branch one the reader can read, an array or map is
+ * read item by item whatever its blocks' byte sizes state), one only the writer has as Avro skips it
+ * (unchecked, a sized block jumped over).
  *
  * <p>Immutable and thread-safe; share one instance between lanes.
  */

@@ -71,8 +71,10 @@ final class ConversionSkip {
                 return;
             }
             case Conversion.OP_ARRAY: {
+                // Item by item, a block's byte size ignored: what the conversion reads afterwards (ArrayBlocks
+                // counts an array in several blocks with this, then writes it) and what Avro decodes.
                 long total = 0;
-                for (long n = in.unsizedBlockCount(total); n != 0; n = in.unsizedBlockCount(total)) {
+                for (long n = in.blockCount(total); n != 0; n = in.blockCount(total)) {
                     total += n;
                     int from = in.mark();
                     skip(c.children[0], in);

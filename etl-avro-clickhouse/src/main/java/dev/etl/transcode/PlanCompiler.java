@@ -33,6 +33,7 @@ final class PlanCompiler {
     private final List<Integer> columnOf = new ArrayList<>();
     private final List<Conversion> conversions = new ArrayList<>();
     private final List<Schema> skips = new ArrayList<>();
+    private final List<ResolvedSkip> resolvedSkips = new ArrayList<>();
     private final List<byte[]> constants = new ArrayList<>();
 
     /** Per column: null (not reached), a constant, or the mark of a passed field. */
@@ -78,7 +79,15 @@ final class PlanCompiler {
         emitReady();
         for (Item item : items) {
             if (item.path == null) {
-                step(RowPlan.SKIP, -1, -1, null, item.writer, null);
+                // A field the reader holds is decoded by the object path, one only the writer has skipped.
+                step(
+                        RowPlan.SKIP,
+                        -1,
+                        -1,
+                        null,
+                        item.writer,
+                        null,
+                        item.reader == null ? null : ResolvedSkip.compile(item.writer, item.reader));
                 continue;
             }
             List<Integer> columns = columnsByPath.get(item.path);
@@ -89,20 +98,21 @@ final class PlanCompiler {
                         new ConversionCompiler(m.path(), m.column().name()).compile(item.writer, item.reader, m.type());
             }
             if (columns.size() == 1 && first == nextColumn) {
-                step(RowPlan.CONVERT, -1, first, conversionOf[first], null, null);
+                step(RowPlan.CONVERT, -1, first, conversionOf[first], null, null, null);
                 nextColumn++;
             } else {
                 int mark = markCount++;
-                step(RowPlan.MARK, mark, -1, null, null, null);
+                step(RowPlan.MARK, mark, -1, null, null, null, null);
                 for (int c : columns) {
                     markOf[c] = mark;
                 }
                 if (first == nextColumn) {
-                    step(RowPlan.CONVERT, -1, first, conversionOf[first], null, null);
+                    step(RowPlan.CONVERT, -1, first, conversionOf[first], null, null, null);
                     markOf[first] = -1;
                     nextColumn++;
                 } else {
-                    step(RowPlan.SKIP, -1, -1, null, item.writer, null);
+                    // Passed as the conversion will read it from the mark.
+                    step(RowPlan.SKIP, -1, -1, null, item.writer, null, ResolvedSkip.compile(item.writer, item.writer));
                 }
             }
             emitReady();
@@ -126,22 +136,30 @@ final class PlanCompiler {
                 columnArray,
                 conversions.toArray(new Conversion[0]),
                 skips.toArray(new Schema[0]),
+                resolvedSkips.toArray(new ResolvedSkip[0]),
                 constants.toArray(new byte[0][]),
                 mapping.columns().toArray(new ClickHouseColumn[0]),
                 markCount);
     }
 
-    /** A writer field in writer order: mapped (reader path and schema) or skipped ({@code path} null). */
+    /**
+     * A writer field in writer order: mapped (reader path and schema) or skipped ({@code path} null; {@code
+     * reader} the reader field's schema when the reader holds the field, null when only the writer has it).
+     */
     private record Item(Schema writer, Schema reader, String path) {}
 
     private void walk(Schema writerRecord, Schema readerRecord, String prefix, List<Item> items) {
         for (Schema.Field wf : writerRecord.getFields()) {
             Schema.Field rf = readerField(readerRecord, wf);
             String path = rf == null ? null : prefix + rf.name();
-            if (path == null || !needed.contains(path) || present.contains(path)) {
+            if (path == null || present.contains(path)) {
                 // present already: a second writer field resolving to one reader field (a name and an
                 // alias of it); Avro reads the first, so do we.
                 items.add(new Item(wf.schema(), null, null));
+                continue;
+            }
+            if (!needed.contains(path)) {
+                items.add(new Item(wf.schema(), rf.schema(), null));
                 continue;
             }
             if (columnsByPath.containsKey(path)) {
@@ -191,9 +209,9 @@ final class PlanCompiler {
         while (nextColumn < n) {
             int c = nextColumn;
             if (constantOf[c] != null) {
-                step(RowPlan.CONSTANT, -1, c, null, null, constantOf[c]);
+                step(RowPlan.CONSTANT, -1, c, null, null, constantOf[c], null);
             } else if (markOf[c] >= 0) {
-                step(RowPlan.CONVERT_AT, markOf[c], c, conversionOf[c], null, null);
+                step(RowPlan.CONVERT_AT, markOf[c], c, conversionOf[c], null, null, null);
             } else {
                 return;
             }
@@ -201,8 +219,11 @@ final class PlanCompiler {
         }
     }
 
-    private void step(int op, int mark, int column, Conversion conversion, Schema skip, byte[] constant) {
-        if (op == RowPlan.SKIP) {
+    private void step(
+            int op, int mark, int column, Conversion conversion, Schema skip, byte[] constant, ResolvedSkip resolved) {
+        if (op == RowPlan.SKIP && resolved != null) {
+            op = RowPlan.SKIP_RESOLVED;
+        } else if (op == RowPlan.SKIP) {
             // The common skips as their own steps, without interpreting the schema per record.
             switch (skip.getType()) {
                 case INT, ENUM -> op = RowPlan.SKIP_INT;
@@ -228,6 +249,7 @@ final class PlanCompiler {
         columnOf.add(column);
         conversions.add(conversion);
         skips.add(skip);
+        resolvedSkips.add(resolved);
         constants.add(constant);
     }
 

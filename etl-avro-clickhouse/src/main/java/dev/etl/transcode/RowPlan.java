@@ -12,7 +12,8 @@ import org.apache.avro.Schema;
  * A compiled (writer schema, mapping) pair: one pass over the Avro body in writer order that writes
  * the row's columns in table order. Steps, decided at compile time:
  * <ul>
- * <li>{@code SKIP}: a writer field no column reads;</li>
+ * <li>{@code SKIP}: a writer field no column reads (only the writer has it: skipped as Avro skips it; the
+ *     reader holds it: passed as Avro decodes it, {@link ResolvedSkip});</li>
  * <li>{@code CONVERT}: the field under the cursor is the next column: convert it straight into the row;</li>
  * <li>{@code MARK}: the field under the cursor is needed by a later column or by several: remember
  *     its position (one int store in the cursor's marks);</li>
@@ -53,6 +54,11 @@ final class RowPlan implements Plan {
     static final int SKIP_BYTES = 6;
     /** SKIP of a string or bytes: a length and that many bytes. */
     static final int SKIP_LENGTH = 7;
+    /**
+     * SKIP of a value the reader holds where decoding it decides otherwise than skipping it (an enum, an array
+     * or map, a branch the reader cannot take): {@code resolved[i]}. Also ScanPlan's.
+     */
+    static final int SKIP_RESOLVED = 22;
 
     /** An enum's code into an Enum8 (the conversion's {@code codes} by writer index). */
     private static final int ENUM8 = 17;
@@ -69,6 +75,7 @@ final class RowPlan implements Plan {
 
     private final Conversion[] conversions;
     private final Schema[] skips;
+    private final ResolvedSkip[] resolved;
     private final byte[][] constants;
     private final ClickHouseColumn[] columns;
     /**
@@ -86,6 +93,7 @@ final class RowPlan implements Plan {
             int[] columnOf,
             Conversion[] conversions,
             Schema[] skips,
+            ResolvedSkip[] resolved,
             byte[][] constants,
             ClickHouseColumn[] columns,
             int markCount) {
@@ -94,6 +102,7 @@ final class RowPlan implements Plan {
         this.columnOf = columnOf;
         this.conversions = conversions;
         this.skips = skips;
+        this.resolved = resolved;
         this.constants = constants;
         this.columns = columns;
         this.markCount = markCount;
@@ -345,6 +354,11 @@ final class RowPlan implements Plan {
                         AvroSkip.skip(skips[i], in);
                         p = in.pos;
                         break;
+                    case SKIP_RESOLVED:
+                        in.pos = p;
+                        resolved[i].skip(in);
+                        p = in.pos;
+                        break;
                     case MARK:
                         in.marks[marks[i]] = p;
                         break;
@@ -395,6 +409,7 @@ final class RowPlan implements Plan {
             }
             switch (ops[i]) {
                 case SKIP, SKIP_VARINT, SKIP_INT, SKIP_BYTES, SKIP_LENGTH -> sb.append("SKIP");
+                case SKIP_RESOLVED -> sb.append("SKIP (").append(resolved[i]).append(')');
                 case CONVERT,
                         INT32,
                         INT_INT64,

@@ -44,6 +44,7 @@ final class ScanCompiler {
         final List<Integer> ops = new ArrayList<>();
         final List<Integer> args = new ArrayList<>();
         final List<Schema> skips = new ArrayList<>();
+        final List<ResolvedSkip> resolved = new ArrayList<>();
         final List<RecordFilter> filters = new ArrayList<>();
 
         void need(String path) {
@@ -55,13 +56,28 @@ final class ScanCompiler {
         }
 
         void step(int op, int arg, Schema skip, RecordFilter filter) {
+            step(op, arg, skip, null, filter);
+        }
+
+        void step(int op, int arg, Schema skip, ResolvedSkip resolvedSkip, RecordFilter filter) {
             ops.add(op);
             args.add(arg);
             skips.add(skip);
+            resolved.add(resolvedSkip);
             filters.add(filter);
         }
 
-        void skip(Schema schema) {
+        /**
+         * Passes over a writer field: as Avro decodes it into {@code reader} when that is not null (the reader
+         * holds the field; for a field read later, the writer schema again), else as Avro skips it (only the
+         * writer has it).
+         */
+        void skip(Schema schema, Schema reader) {
+            ResolvedSkip decoded = reader == null ? null : ResolvedSkip.compile(schema, reader);
+            if (decoded != null) {
+                step(RowPlan.SKIP_RESOLVED, 0, null, decoded, null);
+                return;
+            }
             switch (schema.getType()) {
                 case INT, ENUM -> step(RowPlan.SKIP_INT, 0, null, null);
                 case LONG -> step(RowPlan.SKIP_VARINT, 0, null, null);
@@ -82,7 +98,12 @@ final class ScanCompiler {
                 o[i] = ops.get(i);
                 a[i] = args.get(i);
             }
-            return new ScanPlan.Steps(o, a, skips.toArray(new Schema[0]), filters.toArray(new RecordFilter[0]));
+            return new ScanPlan.Steps(
+                    o,
+                    a,
+                    skips.toArray(new Schema[0]),
+                    resolved.toArray(new ResolvedSkip[0]),
+                    filters.toArray(new RecordFilter[0]));
         }
     }
 
@@ -281,9 +302,13 @@ final class ScanCompiler {
         for (Schema.Field wf : writerRecord.getFields()) {
             Schema.Field rf = PlanCompiler.readerField(readerRecord, wf);
             String path = rf == null ? null : prefix + rf.name();
-            if (path == null || !level.needed.contains(path) || level.present.contains(path)) {
+            if (path == null || level.present.contains(path)) {
                 // present already: a second writer field resolving to one reader field; Avro reads the first.
-                level.skip(wf.schema());
+                level.skip(wf.schema(), null);
+                continue;
+            }
+            if (!level.needed.contains(path)) {
+                level.skip(wf.schema(), rf.schema()); // read by nothing, but the object path decodes it
                 continue;
             }
             if (top && path.equals(explode)) {
@@ -305,7 +330,8 @@ final class ScanCompiler {
                     }
                 }
                 if (!filtered) {
-                    level.skip(wf.schema());
+                    // As the conversions will read it from the mark, also when a condition drops the record.
+                    level.skip(wf.schema(), wf.schema());
                 }
                 continue;
             }

@@ -12,8 +12,10 @@ import org.apache.avro.Schema;
  * <ol>
  * <li><b>Scan</b> the record once in writer order: remember the position of every field a column,
  *     condition or the key reads (one int in the cursor's marks), evaluate the conditions in place,
- *     skip the rest (the exploded array with the element's compiled steps), and check that the body
- *     ends where the record does;</li>
+ *     pass over the rest (the exploded array with the element's compiled steps; what the reader schema
+ *     holds as Avro decodes it, {@link ResolvedSkip}, so a record a condition drops is decided as the
+ *     object path decides it; what only the writer has as Avro skips it), and check that the body ends
+ *     where the record does;</li>
  * <li><b>Emit</b>: for every element of the array (or once, without one), scan the element's fields
  *     the same way, then write the row's columns in table order, each converted from its mark (the
  *     record's fields repeat on every row of it), the element's index, or a reader default encoded
@@ -64,12 +66,14 @@ final class ScanPlan implements Plan {
         final int[] ops;
         final int[] args;
         final Schema[] skips;
+        final ResolvedSkip[] resolved;
         final RecordFilter[] filters;
 
-        Steps(int[] ops, int[] args, Schema[] skips, RecordFilter[] filters) {
+        Steps(int[] ops, int[] args, Schema[] skips, ResolvedSkip[] resolved, RecordFilter[] filters) {
             this.ops = ops;
             this.args = args;
             this.skips = skips;
+            this.resolved = resolved;
             this.filters = filters;
         }
     }
@@ -259,6 +263,9 @@ final class ScanPlan implements Plan {
                     break;
                 case ARRAY:
                     skipElements(in);
+                    break;
+                case RowPlan.SKIP_RESOLVED:
+                    steps.resolved[i].skip(in);
                     break;
                 case RowPlan.SKIP:
                 default:

@@ -1,5 +1,6 @@
 package dev.etl.fuzz;
 
+import dev.etl.avro.AvroLimits;
 import java.util.List;
 import org.apache.avro.Schema;
 
@@ -22,7 +23,7 @@ public final class AvroWork {
     private int p;
     private final int limit;
     private long items;
-    private boolean inconsistentSize;
+    private long zeroByteItems;
 
     private AvroWork(byte[] b, int offset, int length) {
         this.b = b;
@@ -42,18 +43,20 @@ public final class AvroWork {
     }
 
     /**
-     * Whether a block of the body states a byte size (after a negative count) other than its items take:
-     * Avro's reader walks the items and ignores the size, a skipper may trust it, so the two read such a
-     * body differently (one of the transcoder's findings, see fuzz-findings/README.md).
+     * How many array items that take no bytes (items of {@code null}, {@code fixed} of size 0, records of
+     * only those) the blocks of the body claim, as Avro's reader meets them, up to the first malformation:
+     * what a decoder that materialises such items (a list of nulls) may build within the per-record bound
+     * {@link AvroLimits#maxZeroByteItems()}. At most that bound plus one (the first item of the block that
+     * goes over it, read before the block is counted).
      */
-    public static boolean hasInconsistentBlockSize(Schema writer, byte[] b, int offset, int length) {
+    public static long zeroByteItems(Schema writer, byte[] b, int offset, int length) {
         AvroWork w = new AvroWork(b, offset, length);
         try {
             w.value(writer, 0);
         } catch (Stop e) {
-            // what was seen up to the malformation counts
+            // what was claimed up to the malformation counts
         }
-        return w.inconsistentSize;
+        return Math.min(w.zeroByteItems, AvroLimits.maxZeroByteItems() + 1L);
     }
 
     private static final class Stop extends RuntimeException {
@@ -115,34 +118,25 @@ public final class AvroWork {
                 boolean map = s.getType() == Schema.Type.MAP;
                 Schema item = map ? s.getValueType() : s.getElementType();
                 for (long count = varint(); count != 0; count = varint()) {
-                    long size = -1;
                     if (count < 0) {
                         count = count == Long.MIN_VALUE ? Long.MAX_VALUE : -count;
-                        size = varint(); // the block's byte size
+                        varint(); // the block's byte size: Avro's reader ignores it
+                    }
+                    if (!map && takesNoBytes(item, 0)) {
+                        zeroByteItems = Math.min(zeroByteItems + count, Long.MAX_VALUE / 2);
                     }
                     items += count;
                     if (items > LIMIT || items < 0) {
                         items = Long.MAX_VALUE;
                         throw new Stop();
                     }
-                    int start = p;
                     if (map || !takesNoBytes(item, 0)) {
-                        try {
-                            for (long i = 0; i < count; i++) {
-                                if (map) {
-                                    bytes();
-                                }
-                                value(item, depth + 1);
+                        for (long i = 0; i < count; i++) {
+                            if (map) {
+                                bytes();
                             }
-                        } catch (Stop e) {
-                            if (size >= 0 && size <= limit - start) {
-                                inconsistentSize = true; // the size says the block fits, its items do not
-                            }
-                            throw e;
+                            value(item, depth + 1);
                         }
-                    }
-                    if (size >= 0 && size != p - start) {
-                        inconsistentSize = true;
                     }
                 }
                 return;

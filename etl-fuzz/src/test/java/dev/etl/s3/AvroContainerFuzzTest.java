@@ -166,6 +166,9 @@ class AvroContainerFuzzTest {
                 }
                 expected = avro.next();
             } catch (RuntimeException e) {
+                if (zstdWindowLimit(e)) {
+                    return; // the reference cannot read on: a limit of its decoder, not of the file
+                }
                 // DataFileStream stops here: the row must be one Avro cannot decode either.
                 Object decoded = decode(reader, row, header.length);
                 if (decoded != null) {
@@ -194,6 +197,22 @@ class AvroContainerFuzzTest {
                         + " rows, DataFileStream reads more" + context(file));
             }
         }
+    }
+
+    /**
+     * Whether DataFileStream failed on a zstd frame whose window is over zstd-jni's streaming default
+     * (ZSTD_d_windowLogMax, 2^27 bytes: "Frame requires too much memory for decoding"). The block codec
+     * decompresses a block in one call into an array bounded by the block's own limit, which needs no window
+     * of its own, so it reads such a frame; the frame is valid zstd (found by fuzzing: a block whose frame
+     * header states a window far above its content).
+     */
+    private static boolean zstdWindowLimit(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (String.valueOf(t.getMessage()).contains("Frame requires too much memory for decoding")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The row's body decoded by Avro, read in full; null when Avro cannot. */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.zip.CRC32;
+import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 
@@ -177,6 +180,48 @@ class NdjsonFormatTest {
                     .as(key)
                     .containsExactlyElementsOf(strings(out.rows));
         }
+    }
+
+    @Test
+    void aGzipHeaderCrc16IsCheckedBeforeAnyRowAsGzipInputStreamChecksIt() throws Exception {
+        byte[] plain = randomNdjson(new Random(3), 50);
+        byte[] gz = gzip(plain);
+        // The member with FHCRC: the flag set, then the low 16 bits of the CRC-32 of the 10 header bytes.
+        ByteArrayOutputStream withCrc = new ByteArrayOutputStream();
+        byte[] header = Arrays.copyOf(gz, 10);
+        header[3] |= 2;
+        CRC32 crc = new CRC32();
+        crc.update(header);
+        withCrc.writeBytes(header);
+        withCrc.write((int) crc.getValue());
+        withCrc.write((int) (crc.getValue() >>> 8));
+        withCrc.write(gz, 10, gz.length - 10);
+        byte[] good = withCrc.toByteArray();
+        byte[] bad = good.clone();
+        bad[10] ^= 1;
+        // The reference: java.util.zip reads the first and refuses the second at its header.
+        assertThat(new GZIPInputStream(new ByteArrayInputStream(good)).readAllBytes())
+                .isEqualTo(plain);
+        assertThatThrownBy(() -> new GZIPInputStream(new ByteArrayInputStream(bad)).readAllBytes())
+                .hasMessageContaining("Corrupt GZIP header");
+
+        RecordingOutput out = new RecordingOutput();
+        format.read(
+                store,
+                format.plan(store, store.put(BUCKET, "good.ndjson.gz", good), 1000)
+                        .get(0),
+                0,
+                out);
+        assertThat(strings(out.rows)).containsExactlyElementsOf(model(plain));
+        RecordingOutput none = new RecordingOutput();
+        ObjectInfo info = store.put(BUCKET, "bad.ndjson.gz", bad);
+        assertThatThrownBy(
+                        () -> format.read(store, format.plan(store, info, 1000).get(0), 0, none))
+                .isInstanceOf(CorruptSplitException.class)
+                .hasMessageContaining("fails its header CRC-16 check");
+        assertThat(none.rows)
+                .as("rows delivered from a member whose header is corrupt")
+                .isEmpty();
     }
 
     @Test
