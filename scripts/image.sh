@@ -363,7 +363,8 @@ service_pid() {
   local pid
   [[ -f "$SERVICE_PID" ]] || return 1
   pid="$(cat "$SERVICE_PID")"
-  [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "system service" || return 1
+  [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "system service" || return 1
   echo "$pid"
 }
 
