@@ -28,6 +28,10 @@
 #   DEMO_MVN_ARGS      extra Maven arguments for the build (e.g. -o)
 #   DEMO_KEEP_INFRA=1  leave the servers running at the end
 #   DEMO_CLEANUP=1     drop the run's database and topic at the end (for servers shared with others)
+#   DEMO_SERVERS_DIR   the infrastructure dir (ETL_INFRA_DIR) of servers already running, started by
+#                      someone else: the demo reads its endpoints.properties and kafka/classpath.txt and
+#                      never starts, or stops, a server (logs stay under this checkout's .infra/demo);
+#                      use it with DEMO_CLEANUP=1
 #   ETL_INFRA_DIR, ETL_*_PORT, ...  as for scripts/infra.sh (the demo reads the endpoints it writes)
 set -euo pipefail
 
@@ -42,6 +46,12 @@ RUN_ID="$(date +%Y%m%d_%H%M%S)"
 TOPIC="orders-$RUN_ID"
 DB="demo_$RUN_ID"
 LOG_DIR="$INFRA_DIR/demo/$RUN_ID"
+SERVERS_DIR="${DEMO_SERVERS_DIR:-}"
+if [[ -n "$SERVERS_DIR" ]]; then
+  [[ -f "$SERVERS_DIR/endpoints.properties" ]] || { echo "DEMO_SERVERS_DIR=$SERVERS_DIR has no endpoints.properties" >&2; exit 2; }
+  # Only read there: the endpoints and the Kafka tools' classpath; the logs stay in this checkout.
+  INFRA_DIR="$(cd "$SERVERS_DIR" && pwd)"
+fi
 JAR="$REPO_ROOT/sample-service/target/sample-service.jar"
 RUN_MODE="${DEMO_RUN:-jar}"
 IMAGE="${DEMO_IMAGE:-localhost/etl/sample-service:latest}"
@@ -106,6 +116,8 @@ on_exit() {
   if ((${#STARTED_SERVERS[@]} > 0)); then
     say "stopping the infrastructure"
     stop_infra
+  elif [[ -n "$SERVERS_DIR" ]]; then
+    info "the servers of $INFRA_DIR (DEMO_SERVERS_DIR): left alone"
   elif [[ "$STEP" != "checking prerequisites" ]]; then
     info "the servers were running before the demo: left running ($INFRA stop all stops them)"
   fi
@@ -123,9 +135,13 @@ require_java17
 info "Java $JAVA_MAJOR; logs under $LOG_DIR"
 
 # ------------------------------------------------------------------ infrastructure ----
-step "starting the infrastructure (ZooKeeper, 4 ClickHouse, Kafka, schema registry)" "$LOG_DIR/infra.log"
-start_infra
-info "ready in $((SECONDS - T0))s (endpoints: $INFRA_DIR/endpoints.properties)"
+if [[ -n "$SERVERS_DIR" ]]; then
+  step "using the servers of $INFRA_DIR (DEMO_SERVERS_DIR: not started or stopped here)"
+else
+  step "starting the infrastructure (ZooKeeper, 4 ClickHouse, Kafka, schema registry)" "$LOG_DIR/infra.log"
+  start_infra
+  info "ready in $((SECONDS - T0))s (endpoints: $INFRA_DIR/endpoints.properties)"
+fi
 
 read_endpoints
 

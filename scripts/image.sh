@@ -21,13 +21,16 @@
 #
 # Every build is idempotent: an image whose inputs (its Containerfile and context, the image it is built
 # FROM, versions) did not change is not built again (a label records them), and the debootstrap file
-# system is cached as a tar file in the work dir. Each of them builds what it is FROM when missing. Every
+# system is cached as a tar file outside the checkout (ETL_IMAGE_CACHE_DIR), so a fresh clone on the same
+# machine does not debootstrap again. Each of them builds what it is FROM when missing. Every
 # step is bounded by ETL_IMAGE_TIMEOUT_S. Missing Debian packages (podman, runc, debootstrap, iptables)
 # are installed with apt-get. Images are named $ETL_IMAGE_PREFIX/<name> (localhost/etl/...).
 #
 # Environment:
-#   ETL_IMAGE_DIR          work dir: cached base, build contexts, logs, containers.conf, the API socket
+#   ETL_IMAGE_DIR          work dir: build contexts, logs, containers.conf, the API socket
 #                          (default <repo>/.infra/images)
+#   ETL_IMAGE_CACHE_DIR    the debootstrap file system's tar file (default ~/.cache/etl/images; about
+#                          200 MB; `clean` removes it)
 #   ETL_IMAGE_PREFIX       image names (default localhost/etl)
 #   ETL_IMAGE_TIMEOUT_S    bound on each step: debootstrap, one image build, a wait (default 900)
 #   ETL_IMAGE_REFRESH=1    build again even when the inputs did not change (a new debootstrap too:
@@ -45,6 +48,7 @@ SCRIPTS_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(dirname "$SCRIPTS_DIR")"
 IMAGES_SRC="$SCRIPTS_DIR/infra/images"
 IMAGE_DIR="${ETL_IMAGE_DIR:-$REPO_ROOT/.infra/images}"
+CACHE_DIR="${ETL_IMAGE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/etl/images}"
 PREFIX="${ETL_IMAGE_PREFIX:-localhost/etl}"
 TIMEOUT_S="${ETL_IMAGE_TIMEOUT_S:-900}"
 REFRESH="${ETL_IMAGE_REFRESH:-0}"
@@ -99,8 +103,8 @@ ensure_tools() {
   command -v unzip >/dev/null || need+=(unzip)
   if ((${#need[@]} > 0)); then
     log "installing missing Debian packages: ${need[*]}"
-    as_root apt-get update -q >&2
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >&2
+    as_root timeout 600 apt-get update -q >&2
+    as_root timeout 1200 env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" </dev/null >&2
   fi
   write_conf
 }
@@ -168,10 +172,10 @@ build() { # name image hash context containerfile build-args...
 # $BASE_IMAGE after customize_rootfs (apt sources with the updates and security suites, apt settings for
 # images, no caches).
 cmd_base() {
-  local tar="$IMAGE_DIR/base/debian-$SUITE-minbase.tar" root="$IMAGE_DIR/base/rootfs" hash t
+  local tar="$CACHE_DIR/debian-$SUITE-minbase.tar" root="$IMAGE_DIR/base/rootfs" hash t
   if [[ "$REFRESH" == 1 ]]; then rm -f "$tar"; fi
   if [[ ! -s "$tar" ]]; then
-    mkdir -p "$IMAGE_DIR/base"
+    mkdir -p "$IMAGE_DIR/base" "$CACHE_DIR"
     as_root rm -rf "$root"
     t=$SECONDS
     log "base: debootstrap --variant=minbase $SUITE from $MIRROR (log $LOG_DIR/debootstrap.log)"
@@ -434,6 +438,7 @@ cmd_clean() {
   done
   podman images --format '{{.Repository}}:{{.Tag}}' | grep -F "$SAMPLE_IMAGE:" | xargs -r podman rmi --force >/dev/null || true
   as_root rm -rf "$IMAGE_DIR/base" "$IMAGE_DIR/context"
+  rm -f "$CACHE_DIR/debian-$SUITE-minbase.tar"
   log "removed the cached base file system"
 }
 
