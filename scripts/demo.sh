@@ -5,9 +5,11 @@
 #
 # 1. starts the local servers (scripts/infra.sh start all; installs Debian packages when missing),
 # 2. creates a fresh database and the `orders` table ON CLUSTER (sample-service/.../sql/orders.sql),
-# 3. builds sample-service (./mvnw -q -pl sample-service -am package -DskipTests),
+# 3. builds sample-service (./mvnw -q -pl sample-service -am package -DskipTests; with DEMO_RUN=image
+#    also its container image, scripts/image.sh sample),
 # 4. produces DEMO_ORDERS Avro orders (half schema v1, half v2) to a new topic with the load generator,
-# 5. runs the service in the background and shows progress (records/s, lag, rows per shard),
+# 5. runs the service in the background (java -jar, or with DEMO_RUN=image its image in a podman
+#    container on the host's network) and shows progress (records/s, lag, rows per shard),
 # 6. waits until it caught up, stops it with SIGTERM (drain, final commit) and prints its exit code,
 # 7. checks that ClickHouse holds exactly the expected orders and lines after FINAL,
 # 8. stops the servers it started (servers that were already running are left running).
@@ -17,10 +19,19 @@
 #   DEMO_TIMEOUT_S     longest wait for the service to catch up (default 240)
 #   DEMO_HTTP_PORT     the service's HTTP port (default: a free port from 18480 up), bound to 127.0.0.1
 #                      only (SERVER_ADDRESS; Actuator shares the port; the demo checks it with ss)
-#   DEMO_SKIP_BUILD=1  use the jar that is there
+#   DEMO_SKIP_BUILD=1  use the jar (and with DEMO_RUN=image the image) that is there
+#   DEMO_RUN           jar (default): java -jar sample-service.jar; image: the sample's container image
+#                      (scripts/image.sh sample builds it from the jar, and what it is built FROM when
+#                      missing), run with podman on the host's network (--network host), so that it
+#                      reaches the servers on 127.0.0.1 as the jar does; the container is removed at the end
+#   DEMO_IMAGE         the image DEMO_RUN=image runs (default localhost/etl/sample-service:latest)
 #   DEMO_MVN_ARGS      extra Maven arguments for the build (e.g. -o)
 #   DEMO_KEEP_INFRA=1  leave the servers running at the end
 #   DEMO_CLEANUP=1     drop the run's database and topic at the end (for servers shared with others)
+#   DEMO_SERVERS_DIR   the infrastructure dir (ETL_INFRA_DIR) of servers already running, started by
+#                      someone else: the demo reads its endpoints.properties and kafka/classpath.txt and
+#                      never starts, or stops, a server (logs stay under this checkout's .infra/demo);
+#                      use it with DEMO_CLEANUP=1
 #   ETL_INFRA_DIR, ETL_*_PORT, ...  as for scripts/infra.sh (the demo reads the endpoints it writes)
 set -euo pipefail
 
@@ -35,7 +46,21 @@ RUN_ID="$(date +%Y%m%d_%H%M%S)"
 TOPIC="orders-$RUN_ID"
 DB="demo_$RUN_ID"
 LOG_DIR="$INFRA_DIR/demo/$RUN_ID"
+SERVERS_DIR="${DEMO_SERVERS_DIR:-}"
+if [[ -n "$SERVERS_DIR" ]]; then
+  [[ -f "$SERVERS_DIR/endpoints.properties" ]] || { echo "DEMO_SERVERS_DIR=$SERVERS_DIR has no endpoints.properties" >&2; exit 2; }
+  # Only read there: the endpoints and the Kafka tools' classpath; the logs stay in this checkout.
+  INFRA_DIR="$(cd "$SERVERS_DIR" && pwd)"
+fi
 JAR="$REPO_ROOT/sample-service/target/sample-service.jar"
+RUN_MODE="${DEMO_RUN:-jar}"
+IMAGE="${DEMO_IMAGE:-localhost/etl/sample-service:latest}"
+CONTAINER="etl-demo-$RUN_ID"
+case "$RUN_MODE" in
+  jar) ;;
+  image) eval "$("$REPO_ROOT/scripts/image.sh" env)" ;; # CONTAINERS_CONF: podman's settings for this machine
+  *) echo "DEMO_RUN must be jar or image, not '$RUN_MODE'" >&2; exit 2 ;;
+esac
 SQL="$REPO_ROOT/sample-service/src/main/resources/sql/orders.sql"
 
 T0=$SECONDS
@@ -43,15 +68,35 @@ SERVICE_PID=""
 SERVICE_EXIT=""
 RESULT="FAIL"
 
+# SIGTERM to the service: to the JVM, or to the container's main process (java, PID 1 in the container).
+term_service() {
+  if [[ "$RUN_MODE" == image ]]; then
+    timeout 30 podman kill --signal TERM "$CONTAINER" >/dev/null 2>&1 || kill -TERM "$SERVICE_PID" 2>/dev/null || true
+  else
+    kill -TERM "$SERVICE_PID" 2>/dev/null || true
+  fi
+}
+
 stop_service() {
   [[ -n "$SERVICE_PID" ]] || return 0
   if kill -0 "$SERVICE_PID" 2>/dev/null; then
-    kill -TERM "$SERVICE_PID" 2>/dev/null || true
+    term_service
     for _ in $(seq 1 60); do kill -0 "$SERVICE_PID" 2>/dev/null || break; sleep 1; done
-    kill -0 "$SERVICE_PID" 2>/dev/null && kill -KILL "$SERVICE_PID" 2>/dev/null
+    if kill -0 "$SERVICE_PID" 2>/dev/null; then
+      [[ "$RUN_MODE" != image ]] || timeout 30 podman kill --signal KILL "$CONTAINER" >/dev/null 2>&1 || true
+      kill -KILL "$SERVICE_PID" 2>/dev/null
+    fi
   fi
   wait "$SERVICE_PID" 2>/dev/null || true
   SERVICE_PID=""
+}
+
+# The container of DEMO_RUN=image, whatever happened (podman run --rm removes it when it ends normally).
+remove_container() {
+  [[ "$RUN_MODE" == image ]] || return 0
+  if podman container exists "$CONTAINER" 2>/dev/null; then
+    timeout 60 podman rm --force "$CONTAINER" >/dev/null 2>&1 || info "could not remove container $CONTAINER"
+  fi
 }
 
 stop_infra() { stop_started_infra "${DEMO_KEEP_INFRA:-0}" DEMO_KEEP_INFRA demo; }
@@ -67,9 +112,12 @@ on_exit() {
     say "stopping the service"
     stop_service
   fi
+  remove_container
   if ((${#STARTED_SERVERS[@]} > 0)); then
     say "stopping the infrastructure"
     stop_infra
+  elif [[ -n "$SERVERS_DIR" ]]; then
+    info "the servers of $INFRA_DIR (DEMO_SERVERS_DIR): left alone"
   elif [[ "$STEP" != "checking prerequisites" ]]; then
     info "the servers were running before the demo: left running ($INFRA stop all stops them)"
   fi
@@ -87,9 +135,13 @@ require_java17
 info "Java $JAVA_MAJOR; logs under $LOG_DIR"
 
 # ------------------------------------------------------------------ infrastructure ----
-step "starting the infrastructure (ZooKeeper, 4 ClickHouse, Kafka, schema registry)" "$LOG_DIR/infra.log"
-start_infra
-info "ready in $((SECONDS - T0))s (endpoints: $INFRA_DIR/endpoints.properties)"
+if [[ -n "$SERVERS_DIR" ]]; then
+  step "using the servers of $INFRA_DIR (DEMO_SERVERS_DIR: not started or stopped here)"
+else
+  step "starting the infrastructure (ZooKeeper, 4 ClickHouse, Kafka, schema registry)" "$LOG_DIR/infra.log"
+  start_infra
+  info "ready in $((SECONDS - T0))s (endpoints: $INFRA_DIR/endpoints.properties)"
+fi
 
 read_endpoints
 
@@ -113,6 +165,8 @@ info "on all 4 replicas: ReplicatedReplacingMergeTree ORDER BY (order_id, line_n
 # ------------------------------------------------------------------ build ----
 if [[ "${DEMO_SKIP_BUILD:-0}" == 1 && -f "$JAR" ]]; then
   step "building sample-service: skipped (DEMO_SKIP_BUILD=1)"
+elif [[ "${DEMO_SKIP_BUILD:-0}" == 1 ]]; then
+  fail "DEMO_SKIP_BUILD=1 but there is no $JAR"
 else
   step "building sample-service (./mvnw -q -pl sample-service -am package -DskipTests)" "$LOG_DIR/build.log"
   t=$SECONDS
@@ -122,6 +176,18 @@ else
   info "built $JAR in $((SECONDS - t))s"
 fi
 [[ -f "$JAR" ]] || fail "no $JAR"
+if [[ "$RUN_MODE" == image ]]; then
+  if [[ "${DEMO_SKIP_BUILD:-0}" == 1 ]] && podman image exists "$IMAGE"; then
+    step "building the image: skipped (DEMO_SKIP_BUILD=1, $IMAGE exists)"
+  else
+    step "building the image $IMAGE (scripts/image.sh sample)" "$LOG_DIR/image.log"
+    t=$SECONDS
+    "$REPO_ROOT/scripts/image.sh" sample </dev/null >"$LOG_DIR/image.log" 2>&1 \
+      || fail "scripts/image.sh sample failed: see $LOG_DIR/image.log"
+    info "image ready after $((SECONDS - t))s"
+  fi
+  podman image exists "$IMAGE" || fail "no image $IMAGE"
+fi
 
 # ------------------------------------------------------------------ produce ----
 step "producing $ORDERS orders to topic $TOPIC (8 partitions; half Avro schema v1, half v2)" "$LOG_DIR/generator.log"
@@ -140,7 +206,11 @@ info "expected in ClickHouse: $EXPECTED_ORDERS orders, $EXPECTED_LINES lines (on
 
 # ------------------------------------------------------------------ run the service ----
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-step "starting sample-service (java -jar sample-service.jar)" "$LOG_DIR/service.log"
+if [[ "$RUN_MODE" == image ]]; then
+  step "starting sample-service (podman run --network host $IMAGE)" "$LOG_DIR/service.log"
+else
+  step "starting sample-service (java -jar sample-service.jar)" "$LOG_DIR/service.log"
+fi
 HTTP_PORT="${DEMO_HTTP_PORT:-}"
 if [[ -n "$HTTP_PORT" ]]; then
   port_free "$HTTP_PORT" || fail "DEMO_HTTP_PORT=$HTTP_PORT is in use by another process"
@@ -148,10 +218,18 @@ else
   for p in $(seq 18480 18580); do port_free "$p" && { HTTP_PORT=$p; break; }; done
   [[ -n "$HTTP_PORT" ]] || fail "no free port in 18480-18580 (set DEMO_HTTP_PORT)"
 fi
-KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="orders-etl-$RUN_ID" \
-  CLICKHOUSE_DATABASE="$DB" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$HTTP_PORT" \
-  SERVER_ADDRESS=127.0.0.1 \
-  java -Xmx1g -jar "$JAR" >"$LOG_DIR/service.log" 2>&1 &
+SERVICE_ENV=(KAFKA_BOOTSTRAP="$KAFKA" REGISTRY_URL="$REGISTRY" ORDERS_TOPIC="$TOPIC" KAFKA_GROUP_ID="orders-etl-$RUN_ID"
+  CLICKHOUSE_DATABASE="$DB" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$HTTP_PORT"
+  SERVER_ADDRESS=127.0.0.1)
+if [[ "$RUN_MODE" == image ]]; then
+  # The host's network: the servers' 127.0.0.1 is the container's, and the service's port is the host's.
+  # The heap as the jar's run has it (the image's own default is 75% of the container's memory).
+  podman_env=()
+  for e in "${SERVICE_ENV[@]}" JAVA_TOOL_OPTIONS=-Xmx1g; do podman_env+=(--env "$e"); done
+  podman run --rm --name "$CONTAINER" --network host "${podman_env[@]}" "$IMAGE" >"$LOG_DIR/service.log" 2>&1 &
+else
+  env "${SERVICE_ENV[@]}" java -Xmx1g -jar "$JAR" >"$LOG_DIR/service.log" 2>&1 &
+fi
 SERVICE_PID=$!
 BASE="http://127.0.0.1:$HTTP_PORT"
 t=$SECONDS
@@ -160,7 +238,11 @@ until curl -sf -o /dev/null --max-time 2 "$BASE/readyz"; do
   ((SECONDS - t < 90)) || fail "the service was not ready within 90 s ($BASE/readyz)"
   sleep 0.5
 done
-info "ready in $((SECONDS - t))s (pid $SERVICE_PID, log $LOG_DIR/service.log)"
+if [[ "$RUN_MODE" == image ]]; then
+  info "ready in $((SECONDS - t))s (container $CONTAINER, log $LOG_DIR/service.log)"
+else
+  info "ready in $((SECONDS - t))s (pid $SERVICE_PID, log $LOG_DIR/service.log)"
+fi
 # Loopback only, like the servers: the probes and /actuator are not for the network here.
 if command -v ss >/dev/null 2>&1; then
   # Java may show its 127.0.0.1 socket as the IPv4-mapped [::ffff:127.0.0.1] (a dual-stack socket,
@@ -239,7 +321,7 @@ info "caught up: $(fmt "$records") records consumed after $(secs "$CONSUMED_MS")
 # ------------------------------------------------------------------ graceful shutdown ----
 step "stopping the service with SIGTERM (drain, final commit)" "$LOG_DIR/service.log"
 t=$SECONDS
-kill -TERM "$SERVICE_PID"
+term_service
 while kill -0 "$SERVICE_PID" 2>/dev/null; do
   ((SECONDS - t < 60)) || fail "the service did not exit within 60 s of SIGTERM"
   sleep 0.2
@@ -321,6 +403,11 @@ info "expected         $(fmt "$EXPECTED_ORDERS") orders, $(fmt "$EXPECTED_LINES"
 info "found (FINAL)    $(fmt "$FOUND_ORDERS") orders, $(fmt "$FOUND_LINES") lines in $DB.orders"
 for r in "${SHARD_REPORT[@]}"; do info "                 $r"; done
 info "rows before FINAL $(fmt "$RAW_ROWS") (replayed duplicates: $(fmt $((RAW_ROWS - FOUND_LINES))))"
+if [[ "$RUN_MODE" == image ]]; then
+  info "ran as           container of $IMAGE (podman, --network host)"
+else
+  info "ran as           java -jar $(basename "$JAR")"
+fi
 info "service          consumed all orders $(secs "$CONSUMED_MS")s after it was ready (~$RATE orders/s, cold JVM);"
 info "                 all rows in ClickHouse after $(secs "${WRITTEN_MS:-0}")s; exit code $SERVICE_EXIT on SIGTERM"
 info "committed        $COMMITTED_REPORT"
