@@ -79,6 +79,73 @@ class PublicationMetadataTest {
         assertThat(published).contains("etl-engine", "etl-spring-boot-starter", "etl-dependencies");
     }
 
+    /**
+     * The BOM has no parent, so it repeats the publication settings: both deploy to the same repositories
+     * (a file repository under target/ unless -Detl.release.repository.url says otherwise), and both sign in
+     * the {@code release} profile with the same maven-gpg-plugin, skipped unless {@code gpg.keyname} is set.
+     */
+    @Test
+    void theParentAndTheBomPublishAndSignAlike() throws Exception {
+        Path root = repositoryRoot();
+        Element parent = parse(root.resolve("pom.xml")).getDocumentElement();
+        Element bom = parse(root.resolve("etl-dependencies/pom.xml")).getDocumentElement();
+        assertThat(childElement(parent, "distributionManagement")).isNotNull();
+        assertThat(text(childElement(bom, "distributionManagement")))
+                .isEqualTo(text(childElement(parent, "distributionManagement")));
+        Element parentProperties = childElement(parent, "properties");
+        Element bomProperties = childElement(bom, "properties");
+        for (String property :
+                List.of("etl.release.repository.url", "etl.snapshot.repository.url", "etl.release.unsigned")) {
+            assertThat(childText(bomProperties, property))
+                    .as("%s of etl-dependencies", property)
+                    .isEqualTo(childText(parentProperties, property))
+                    .isNotBlank();
+        }
+        assertThat(childText(parentProperties, "etl.release.repository.url"))
+                .startsWith("file://")
+                .endsWith("/target/release/repository");
+        assertThat(childText(parentProperties, "etl.release.unsigned")).isEqualTo("true");
+        for (Element project : List.of(parent, bom)) {
+            Element gpg = plugin(profile(project, "release"), "maven-gpg-plugin");
+            assertThat(gpg).as("maven-gpg-plugin in the release profile").isNotNull();
+            assertThat(gpg.getElementsByTagName("goal").item(0).getTextContent())
+                    .isEqualTo("sign");
+            assertThat(gpg.getElementsByTagName("skip").item(0).getTextContent())
+                    .isEqualTo("${etl.release.unsigned}");
+            Element signing = profile(project, "release-signing");
+            assertThat(signing.getElementsByTagName("name").item(0).getTextContent())
+                    .as("release-signing is activated by -Dgpg.keyname")
+                    .isEqualTo("gpg.keyname");
+            assertThat(childText(childElement(signing, "properties"), "etl.release.unsigned"))
+                    .isEqualTo("false");
+        }
+        assertThat(childText(plugin(profile(bom, "release"), "maven-gpg-plugin"), "version"))
+                .as("the BOM's maven-gpg-plugin is the parent's")
+                .isEqualTo(childText(parentProperties, "maven-gpg-plugin.version"));
+    }
+
+    private static Element profile(Element project, String id) {
+        NodeList profiles = childElement(project, "profiles").getElementsByTagName("profile");
+        for (int i = 0; i < profiles.getLength(); i++) {
+            Element profile = (Element) profiles.item(i);
+            if (id.equals(childText(profile, "id"))) {
+                return profile;
+            }
+        }
+        throw new AssertionError("no profile " + id);
+    }
+
+    private static Element plugin(Element profile, String artifactId) {
+        NodeList plugins = profile.getElementsByTagName("plugin");
+        for (int i = 0; i < plugins.getLength(); i++) {
+            Element plugin = (Element) plugins.item(i);
+            if (artifactId.equals(childText(plugin, "artifactId"))) {
+                return plugin;
+            }
+        }
+        return null;
+    }
+
     @Test
     void theLicenseFileIsTheApacheLicense() throws Exception {
         String license = Files.readString(repositoryRoot().resolve("LICENSE"), StandardCharsets.UTF_8);
