@@ -20,7 +20,10 @@
 #   ETL_GPG_KEYNAME         the GPG key to sign with (its passphrase, if any, in MAVEN_GPG_PASSPHRASE).
 #                           Unset: nothing is signed, and the script says so (Maven Central refuses
 #                           unsigned artifacts; a file repository does not care).
-#   ETL_RELEASE_MVN_ARGS    extra Maven arguments (-o applies to versions:set only: deploy refuses offline mode)
+#                           With --check, ETL_GPG_KEYNAME=throwaway signs with a key made for the run in
+#                           a temporary GNUPGHOME (what CI does: the signing path is exercised and every
+#                           .asc verified, with no secret anywhere).
+#   ETL_RELEASE_MVN_ARGS    extra Maven arguments (not -o, which is dropped: maven-deploy-plugin refuses offline mode)
 #
 # The release build skips the tests (-DskipTests: it compiles them, and etl-avro-clickhouse's -tests.jar is
 # published): release a commit whose CI passed. It does not install into ~/.m2, so a local Maven
@@ -69,24 +72,25 @@ names_of() {
     --exclude-dir=.git -- "$2" . | sed 's#^\./##' | grep -v '^docs/CHANGES.md$' || true)
 }
 
-# Sets version NEW everywhere the tree names the project's version OLD: every POM of the reactor
-# (versions-maven-plugin), the consumer example's etl.version and the versions shown in the docs (not
-# CHANGES.md, whose sections name the versions of their time). Fails if OLD is left anywhere.
+# Sets version NEW everywhere the tree names the project's version OLD: every pom.xml (the parent's
+# <version>, each module's <parent> version, the BOM's, the consumer example's etl.version; in these POMs
+# the string OLD is only ever the project's version) and the Markdown files that show it (not CHANGES.md,
+# whose sections name the versions of their time). Fails if OLD is left anywhere, or if the parent's or
+# the BOM's version is not NEW. docs/RELEASING.md says why not versions:set.
 set_version() {
   local dir="$1" old="$2" new="$3" files left
   log "version $old -> $new in $dir"
-  (cd "$dir" && ./mvnw -B -q "${EXTRA_ARGS[@]}" \
-    "org.codehaus.mojo:versions-maven-plugin:$(sed -n 's#.*<versions-maven-plugin.version>\(.*\)</versions-maven-plugin.version>.*#\1#p' pom.xml):set" \
-    -DnewVersion="$new" -DgenerateBackupPoms=false -DprocessAllModules=true </dev/null >&2)
   mapfile -t files < <(names_of "$dir" "$old")
+  ((${#files[@]} > 0)) || die "no file of $dir names version $old"
   for f in "${files[@]}"; do
-    sed -i "s/$(sed 's/[.]/\\./g' <<<"$old")/$new/g" "$dir/$f"
+    sed -i "s/${old//./\\.}/$new/g" "$dir/$f"
   done
   left="$(names_of "$dir" "$old" | paste -sd' ' -)"
   [[ -z "$left" ]] || die "version $old is still named in: $left"
-  [[ "$(project_version "$dir")" == "$new" ]] || die "the parent POM's version is not $new after versions:set"
+  [[ "$(project_version "$dir")" == "$new" ]] || die "the parent POM's version is not $new"
   [[ "$(sed -n 's#^  <version>\(.*\)</version>#\1#p' "$dir/etl-dependencies/pom.xml")" == "$new" ]] ||
-    die "etl-dependencies' version is not $new after versions:set"
+    die "etl-dependencies' version is not $new"
+  log "version $new set in ${#files[@]} files"
 }
 
 # "## Unreleased (…)" becomes "## VERSION (DATE)".
@@ -115,7 +119,7 @@ deploy() {
     log "NOT SIGNING: ETL_GPG_KEYNAME is not set. The repository gets no .asc signatures, which a file"
     log "repository does not need and Maven Central refuses (docs/RELEASING.md, 'Signing')."
   fi
-  # maven-deploy-plugin refuses to run offline, even to a file repository: -o applies to versions:set only
+  # maven-deploy-plugin refuses to run offline, even to a file repository
   local args=() a
   for a in "${EXTRA_ARGS[@]}"; do
     case "$a" in -o | --offline) log "deploying online (maven-deploy-plugin refuses offline mode)" ;; *) args+=("$a") ;; esac
@@ -194,8 +198,22 @@ local_repository_dir() {
   case "$1" in file://*) printf '%s\n' "${1#file://}" ;; file:*) printf '%s\n' "${1#file:}" ;; *) ;; esac
 }
 
+# ETL_GPG_KEYNAME=throwaway (--check only): a new signing key in a temporary GNUPGHOME, removed on exit.
+throwaway_key() {
+  command -v gpg >/dev/null || die "ETL_GPG_KEYNAME=throwaway needs gpg"
+  GNUPGHOME="$(mktemp -d "${TMPDIR:-/tmp}/etl-release-gpg.XXXXXX")"
+  export GNUPGHOME
+  trap 'gpgconf --kill all >/dev/null 2>&1 || true; rm -rf -- "$GNUPGHOME"' EXIT
+  gpg --batch --quiet --passphrase '' --quick-gen-key 'etl release check <release-check@etl.invalid>' ed25519 sign 1d \
+    2>/dev/null
+  ETL_GPG_KEYNAME="$(gpg --batch --list-secret-keys --with-colons 2>/dev/null | awk -F: '/^fpr/ { print $10; exit }')"
+  [[ -n "$ETL_GPG_KEYNAME" ]] || die "could not make a throwaway GPG key"
+  log "throwaway GPG key $ETL_GPG_KEYNAME in $GNUPGHOME (a check, not a release)"
+}
+
 check_release() {
   local version="$1" old url src repo
+  [[ "${ETL_GPG_KEYNAME:-}" == throwaway ]] && throwaway_key
   old="$(project_version "$ROOT")"
   [[ -n "$version" ]] || version="${old%-SNAPSHOT}"
   check_version "$version"
@@ -222,6 +240,7 @@ check_release() {
 release() {
   local version="$1" old url repo
   check_version "$version"
+  [[ "${ETL_GPG_KEYNAME:-}" != throwaway ]] || die "ETL_GPG_KEYNAME=throwaway is for --check only"
   require_clean_tree
   git rev-parse -q --verify "refs/tags/v$version" >/dev/null && die "tag v$version exists"
   old="$(project_version "$ROOT")"
