@@ -66,24 +66,30 @@ packaging() {
   printf '%s\n' "${p:-jar}"
 }
 
-# The Markdown files and POMs of the tree that name $2 (not CHANGES.md, not build output).
-names_of() {
-  (cd "$1" && grep -rlF --include='*.md' --include='pom.xml' --exclude-dir=target --exclude-dir=.infra \
-    --exclude-dir=.git -- "$2" . | sed 's#^\./##' | grep -v '^docs/CHANGES.md$' || true)
+# Where the tree names the project's version $1, as an extended regular expression with two groups around
+# it: a POM's or a snippet's <version>, the consumer example's <etl.version>, Gradle's dev.etl:ARTIFACT:.
+version_places() {
+  printf '(<version>|<etl\\.version>|dev\\.etl:[a-z0-9-]+:)%s(</version>|</etl\\.version>|")' "${1//./\\.}"
 }
 
-# Sets version NEW everywhere the tree names the project's version OLD: every pom.xml (the parent's
-# <version>, each module's <parent> version, the BOM's, the consumer example's etl.version; in these POMs
-# the string OLD is only ever the project's version) and the Markdown files that show it (not CHANGES.md,
-# whose sections name the versions of their time). Fails if OLD is left anywhere, or if the parent's or
-# the BOM's version is not NEW. docs/RELEASING.md says why not versions:set.
+# The Markdown files and POMs of the tree $1 that name version $2 there (not CHANGES.md, not build output).
+names_of() {
+  (cd "$1" && grep -rlE --include='*.md' --include='pom.xml' --exclude-dir=target --exclude-dir=.infra \
+    --exclude-dir=.git -- "$(version_places "$2")" . | sed 's#^\./##' | grep -v '^docs/CHANGES.md$' || true)
+}
+
+# Sets version NEW wherever the tree names the project's version OLD (version_places): every pom.xml (the
+# parent's <version>, each module's <parent> version, the BOM's, the consumer example's etl.version) and
+# the dependency snippets of the Markdown files (not CHANGES.md, whose sections name the versions of their
+# time). Fails if OLD is left in such a place, or if the parent's or the BOM's version is not NEW.
+# docs/RELEASING.md says why not versions:set.
 set_version() {
   local dir="$1" old="$2" new="$3" files left
   log "version $old -> $new in $dir"
   mapfile -t files < <(names_of "$dir" "$old")
   ((${#files[@]} > 0)) || die "no file of $dir names version $old"
   for f in "${files[@]}"; do
-    sed -i "s/${old//./\\.}/$new/g" "$dir/$f"
+    sed -E -i "s#$(version_places "$old")#\\1$new\\2#g" "$dir/$f"
   done
   left="$(names_of "$dir" "$old" | paste -sd' ' -)"
   [[ -z "$left" ]] || die "version $old is still named in: $left"
