@@ -8,8 +8,12 @@ import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
 import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
 import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
 import dev.etl.autoconfigure.clickhouse.ClickHouseSinkConfigCustomizer;
+import dev.etl.autoconfigure.datagen.DatagenSourceAutoConfiguration;
+import dev.etl.autoconfigure.json.JsonDeserializerAutoConfiguration;
 import dev.etl.autoconfigure.kafka.KafkaDeadLetterAutoConfiguration;
 import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
+import dev.etl.autoconfigure.s3.S3BackfillAutoConfiguration;
+import dev.etl.autoconfigure.transcode.AvroTranscoderAutoConfiguration;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseType;
@@ -74,6 +78,41 @@ class ConnectorAutoConfigurationTest {
                     assertThat(context)
                             .doesNotHaveBean(ClickHouseSinkAutoConfiguration.class)
                             .doesNotHaveBean(SchemaRegistryAutoConfiguration.class);
+                    assertThat(context.getBean(PipelineRuntime.class)).isNotNull();
+                });
+    }
+
+    @Test
+    void theStarterAloneRunsKafkaAvroToClickHouseAndTheOptInConnectorsBackOff() {
+        // The starter's class path: every auto-configuration the starter's jar lists, without etl-datagen,
+        // etl-s3 (and so the AWS SDK) and etl-json, which an application adds when it uses them.
+        this.runner
+                .withConfiguration(AutoConfigurations.of(
+                        DatagenSourceAutoConfiguration.class,
+                        S3BackfillAutoConfiguration.class,
+                        JsonDeserializerAutoConfiguration.class,
+                        AvroTranscoderAutoConfiguration.class))
+                .withClassLoader(new FilteredClassLoader(
+                        dev.etl.datagen.DatagenSource.class,
+                        dev.etl.s3.S3BackfillSource.class,
+                        dev.etl.json.JsonDeserializer.class))
+                .withUserConfiguration(Encoder.class)
+                .withPropertyValues(
+                        "etl.source.kafka.topics=orders",
+                        "spring.kafka.bootstrap-servers=127.0.0.1:19092",
+                        "etl.avro.registry.url=http://127.0.0.1:18081",
+                        "etl.avro.registry.check-on-startup=false",
+                        "etl.sink.clickhouse.table=orders",
+                        "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+                .run((context) -> {
+                    assertThat(context)
+                            .hasNotFailed()
+                            .hasSingleBean(KafkaSource.class)
+                            .hasSingleBean(SchemaRegistryClient.class)
+                            .hasBean("etlClickHouseSink")
+                            .doesNotHaveBean(DatagenSourceAutoConfiguration.class)
+                            .doesNotHaveBean(S3BackfillAutoConfiguration.class)
+                            .doesNotHaveBean(JsonDeserializerAutoConfiguration.class);
                     assertThat(context.getBean(PipelineRuntime.class)).isNotNull();
                 });
     }
