@@ -810,6 +810,42 @@ class DeployManifestsTest {
                 """ + new Yaml(options).dump(rule);
     }
 
+    /**
+     * The rules that watch the process from outside (crash loop, target down, no instance up) select the
+     * scrape job by name ({@code up{job="etl"}}); the Prometheus Operator would name the PodMonitor's job
+     * {@code <namespace>/<name>}, so the PodMonitor's relabeling must set exactly that name, or those
+     * alerts never fire (EtlNoInstanceUp would fire for ever instead).
+     */
+    @SuppressWarnings("unchecked")
+    @Test
+    void thePodMonitorNamesTheScrapeJobTheAlertsSelect() throws IOException {
+        Set<String> selected = new TreeSet<>();
+        Pattern job = Pattern.compile("\\bjob\\s*=\\s*\"([^\"]*)\"");
+        for (Object group : (List<Object>) at(Kustomize.load(ALERTS).get(0), "groups")) {
+            for (Object rule : (List<Object>) at(group, "rules")) {
+                Matcher m = job.matcher((String) at(rule, "expr"));
+                while (m.find()) {
+                    selected.add(m.group(1));
+                }
+            }
+        }
+        assertThat(selected).as("the scrape job the alert rules select").containsExactly("etl");
+        Map<String, Object> endpoint =
+                get(find(render("overlays/production"), "PodMonitor"), "spec", "podMetricsEndpoints", "0");
+        List<Map<String, Object>> relabelings = get(endpoint, "relabelings");
+        assertThat(relabelings)
+                .as("the PodMonitor's relabelings that set the job label")
+                .filteredOn(r -> "job".equals(r.get("targetLabel")))
+                .singleElement()
+                .satisfies(r -> {
+                    assertThat(r.get("replacement")).isEqualTo("etl");
+                    assertThat(r.get("sourceLabels"))
+                            .as("a constant: no source labels")
+                            .isNull();
+                    assertThat(r.getOrDefault("action", "replace")).isEqualTo("replace");
+                });
+    }
+
     @SuppressWarnings("unchecked")
     @Test
     void thePrometheusRuleHoldsTheAlertFilesRules() throws IOException {

@@ -337,11 +337,15 @@ class DashboardAndAlertsTest {
             String expr = (String) rule.get("expr");
             Set<String> available = new TreeSet<>(Set.of("instance", "job"));
             for (String name : metricNames(expr)) {
-                Documented doc = documented.get(documentedName(name, documented));
+                if (EXTERNAL_METRICS.containsKey(name)) {
+                    available.addAll(EXTERNAL_METRICS.get(name));
+                    continue;
+                }
+                String documentedAs = documentedName(name, documented);
+                Documented doc = documentedAs == null ? null : documented.get(documentedAs);
                 if (doc != null) { // undocumented names fail everyMetricOfTheDashboardAndTheAlertsIsDocumented
                     available.addAll(doc.labels());
                 }
-                available.addAll(EXTERNAL_METRICS.getOrDefault(name, Set.of()));
             }
             Matcher by = Pattern.compile("\\bby\\s*\\(([^)]*)\\)").matcher(expr);
             if (by.find()) {
@@ -384,13 +388,9 @@ class DashboardAndAlertsTest {
             assertThat(runbook).as("%s runbook", alert).exists();
             files.add(m.group(1));
             if (m.group(2) != null) {
-                Set<String> anchors = new TreeSet<>();
-                for (String line : Files.readAllLines(runbook)) {
-                    if (line.startsWith("#")) {
-                        anchors.add(anchor(line.replaceFirst("^#+", "")));
-                    }
-                }
-                assertThat(anchors).as("%s: headings of %s", alert, runbook).contains(m.group(2));
+                assertThat(anchors(runbook))
+                        .as("%s: headings of %s", alert, runbook)
+                        .contains(m.group(2));
             }
         }
         // the index lists every runbook an alert links
@@ -398,6 +398,62 @@ class DashboardAndAlertsTest {
         for (String file : files) {
             assertThat(index).as("docs/operations/README.md links %s", file).contains("(" + file);
         }
+    }
+
+    /** The anchors of a Markdown file's headings (outside fenced code blocks). */
+    static Set<String> anchors(Path markdown) throws IOException {
+        Set<String> anchors = new TreeSet<>();
+        boolean fenced = false;
+        for (String line : Files.readAllLines(markdown)) {
+            if (line.startsWith("```")) {
+                fenced = !fenced;
+            } else if (!fenced && line.startsWith("#")) {
+                anchors.add(anchor(line.replaceFirst("^#+", "")));
+            }
+        }
+        return anchors;
+    }
+
+    /**
+     * Every runbook ends with what not to do, and every relative link of docs/operations leads somewhere: the
+     * file exists and, for a Markdown file, so does the heading its anchor names.
+     */
+    @Test
+    void everyRunbookSaysWhatNotToDoAndItsLinksResolve() throws IOException {
+        Pattern link = Pattern.compile("\\]\\(([^)\\s]+)\\)");
+        List<String> broken = new ArrayList<>();
+        List<Path> pages;
+        try (var files = Files.list(RUNBOOKS)) {
+            pages = files.filter(f -> f.toString().endsWith(".md")).sorted().toList();
+        }
+        assertThat(pages).hasSizeGreaterThan(5);
+        for (Path page : pages) {
+            if (!page.getFileName().toString().equals("README.md")) {
+                assertThat(anchors(page))
+                        .as("%s has a 'What not to do' section", page)
+                        .contains("what-not-to-do");
+            }
+            // link targets may wrap: join the lines
+            Matcher m = link.matcher(Files.readString(page).replace("\n", " "));
+            while (m.find()) {
+                String target = m.group(1);
+                if (target.startsWith("http://") || target.startsWith("https://")) {
+                    continue;
+                }
+                int hash = target.indexOf('#');
+                String file = hash < 0 ? target : target.substring(0, hash);
+                Path resolved =
+                        file.isEmpty() ? page : page.resolveSibling(file).normalize();
+                if (!Files.exists(resolved)) {
+                    broken.add(page.getFileName() + ": " + target + " (no such file)");
+                } else if (hash >= 0
+                        && resolved.toString().endsWith(".md")
+                        && !anchors(resolved).contains(target.substring(hash + 1))) {
+                    broken.add(page.getFileName() + ": " + target + " (no such heading)");
+                }
+            }
+        }
+        assertThat(broken).as("broken links in docs/operations").isEmpty();
     }
 
     @Test
@@ -408,7 +464,8 @@ class DashboardAndAlertsTest {
 
     @Test
     void externalMetricsAreDocumentedAndUsedByAlertsOnly() throws IOException {
-        Set<String> usedByAlerts = new TreeSet<>(referencedMetrics(alertExpressions()).keySet());
+        Set<String> usedByAlerts =
+                new TreeSet<>(referencedMetrics(alertExpressions()).keySet());
         usedByAlerts.removeIf(name -> name.startsWith("etl_"));
         assertThat(usedByAlerts)
                 .as("metrics of the alerts that are not the application's: EXTERNAL_METRICS, exactly")
@@ -418,7 +475,9 @@ class DashboardAndAlertsTest {
                 .allMatch(name -> name.startsWith("etl_"));
         String metricsMd = Files.readString(METRICS_MD);
         for (String name : EXTERNAL_METRICS.keySet()) {
-            assertThat(metricsMd).as("METRICS.md names %s and where it comes from", name).contains("`" + name + "`");
+            assertThat(metricsMd)
+                    .as("METRICS.md names %s and where it comes from", name)
+                    .contains("`" + name + "`");
         }
     }
 
