@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -18,68 +19,10 @@ import java.util.TreeSet;
  * table (never a Distributed table), credentials, timeouts, the per-replica circuit breaker, startup
  * validation, and batching/retry for the engine's shard workers.
  *
- * @param database          database of the shard-local table
- * @param table             shard-local table (the same name on every shard)
- * @param shards            per shard, the HTTP base URIs of its replicas (e.g. {@code http://ch-1a:8123})
- * @param user              user name, or null for the server default
- * @param password          password, or null; never logged ({@link #toString()} masks it)
- * @param connectTimeout    TCP connect timeout per request
- * @param socketTimeout     how long an insert may take until the server answers (with
- *                          {@code wait_end_of_query=1}, the whole insert); exceeding it is transient
- * @param compression       whether insert bodies are sent compressed: with {@link Transport#CLIENT_V2}
- *                          ClickHouse's LZ4 block framing ({@code decompress=1}), with {@link Transport#HTTP}
- *                          gzip ({@code Content-Encoding: gzip})
- * @param transport         the client stack inserts go through ({@link Transport#CLIENT_V2} by default);
- *                          reads (capabilities, validation) always use raw HTTP
- * @param breakerThreshold  consecutive transient failures that open a replica's breaker
- * @param breakerOpenTime   how long an open breaker refuses the replica before one half-open probe
- * @param validation        startup schema validation mode
- * @param requireDedup      whether startup fails (instead of warning) when the table does not
- *                          deduplicate retried inserts
- * @param settings          extra server settings sent with every insert; the settings this sink owns
- *                          are refused (see {@link #OWNED_SETTINGS})
- * @param batch             sealing thresholds for the engine's shard workers
- * @param retry             transient-failure retries for the engine's shard workers
- * @param placementCheck    the startup check that the pipeline's router places keys where the
- *                          Distributed table fronting this table does, or null for none (the default)
- * @param deterministicBlocks whether rows are inserted in deterministic blocks (one per source partition,
- *                          offset range and shard, ended at boundaries recorded in the commit metadata
- *                          before the insert), so a replay after a crash rebuilds the same inserts and a
- *                          Replicated*MergeTree table (or a server with {@code insert_deduplication_token})
- *                          drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default
- * @param format            the insert format: the batch's RowBinary rows as they are, or transposed into
- *                          one Native block per batch on the shard writer's thread ({@link InsertFormat});
- *                          {@link #DEFAULT_FORMAT} by default
- * @param tls               TLS towards {@code https://} replicas (trust, client certificate), or null for the
- *                          JVM's default trust store; when set, every replica must be {@code https://}
- * @param rejectionCodes    ClickHouse error codes to treat as a refusal of rows for their content, on top of
- *                          {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the
- *                          server refuses and writes the others, see {@link ClickHouseShardWriter}); none by
- *                          default. A code of {@link ClickHouseErrors#TRANSIENT_CODES} is refused: a retry may
- *                          pass, and treating it as bad rows would let a {@code SKIP} policy drop them
+ * <p>Build one with {@link #builder()}, change a copy with {@link #toBuilder()}; the builder's
+ * {@link Builder#build()} checks every setting. {@link #toString()} masks the password.
  */
-public record ClickHouseSinkConfig(
-        String database,
-        String table,
-        List<List<URI>> shards,
-        String user,
-        String password,
-        Duration connectTimeout,
-        Duration socketTimeout,
-        boolean compression,
-        Transport transport,
-        int breakerThreshold,
-        Duration breakerOpenTime,
-        ValidationMode validation,
-        boolean requireDedup,
-        Map<String, String> settings,
-        BatchConfig batch,
-        RetryConfig retry,
-        PlacementCheck placementCheck,
-        boolean deterministicBlocks,
-        InsertFormat format,
-        ClickHouseTls tls,
-        Set<Integer> rejectionCodes) {
+public final class ClickHouseSinkConfig {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -99,7 +42,6 @@ public record ClickHouseSinkConfig(
         HTTP
     }
 
-    /** Settings the sink sets itself on every insert; passing them in {@link #settings} is an error. */
     /** Default TCP connect timeout per request: 2 s. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -121,6 +63,7 @@ public record ClickHouseSinkConfig(
     /** Default startup validation: names, order and types. */
     public static final ValidationMode DEFAULT_VALIDATION = ValidationMode.FULL;
 
+    /** Settings the sink sets itself on every insert; passing them in {@link #settings()} is an error. */
     public static final Set<String> OWNED_SETTINGS = Set.of(
             "wait_end_of_query",
             "insert_deduplicate",
@@ -130,118 +73,254 @@ public record ClickHouseSinkConfig(
             "query",
             "database");
 
+    private final String database;
+    private final String table;
+    private final List<List<URI>> shards;
+    private final String user;
+    private final String password;
+    private final Duration connectTimeout;
+    private final Duration socketTimeout;
+    private final boolean compression;
+    private final Transport transport;
+    private final int breakerThreshold;
+    private final Duration breakerOpenTime;
+    private final ValidationMode validation;
+    private final boolean requireDedup;
+    private final Map<String, String> settings;
+    private final BatchConfig batch;
+    private final RetryConfig retry;
+    private final PlacementCheck placementCheck;
+    private final boolean deterministicBlocks;
+    private final InsertFormat format;
+    private final ClickHouseTls tls;
+    private final Set<Integer> rejectionCodes;
+
+    /** The build step: checks the builder's settings ({@link SinkConfigChecks}) and copies them. */
+    private ClickHouseSinkConfig(Builder b) {
+        this.shards = SinkConfigChecks.shards(b.database, b.table, b.shards, b.transport, b.tls);
+        SinkConfigChecks.timeouts(b.connectTimeout, b.socketTimeout, b.breakerOpenTime);
+        this.settings = SinkConfigChecks.required(
+                b.transport, b.format, b.breakerThreshold, b.validation, b.batch, b.retry, b.settings);
+        this.rejectionCodes = SinkConfigChecks.rejectionCodes(b.rejectionCodes);
+        this.database = b.database;
+        this.table = b.table;
+        this.user = b.user;
+        this.password = b.password;
+        this.connectTimeout = b.connectTimeout;
+        this.socketTimeout = b.socketTimeout;
+        this.compression = b.compression;
+        this.transport = b.transport;
+        this.breakerThreshold = b.breakerThreshold;
+        this.breakerOpenTime = b.breakerOpenTime;
+        this.validation = b.validation;
+        this.requireDedup = b.requireDedup;
+        this.batch = b.batch;
+        this.retry = b.retry;
+        this.placementCheck = b.placementCheck;
+        this.deterministicBlocks = b.deterministicBlocks;
+        this.format = b.format;
+        this.tls = b.tls;
+    }
+
+    /** A builder with the defaults (see {@link Builder}); table and at least one shard must be set. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this configuration's settings, to build a changed copy. */
+    public Builder toBuilder() {
+        return new Builder()
+                .table(database, table)
+                .shards(shards)
+                .credentials(user, password)
+                .connectTimeout(connectTimeout)
+                .socketTimeout(socketTimeout)
+                .compression(compression)
+                .transport(transport)
+                .breaker(breakerThreshold, breakerOpenTime)
+                .validation(validation)
+                .requireDedup(requireDedup)
+                .settings(settings)
+                .batch(batch)
+                .retry(retry)
+                .placementCheck(placementCheck)
+                .deterministicBlocks(deterministicBlocks)
+                .format(format)
+                .tls(tls)
+                .rejectionCodes(rejectionCodes);
+    }
+
+    /** Database of the shard-local table. */
+    public String database() {
+        return database;
+    }
+
+    /** Shard-local table (the same name on every shard). */
+    public String table() {
+        return table;
+    }
+
+    /** Per shard, the HTTP base URIs of its replicas (e.g. {@code http://ch-1a:8123}); unmodifiable. */
+    public List<List<URI>> shards() {
+        return shards;
+    }
+
+    /** User name, or null for the server default. */
+    public String user() {
+        return user;
+    }
+
+    /** Password, or null; never logged ({@link #toString()} masks it). */
+    public String password() {
+        return password;
+    }
+
+    /** TCP connect timeout per request. */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
     /**
-     * A configuration with the {@linkplain #DEFAULT_FORMAT default insert format} and without TLS settings
-     * (the JVM's default trust store for {@code https://} replicas).
+     * How long an insert may take until the server answers (with {@code wait_end_of_query=1}, the whole
+     * insert); exceeding it is transient.
      */
-    public ClickHouseSinkConfig(
-            String database,
-            String table,
-            List<List<URI>> shards,
-            String user,
-            String password,
-            Duration connectTimeout,
-            Duration socketTimeout,
-            boolean compression,
-            Transport transport,
-            int breakerThreshold,
-            Duration breakerOpenTime,
-            ValidationMode validation,
-            boolean requireDedup,
-            Map<String, String> settings,
-            BatchConfig batch,
-            RetryConfig retry,
-            PlacementCheck placementCheck,
-            boolean deterministicBlocks) {
-        this(
-                database,
-                table,
-                shards,
-                user,
-                password,
-                connectTimeout,
-                socketTimeout,
-                compression,
-                transport,
-                breakerThreshold,
-                breakerOpenTime,
-                validation,
-                requireDedup,
-                settings,
-                batch,
-                retry,
-                placementCheck,
-                deterministicBlocks,
-                DEFAULT_FORMAT);
+    public Duration socketTimeout() {
+        return socketTimeout;
     }
 
-    /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
-    public ClickHouseSinkConfig(
-            String database,
-            String table,
-            List<List<URI>> shards,
-            String user,
-            String password,
-            Duration connectTimeout,
-            Duration socketTimeout,
-            boolean compression,
-            Transport transport,
-            int breakerThreshold,
-            Duration breakerOpenTime,
-            ValidationMode validation,
-            boolean requireDedup,
-            Map<String, String> settings,
-            BatchConfig batch,
-            RetryConfig retry,
-            PlacementCheck placementCheck,
-            boolean deterministicBlocks,
-            InsertFormat format) {
-        this(
-                database,
-                table,
-                shards,
-                user,
-                password,
-                connectTimeout,
-                socketTimeout,
-                compression,
-                transport,
-                breakerThreshold,
-                breakerOpenTime,
-                validation,
-                requireDedup,
-                settings,
-                batch,
-                retry,
-                placementCheck,
-                deterministicBlocks,
-                format,
-                null);
+    /**
+     * Whether insert bodies are sent compressed: with {@link Transport#CLIENT_V2} ClickHouse's LZ4 block
+     * framing ({@code decompress=1}), with {@link Transport#HTTP} gzip ({@code Content-Encoding: gzip}).
+     */
+    public boolean compression() {
+        return compression;
     }
 
-    /** A configuration without extra {@linkplain #rejectionCodes() rejection codes}. */
-    public ClickHouseSinkConfig(
-            String database,
-            String table,
-            List<List<URI>> shards,
-            String user,
-            String password,
-            Duration connectTimeout,
-            Duration socketTimeout,
-            boolean compression,
-            Transport transport,
-            int breakerThreshold,
-            Duration breakerOpenTime,
-            ValidationMode validation,
-            boolean requireDedup,
-            Map<String, String> settings,
-            BatchConfig batch,
-            RetryConfig retry,
-            PlacementCheck placementCheck,
-            boolean deterministicBlocks,
-            InsertFormat format,
-            ClickHouseTls tls) {
-        this(
+    /**
+     * The client stack inserts go through ({@link Transport#CLIENT_V2} by default); reads (capabilities,
+     * validation) always use raw HTTP.
+     */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** Consecutive transient failures that open a replica's breaker. */
+    public int breakerThreshold() {
+        return breakerThreshold;
+    }
+
+    /** How long an open breaker refuses the replica before one half-open probe. */
+    public Duration breakerOpenTime() {
+        return breakerOpenTime;
+    }
+
+    /** Startup schema validation mode. */
+    public ValidationMode validation() {
+        return validation;
+    }
+
+    /** Whether startup fails (instead of warning) when the table does not deduplicate retried inserts. */
+    public boolean requireDedup() {
+        return requireDedup;
+    }
+
+    /**
+     * Extra server settings sent with every insert, in the order given; the settings this sink owns are
+     * refused (see {@link #OWNED_SETTINGS}); unmodifiable.
+     */
+    public Map<String, String> settings() {
+        return settings;
+    }
+
+    /** Sealing thresholds for the engine's shard workers. */
+    public BatchConfig batch() {
+        return batch;
+    }
+
+    /** Transient-failure retries for the engine's shard workers. */
+    public RetryConfig retry() {
+        return retry;
+    }
+
+    /**
+     * The startup check that the pipeline's router places keys where the Distributed table fronting this
+     * table does, or null for none (the default).
+     */
+    public PlacementCheck placementCheck() {
+        return placementCheck;
+    }
+
+    /**
+     * Whether rows are inserted in deterministic blocks (one per source partition, offset range and shard,
+     * ended at boundaries recorded in the commit metadata before the insert), so a replay after a crash
+     * rebuilds the same inserts and a Replicated*MergeTree table (or a server with
+     * {@code insert_deduplication_token}) drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default.
+     */
+    public boolean deterministicBlocks() {
+        return deterministicBlocks;
+    }
+
+    /**
+     * The insert format: the batch's RowBinary rows as they are, or transposed into one Native block per
+     * batch on the shard writer's thread ({@link InsertFormat}); {@link #DEFAULT_FORMAT} by default.
+     */
+    public InsertFormat format() {
+        return format;
+    }
+
+    /**
+     * TLS towards {@code https://} replicas (trust, client certificate), or null for the JVM's default trust
+     * store; when set, every replica must be {@code https://}.
+     */
+    public ClickHouseTls tls() {
+        return tls;
+    }
+
+    /**
+     * ClickHouse error codes to treat as a refusal of rows for their content, on top of
+     * {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the server refuses
+     * and writes the others, see {@link ClickHouseShardWriter}); none by default, sorted, unmodifiable. A
+     * code of {@link ClickHouseErrors#TRANSIENT_CODES} is refused: a retry may pass, and treating it as bad
+     * rows would let a {@code SKIP} policy drop them.
+     */
+    public Set<Integer> rejectionCodes() {
+        return rejectionCodes;
+    }
+
+    /** {@code database.table}. */
+    public String qualifiedTable() {
+        return database + "." + table;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ClickHouseSinkConfig c
+                && database.equals(c.database)
+                && table.equals(c.table)
+                && shards.equals(c.shards)
+                && Objects.equals(user, c.user)
+                && Objects.equals(password, c.password)
+                && connectTimeout.equals(c.connectTimeout)
+                && socketTimeout.equals(c.socketTimeout)
+                && compression == c.compression
+                && transport == c.transport
+                && breakerThreshold == c.breakerThreshold
+                && breakerOpenTime.equals(c.breakerOpenTime)
+                && validation == c.validation
+                && requireDedup == c.requireDedup
+                && settings.equals(c.settings)
+                && batch.equals(c.batch)
+                && retry.equals(c.retry)
+                && Objects.equals(placementCheck, c.placementCheck)
+                && deterministicBlocks == c.deterministicBlocks
+                && format == c.format
+                && Objects.equals(tls, c.tls)
+                && rejectionCodes.equals(c.rejectionCodes);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(
                 database,
                 table,
                 shards,
@@ -262,25 +341,10 @@ public record ClickHouseSinkConfig(
                 deterministicBlocks,
                 format,
                 tls,
-                Set.of());
+                rejectionCodes);
     }
 
-    public ClickHouseSinkConfig {
-        shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
-        SinkConfigChecks.timeouts(connectTimeout, socketTimeout, breakerOpenTime);
-        settings = SinkConfigChecks.required(transport, format, breakerThreshold, validation, batch, retry, settings);
-        rejectionCodes = SinkConfigChecks.rejectionCodes(rejectionCodes);
-    }
-
-    public static Builder builder() {
-        return new Builder();
-    }
-
-    /** {@code database.table}. */
-    public String qualifiedTable() {
-        return database + "." + table;
-    }
-
+    /** Every setting, the password masked. */
     @Override
     public String toString() {
         return SinkConfigChecks.describe(this);
@@ -333,6 +397,7 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /** Replaces the shards given before: per shard, its replicas' HTTP base URIs. */
         public Builder shards(List<List<URI>> shards) {
             this.shards.clear();
             this.shards.addAll(shards);
@@ -388,6 +453,13 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /** Replaces the extra server settings given before (see {@link ClickHouseSinkConfig#settings()}). */
+        public Builder settings(Map<String, String> settings) {
+            this.settings.clear();
+            this.settings.putAll(settings);
+            return this;
+        }
+
         public Builder batch(BatchConfig batch) {
             this.batch = batch;
             return this;
@@ -398,10 +470,6 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
-        /**
-         * Checks at startup, before the first shard's validation, that the pipeline's router places keys
-         * where a Distributed table fronting the sink's table would ({@link PlacementCheck}); null for none.
-         */
         /** See {@link ClickHouseSinkConfig#deterministicBlocks()}; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default. */
         public Builder deterministicBlocks(boolean deterministicBlocks) {
             this.deterministicBlocks = deterministicBlocks;
@@ -418,6 +486,10 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /**
+         * Checks at startup, before the first shard's validation, that the pipeline's router places keys
+         * where a Distributed table fronting the sink's table would ({@link PlacementCheck}); null for none.
+         */
         public Builder placementCheck(PlacementCheck placementCheck) {
             this.placementCheck = placementCheck;
             return this;
@@ -447,29 +519,14 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /**
+         * The configuration.
+         *
+         * @throws IllegalArgumentException when a setting is missing or out of range (no table or shard, a
+         *                                  replica that is not {@code http(s)://host:port}, an owned setting, ...)
+         */
         public ClickHouseSinkConfig build() {
-            return new ClickHouseSinkConfig(
-                    database,
-                    table,
-                    shards,
-                    user,
-                    password,
-                    connectTimeout,
-                    socketTimeout,
-                    compression,
-                    transport,
-                    breakerThreshold,
-                    breakerOpenTime,
-                    validation,
-                    requireDedup,
-                    settings,
-                    batch,
-                    retry,
-                    placementCheck,
-                    deterministicBlocks,
-                    format,
-                    tls,
-                    rejectionCodes);
+            return new ClickHouseSinkConfig(this);
         }
     }
 }

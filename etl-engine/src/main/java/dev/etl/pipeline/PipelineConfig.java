@@ -9,42 +9,10 @@ import java.util.Objects;
 
 /**
  * Engine settings of one pipeline (the Spring layer fills it from {@code etl.*}). Immutable; build
- * with {@link #builder(String)}.
- *
- * @param name                pipeline name: thread names, the {@code pipeline} metric tag, logs
- * @param lanes               lane threads, each with its own source consumer and chain
- * @param ioThreads           io threads per sink running the shard workers; 0 (the default) = one
- *                            per shard, so a slow shard's blocking writes never delay another's
- * @param checkpointInterval  how often advanced watermarks are committed (asynchronously)
- * @param drainTimeout        bound on draining at revoke and at shutdown
- * @param stalledFailAfter    fail the pipeline when a partition's watermark has not advanced past
- *                            outstanding data for this long (default {@link #DEFAULT_STALLED_FAIL_AFTER});
- *                            {@link Duration#ZERO} disables it
- * @param maxInFlightBytes    global budget of encoded bytes handed to sinks and not yet written
- * @param pauseAbove          budget utilisation (0..1] at which lanes pause their partitions
- * @param resumeBelow         utilisation below which paused lanes resume (must be &lt; pauseAbove)
- * @param minPause            a pause lasts at least this long (hysteresis against flapping)
- * @param pollTimeout         longest a lane waits in one poll
- * @param stagePolicies       error policy overrides by stage name (win over class overrides)
- * @param classPolicies       error policy overrides by error class
- * @param skipBudget          share of records a lane may skip or dead-letter per window and error
- *                            class before the pipeline fails ({@link SkipBudget#DEFAULT})
+ * with {@link #builder(String)}, change a copy with {@link #toBuilder()}. The builder's
+ * {@link Builder#build()} checks every setting.
  */
-public record PipelineConfig(
-        String name,
-        int lanes,
-        int ioThreads,
-        Duration checkpointInterval,
-        Duration drainTimeout,
-        Duration stalledFailAfter,
-        long maxInFlightBytes,
-        double pauseAbove,
-        double resumeBelow,
-        Duration minPause,
-        Duration pollTimeout,
-        Map<String, ErrorPolicy> stagePolicies,
-        Map<ErrorClass, ErrorPolicy> classPolicies,
-        SkipBudget skipBudget) {
+public final class PipelineConfig {
     // The defaults: the one home of every engine setting's default value (the Spring properties are
     // initialised from these constants, and the configuration reference reads them from there).
 
@@ -116,28 +84,56 @@ public record PipelineConfig(
      */
     public static final int MAX_OUTSTANDING_BATCHES_PER_PARTITION = 4096;
 
-    public PipelineConfig {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
+    private final String name;
+    private final int lanes;
+    private final int ioThreads;
+    private final Duration checkpointInterval;
+    private final Duration drainTimeout;
+    private final Duration stalledFailAfter;
+    private final long maxInFlightBytes;
+    private final double pauseAbove;
+    private final double resumeBelow;
+    private final Duration minPause;
+    private final Duration pollTimeout;
+    private final Map<String, ErrorPolicy> stagePolicies;
+    private final Map<ErrorClass, ErrorPolicy> classPolicies;
+    private final SkipBudget skipBudget;
+
+    /** The build step: checks the builder's settings and copies them. */
+    private PipelineConfig(Builder b) {
+        Objects.requireNonNull(b.name, "name");
+        if (b.name.isBlank()) {
             throw new IllegalArgumentException("pipeline name must not be blank");
         }
-        require(lanes > 0, "threads (lanes) must be > 0, got " + lanes);
-        require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + ioThreads);
-        requirePositive(checkpointInterval, "checkpoint interval");
-        requirePositive(drainTimeout, "drain-timeout");
+        require(b.lanes > 0, "threads (lanes) must be > 0, got " + b.lanes);
+        require(b.ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + b.ioThreads);
+        requirePositive(b.checkpointInterval, "checkpoint interval");
+        requirePositive(b.drainTimeout, "drain-timeout");
         require(
-                stalledFailAfter != null && !stalledFailAfter.isNegative(),
-                "stalled-fail-after must be >= 0 (0 disables), got " + stalledFailAfter);
-        require(maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + maxInFlightBytes);
-        require(pauseAbove > 0 && pauseAbove <= 1, "pause-above must be in (0, 1], got " + pauseAbove);
+                b.stalledFailAfter != null && !b.stalledFailAfter.isNegative(),
+                "stalled-fail-after must be >= 0 (0 disables), got " + b.stalledFailAfter);
+        require(b.maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + b.maxInFlightBytes);
+        require(b.pauseAbove > 0 && b.pauseAbove <= 1, "pause-above must be in (0, 1], got " + b.pauseAbove);
         require(
-                resumeBelow >= 0 && resumeBelow < pauseAbove,
-                "resume-below must be in [0, pause-above), got " + resumeBelow + " with pause-above " + pauseAbove);
-        require(minPause != null && !minPause.isNegative(), "min-pause must be >= 0, got " + minPause);
-        requirePositive(pollTimeout, "poll timeout");
-        stagePolicies = Map.copyOf(stagePolicies);
-        classPolicies = Map.copyOf(classPolicies);
-        Objects.requireNonNull(skipBudget, "skipBudget");
+                b.resumeBelow >= 0 && b.resumeBelow < b.pauseAbove,
+                "resume-below must be in [0, pause-above), got " + b.resumeBelow + " with pause-above " + b.pauseAbove);
+        require(b.minPause != null && !b.minPause.isNegative(), "min-pause must be >= 0, got " + b.minPause);
+        requirePositive(b.pollTimeout, "poll timeout");
+        Objects.requireNonNull(b.skipBudget, "skipBudget");
+        this.name = b.name;
+        this.lanes = b.lanes;
+        this.ioThreads = b.ioThreads;
+        this.checkpointInterval = b.checkpointInterval;
+        this.drainTimeout = b.drainTimeout;
+        this.stalledFailAfter = b.stalledFailAfter;
+        this.maxInFlightBytes = b.maxInFlightBytes;
+        this.pauseAbove = b.pauseAbove;
+        this.resumeBelow = b.resumeBelow;
+        this.minPause = b.minPause;
+        this.pollTimeout = b.pollTimeout;
+        this.stagePolicies = Map.copyOf(b.stagePolicies);
+        this.classPolicies = Map.copyOf(b.classPolicies);
+        this.skipBudget = b.skipBudget;
     }
 
     private static void require(boolean condition, String message) {
@@ -150,11 +146,157 @@ public record PipelineConfig(
         require(d != null && !d.isNegative() && !d.isZero(), what + " must be > 0, got " + d);
     }
 
+    /** A builder named {@code name} with the documented defaults. */
     public static Builder builder(String name) {
         return new Builder(name);
     }
 
-    /** Builder with the documented defaults. */
+    /** A builder holding this configuration's settings, to build a changed copy. */
+    public Builder toBuilder() {
+        return new Builder(name)
+                .lanes(lanes)
+                .ioThreads(ioThreads)
+                .checkpointInterval(checkpointInterval)
+                .drainTimeout(drainTimeout)
+                .stalledFailAfter(stalledFailAfter)
+                .maxInFlightBytes(maxInFlightBytes)
+                .pauseAbove(pauseAbove)
+                .resumeBelow(resumeBelow)
+                .minPause(minPause)
+                .pollTimeout(pollTimeout)
+                .stagePolicies(stagePolicies)
+                .classPolicies(classPolicies)
+                .skipBudget(skipBudget);
+    }
+
+    /** Pipeline name: thread names, the {@code pipeline} metric tag, logs. */
+    public String name() {
+        return name;
+    }
+
+    /** Lane threads, each with its own source consumer and chain. */
+    public int lanes() {
+        return lanes;
+    }
+
+    /**
+     * Io threads per sink running the shard workers; 0 (the default) = one per shard, so a slow shard's
+     * blocking writes never delay another's.
+     */
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    /** How often advanced watermarks are committed (asynchronously). */
+    public Duration checkpointInterval() {
+        return checkpointInterval;
+    }
+
+    /** Bound on draining at revoke and at shutdown. */
+    public Duration drainTimeout() {
+        return drainTimeout;
+    }
+
+    /**
+     * Fail the pipeline when a partition's watermark has not advanced past outstanding data for this long
+     * (default {@link #DEFAULT_STALLED_FAIL_AFTER}); {@link Duration#ZERO} disables it.
+     */
+    public Duration stalledFailAfter() {
+        return stalledFailAfter;
+    }
+
+    /** Global budget of encoded bytes handed to sinks and not yet written. */
+    public long maxInFlightBytes() {
+        return maxInFlightBytes;
+    }
+
+    /** Budget utilisation (0..1] at which lanes pause their partitions. */
+    public double pauseAbove() {
+        return pauseAbove;
+    }
+
+    /** Utilisation below which paused lanes resume (below {@link #pauseAbove()}). */
+    public double resumeBelow() {
+        return resumeBelow;
+    }
+
+    /** A pause lasts at least this long (hysteresis against flapping). */
+    public Duration minPause() {
+        return minPause;
+    }
+
+    /** Longest a lane waits in one poll. */
+    public Duration pollTimeout() {
+        return pollTimeout;
+    }
+
+    /** Error policy overrides by stage name (win over class overrides); unmodifiable. */
+    public Map<String, ErrorPolicy> stagePolicies() {
+        return stagePolicies;
+    }
+
+    /** Error policy overrides by error class; unmodifiable. */
+    public Map<ErrorClass, ErrorPolicy> classPolicies() {
+        return classPolicies;
+    }
+
+    /**
+     * Share of records a lane may skip or dead-letter per window and error class before the pipeline
+     * fails ({@link SkipBudget#DEFAULT}).
+     */
+    public SkipBudget skipBudget() {
+        return skipBudget;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PipelineConfig c
+                && name.equals(c.name)
+                && lanes == c.lanes
+                && ioThreads == c.ioThreads
+                && checkpointInterval.equals(c.checkpointInterval)
+                && drainTimeout.equals(c.drainTimeout)
+                && stalledFailAfter.equals(c.stalledFailAfter)
+                && maxInFlightBytes == c.maxInFlightBytes
+                && Double.compare(pauseAbove, c.pauseAbove) == 0
+                && Double.compare(resumeBelow, c.resumeBelow) == 0
+                && minPause.equals(c.minPause)
+                && pollTimeout.equals(c.pollTimeout)
+                && stagePolicies.equals(c.stagePolicies)
+                && classPolicies.equals(c.classPolicies)
+                && skipBudget.equals(c.skipBudget);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(
+                name,
+                lanes,
+                ioThreads,
+                checkpointInterval,
+                drainTimeout,
+                stalledFailAfter,
+                maxInFlightBytes,
+                pauseAbove,
+                resumeBelow,
+                minPause,
+                pollTimeout,
+                stagePolicies,
+                classPolicies,
+                skipBudget);
+    }
+
+    @Override
+    public String toString() {
+        return "PipelineConfig[name=" + name + ", lanes=" + lanes + ", ioThreads=" + ioThreads
+                + ", checkpointInterval=" + checkpointInterval + ", drainTimeout=" + drainTimeout
+                + ", stalledFailAfter=" + stalledFailAfter + ", maxInFlightBytes=" + maxInFlightBytes
+                + ", pauseAbove=" + pauseAbove + ", resumeBelow=" + resumeBelow + ", minPause=" + minPause
+                + ", pollTimeout=" + pollTimeout + ", stagePolicies=" + stagePolicies + ", classPolicies="
+                + classPolicies + ", skipBudget=" + skipBudget + "]";
+    }
+
+    /** Builder with the documented defaults; {@link #build()} checks the settings. */
     public static final class Builder {
         private final String name;
         private int lanes = DEFAULT_LANES;
@@ -241,22 +383,13 @@ public record PipelineConfig(
             return this;
         }
 
+        /**
+         * The configuration.
+         *
+         * @throws IllegalArgumentException when a setting is out of range (or missing)
+         */
         public PipelineConfig build() {
-            return new PipelineConfig(
-                    name,
-                    lanes,
-                    ioThreads,
-                    checkpointInterval,
-                    drainTimeout,
-                    stalledFailAfter,
-                    maxInFlightBytes,
-                    pauseAbove,
-                    resumeBelow,
-                    minPause,
-                    pollTimeout,
-                    stagePolicies,
-                    classPolicies,
-                    skipBudget);
+            return new PipelineConfig(this);
         }
     }
 }

@@ -1,44 +1,19 @@
 package dev.etl.clickhouse.sharding;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * The result of comparing the pipeline's shard placement with a Distributed table's on a sample of
  * keys, the server computing its side. Shard indices are 0-based (the sink's; the cluster's
  * {@code shard_num} is one more).
  *
- * @param table            the Distributed table ({@code db.name}), or a description for an expression
- * @param cluster          its cluster
- * @param expression       the server's sharding expression
- * @param keyColumn        the key column the sample was bound to
- * @param keyType          that column's ClickHouse type
- * @param pipeline         the pipeline's router or placement, as it describes itself
- * @param serverWeights    the cluster's shard weights from {@code system.clusters}, in shard order
- * @param pipelineShards   how many shards the pipeline routes over
- * @param checked          sample keys compared
- * @param mismatched       how many of them the pipeline places on another shard
- * @param mismatches       the first mismatching keys (at most {@link DistributedPlacementCheck#MAX_REPORTED_MISMATCHES})
- * @param problems         mismatches that are not about single keys (shard count, shard order, an
- *                         expression the server cannot evaluate); empty when there are none
- * @param shards           per shard (index = shard), how the sample keys fell on it; empty when no key
- *                         was compared
+ * <p>The placement check builds it ({@link #builder()}); {@link #toBuilder()} makes a changed copy.
  */
-public record PlacementReport(
-        String table,
-        String cluster,
-        String expression,
-        String keyColumn,
-        String keyType,
-        String pipeline,
-        List<Integer> serverWeights,
-        int pipelineShards,
-        int checked,
-        int mismatched,
-        List<Mismatch> mismatches,
-        List<String> problems,
-        List<ShardSample> shards) {
+public final class PlacementReport {
 
-    /** The {@link #cluster} and {@link #expression} of a report whose table could not be read. */
+    /** The {@link #cluster()} and {@link #expression()} of a report whose table could not be read. */
     public static final String UNKNOWN = "?";
 
     /**
@@ -73,41 +48,126 @@ public record PlacementReport(
         }
     }
 
-    public PlacementReport {
-        serverWeights = List.copyOf(serverWeights);
-        mismatches = List.copyOf(mismatches);
-        problems = List.copyOf(problems);
-        shards = List.copyOf(shards);
+    private final String table;
+    private final String cluster;
+    private final String expression;
+    private final String keyColumn;
+    private final String keyType;
+    private final String pipeline;
+    private final List<Integer> serverWeights;
+    private final int pipelineShards;
+    private final int checked;
+    private final int mismatched;
+    private final List<Mismatch> mismatches;
+    private final List<String> problems;
+    private final List<ShardSample> shards;
+
+    /** The build step: copies the builder's lists. */
+    private PlacementReport(Builder b) {
+        this.table = b.table;
+        this.cluster = b.cluster;
+        this.expression = b.expression;
+        this.keyColumn = b.keyColumn;
+        this.keyType = b.keyType;
+        this.pipeline = b.pipeline;
+        this.serverWeights = List.copyOf(b.serverWeights);
+        this.pipelineShards = b.pipelineShards;
+        this.checked = b.checked;
+        this.mismatched = b.mismatched;
+        this.mismatches = List.copyOf(b.mismatches);
+        this.problems = List.copyOf(b.problems);
+        this.shards = List.copyOf(b.shards);
     }
 
-    /** A report without per-shard counts. */
-    public PlacementReport(
-            String table,
-            String cluster,
-            String expression,
-            String keyColumn,
-            String keyType,
-            String pipeline,
-            List<Integer> serverWeights,
-            int pipelineShards,
-            int checked,
-            int mismatched,
-            List<Mismatch> mismatches,
-            List<String> problems) {
-        this(
-                table,
-                cluster,
-                expression,
-                keyColumn,
-                keyType,
-                pipeline,
-                serverWeights,
-                pipelineShards,
-                checked,
-                mismatched,
-                mismatches,
-                problems,
-                List.of());
+    /** A builder of an empty report: no keys checked, no problems, no per-shard counts. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding this report, to build a changed copy. */
+    public Builder toBuilder() {
+        return new Builder()
+                .table(table)
+                .cluster(cluster)
+                .expression(expression)
+                .keyColumn(keyColumn)
+                .keyType(keyType)
+                .pipeline(pipeline)
+                .serverWeights(serverWeights)
+                .pipelineShards(pipelineShards)
+                .checked(checked)
+                .mismatched(mismatched)
+                .mismatches(mismatches)
+                .problems(problems)
+                .shards(shards);
+    }
+
+    /** The Distributed table ({@code db.name}), or a description for an expression. */
+    public String table() {
+        return table;
+    }
+
+    /** Its cluster ({@link #UNKNOWN} when the table could not be read). */
+    public String cluster() {
+        return cluster;
+    }
+
+    /** The server's sharding expression ({@link #UNKNOWN} when the table could not be read). */
+    public String expression() {
+        return expression;
+    }
+
+    /** The key column the sample was bound to. */
+    public String keyColumn() {
+        return keyColumn;
+    }
+
+    /** That column's ClickHouse type. */
+    public String keyType() {
+        return keyType;
+    }
+
+    /** The pipeline's router or placement, as it describes itself. */
+    public String pipeline() {
+        return pipeline;
+    }
+
+    /** The cluster's shard weights from {@code system.clusters}, in shard order. */
+    public List<Integer> serverWeights() {
+        return serverWeights;
+    }
+
+    /** How many shards the pipeline routes over. */
+    public int pipelineShards() {
+        return pipelineShards;
+    }
+
+    /** Sample keys compared. */
+    public int checked() {
+        return checked;
+    }
+
+    /** How many of them the pipeline places on another shard. */
+    public int mismatched() {
+        return mismatched;
+    }
+
+    /** The first mismatching keys (at most {@link DistributedPlacementCheck#MAX_REPORTED_MISMATCHES}). */
+    public List<Mismatch> mismatches() {
+        return mismatches;
+    }
+
+    /**
+     * Mismatches that are not about single keys (shard count, shard order, an expression the server cannot
+     * evaluate); empty when there are none.
+     */
+    public List<String> problems() {
+        return problems;
+    }
+
+    /** Per shard (index = shard), how the sample keys fell on it; empty when no key was compared. */
+    public List<ShardSample> shards() {
+        return shards;
     }
 
     /**
@@ -121,29 +181,6 @@ public record PlacementReport(
     /** Whether every sampled key lands on the same shard and nothing structural differs. */
     public boolean matches() {
         return mismatched == 0 && problems.isEmpty();
-    }
-
-    /** The same report with more structural problems (e.g. from the shard order check). */
-    public PlacementReport withProblems(List<String> more) {
-        if (more.isEmpty()) {
-            return this;
-        }
-        List<String> all = new java.util.ArrayList<>(problems);
-        all.addAll(more);
-        return new PlacementReport(
-                table,
-                cluster,
-                expression,
-                keyColumn,
-                keyType,
-                pipeline,
-                serverWeights,
-                pipelineShards,
-                checked,
-                mismatched,
-                mismatches,
-                all,
-                shards);
     }
 
     /** One paragraph for logs and exceptions: what was compared, and what differs. */
@@ -189,5 +226,156 @@ public record PlacementReport(
                     .append(" or change the table's sharding key");
         }
         return sb.toString();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PlacementReport r
+                && Objects.equals(table, r.table)
+                && Objects.equals(cluster, r.cluster)
+                && Objects.equals(expression, r.expression)
+                && Objects.equals(keyColumn, r.keyColumn)
+                && Objects.equals(keyType, r.keyType)
+                && Objects.equals(pipeline, r.pipeline)
+                && serverWeights.equals(r.serverWeights)
+                && pipelineShards == r.pipelineShards
+                && checked == r.checked
+                && mismatched == r.mismatched
+                && mismatches.equals(r.mismatches)
+                && problems.equals(r.problems)
+                && shards.equals(r.shards);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(
+                table,
+                cluster,
+                expression,
+                keyColumn,
+                keyType,
+                pipeline,
+                serverWeights,
+                pipelineShards,
+                checked,
+                mismatched,
+                mismatches,
+                problems,
+                shards);
+    }
+
+    /** {@link #message()}. */
+    @Override
+    public String toString() {
+        return message();
+    }
+
+    /** Builder of a {@link PlacementReport}; every list starts empty, every count at 0. */
+    public static final class Builder {
+        private String table;
+        private String cluster;
+        private String expression;
+        private String keyColumn;
+        private String keyType;
+        private String pipeline;
+        private List<Integer> serverWeights = List.of();
+        private int pipelineShards;
+        private int checked;
+        private int mismatched;
+        private List<Mismatch> mismatches = List.of();
+        private final List<String> problems = new ArrayList<>();
+        private List<ShardSample> shards = List.of();
+
+        private Builder() {}
+
+        /** See {@link PlacementReport#table()}. */
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        /** See {@link PlacementReport#cluster()}. */
+        public Builder cluster(String cluster) {
+            this.cluster = cluster;
+            return this;
+        }
+
+        /** See {@link PlacementReport#expression()}. */
+        public Builder expression(String expression) {
+            this.expression = expression;
+            return this;
+        }
+
+        /** See {@link PlacementReport#keyColumn()}. */
+        public Builder keyColumn(String keyColumn) {
+            this.keyColumn = keyColumn;
+            return this;
+        }
+
+        /** See {@link PlacementReport#keyType()}. */
+        public Builder keyType(String keyType) {
+            this.keyType = keyType;
+            return this;
+        }
+
+        /** See {@link PlacementReport#pipeline()}. */
+        public Builder pipeline(String pipeline) {
+            this.pipeline = pipeline;
+            return this;
+        }
+
+        /** See {@link PlacementReport#serverWeights()}. */
+        public Builder serverWeights(List<Integer> serverWeights) {
+            this.serverWeights = serverWeights;
+            return this;
+        }
+
+        /** See {@link PlacementReport#pipelineShards()}. */
+        public Builder pipelineShards(int pipelineShards) {
+            this.pipelineShards = pipelineShards;
+            return this;
+        }
+
+        /** See {@link PlacementReport#checked()}. */
+        public Builder checked(int checked) {
+            this.checked = checked;
+            return this;
+        }
+
+        /** See {@link PlacementReport#mismatched()}. */
+        public Builder mismatched(int mismatched) {
+            this.mismatched = mismatched;
+            return this;
+        }
+
+        /** See {@link PlacementReport#mismatches()}. */
+        public Builder mismatches(List<Mismatch> mismatches) {
+            this.mismatches = mismatches;
+            return this;
+        }
+
+        /** Replaces the problems given before (see {@link PlacementReport#problems()}). */
+        public Builder problems(List<String> problems) {
+            this.problems.clear();
+            this.problems.addAll(problems);
+            return this;
+        }
+
+        /** Adds structural problems after those given before (e.g. from the shard order check). */
+        public Builder addProblems(List<String> more) {
+            this.problems.addAll(more);
+            return this;
+        }
+
+        /** See {@link PlacementReport#shards()}. */
+        public Builder shards(List<ShardSample> shards) {
+            this.shards = shards;
+            return this;
+        }
+
+        /** The report. */
+        public PlacementReport build() {
+            return new PlacementReport(this);
+        }
     }
 }
