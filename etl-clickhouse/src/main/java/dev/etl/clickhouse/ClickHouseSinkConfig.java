@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -73,53 +72,45 @@ public final class ClickHouseSinkConfig {
             "query",
             "database");
 
-    private final String database;
-    private final String table;
-    private final List<List<URI>> shards;
-    private final String user;
-    private final String password;
-    private final Duration connectTimeout;
-    private final Duration socketTimeout;
-    private final boolean compression;
-    private final Transport transport;
-    private final int breakerThreshold;
-    private final Duration breakerOpenTime;
-    private final ValidationMode validation;
-    private final boolean requireDedup;
-    private final Map<String, String> settings;
-    private final BatchConfig batch;
-    private final RetryConfig retry;
-    private final PlacementCheck placementCheck;
-    private final boolean deterministicBlocks;
-    private final InsertFormat format;
-    private final ClickHouseTls tls;
-    private final Set<Integer> rejectionCodes;
+    /**
+     * The checked settings: a record for its equals and hashCode; its constructor, which only
+     * {@link Builder#build()} calls, is the one place that checks them ({@link SinkConfigChecks}).
+     */
+    private record Values(
+            String database,
+            String table,
+            List<List<URI>> shards,
+            String user,
+            String password,
+            Duration connectTimeout,
+            Duration socketTimeout,
+            boolean compression,
+            Transport transport,
+            int breakerThreshold,
+            Duration breakerOpenTime,
+            ValidationMode validation,
+            boolean requireDedup,
+            Map<String, String> settings,
+            BatchConfig batch,
+            RetryConfig retry,
+            PlacementCheck placementCheck,
+            boolean deterministicBlocks,
+            InsertFormat format,
+            ClickHouseTls tls,
+            Set<Integer> rejectionCodes) {
+        Values {
+            shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
+            SinkConfigChecks.timeouts(connectTimeout, socketTimeout, breakerOpenTime);
+            settings =
+                    SinkConfigChecks.required(transport, format, breakerThreshold, validation, batch, retry, settings);
+            rejectionCodes = SinkConfigChecks.rejectionCodes(rejectionCodes);
+        }
+    }
 
-    /** The build step: checks the builder's settings ({@link SinkConfigChecks}) and copies them. */
-    private ClickHouseSinkConfig(Builder b) {
-        this.shards = SinkConfigChecks.shards(b.database, b.table, b.shards, b.transport, b.tls);
-        SinkConfigChecks.timeouts(b.connectTimeout, b.socketTimeout, b.breakerOpenTime);
-        this.settings = SinkConfigChecks.required(
-                b.transport, b.format, b.breakerThreshold, b.validation, b.batch, b.retry, b.settings);
-        this.rejectionCodes = SinkConfigChecks.rejectionCodes(b.rejectionCodes);
-        this.database = b.database;
-        this.table = b.table;
-        this.user = b.user;
-        this.password = b.password;
-        this.connectTimeout = b.connectTimeout;
-        this.socketTimeout = b.socketTimeout;
-        this.compression = b.compression;
-        this.transport = b.transport;
-        this.breakerThreshold = b.breakerThreshold;
-        this.breakerOpenTime = b.breakerOpenTime;
-        this.validation = b.validation;
-        this.requireDedup = b.requireDedup;
-        this.batch = b.batch;
-        this.retry = b.retry;
-        this.placementCheck = b.placementCheck;
-        this.deterministicBlocks = b.deterministicBlocks;
-        this.format = b.format;
-        this.tls = b.tls;
+    private final Values v;
+
+    private ClickHouseSinkConfig(Values v) {
+        this.v = v;
     }
 
     /** A builder with the defaults (see {@link Builder}); table and at least one shard must be set. */
@@ -130,54 +121,54 @@ public final class ClickHouseSinkConfig {
     /** A builder holding this configuration's settings, to build a changed copy. */
     public Builder toBuilder() {
         return new Builder()
-                .table(database, table)
-                .shards(shards)
-                .credentials(user, password)
-                .connectTimeout(connectTimeout)
-                .socketTimeout(socketTimeout)
-                .compression(compression)
-                .transport(transport)
-                .breaker(breakerThreshold, breakerOpenTime)
-                .validation(validation)
-                .requireDedup(requireDedup)
-                .settings(settings)
-                .batch(batch)
-                .retry(retry)
-                .placementCheck(placementCheck)
-                .deterministicBlocks(deterministicBlocks)
-                .format(format)
-                .tls(tls)
-                .rejectionCodes(rejectionCodes);
+                .table(v.database(), v.table())
+                .shards(v.shards())
+                .credentials(v.user(), v.password())
+                .connectTimeout(v.connectTimeout())
+                .socketTimeout(v.socketTimeout())
+                .compression(v.compression())
+                .transport(v.transport())
+                .breaker(v.breakerThreshold(), v.breakerOpenTime())
+                .validation(v.validation())
+                .requireDedup(v.requireDedup())
+                .settings(v.settings())
+                .batch(v.batch())
+                .retry(v.retry())
+                .placementCheck(v.placementCheck())
+                .deterministicBlocks(v.deterministicBlocks())
+                .format(v.format())
+                .tls(v.tls())
+                .rejectionCodes(v.rejectionCodes());
     }
 
     /** Database of the shard-local table. */
     public String database() {
-        return database;
+        return v.database();
     }
 
     /** Shard-local table (the same name on every shard). */
     public String table() {
-        return table;
+        return v.table();
     }
 
     /** Per shard, the HTTP base URIs of its replicas (e.g. {@code http://ch-1a:8123}); unmodifiable. */
     public List<List<URI>> shards() {
-        return shards;
+        return v.shards();
     }
 
     /** User name, or null for the server default. */
     public String user() {
-        return user;
+        return v.user();
     }
 
     /** Password, or null; never logged ({@link #toString()} masks it). */
     public String password() {
-        return password;
+        return v.password();
     }
 
     /** TCP connect timeout per request. */
     public Duration connectTimeout() {
-        return connectTimeout;
+        return v.connectTimeout();
     }
 
     /**
@@ -185,7 +176,7 @@ public final class ClickHouseSinkConfig {
      * insert); exceeding it is transient.
      */
     public Duration socketTimeout() {
-        return socketTimeout;
+        return v.socketTimeout();
     }
 
     /**
@@ -193,7 +184,7 @@ public final class ClickHouseSinkConfig {
      * framing ({@code decompress=1}), with {@link Transport#HTTP} gzip ({@code Content-Encoding: gzip}).
      */
     public boolean compression() {
-        return compression;
+        return v.compression();
     }
 
     /**
@@ -201,27 +192,27 @@ public final class ClickHouseSinkConfig {
      * validation) always use raw HTTP.
      */
     public Transport transport() {
-        return transport;
+        return v.transport();
     }
 
     /** Consecutive transient failures that open a replica's breaker. */
     public int breakerThreshold() {
-        return breakerThreshold;
+        return v.breakerThreshold();
     }
 
     /** How long an open breaker refuses the replica before one half-open probe. */
     public Duration breakerOpenTime() {
-        return breakerOpenTime;
+        return v.breakerOpenTime();
     }
 
     /** Startup schema validation mode. */
     public ValidationMode validation() {
-        return validation;
+        return v.validation();
     }
 
     /** Whether startup fails (instead of warning) when the table does not deduplicate retried inserts. */
     public boolean requireDedup() {
-        return requireDedup;
+        return v.requireDedup();
     }
 
     /**
@@ -229,17 +220,17 @@ public final class ClickHouseSinkConfig {
      * refused (see {@link #OWNED_SETTINGS}); unmodifiable.
      */
     public Map<String, String> settings() {
-        return settings;
+        return v.settings();
     }
 
     /** Sealing thresholds for the engine's shard workers. */
     public BatchConfig batch() {
-        return batch;
+        return v.batch();
     }
 
     /** Transient-failure retries for the engine's shard workers. */
     public RetryConfig retry() {
-        return retry;
+        return v.retry();
     }
 
     /**
@@ -247,7 +238,7 @@ public final class ClickHouseSinkConfig {
      * table does, or null for none (the default).
      */
     public PlacementCheck placementCheck() {
-        return placementCheck;
+        return v.placementCheck();
     }
 
     /**
@@ -257,7 +248,7 @@ public final class ClickHouseSinkConfig {
      * {@code insert_deduplication_token}) drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default.
      */
     public boolean deterministicBlocks() {
-        return deterministicBlocks;
+        return v.deterministicBlocks();
     }
 
     /**
@@ -265,7 +256,7 @@ public final class ClickHouseSinkConfig {
      * batch on the shard writer's thread ({@link InsertFormat}); {@link #DEFAULT_FORMAT} by default.
      */
     public InsertFormat format() {
-        return format;
+        return v.format();
     }
 
     /**
@@ -273,7 +264,7 @@ public final class ClickHouseSinkConfig {
      * store; when set, every replica must be {@code https://}.
      */
     public ClickHouseTls tls() {
-        return tls;
+        return v.tls();
     }
 
     /**
@@ -284,64 +275,22 @@ public final class ClickHouseSinkConfig {
      * rows would let a {@code SKIP} policy drop them.
      */
     public Set<Integer> rejectionCodes() {
-        return rejectionCodes;
+        return v.rejectionCodes();
     }
 
     /** {@code database.table}. */
     public String qualifiedTable() {
-        return database + "." + table;
+        return v.database() + "." + v.table();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof ClickHouseSinkConfig c
-                && database.equals(c.database)
-                && table.equals(c.table)
-                && shards.equals(c.shards)
-                && Objects.equals(user, c.user)
-                && Objects.equals(password, c.password)
-                && connectTimeout.equals(c.connectTimeout)
-                && socketTimeout.equals(c.socketTimeout)
-                && compression == c.compression
-                && transport == c.transport
-                && breakerThreshold == c.breakerThreshold
-                && breakerOpenTime.equals(c.breakerOpenTime)
-                && validation == c.validation
-                && requireDedup == c.requireDedup
-                && settings.equals(c.settings)
-                && batch.equals(c.batch)
-                && retry.equals(c.retry)
-                && Objects.equals(placementCheck, c.placementCheck)
-                && deterministicBlocks == c.deterministicBlocks
-                && format == c.format
-                && Objects.equals(tls, c.tls)
-                && rejectionCodes.equals(c.rejectionCodes);
+        return o instanceof ClickHouseSinkConfig c && v.equals(c.v);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(
-                database,
-                table,
-                shards,
-                user,
-                password,
-                connectTimeout,
-                socketTimeout,
-                compression,
-                transport,
-                breakerThreshold,
-                breakerOpenTime,
-                validation,
-                requireDedup,
-                settings,
-                batch,
-                retry,
-                placementCheck,
-                deterministicBlocks,
-                format,
-                tls,
-                rejectionCodes);
+        return v.hashCode();
     }
 
     /** Every setting, the password masked. */
@@ -526,7 +475,28 @@ public final class ClickHouseSinkConfig {
          *                                  replica that is not {@code http(s)://host:port}, an owned setting, ...)
          */
         public ClickHouseSinkConfig build() {
-            return new ClickHouseSinkConfig(this);
+            return new ClickHouseSinkConfig(new Values(
+                    database,
+                    table,
+                    shards,
+                    user,
+                    password,
+                    connectTimeout,
+                    socketTimeout,
+                    compression,
+                    transport,
+                    breakerThreshold,
+                    breakerOpenTime,
+                    validation,
+                    requireDedup,
+                    settings,
+                    batch,
+                    retry,
+                    placementCheck,
+                    deterministicBlocks,
+                    format,
+                    tls,
+                    rejectionCodes));
         }
     }
 }

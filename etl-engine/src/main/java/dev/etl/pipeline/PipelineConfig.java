@@ -84,56 +84,54 @@ public final class PipelineConfig {
      */
     public static final int MAX_OUTSTANDING_BATCHES_PER_PARTITION = 4096;
 
-    private final String name;
-    private final int lanes;
-    private final int ioThreads;
-    private final Duration checkpointInterval;
-    private final Duration drainTimeout;
-    private final Duration stalledFailAfter;
-    private final long maxInFlightBytes;
-    private final double pauseAbove;
-    private final double resumeBelow;
-    private final Duration minPause;
-    private final Duration pollTimeout;
-    private final Map<String, ErrorPolicy> stagePolicies;
-    private final Map<ErrorClass, ErrorPolicy> classPolicies;
-    private final SkipBudget skipBudget;
-
-    /** The build step: checks the builder's settings and copies them. */
-    private PipelineConfig(Builder b) {
-        Objects.requireNonNull(b.name, "name");
-        if (b.name.isBlank()) {
-            throw new IllegalArgumentException("pipeline name must not be blank");
+    /**
+     * The checked settings: a record for its equals, hashCode and toString; its constructor, which only
+     * {@link Builder#build()} calls, is the one place that checks them.
+     */
+    private record Values(
+            String name,
+            int lanes,
+            int ioThreads,
+            Duration checkpointInterval,
+            Duration drainTimeout,
+            Duration stalledFailAfter,
+            long maxInFlightBytes,
+            double pauseAbove,
+            double resumeBelow,
+            Duration minPause,
+            Duration pollTimeout,
+            Map<String, ErrorPolicy> stagePolicies,
+            Map<ErrorClass, ErrorPolicy> classPolicies,
+            SkipBudget skipBudget) {
+        Values {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("pipeline name must not be blank");
+            }
+            require(lanes > 0, "threads (lanes) must be > 0, got " + lanes);
+            require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + ioThreads);
+            requirePositive(checkpointInterval, "checkpoint interval");
+            requirePositive(drainTimeout, "drain-timeout");
+            require(
+                    stalledFailAfter != null && !stalledFailAfter.isNegative(),
+                    "stalled-fail-after must be >= 0 (0 disables), got " + stalledFailAfter);
+            require(maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + maxInFlightBytes);
+            require(pauseAbove > 0 && pauseAbove <= 1, "pause-above must be in (0, 1], got " + pauseAbove);
+            require(
+                    resumeBelow >= 0 && resumeBelow < pauseAbove,
+                    "resume-below must be in [0, pause-above), got " + resumeBelow + " with pause-above " + pauseAbove);
+            require(minPause != null && !minPause.isNegative(), "min-pause must be >= 0, got " + minPause);
+            requirePositive(pollTimeout, "poll timeout");
+            stagePolicies = Map.copyOf(stagePolicies);
+            classPolicies = Map.copyOf(classPolicies);
+            Objects.requireNonNull(skipBudget, "skipBudget");
         }
-        require(b.lanes > 0, "threads (lanes) must be > 0, got " + b.lanes);
-        require(b.ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + b.ioThreads);
-        requirePositive(b.checkpointInterval, "checkpoint interval");
-        requirePositive(b.drainTimeout, "drain-timeout");
-        require(
-                b.stalledFailAfter != null && !b.stalledFailAfter.isNegative(),
-                "stalled-fail-after must be >= 0 (0 disables), got " + b.stalledFailAfter);
-        require(b.maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + b.maxInFlightBytes);
-        require(b.pauseAbove > 0 && b.pauseAbove <= 1, "pause-above must be in (0, 1], got " + b.pauseAbove);
-        require(
-                b.resumeBelow >= 0 && b.resumeBelow < b.pauseAbove,
-                "resume-below must be in [0, pause-above), got " + b.resumeBelow + " with pause-above " + b.pauseAbove);
-        require(b.minPause != null && !b.minPause.isNegative(), "min-pause must be >= 0, got " + b.minPause);
-        requirePositive(b.pollTimeout, "poll timeout");
-        Objects.requireNonNull(b.skipBudget, "skipBudget");
-        this.name = b.name;
-        this.lanes = b.lanes;
-        this.ioThreads = b.ioThreads;
-        this.checkpointInterval = b.checkpointInterval;
-        this.drainTimeout = b.drainTimeout;
-        this.stalledFailAfter = b.stalledFailAfter;
-        this.maxInFlightBytes = b.maxInFlightBytes;
-        this.pauseAbove = b.pauseAbove;
-        this.resumeBelow = b.resumeBelow;
-        this.minPause = b.minPause;
-        this.pollTimeout = b.pollTimeout;
-        this.stagePolicies = Map.copyOf(b.stagePolicies);
-        this.classPolicies = Map.copyOf(b.classPolicies);
-        this.skipBudget = b.skipBudget;
+    }
+
+    private final Values v;
+
+    private PipelineConfig(Values v) {
+        this.v = v;
     }
 
     private static void require(boolean condition, String message) {
@@ -153,30 +151,30 @@ public final class PipelineConfig {
 
     /** A builder holding this configuration's settings, to build a changed copy. */
     public Builder toBuilder() {
-        return new Builder(name)
-                .lanes(lanes)
-                .ioThreads(ioThreads)
-                .checkpointInterval(checkpointInterval)
-                .drainTimeout(drainTimeout)
-                .stalledFailAfter(stalledFailAfter)
-                .maxInFlightBytes(maxInFlightBytes)
-                .pauseAbove(pauseAbove)
-                .resumeBelow(resumeBelow)
-                .minPause(minPause)
-                .pollTimeout(pollTimeout)
-                .stagePolicies(stagePolicies)
-                .classPolicies(classPolicies)
-                .skipBudget(skipBudget);
+        return new Builder(v.name())
+                .lanes(v.lanes())
+                .ioThreads(v.ioThreads())
+                .checkpointInterval(v.checkpointInterval())
+                .drainTimeout(v.drainTimeout())
+                .stalledFailAfter(v.stalledFailAfter())
+                .maxInFlightBytes(v.maxInFlightBytes())
+                .pauseAbove(v.pauseAbove())
+                .resumeBelow(v.resumeBelow())
+                .minPause(v.minPause())
+                .pollTimeout(v.pollTimeout())
+                .stagePolicies(v.stagePolicies())
+                .classPolicies(v.classPolicies())
+                .skipBudget(v.skipBudget());
     }
 
     /** Pipeline name: thread names, the {@code pipeline} metric tag, logs. */
     public String name() {
-        return name;
+        return v.name();
     }
 
     /** Lane threads, each with its own source consumer and chain. */
     public int lanes() {
-        return lanes;
+        return v.lanes();
     }
 
     /**
@@ -184,17 +182,17 @@ public final class PipelineConfig {
      * blocking writes never delay another's.
      */
     public int ioThreads() {
-        return ioThreads;
+        return v.ioThreads();
     }
 
     /** How often advanced watermarks are committed (asynchronously). */
     public Duration checkpointInterval() {
-        return checkpointInterval;
+        return v.checkpointInterval();
     }
 
     /** Bound on draining at revoke and at shutdown. */
     public Duration drainTimeout() {
-        return drainTimeout;
+        return v.drainTimeout();
     }
 
     /**
@@ -202,42 +200,42 @@ public final class PipelineConfig {
      * (default {@link #DEFAULT_STALLED_FAIL_AFTER}); {@link Duration#ZERO} disables it.
      */
     public Duration stalledFailAfter() {
-        return stalledFailAfter;
+        return v.stalledFailAfter();
     }
 
     /** Global budget of encoded bytes handed to sinks and not yet written. */
     public long maxInFlightBytes() {
-        return maxInFlightBytes;
+        return v.maxInFlightBytes();
     }
 
     /** Budget utilisation (0..1] at which lanes pause their partitions. */
     public double pauseAbove() {
-        return pauseAbove;
+        return v.pauseAbove();
     }
 
     /** Utilisation below which paused lanes resume (below {@link #pauseAbove()}). */
     public double resumeBelow() {
-        return resumeBelow;
+        return v.resumeBelow();
     }
 
     /** A pause lasts at least this long (hysteresis against flapping). */
     public Duration minPause() {
-        return minPause;
+        return v.minPause();
     }
 
     /** Longest a lane waits in one poll. */
     public Duration pollTimeout() {
-        return pollTimeout;
+        return v.pollTimeout();
     }
 
     /** Error policy overrides by stage name (win over class overrides); unmodifiable. */
     public Map<String, ErrorPolicy> stagePolicies() {
-        return stagePolicies;
+        return v.stagePolicies();
     }
 
     /** Error policy overrides by error class; unmodifiable. */
     public Map<ErrorClass, ErrorPolicy> classPolicies() {
-        return classPolicies;
+        return v.classPolicies();
     }
 
     /**
@@ -245,55 +243,23 @@ public final class PipelineConfig {
      * fails ({@link SkipBudget#DEFAULT}).
      */
     public SkipBudget skipBudget() {
-        return skipBudget;
+        return v.skipBudget();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PipelineConfig c
-                && name.equals(c.name)
-                && lanes == c.lanes
-                && ioThreads == c.ioThreads
-                && checkpointInterval.equals(c.checkpointInterval)
-                && drainTimeout.equals(c.drainTimeout)
-                && stalledFailAfter.equals(c.stalledFailAfter)
-                && maxInFlightBytes == c.maxInFlightBytes
-                && Double.compare(pauseAbove, c.pauseAbove) == 0
-                && Double.compare(resumeBelow, c.resumeBelow) == 0
-                && minPause.equals(c.minPause)
-                && pollTimeout.equals(c.pollTimeout)
-                && stagePolicies.equals(c.stagePolicies)
-                && classPolicies.equals(c.classPolicies)
-                && skipBudget.equals(c.skipBudget);
+        return o instanceof PipelineConfig c && v.equals(c.v);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(
-                name,
-                lanes,
-                ioThreads,
-                checkpointInterval,
-                drainTimeout,
-                stalledFailAfter,
-                maxInFlightBytes,
-                pauseAbove,
-                resumeBelow,
-                minPause,
-                pollTimeout,
-                stagePolicies,
-                classPolicies,
-                skipBudget);
+        return v.hashCode();
     }
 
+    /** {@code PipelineConfig[name=..., lanes=..., ...]}: every setting. */
     @Override
     public String toString() {
-        return "PipelineConfig[name=" + name + ", lanes=" + lanes + ", ioThreads=" + ioThreads
-                + ", checkpointInterval=" + checkpointInterval + ", drainTimeout=" + drainTimeout
-                + ", stalledFailAfter=" + stalledFailAfter + ", maxInFlightBytes=" + maxInFlightBytes
-                + ", pauseAbove=" + pauseAbove + ", resumeBelow=" + resumeBelow + ", minPause=" + minPause
-                + ", pollTimeout=" + pollTimeout + ", stagePolicies=" + stagePolicies + ", classPolicies="
-                + classPolicies + ", skipBudget=" + skipBudget + "]";
+        return "PipelineConfig" + v.toString().substring("Values".length());
     }
 
     /** Builder with the documented defaults; {@link #build()} checks the settings. */
@@ -389,7 +355,21 @@ public final class PipelineConfig {
          * @throws IllegalArgumentException when a setting is out of range (or missing)
          */
         public PipelineConfig build() {
-            return new PipelineConfig(this);
+            return new PipelineConfig(new Values(
+                    name,
+                    lanes,
+                    ioThreads,
+                    checkpointInterval,
+                    drainTimeout,
+                    stalledFailAfter,
+                    maxInFlightBytes,
+                    pauseAbove,
+                    resumeBelow,
+                    minPause,
+                    pollTimeout,
+                    stagePolicies,
+                    classPolicies,
+                    skipBudget));
         }
     }
 }

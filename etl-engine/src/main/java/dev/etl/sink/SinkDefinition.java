@@ -25,46 +25,46 @@ public final class SinkDefinition {
     /** Default chunks each shard queue holds. */
     public static final int DEFAULT_QUEUE_CAPACITY = 64;
 
-    private final String name;
-    private final int shardCount;
-    private final IntFunction<ShardWriter> writers;
-    private final RowEncoder<?> encoder;
-    private final ChunkConfig chunks;
-    private final BatchConfig batch;
-    private final RetryConfig retry;
-    private final int queueCapacity;
-    private final ErrorPolicy permanentFailure;
-    private final boolean deterministicBlocks;
+    /**
+     * The checked settings: a record for its equals, hashCode and toString; its constructor, which only
+     * {@link Builder#build()} calls, is the one place that checks them.
+     */
+    private record Values(
+            String name,
+            int shardCount,
+            IntFunction<ShardWriter> writers,
+            RowEncoder<?> encoder,
+            ChunkConfig chunks,
+            BatchConfig batch,
+            RetryConfig retry,
+            int queueCapacity,
+            ErrorPolicy permanentFailure,
+            boolean deterministicBlocks) {
+        Values {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(writers, "writers");
+            Objects.requireNonNull(chunks, "chunks");
+            Objects.requireNonNull(batch, "batch");
+            Objects.requireNonNull(retry, "retry");
+            Objects.requireNonNull(permanentFailure, "permanentFailure");
+            if (permanentFailure == ErrorPolicy.DEAD_LETTER) {
+                throw new IllegalArgumentException("sink '" + name + "' permanent-failure policy must be FAIL or SKIP: "
+                        + "a failed batch is not a record to dead-letter");
+            }
+            if (shardCount <= 0) {
+                throw new IllegalArgumentException("sink '" + name + "' needs at least one shard, got " + shardCount);
+            }
+            if (queueCapacity < 2 || Integer.bitCount(queueCapacity) != 1) {
+                throw new IllegalArgumentException(
+                        "sink '" + name + "' queue capacity must be a power of two >= 2, got " + queueCapacity);
+            }
+        }
+    }
 
-    /** The build step: checks the builder's settings and copies them. */
-    private SinkDefinition(Builder b) {
-        Objects.requireNonNull(b.name, "name");
-        Objects.requireNonNull(b.writers, "writers");
-        Objects.requireNonNull(b.chunks, "chunks");
-        Objects.requireNonNull(b.batch, "batch");
-        Objects.requireNonNull(b.retry, "retry");
-        Objects.requireNonNull(b.permanentFailure, "permanentFailure");
-        if (b.permanentFailure == ErrorPolicy.DEAD_LETTER) {
-            throw new IllegalArgumentException("sink '" + b.name + "' permanent-failure policy must be FAIL or SKIP: a "
-                    + "failed batch is not a record to dead-letter");
-        }
-        if (b.shardCount <= 0) {
-            throw new IllegalArgumentException("sink '" + b.name + "' needs at least one shard, got " + b.shardCount);
-        }
-        if (b.queueCapacity < 2 || Integer.bitCount(b.queueCapacity) != 1) {
-            throw new IllegalArgumentException(
-                    "sink '" + b.name + "' queue capacity must be a power of two >= 2, got " + b.queueCapacity);
-        }
-        this.name = b.name;
-        this.shardCount = b.shardCount;
-        this.writers = b.writers;
-        this.encoder = b.encoder;
-        this.chunks = b.chunks;
-        this.batch = b.batch;
-        this.retry = b.retry;
-        this.queueCapacity = b.queueCapacity;
-        this.permanentFailure = b.permanentFailure;
-        this.deterministicBlocks = b.deterministicBlocks;
+    private final Values v;
+
+    private SinkDefinition(Values v) {
+        this.v = v;
     }
 
     /**
@@ -77,54 +77,54 @@ public final class SinkDefinition {
 
     /** A builder holding this sink's settings, to build a changed copy. */
     public Builder toBuilder() {
-        return new Builder(name, shardCount, writers)
-                .encoder(encoder)
-                .chunks(chunks)
-                .batch(batch)
-                .retry(retry)
-                .queueCapacity(queueCapacity)
-                .permanentFailure(permanentFailure)
-                .deterministicBlocks(deterministicBlocks);
+        return new Builder(v.name(), v.shardCount(), v.writers())
+                .encoder(v.encoder())
+                .chunks(v.chunks())
+                .batch(v.batch())
+                .retry(v.retry())
+                .queueCapacity(v.queueCapacity())
+                .permanentFailure(v.permanentFailure())
+                .deterministicBlocks(v.deterministicBlocks());
     }
 
     /** Sink name, used in metrics ({@code sink} label) and errors. */
     public String name() {
-        return name;
+        return v.name();
     }
 
     /** Number of shards. */
     public int shardCount() {
-        return shardCount;
+        return v.shardCount();
     }
 
     /** Creates the writer of a shard (called once per shard at start). */
     public IntFunction<ShardWriter> writers() {
-        return writers;
+        return v.writers();
     }
 
     /** The sink's row encoder, or null when chains bring their own. */
     public RowEncoder<?> encoder() {
-        return encoder;
+        return v.encoder();
     }
 
     /** When lanes hand a shard's open chunk off. */
     public ChunkConfig chunks() {
-        return chunks;
+        return v.chunks();
     }
 
     /** Sealing thresholds. */
     public BatchConfig batch() {
-        return batch;
+        return v.batch();
     }
 
     /** Transient-failure retries. */
     public RetryConfig retry() {
-        return retry;
+        return v.retry();
     }
 
     /** Chunks each shard queue holds before lanes must pause (power of two). */
     public int queueCapacity() {
-        return queueCapacity;
+        return v.queueCapacity();
     }
 
     /**
@@ -132,7 +132,7 @@ public final class SinkDefinition {
      * acks (its partitions stall, nothing is lost) and keeps the pipeline running.
      */
     public ErrorPolicy permanentFailure() {
-        return permanentFailure;
+        return v.permanentFailure();
     }
 
     /**
@@ -143,45 +143,23 @@ public final class SinkDefinition {
      * shard. False: rows of all partitions are merged into batches by size and linger.
      */
     public boolean deterministicBlocks() {
-        return deterministicBlocks;
+        return v.deterministicBlocks();
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SinkDefinition d
-                && name.equals(d.name)
-                && shardCount == d.shardCount
-                && writers.equals(d.writers)
-                && Objects.equals(encoder, d.encoder)
-                && chunks.equals(d.chunks)
-                && batch.equals(d.batch)
-                && retry.equals(d.retry)
-                && queueCapacity == d.queueCapacity
-                && permanentFailure == d.permanentFailure
-                && deterministicBlocks == d.deterministicBlocks;
+        return o instanceof SinkDefinition d && v.equals(d.v);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+        return v.hashCode();
     }
 
+    /** {@code SinkDefinition[name=..., shardCount=..., ...]}: every setting. */
     @Override
     public String toString() {
-        return "SinkDefinition[name=" + name + ", shardCount=" + shardCount + ", writers=" + writers + ", encoder="
-                + encoder + ", chunks=" + chunks + ", batch=" + batch + ", retry=" + retry + ", queueCapacity="
-                + queueCapacity + ", permanentFailure=" + permanentFailure + ", deterministicBlocks="
-                + deterministicBlocks + "]";
+        return "SinkDefinition" + v.toString().substring("Values".length());
     }
 
     /**
@@ -258,7 +236,17 @@ public final class SinkDefinition {
          * @throws NullPointerException     when name, writers or a setting is null
          */
         public SinkDefinition build() {
-            return new SinkDefinition(this);
+            return new SinkDefinition(new Values(
+                    name,
+                    shardCount,
+                    writers,
+                    encoder,
+                    chunks,
+                    batch,
+                    retry,
+                    queueCapacity,
+                    permanentFailure,
+                    deterministicBlocks));
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.etl.clickhouse.sharding;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * The result of comparing the pipeline's shard placement with a Distributed table's on a sample of
@@ -48,35 +47,33 @@ public final class PlacementReport {
         }
     }
 
-    private final String table;
-    private final String cluster;
-    private final String expression;
-    private final String keyColumn;
-    private final String keyType;
-    private final String pipeline;
-    private final List<Integer> serverWeights;
-    private final int pipelineShards;
-    private final int checked;
-    private final int mismatched;
-    private final List<Mismatch> mismatches;
-    private final List<String> problems;
-    private final List<ShardSample> shards;
+    /** The report's values: a record for its equals and hashCode; its constructor copies the lists. */
+    private record Values(
+            String table,
+            String cluster,
+            String expression,
+            String keyColumn,
+            String keyType,
+            String pipeline,
+            List<Integer> serverWeights,
+            int pipelineShards,
+            int checked,
+            int mismatched,
+            List<Mismatch> mismatches,
+            List<String> problems,
+            List<ShardSample> shards) {
+        Values {
+            serverWeights = List.copyOf(serverWeights);
+            mismatches = List.copyOf(mismatches);
+            problems = List.copyOf(problems);
+            shards = List.copyOf(shards);
+        }
+    }
 
-    /** The build step: copies the builder's lists. */
-    private PlacementReport(Builder b) {
-        this.table = b.table;
-        this.cluster = b.cluster;
-        this.expression = b.expression;
-        this.keyColumn = b.keyColumn;
-        this.keyType = b.keyType;
-        this.pipeline = b.pipeline;
-        this.serverWeights = List.copyOf(b.serverWeights);
-        this.pipelineShards = b.pipelineShards;
-        this.checked = b.checked;
-        this.mismatched = b.mismatched;
-        this.mismatches = List.copyOf(b.mismatches);
-        this.problems = List.copyOf(b.problems);
-        this.shards = List.copyOf(b.shards);
+    private final Values v;
+
+    private PlacementReport(Values v) {
+        this.v = v;
     }
 
     /** A builder of an empty report: no keys checked, no problems, no per-shard counts. */
@@ -87,74 +84,74 @@ public final class PlacementReport {
     /** A builder holding this report, to build a changed copy. */
     public Builder toBuilder() {
         return new Builder()
-                .table(table)
-                .cluster(cluster)
-                .expression(expression)
-                .keyColumn(keyColumn)
-                .keyType(keyType)
-                .pipeline(pipeline)
-                .serverWeights(serverWeights)
-                .pipelineShards(pipelineShards)
-                .checked(checked)
-                .mismatched(mismatched)
-                .mismatches(mismatches)
-                .problems(problems)
-                .shards(shards);
+                .table(v.table())
+                .cluster(v.cluster())
+                .expression(v.expression())
+                .keyColumn(v.keyColumn())
+                .keyType(v.keyType())
+                .pipeline(v.pipeline())
+                .serverWeights(v.serverWeights())
+                .pipelineShards(v.pipelineShards())
+                .checked(v.checked())
+                .mismatched(v.mismatched())
+                .mismatches(v.mismatches())
+                .problems(v.problems())
+                .shards(v.shards());
     }
 
     /** The Distributed table ({@code db.name}), or a description for an expression. */
     public String table() {
-        return table;
+        return v.table();
     }
 
     /** Its cluster ({@link #UNKNOWN} when the table could not be read). */
     public String cluster() {
-        return cluster;
+        return v.cluster();
     }
 
     /** The server's sharding expression ({@link #UNKNOWN} when the table could not be read). */
     public String expression() {
-        return expression;
+        return v.expression();
     }
 
     /** The key column the sample was bound to. */
     public String keyColumn() {
-        return keyColumn;
+        return v.keyColumn();
     }
 
     /** That column's ClickHouse type. */
     public String keyType() {
-        return keyType;
+        return v.keyType();
     }
 
     /** The pipeline's router or placement, as it describes itself. */
     public String pipeline() {
-        return pipeline;
+        return v.pipeline();
     }
 
     /** The cluster's shard weights from {@code system.clusters}, in shard order. */
     public List<Integer> serverWeights() {
-        return serverWeights;
+        return v.serverWeights();
     }
 
     /** How many shards the pipeline routes over. */
     public int pipelineShards() {
-        return pipelineShards;
+        return v.pipelineShards();
     }
 
     /** Sample keys compared. */
     public int checked() {
-        return checked;
+        return v.checked();
     }
 
     /** How many of them the pipeline places on another shard. */
     public int mismatched() {
-        return mismatched;
+        return v.mismatched();
     }
 
     /** The first mismatching keys (at most {@link DistributedPlacementCheck#MAX_REPORTED_MISMATCHES}). */
     public List<Mismatch> mismatches() {
-        return mismatches;
+        return v.mismatches();
     }
 
     /**
@@ -162,12 +159,12 @@ public final class PlacementReport {
      * evaluate); empty when there are none.
      */
     public List<String> problems() {
-        return problems;
+        return v.problems();
     }
 
     /** Per shard (index = shard), how the sample keys fell on it; empty when no key was compared. */
     public List<ShardSample> shards() {
-        return shards;
+        return v.shards();
     }
 
     /**
@@ -175,12 +172,12 @@ public final class PlacementReport {
      * replica answered, the table is missing, its key column is unknown); {@link #problems} says why.
      */
     public boolean verified() {
-        return !UNKNOWN.equals(cluster);
+        return !UNKNOWN.equals(v.cluster());
     }
 
     /** Whether every sampled key lands on the same shard and nothing structural differs. */
     public boolean matches() {
-        return mismatched == 0 && problems.isEmpty();
+        return v.mismatched() == 0 && v.problems().isEmpty();
     }
 
     /** One paragraph for logs and exceptions: what was compared, and what differs. */
@@ -189,40 +186,44 @@ public final class PlacementReport {
         sb.append("shard placement ")
                 .append(matches() ? "matches" : "does not match")
                 .append(" Distributed table ")
-                .append(table)
+                .append(v.table())
                 .append(" (cluster ")
-                .append(cluster)
+                .append(v.cluster())
                 .append(", sharding key ")
-                .append(expression)
+                .append(v.expression())
                 .append(" over ")
-                .append(keyColumn)
+                .append(v.keyColumn())
                 .append(' ')
-                .append(keyType)
+                .append(v.keyType())
                 .append(", weights ")
-                .append(serverWeights)
+                .append(v.serverWeights())
                 .append("): pipeline ")
-                .append(pipeline)
+                .append(v.pipeline())
                 .append(" over ")
-                .append(pipelineShards)
+                .append(v.pipelineShards())
                 .append(" shards");
-        if (checked > 0 || mismatched > 0) {
-            sb.append("; ").append(mismatched).append(" of ").append(checked).append(" sample keys on another shard");
+        if (v.checked() > 0 || v.mismatched() > 0) {
+            sb.append("; ")
+                    .append(v.mismatched())
+                    .append(" of ")
+                    .append(v.checked())
+                    .append(" sample keys on another shard");
         }
-        if (!mismatches.isEmpty()) {
+        if (!v.mismatches().isEmpty()) {
             sb.append("; first: ");
-            for (int i = 0; i < mismatches.size() && i < 3; i++) {
-                sb.append(i == 0 ? "" : "; ").append(mismatches.get(i));
+            for (int i = 0; i < v.mismatches().size() && i < 3; i++) {
+                sb.append(i == 0 ? "" : "; ").append(v.mismatches().get(i));
             }
         }
-        for (String p : problems) {
+        for (String p : v.problems()) {
             sb.append("; ").append(p);
         }
         if (!matches()) {
             sb.append(". Rows written to the shard-local tables would not be where ")
-                    .append(table)
+                    .append(v.table())
                     .append(" expects them (queries with distributed_group_by_no_merge or optimize_skip_unused_shards,"
                             + " and ReplacingMergeTree collapsing, go wrong); route with a DistributedRouter for ")
-                    .append(expression)
+                    .append(v.expression())
                     .append(" or change the table's sharding key");
         }
         return sb.toString();
@@ -230,38 +231,12 @@ public final class PlacementReport {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof PlacementReport r
-                && Objects.equals(table, r.table)
-                && Objects.equals(cluster, r.cluster)
-                && Objects.equals(expression, r.expression)
-                && Objects.equals(keyColumn, r.keyColumn)
-                && Objects.equals(keyType, r.keyType)
-                && Objects.equals(pipeline, r.pipeline)
-                && serverWeights.equals(r.serverWeights)
-                && pipelineShards == r.pipelineShards
-                && checked == r.checked
-                && mismatched == r.mismatched
-                && mismatches.equals(r.mismatches)
-                && problems.equals(r.problems)
-                && shards.equals(r.shards);
+        return o instanceof PlacementReport r && v.equals(r.v);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(
-                table,
-                cluster,
-                expression,
-                keyColumn,
-                keyType,
-                pipeline,
-                serverWeights,
-                pipelineShards,
-                checked,
-                mismatched,
-                mismatches,
-                problems,
-                shards);
+        return v.hashCode();
     }
 
     /** {@link #message()}. */
@@ -375,7 +350,20 @@ public final class PlacementReport {
 
         /** The report. */
         public PlacementReport build() {
-            return new PlacementReport(this);
+            return new PlacementReport(new Values(
+                    table,
+                    cluster,
+                    expression,
+                    keyColumn,
+                    keyType,
+                    pipeline,
+                    serverWeights,
+                    pipelineShards,
+                    checked,
+                    mismatched,
+                    mismatches,
+                    problems,
+                    shards));
         }
     }
 }
