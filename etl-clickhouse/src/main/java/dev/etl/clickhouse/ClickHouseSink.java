@@ -55,12 +55,14 @@ public final class ClickHouseSink {
             RowBinaryEncoder<?> encoder,
             MeterRegistry registry) {
         return definition(sinkName, pipelineName, config, encoder.columns(), registry, transport(config), true)
-                .withEncoder(encoder);
+                .toBuilder()
+                .encoder(encoder)
+                .build();
     }
 
     /**
      * A sink validated against {@code columns} (none: {@link ValidationMode#OFF}), without an encoder of
-     * its own (chains pass theirs, or add it with {@link SinkDefinition#withEncoder}), over the configured
+     * its own (chains pass theirs, or add it with {@link SinkDefinition#toBuilder()}), over the configured
      * transport, which the sink owns as in {@link #definition(String, String, ClickHouseSinkConfig,
      * RowBinaryEncoder, MeterRegistry)}.
      */
@@ -115,7 +117,7 @@ public final class ClickHouseSink {
         ClickHouseSchemaValidator validator = new ClickHouseSchemaValidator(config, transport);
         OpenWriters open = new OpenWriters(owned ? transport : null);
         PlacementGate placement = new PlacementGate(config, transport);
-        return SinkDefinition.of(sinkName, config.shards().size(), shard -> {
+        return SinkDefinition.builder(sinkName, config.shards().size(), shard -> {
                     open.acquire();
                     try {
                         placement.runOnce();
@@ -136,9 +138,10 @@ public final class ClickHouseSink {
                         throw e;
                     }
                 })
-                .withBatch(config.batch())
-                .withRetry(config.retry())
-                .withDeterministicBlocks(config.deterministicBlocks());
+                .batch(config.batch())
+                .retry(config.retry())
+                .deterministicBlocks(config.deterministicBlocks())
+                .build();
     }
 
     /** Runs the configured placement check once per definition, before the first writer's validation. */

@@ -18,68 +18,10 @@ import java.util.TreeSet;
  * table (never a Distributed table), credentials, timeouts, the per-replica circuit breaker, startup
  * validation, and batching/retry for the engine's shard workers.
  *
- * @param database          database of the shard-local table
- * @param table             shard-local table (the same name on every shard)
- * @param shards            per shard, the HTTP base URIs of its replicas (e.g. {@code http://ch-1a:8123})
- * @param user              user name, or null for the server default
- * @param password          password, or null; never logged ({@link #toString()} masks it)
- * @param connectTimeout    TCP connect timeout per request
- * @param socketTimeout     how long an insert may take until the server answers (with
- *                          {@code wait_end_of_query=1}, the whole insert); exceeding it is transient
- * @param compression       whether insert bodies are sent compressed: with {@link Transport#CLIENT_V2}
- *                          ClickHouse's LZ4 block framing ({@code decompress=1}), with {@link Transport#HTTP}
- *                          gzip ({@code Content-Encoding: gzip})
- * @param transport         the client stack inserts go through ({@link Transport#CLIENT_V2} by default);
- *                          reads (capabilities, validation) always use raw HTTP
- * @param breakerThreshold  consecutive transient failures that open a replica's breaker
- * @param breakerOpenTime   how long an open breaker refuses the replica before one half-open probe
- * @param validation        startup schema validation mode
- * @param requireDedup      whether startup fails (instead of warning) when the table does not
- *                          deduplicate retried inserts
- * @param settings          extra server settings sent with every insert; the settings this sink owns
- *                          are refused (see {@link #OWNED_SETTINGS})
- * @param batch             sealing thresholds for the engine's shard workers
- * @param retry             transient-failure retries for the engine's shard workers
- * @param placementCheck    the startup check that the pipeline's router places keys where the
- *                          Distributed table fronting this table does, or null for none (the default)
- * @param deterministicBlocks whether rows are inserted in deterministic blocks (one per source partition,
- *                          offset range and shard, ended at boundaries recorded in the commit metadata
- *                          before the insert), so a replay after a crash rebuilds the same inserts and a
- *                          Replicated*MergeTree table (or a server with {@code insert_deduplication_token})
- *                          drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default
- * @param format            the insert format: the batch's RowBinary rows as they are, or transposed into
- *                          one Native block per batch on the shard writer's thread ({@link InsertFormat});
- *                          {@link #DEFAULT_FORMAT} by default
- * @param tls               TLS towards {@code https://} replicas (trust, client certificate), or null for the
- *                          JVM's default trust store; when set, every replica must be {@code https://}
- * @param rejectionCodes    ClickHouse error codes to treat as a refusal of rows for their content, on top of
- *                          {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the
- *                          server refuses and writes the others, see {@link ClickHouseShardWriter}); none by
- *                          default. A code of {@link ClickHouseErrors#TRANSIENT_CODES} is refused: a retry may
- *                          pass, and treating it as bad rows would let a {@code SKIP} policy drop them
+ * <p>Build one with {@link #builder()}, change a copy with {@link #toBuilder()}; the builder's
+ * {@link Builder#build()} checks every setting. {@link #toString()} masks the password.
  */
-public record ClickHouseSinkConfig(
-        String database,
-        String table,
-        List<List<URI>> shards,
-        String user,
-        String password,
-        Duration connectTimeout,
-        Duration socketTimeout,
-        boolean compression,
-        Transport transport,
-        int breakerThreshold,
-        Duration breakerOpenTime,
-        ValidationMode validation,
-        boolean requireDedup,
-        Map<String, String> settings,
-        BatchConfig batch,
-        RetryConfig retry,
-        PlacementCheck placementCheck,
-        boolean deterministicBlocks,
-        InsertFormat format,
-        ClickHouseTls tls,
-        Set<Integer> rejectionCodes) {
+public final class ClickHouseSinkConfig {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
@@ -99,7 +41,6 @@ public record ClickHouseSinkConfig(
         HTTP
     }
 
-    /** Settings the sink sets itself on every insert; passing them in {@link #settings} is an error. */
     /** Default TCP connect timeout per request: 2 s. */
     public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -121,6 +62,7 @@ public record ClickHouseSinkConfig(
     /** Default startup validation: names, order and types. */
     public static final ValidationMode DEFAULT_VALIDATION = ValidationMode.FULL;
 
+    /** Settings the sink sets itself on every insert; passing them in {@link #settings()} is an error. */
     public static final Set<String> OWNED_SETTINGS = Set.of(
             "wait_end_of_query",
             "insert_deduplicate",
@@ -131,96 +73,10 @@ public record ClickHouseSinkConfig(
             "database");
 
     /**
-     * A configuration with the {@linkplain #DEFAULT_FORMAT default insert format} and without TLS settings
-     * (the JVM's default trust store for {@code https://} replicas).
+     * The checked settings: a record for its equals and hashCode; its constructor, which only
+     * {@link Builder#build()} calls, is the one place that checks them ({@link SinkConfigChecks}).
      */
-    public ClickHouseSinkConfig(
-            String database,
-            String table,
-            List<List<URI>> shards,
-            String user,
-            String password,
-            Duration connectTimeout,
-            Duration socketTimeout,
-            boolean compression,
-            Transport transport,
-            int breakerThreshold,
-            Duration breakerOpenTime,
-            ValidationMode validation,
-            boolean requireDedup,
-            Map<String, String> settings,
-            BatchConfig batch,
-            RetryConfig retry,
-            PlacementCheck placementCheck,
-            boolean deterministicBlocks) {
-        this(
-                database,
-                table,
-                shards,
-                user,
-                password,
-                connectTimeout,
-                socketTimeout,
-                compression,
-                transport,
-                breakerThreshold,
-                breakerOpenTime,
-                validation,
-                requireDedup,
-                settings,
-                batch,
-                retry,
-                placementCheck,
-                deterministicBlocks,
-                DEFAULT_FORMAT);
-    }
-
-    /** A configuration without TLS settings (the JVM's default trust store for {@code https://} replicas). */
-    public ClickHouseSinkConfig(
-            String database,
-            String table,
-            List<List<URI>> shards,
-            String user,
-            String password,
-            Duration connectTimeout,
-            Duration socketTimeout,
-            boolean compression,
-            Transport transport,
-            int breakerThreshold,
-            Duration breakerOpenTime,
-            ValidationMode validation,
-            boolean requireDedup,
-            Map<String, String> settings,
-            BatchConfig batch,
-            RetryConfig retry,
-            PlacementCheck placementCheck,
-            boolean deterministicBlocks,
-            InsertFormat format) {
-        this(
-                database,
-                table,
-                shards,
-                user,
-                password,
-                connectTimeout,
-                socketTimeout,
-                compression,
-                transport,
-                breakerThreshold,
-                breakerOpenTime,
-                validation,
-                requireDedup,
-                settings,
-                batch,
-                retry,
-                placementCheck,
-                deterministicBlocks,
-                format,
-                null);
-    }
-
-    /** A configuration without extra {@linkplain #rejectionCodes() rejection codes}. */
-    public ClickHouseSinkConfig(
+    private record Values(
             String database,
             String table,
             List<List<URI>> shards,
@@ -240,47 +96,204 @@ public record ClickHouseSinkConfig(
             PlacementCheck placementCheck,
             boolean deterministicBlocks,
             InsertFormat format,
-            ClickHouseTls tls) {
-        this(
-                database,
-                table,
-                shards,
-                user,
-                password,
-                connectTimeout,
-                socketTimeout,
-                compression,
-                transport,
-                breakerThreshold,
-                breakerOpenTime,
-                validation,
-                requireDedup,
-                settings,
-                batch,
-                retry,
-                placementCheck,
-                deterministicBlocks,
-                format,
-                tls,
-                Set.of());
+            ClickHouseTls tls,
+            Set<Integer> rejectionCodes) {
+        Values {
+            shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
+            SinkConfigChecks.timeouts(connectTimeout, socketTimeout, breakerOpenTime);
+            settings =
+                    SinkConfigChecks.required(transport, format, breakerThreshold, validation, batch, retry, settings);
+            rejectionCodes = SinkConfigChecks.rejectionCodes(rejectionCodes);
+        }
     }
 
-    public ClickHouseSinkConfig {
-        shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
-        SinkConfigChecks.timeouts(connectTimeout, socketTimeout, breakerOpenTime);
-        settings = SinkConfigChecks.required(transport, format, breakerThreshold, validation, batch, retry, settings);
-        rejectionCodes = SinkConfigChecks.rejectionCodes(rejectionCodes);
+    private final Values v;
+
+    private ClickHouseSinkConfig(Values v) {
+        this.v = v;
     }
 
+    /** A builder with the defaults (see {@link Builder}); table and at least one shard must be set. */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** {@code database.table}. */
-    public String qualifiedTable() {
-        return database + "." + table;
+    /** A builder holding this configuration's settings, to build a changed copy. */
+    public Builder toBuilder() {
+        return new Builder()
+                .table(v.database(), v.table())
+                .shards(v.shards())
+                .credentials(v.user(), v.password())
+                .connectTimeout(v.connectTimeout())
+                .socketTimeout(v.socketTimeout())
+                .compression(v.compression())
+                .transport(v.transport())
+                .breaker(v.breakerThreshold(), v.breakerOpenTime())
+                .validation(v.validation())
+                .requireDedup(v.requireDedup())
+                .settings(v.settings())
+                .batch(v.batch())
+                .retry(v.retry())
+                .placementCheck(v.placementCheck())
+                .deterministicBlocks(v.deterministicBlocks())
+                .format(v.format())
+                .tls(v.tls())
+                .rejectionCodes(v.rejectionCodes());
     }
 
+    /** Database of the shard-local table. */
+    public String database() {
+        return v.database();
+    }
+
+    /** Shard-local table (the same name on every shard). */
+    public String table() {
+        return v.table();
+    }
+
+    /** Per shard, the HTTP base URIs of its replicas (e.g. {@code http://ch-1a:8123}); unmodifiable. */
+    public List<List<URI>> shards() {
+        return v.shards();
+    }
+
+    /** User name, or null for the server default. */
+    public String user() {
+        return v.user();
+    }
+
+    /** Password, or null; never logged ({@link #toString()} masks it). */
+    public String password() {
+        return v.password();
+    }
+
+    /** TCP connect timeout per request. */
+    public Duration connectTimeout() {
+        return v.connectTimeout();
+    }
+
+    /**
+     * How long an insert may take until the server answers (with {@code wait_end_of_query=1}, the whole
+     * insert); exceeding it is transient.
+     */
+    public Duration socketTimeout() {
+        return v.socketTimeout();
+    }
+
+    /**
+     * Whether insert bodies are sent compressed: with {@link Transport#CLIENT_V2} ClickHouse's LZ4 block
+     * framing ({@code decompress=1}), with {@link Transport#HTTP} gzip ({@code Content-Encoding: gzip}).
+     */
+    public boolean compression() {
+        return v.compression();
+    }
+
+    /**
+     * The client stack inserts go through ({@link Transport#CLIENT_V2} by default); reads (capabilities,
+     * validation) always use raw HTTP.
+     */
+    public Transport transport() {
+        return v.transport();
+    }
+
+    /** Consecutive transient failures that open a replica's breaker. */
+    public int breakerThreshold() {
+        return v.breakerThreshold();
+    }
+
+    /** How long an open breaker refuses the replica before one half-open probe. */
+    public Duration breakerOpenTime() {
+        return v.breakerOpenTime();
+    }
+
+    /** Startup schema validation mode. */
+    public ValidationMode validation() {
+        return v.validation();
+    }
+
+    /** Whether startup fails (instead of warning) when the table does not deduplicate retried inserts. */
+    public boolean requireDedup() {
+        return v.requireDedup();
+    }
+
+    /**
+     * Extra server settings sent with every insert, in the order given; the settings this sink owns are
+     * refused (see {@link #OWNED_SETTINGS}); unmodifiable.
+     */
+    public Map<String, String> settings() {
+        return v.settings();
+    }
+
+    /** Sealing thresholds for the engine's shard workers. */
+    public BatchConfig batch() {
+        return v.batch();
+    }
+
+    /** Transient-failure retries for the engine's shard workers. */
+    public RetryConfig retry() {
+        return v.retry();
+    }
+
+    /**
+     * The startup check that the pipeline's router places keys where the Distributed table fronting this
+     * table does, or null for none (the default).
+     */
+    public PlacementCheck placementCheck() {
+        return v.placementCheck();
+    }
+
+    /**
+     * Whether rows are inserted in deterministic blocks (one per source partition, offset range and shard,
+     * ended at boundaries recorded in the commit metadata before the insert), so a replay after a crash
+     * rebuilds the same inserts and a Replicated*MergeTree table (or a server with
+     * {@code insert_deduplication_token}) drops them; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default.
+     */
+    public boolean deterministicBlocks() {
+        return v.deterministicBlocks();
+    }
+
+    /**
+     * The insert format: the batch's RowBinary rows as they are, or transposed into one Native block per
+     * batch on the shard writer's thread ({@link InsertFormat}); {@link #DEFAULT_FORMAT} by default.
+     */
+    public InsertFormat format() {
+        return v.format();
+    }
+
+    /**
+     * TLS towards {@code https://} replicas (trust, client certificate), or null for the JVM's default trust
+     * store; when set, every replica must be {@code https://}.
+     */
+    public ClickHouseTls tls() {
+        return v.tls();
+    }
+
+    /**
+     * ClickHouse error codes to treat as a refusal of rows for their content, on top of
+     * {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the server refuses
+     * and writes the others, see {@link ClickHouseShardWriter}); none by default, sorted, unmodifiable. A
+     * code of {@link ClickHouseErrors#TRANSIENT_CODES} is refused: a retry may pass, and treating it as bad
+     * rows would let a {@code SKIP} policy drop them.
+     */
+    public Set<Integer> rejectionCodes() {
+        return v.rejectionCodes();
+    }
+
+    /** {@code database.table}. */
+    public String qualifiedTable() {
+        return v.database() + "." + v.table();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ClickHouseSinkConfig c && v.equals(c.v);
+    }
+
+    @Override
+    public int hashCode() {
+        return v.hashCode();
+    }
+
+    /** Every setting, the password masked. */
     @Override
     public String toString() {
         return SinkConfigChecks.describe(this);
@@ -333,6 +346,7 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /** Replaces the shards given before: per shard, its replicas' HTTP base URIs. */
         public Builder shards(List<List<URI>> shards) {
             this.shards.clear();
             this.shards.addAll(shards);
@@ -388,6 +402,13 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /** Replaces the extra server settings given before (see {@link ClickHouseSinkConfig#settings()}). */
+        public Builder settings(Map<String, String> settings) {
+            this.settings.clear();
+            this.settings.putAll(settings);
+            return this;
+        }
+
         public Builder batch(BatchConfig batch) {
             this.batch = batch;
             return this;
@@ -398,10 +419,6 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
-        /**
-         * Checks at startup, before the first shard's validation, that the pipeline's router places keys
-         * where a Distributed table fronting the sink's table would ({@link PlacementCheck}); null for none.
-         */
         /** See {@link ClickHouseSinkConfig#deterministicBlocks()}; {@link #DEFAULT_DETERMINISTIC_BLOCKS} by default. */
         public Builder deterministicBlocks(boolean deterministicBlocks) {
             this.deterministicBlocks = deterministicBlocks;
@@ -418,6 +435,10 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /**
+         * Checks at startup, before the first shard's validation, that the pipeline's router places keys
+         * where a Distributed table fronting the sink's table would ({@link PlacementCheck}); null for none.
+         */
         public Builder placementCheck(PlacementCheck placementCheck) {
             this.placementCheck = placementCheck;
             return this;
@@ -447,8 +468,14 @@ public record ClickHouseSinkConfig(
             return this;
         }
 
+        /**
+         * The configuration.
+         *
+         * @throws IllegalArgumentException when a setting is missing or out of range (no table or shard, a
+         *                                  replica that is not {@code http(s)://host:port}, an owned setting, ...)
+         */
         public ClickHouseSinkConfig build() {
-            return new ClickHouseSinkConfig(
+            return new ClickHouseSinkConfig(new Values(
                     database,
                     table,
                     shards,
@@ -469,7 +496,7 @@ public record ClickHouseSinkConfig(
                     deterministicBlocks,
                     format,
                     tls,
-                    rejectionCodes);
+                    rejectionCodes));
         }
     }
 }

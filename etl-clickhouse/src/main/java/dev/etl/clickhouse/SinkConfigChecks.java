@@ -16,7 +16,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The private logic of {@link ClickHouseSinkConfig}: its canonical constructor's argument checks (in the order
+ * The private logic of {@link ClickHouseSinkConfig}: its build step's argument checks (in the order
  * it applies them), its builder's URL parsing and its {@code toString}.
  */
 final class SinkConfigChecks {

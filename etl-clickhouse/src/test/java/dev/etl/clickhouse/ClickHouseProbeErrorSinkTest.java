@@ -67,10 +67,11 @@ class ClickHouseProbeErrorSinkTest {
         InFlightBudget budget = new InFlightBudget(1 << 20);
         AckQueue acks = new AckQueue();
         List<FatalPipelineException> fatals = new CopyOnWriteArrayList<>();
-        SinkDefinition definition = SinkDefinition.of("orders", 1, shard -> writer)
-                .withBatch(new BatchConfig(1000, 1 << 20, Duration.ZERO))
-                .withRetry(new RetryConfig(1, Duration.ofMillis(1), Duration.ofMillis(1), 2.0, 0.0))
-                .withQueueCapacity(8);
+        SinkDefinition definition = SinkDefinition.builder("orders", 1, shard -> writer)
+                .batch(new BatchConfig(1000, 1 << 20, Duration.ZERO))
+                .retry(new RetryConfig(1, Duration.ofMillis(1), Duration.ofMillis(1), 2.0, 0.0))
+                .queueCapacity(8)
+                .build();
         try (SinkRuntime sink =
                 new SinkRuntime("p1", definition, budget, 1, registry, fatals::add, System::nanoTime, new Random(1))) {
             sink.start();

@@ -116,4 +116,28 @@ class ClickHouseSinkConfigTest {
                 .hasMessageContaining("transient");
         assertThatThrownBy(() -> valid().rejectionCodes(0).build()).hasMessageContaining("positive");
     }
+
+    @Test
+    void toBuilderCopiesEverySettingAndChangesOnlyWhatItIsTold() {
+        ClickHouseSinkConfig config = valid().shard("http://ch-2:8123")
+                .credentials("etl", "hunter2")
+                .transport(ClickHouseSinkConfig.Transport.HTTP)
+                .compression(true)
+                .setting("insert_quorum", "2")
+                .rejectionCodes(1001)
+                .deterministicBlocks(false)
+                .build();
+        assertThat(config.toBuilder().build()).isEqualTo(config).hasSameHashCodeAs(config);
+
+        ClickHouseSinkConfig changed =
+                config.toBuilder().setting("max_insert_threads", "4").build();
+        assertThat(changed).isNotEqualTo(config);
+        assertThat(changed.settings()).containsOnlyKeys("insert_quorum", "max_insert_threads");
+        assertThat(changed.password()).isEqualTo("hunter2");
+        assertThat(changed.shards()).isEqualTo(config.shards());
+        assertThat(changed.rejectionCodes()).containsExactly(1001);
+        assertThat(changed.toString()).doesNotContain("hunter2");
+        assertThatThrownBy(() -> config.toBuilder().setting("query", "x").build())
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

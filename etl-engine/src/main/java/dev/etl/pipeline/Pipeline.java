@@ -18,7 +18,7 @@ import java.util.Objects;
  * <pre>{@code
  * PipelineRuntime runtime = Pipeline.builder(PipelineConfig.builder("orders").lanes(2).build())
  *         .source(source)
- *         .sink(SinkDefinition.of("clickhouse", 2, shard -> writers[shard]))
+ *         .sink(SinkDefinition.builder("clickhouse", 2, shard -> writers[shard]).build())
  *         .chains(ctx -> Chains.from(ctx, deserializer).map(...).sink(encoder, router))
  *         .meterRegistry(registry)
  *         .build();

@@ -9,42 +9,10 @@ import java.util.Objects;
 
 /**
  * Engine settings of one pipeline (the Spring layer fills it from {@code etl.*}). Immutable; build
- * with {@link #builder(String)}.
- *
- * @param name                pipeline name: thread names, the {@code pipeline} metric tag, logs
- * @param lanes               lane threads, each with its own source consumer and chain
- * @param ioThreads           io threads per sink running the shard workers; 0 (the default) = one
- *                            per shard, so a slow shard's blocking writes never delay another's
- * @param checkpointInterval  how often advanced watermarks are committed (asynchronously)
- * @param drainTimeout        bound on draining at revoke and at shutdown
- * @param stalledFailAfter    fail the pipeline when a partition's watermark has not advanced past
- *                            outstanding data for this long (default {@link #DEFAULT_STALLED_FAIL_AFTER});
- *                            {@link Duration#ZERO} disables it
- * @param maxInFlightBytes    global budget of encoded bytes handed to sinks and not yet written
- * @param pauseAbove          budget utilisation (0..1] at which lanes pause their partitions
- * @param resumeBelow         utilisation below which paused lanes resume (must be &lt; pauseAbove)
- * @param minPause            a pause lasts at least this long (hysteresis against flapping)
- * @param pollTimeout         longest a lane waits in one poll
- * @param stagePolicies       error policy overrides by stage name (win over class overrides)
- * @param classPolicies       error policy overrides by error class
- * @param skipBudget          share of records a lane may skip or dead-letter per window and error
- *                            class before the pipeline fails ({@link SkipBudget#DEFAULT})
+ * with {@link #builder(String)}, change a copy with {@link #toBuilder()}. The builder's
+ * {@link Builder#build()} checks every setting.
  */
-public record PipelineConfig(
-        String name,
-        int lanes,
-        int ioThreads,
-        Duration checkpointInterval,
-        Duration drainTimeout,
-        Duration stalledFailAfter,
-        long maxInFlightBytes,
-        double pauseAbove,
-        double resumeBelow,
-        Duration minPause,
-        Duration pollTimeout,
-        Map<String, ErrorPolicy> stagePolicies,
-        Map<ErrorClass, ErrorPolicy> classPolicies,
-        SkipBudget skipBudget) {
+public final class PipelineConfig {
     // The defaults: the one home of every engine setting's default value (the Spring properties are
     // initialised from these constants, and the configuration reference reads them from there).
 
@@ -116,28 +84,54 @@ public record PipelineConfig(
      */
     public static final int MAX_OUTSTANDING_BATCHES_PER_PARTITION = 4096;
 
-    public PipelineConfig {
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("pipeline name must not be blank");
+    /**
+     * The checked settings: a record for its equals, hashCode and toString; its constructor, which only
+     * {@link Builder#build()} calls, is the one place that checks them.
+     */
+    private record Values(
+            String name,
+            int lanes,
+            int ioThreads,
+            Duration checkpointInterval,
+            Duration drainTimeout,
+            Duration stalledFailAfter,
+            long maxInFlightBytes,
+            double pauseAbove,
+            double resumeBelow,
+            Duration minPause,
+            Duration pollTimeout,
+            Map<String, ErrorPolicy> stagePolicies,
+            Map<ErrorClass, ErrorPolicy> classPolicies,
+            SkipBudget skipBudget) {
+        Values {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("pipeline name must not be blank");
+            }
+            require(lanes > 0, "threads (lanes) must be > 0, got " + lanes);
+            require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + ioThreads);
+            requirePositive(checkpointInterval, "checkpoint interval");
+            requirePositive(drainTimeout, "drain-timeout");
+            require(
+                    stalledFailAfter != null && !stalledFailAfter.isNegative(),
+                    "stalled-fail-after must be >= 0 (0 disables), got " + stalledFailAfter);
+            require(maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + maxInFlightBytes);
+            require(pauseAbove > 0 && pauseAbove <= 1, "pause-above must be in (0, 1], got " + pauseAbove);
+            require(
+                    resumeBelow >= 0 && resumeBelow < pauseAbove,
+                    "resume-below must be in [0, pause-above), got " + resumeBelow + " with pause-above " + pauseAbove);
+            require(minPause != null && !minPause.isNegative(), "min-pause must be >= 0, got " + minPause);
+            requirePositive(pollTimeout, "poll timeout");
+            stagePolicies = Map.copyOf(stagePolicies);
+            classPolicies = Map.copyOf(classPolicies);
+            Objects.requireNonNull(skipBudget, "skipBudget");
         }
-        require(lanes > 0, "threads (lanes) must be > 0, got " + lanes);
-        require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + ioThreads);
-        requirePositive(checkpointInterval, "checkpoint interval");
-        requirePositive(drainTimeout, "drain-timeout");
-        require(
-                stalledFailAfter != null && !stalledFailAfter.isNegative(),
-                "stalled-fail-after must be >= 0 (0 disables), got " + stalledFailAfter);
-        require(maxInFlightBytes > 0, "max-in-flight-bytes must be > 0, got " + maxInFlightBytes);
-        require(pauseAbove > 0 && pauseAbove <= 1, "pause-above must be in (0, 1], got " + pauseAbove);
-        require(
-                resumeBelow >= 0 && resumeBelow < pauseAbove,
-                "resume-below must be in [0, pause-above), got " + resumeBelow + " with pause-above " + pauseAbove);
-        require(minPause != null && !minPause.isNegative(), "min-pause must be >= 0, got " + minPause);
-        requirePositive(pollTimeout, "poll timeout");
-        stagePolicies = Map.copyOf(stagePolicies);
-        classPolicies = Map.copyOf(classPolicies);
-        Objects.requireNonNull(skipBudget, "skipBudget");
+    }
+
+    private final Values v;
+
+    private PipelineConfig(Values v) {
+        this.v = v;
     }
 
     private static void require(boolean condition, String message) {
@@ -150,11 +144,125 @@ public record PipelineConfig(
         require(d != null && !d.isNegative() && !d.isZero(), what + " must be > 0, got " + d);
     }
 
+    /** A builder named {@code name} with the documented defaults. */
     public static Builder builder(String name) {
         return new Builder(name);
     }
 
-    /** Builder with the documented defaults. */
+    /** A builder holding this configuration's settings, to build a changed copy. */
+    public Builder toBuilder() {
+        return new Builder(v.name())
+                .lanes(v.lanes())
+                .ioThreads(v.ioThreads())
+                .checkpointInterval(v.checkpointInterval())
+                .drainTimeout(v.drainTimeout())
+                .stalledFailAfter(v.stalledFailAfter())
+                .maxInFlightBytes(v.maxInFlightBytes())
+                .pauseAbove(v.pauseAbove())
+                .resumeBelow(v.resumeBelow())
+                .minPause(v.minPause())
+                .pollTimeout(v.pollTimeout())
+                .stagePolicies(v.stagePolicies())
+                .classPolicies(v.classPolicies())
+                .skipBudget(v.skipBudget());
+    }
+
+    /** Pipeline name: thread names, the {@code pipeline} metric tag, logs. */
+    public String name() {
+        return v.name();
+    }
+
+    /** Lane threads, each with its own source consumer and chain. */
+    public int lanes() {
+        return v.lanes();
+    }
+
+    /**
+     * Io threads per sink running the shard workers; 0 (the default) = one per shard, so a slow shard's
+     * blocking writes never delay another's.
+     */
+    public int ioThreads() {
+        return v.ioThreads();
+    }
+
+    /** How often advanced watermarks are committed (asynchronously). */
+    public Duration checkpointInterval() {
+        return v.checkpointInterval();
+    }
+
+    /** Bound on draining at revoke and at shutdown. */
+    public Duration drainTimeout() {
+        return v.drainTimeout();
+    }
+
+    /**
+     * Fail the pipeline when a partition's watermark has not advanced past outstanding data for this long
+     * (default {@link #DEFAULT_STALLED_FAIL_AFTER}); {@link Duration#ZERO} disables it.
+     */
+    public Duration stalledFailAfter() {
+        return v.stalledFailAfter();
+    }
+
+    /** Global budget of encoded bytes handed to sinks and not yet written. */
+    public long maxInFlightBytes() {
+        return v.maxInFlightBytes();
+    }
+
+    /** Budget utilisation (0..1] at which lanes pause their partitions. */
+    public double pauseAbove() {
+        return v.pauseAbove();
+    }
+
+    /** Utilisation below which paused lanes resume (below {@link #pauseAbove()}). */
+    public double resumeBelow() {
+        return v.resumeBelow();
+    }
+
+    /** A pause lasts at least this long (hysteresis against flapping). */
+    public Duration minPause() {
+        return v.minPause();
+    }
+
+    /** Longest a lane waits in one poll. */
+    public Duration pollTimeout() {
+        return v.pollTimeout();
+    }
+
+    /** Error policy overrides by stage name (win over class overrides); unmodifiable. */
+    public Map<String, ErrorPolicy> stagePolicies() {
+        return v.stagePolicies();
+    }
+
+    /** Error policy overrides by error class; unmodifiable. */
+    public Map<ErrorClass, ErrorPolicy> classPolicies() {
+        return v.classPolicies();
+    }
+
+    /**
+     * Share of records a lane may skip or dead-letter per window and error class before the pipeline
+     * fails ({@link SkipBudget#DEFAULT}).
+     */
+    public SkipBudget skipBudget() {
+        return v.skipBudget();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PipelineConfig c && v.equals(c.v);
+    }
+
+    @Override
+    public int hashCode() {
+        return v.hashCode();
+    }
+
+    /** {@code PipelineConfig[name=..., lanes=..., ...]}: every setting. */
+    @Override
+    public String toString() {
+        return "PipelineConfig" + v.toString().substring("Values".length());
+    }
+
+    /** Builder with the documented defaults; {@link #build()} checks the settings. */
     public static final class Builder {
         private final String name;
         private int lanes = DEFAULT_LANES;
@@ -241,8 +349,13 @@ public record PipelineConfig(
             return this;
         }
 
+        /**
+         * The configuration.
+         *
+         * @throws IllegalArgumentException when a setting is out of range (or missing)
+         */
         public PipelineConfig build() {
-            return new PipelineConfig(
+            return new PipelineConfig(new Values(
                     name,
                     lanes,
                     ioThreads,
@@ -256,7 +369,7 @@ public record PipelineConfig(
                     pollTimeout,
                     stagePolicies,
                     classPolicies,
-                    skipBudget);
+                    skipBudget));
         }
     }
 }

@@ -15,176 +15,238 @@ import java.util.function.IntFunction;
  * that passes a different encoder for such a sink fails when it is built. Sinks without one (custom
  * sinks) take the encoder from the chain.
  *
- * @param name             sink name, used in metrics ({@code sink} label) and errors
- * @param shardCount       number of shards
- * @param writers          creates the writer of a shard (called once per shard at start)
- * @param encoder          the sink's row encoder, or null when chains bring their own
- * @param chunks           when lanes hand a shard's open chunk off
- * @param batch            sealing thresholds
- * @param retry            transient-failure retries
- * @param queueCapacity    chunks each shard queue holds before lanes must pause (power of two)
- * @param permanentFailure what a permanent write failure does: {@code FAIL} stops the pipeline;
- *                         {@code SKIP} fails the batch's acks (its partitions stall, nothing is lost)
- *                         and keeps the pipeline running
- * @param deterministicBlocks whether rows are written in deterministic blocks: per source partition
- *                         and offset range, one insert each, sealed at boundaries recorded in the
- *                         commit metadata before the insert, with a token named after the range, so a
- *                         replay after a crash rebuilds the same inserts and a deduplicating server
- *                         drops them (see docs/concepts/delivery.md). Batches then follow
- *                         {@link #batch()}'s limits per partition and shard. False: rows of all
- *                         partitions are merged into batches by size and linger
+ * <p>Build one with {@link #builder(String, int, IntFunction)} (default chunks, batching, retries, a
+ * {@value #DEFAULT_QUEUE_CAPACITY}-chunk queue per shard, FAIL on permanent errors, batches merged across
+ * partitions); change a copy with {@link #toBuilder()}. The builder's {@link Builder#build()} checks
+ * every setting.
  */
-public record SinkDefinition(
-        String name,
-        int shardCount,
-        IntFunction<ShardWriter> writers,
-        RowEncoder<?> encoder,
-        ChunkConfig chunks,
-        BatchConfig batch,
-        RetryConfig retry,
-        int queueCapacity,
-        ErrorPolicy permanentFailure,
-        boolean deterministicBlocks) {
+public final class SinkDefinition {
 
     /** Default chunks each shard queue holds. */
     public static final int DEFAULT_QUEUE_CAPACITY = 64;
 
-    public SinkDefinition {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(writers, "writers");
-        Objects.requireNonNull(chunks, "chunks");
-        Objects.requireNonNull(batch, "batch");
-        Objects.requireNonNull(retry, "retry");
-        Objects.requireNonNull(permanentFailure, "permanentFailure");
-        if (permanentFailure == ErrorPolicy.DEAD_LETTER) {
-            throw new IllegalArgumentException("sink '" + name + "' permanent-failure policy must be FAIL or SKIP: a "
-                    + "failed batch is not a record to dead-letter");
+    /**
+     * The checked settings: a record for its equals, hashCode and toString; its constructor, which only
+     * {@link Builder#build()} calls, is the one place that checks them.
+     */
+    private record Values(
+            String name,
+            int shardCount,
+            IntFunction<ShardWriter> writers,
+            RowEncoder<?> encoder,
+            ChunkConfig chunks,
+            BatchConfig batch,
+            RetryConfig retry,
+            int queueCapacity,
+            ErrorPolicy permanentFailure,
+            boolean deterministicBlocks) {
+        Values {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(writers, "writers");
+            Objects.requireNonNull(chunks, "chunks");
+            Objects.requireNonNull(batch, "batch");
+            Objects.requireNonNull(retry, "retry");
+            Objects.requireNonNull(permanentFailure, "permanentFailure");
+            if (permanentFailure == ErrorPolicy.DEAD_LETTER) {
+                throw new IllegalArgumentException("sink '" + name + "' permanent-failure policy must be FAIL or SKIP: "
+                        + "a failed batch is not a record to dead-letter");
+            }
+            if (shardCount <= 0) {
+                throw new IllegalArgumentException("sink '" + name + "' needs at least one shard, got " + shardCount);
+            }
+            if (queueCapacity < 2 || Integer.bitCount(queueCapacity) != 1) {
+                throw new IllegalArgumentException(
+                        "sink '" + name + "' queue capacity must be a power of two >= 2, got " + queueCapacity);
+            }
         }
-        if (shardCount <= 0) {
-            throw new IllegalArgumentException("sink '" + name + "' needs at least one shard, got " + shardCount);
-        }
-        if (queueCapacity < 2 || Integer.bitCount(queueCapacity) != 1) {
-            throw new IllegalArgumentException(
-                    "sink '" + name + "' queue capacity must be a power of two >= 2, got " + queueCapacity);
-        }
+    }
+
+    private final Values v;
+
+    private SinkDefinition(Values v) {
+        this.v = v;
     }
 
     /**
-     * A sink without its own encoder, with default chunks, batching, retries, a
-     * {@value #DEFAULT_QUEUE_CAPACITY}-chunk queue per shard, FAIL on permanent errors, and batches
-     * merged across partitions (no deterministic blocks).
+     * A builder of the sink {@code name} over {@code shardCount} shards whose writers {@code writers}
+     * creates, without its own encoder, with the defaults.
      */
-    public static SinkDefinition of(String name, int shardCount, IntFunction<ShardWriter> writers) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                null,
-                ChunkConfig.DEFAULTS,
-                BatchConfig.DEFAULTS,
-                RetryConfig.DEFAULTS,
-                DEFAULT_QUEUE_CAPACITY,
-                ErrorPolicy.FAIL,
-                false);
+    public static Builder builder(String name, int shardCount, IntFunction<ShardWriter> writers) {
+        return new Builder(name, shardCount, writers);
     }
 
-    /** The same sink writing in deterministic blocks, or not (see {@link #deterministicBlocks()}). */
-    public SinkDefinition withDeterministicBlocks(boolean deterministicBlocks) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+    /** A builder holding this sink's settings, to build a changed copy. */
+    public Builder toBuilder() {
+        return new Builder(v.name(), v.shardCount(), v.writers())
+                .encoder(v.encoder())
+                .chunks(v.chunks())
+                .batch(v.batch())
+                .retry(v.retry())
+                .queueCapacity(v.queueCapacity())
+                .permanentFailure(v.permanentFailure())
+                .deterministicBlocks(v.deterministicBlocks());
     }
 
-    /** The same sink writing its rows with {@code encoder} (what chains ending in it then use). */
-    public SinkDefinition withEncoder(RowEncoder<?> encoder) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+    /** Sink name, used in metrics ({@code sink} label) and errors. */
+    public String name() {
+        return v.name();
     }
 
-    public SinkDefinition withChunks(ChunkConfig chunks) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+    /** Number of shards. */
+    public int shardCount() {
+        return v.shardCount();
     }
 
-    public SinkDefinition withBatch(BatchConfig batch) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+    /** Creates the writer of a shard (called once per shard at start). */
+    public IntFunction<ShardWriter> writers() {
+        return v.writers();
     }
 
-    public SinkDefinition withRetry(RetryConfig retry) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+    /** The sink's row encoder, or null when chains bring their own. */
+    public RowEncoder<?> encoder() {
+        return v.encoder();
     }
 
-    public SinkDefinition withQueueCapacity(int queueCapacity) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+    /** When lanes hand a shard's open chunk off. */
+    public ChunkConfig chunks() {
+        return v.chunks();
     }
 
-    public SinkDefinition withPermanentFailure(ErrorPolicy permanentFailure) {
-        return new SinkDefinition(
-                name,
-                shardCount,
-                writers,
-                encoder,
-                chunks,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                deterministicBlocks);
+    /** Sealing thresholds. */
+    public BatchConfig batch() {
+        return v.batch();
+    }
+
+    /** Transient-failure retries. */
+    public RetryConfig retry() {
+        return v.retry();
+    }
+
+    /** Chunks each shard queue holds before lanes must pause (power of two). */
+    public int queueCapacity() {
+        return v.queueCapacity();
+    }
+
+    /**
+     * What a permanent write failure does: {@code FAIL} stops the pipeline; {@code SKIP} fails the batch's
+     * acks (its partitions stall, nothing is lost) and keeps the pipeline running.
+     */
+    public ErrorPolicy permanentFailure() {
+        return v.permanentFailure();
+    }
+
+    /**
+     * Whether rows are written in deterministic blocks: per source partition and offset range, one insert
+     * each, sealed at boundaries recorded in the commit metadata before the insert, with a token named after
+     * the range, so a replay after a crash rebuilds the same inserts and a deduplicating server drops them
+     * (see docs/concepts/delivery.md). Batches then follow {@link #batch()}'s limits per partition and
+     * shard. False: rows of all partitions are merged into batches by size and linger.
+     */
+    public boolean deterministicBlocks() {
+        return v.deterministicBlocks();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof SinkDefinition d && v.equals(d.v);
+    }
+
+    @Override
+    public int hashCode() {
+        return v.hashCode();
+    }
+
+    /** {@code SinkDefinition[name=..., shardCount=..., ...]}: every setting. */
+    @Override
+    public String toString() {
+        return "SinkDefinition" + v.toString().substring("Values".length());
+    }
+
+    /**
+     * Builder of a {@link SinkDefinition}; starts from the defaults, {@link #build()} checks the settings.
+     */
+    public static final class Builder {
+        private final String name;
+        private final int shardCount;
+        private final IntFunction<ShardWriter> writers;
+        private RowEncoder<?> encoder;
+        private ChunkConfig chunks = ChunkConfig.DEFAULTS;
+        private BatchConfig batch = BatchConfig.DEFAULTS;
+        private RetryConfig retry = RetryConfig.DEFAULTS;
+        private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
+        private ErrorPolicy permanentFailure = ErrorPolicy.FAIL;
+        private boolean deterministicBlocks;
+
+        private Builder(String name, int shardCount, IntFunction<ShardWriter> writers) {
+            this.name = name;
+            this.shardCount = shardCount;
+            this.writers = writers;
+        }
+
+        /**
+         * The sink's row encoder (what chains ending in it then use), or null (the default) when chains
+         * bring their own.
+         */
+        public Builder encoder(RowEncoder<?> encoder) {
+            this.encoder = encoder;
+            return this;
+        }
+
+        /** When lanes hand a shard's open chunk off ({@link ChunkConfig#DEFAULTS} by default). */
+        public Builder chunks(ChunkConfig chunks) {
+            this.chunks = chunks;
+            return this;
+        }
+
+        /** Sealing thresholds ({@link BatchConfig#DEFAULTS} by default). */
+        public Builder batch(BatchConfig batch) {
+            this.batch = batch;
+            return this;
+        }
+
+        /** Transient-failure retries ({@link RetryConfig#DEFAULTS} by default). */
+        public Builder retry(RetryConfig retry) {
+            this.retry = retry;
+            return this;
+        }
+
+        /** Chunks each shard queue holds, a power of two ({@value SinkDefinition#DEFAULT_QUEUE_CAPACITY} by default). */
+        public Builder queueCapacity(int queueCapacity) {
+            this.queueCapacity = queueCapacity;
+            return this;
+        }
+
+        /** What a permanent write failure does: {@code FAIL} (the default) or {@code SKIP}. */
+        public Builder permanentFailure(ErrorPolicy permanentFailure) {
+            this.permanentFailure = permanentFailure;
+            return this;
+        }
+
+        /** Whether rows are written in deterministic blocks (see {@link SinkDefinition#deterministicBlocks()}); off by default. */
+        public Builder deterministicBlocks(boolean deterministicBlocks) {
+            this.deterministicBlocks = deterministicBlocks;
+            return this;
+        }
+
+        /**
+         * The sink definition.
+         *
+         * @throws IllegalArgumentException when a setting is out of range (no shard, a queue capacity that
+         *                                  is no power of two, a {@code DEAD_LETTER} permanent-failure policy)
+         * @throws NullPointerException     when name, writers or a setting is null
+         */
+        public SinkDefinition build() {
+            return new SinkDefinition(new Values(
+                    name,
+                    shardCount,
+                    writers,
+                    encoder,
+                    chunks,
+                    batch,
+                    retry,
+                    queueCapacity,
+                    permanentFailure,
+                    deterministicBlocks));
+        }
     }
 }

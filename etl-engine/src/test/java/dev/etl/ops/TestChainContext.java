@@ -87,16 +87,18 @@ final class TestChainContext implements LaneContext {
         outboxes.put(name, outbox);
         definitions.put(
                 name,
-                SinkDefinition.of(name, sink.shardCount(), shard -> batch -> {})
-                        .withChunks(config)
-                        .withEncoder(encoder));
+                SinkDefinition.builder(name, sink.shardCount(), shard -> batch -> {})
+                        .chunks(config)
+                        .encoder(encoder)
+                        .build());
         return outbox;
     }
 
     /** Adds sink {@code name} backed by {@code sink}, writing deterministic blocks (as the ClickHouse sink does). */
     ChunkOutbox addBlockSink(String name, RecordingChunkSink sink) {
-        SinkDefinition definition =
-                SinkDefinition.of(name, sink.shardCount(), shard -> batch -> {}).withDeterministicBlocks(true);
+        SinkDefinition definition = SinkDefinition.builder(name, sink.shardCount(), shard -> batch -> {})
+                .deterministicBlocks(true)
+                .build();
         ChunkOutbox outbox = new ChunkOutbox(sink, definition);
         outboxes.put(name, outbox);
         definitions.put(name, definition);

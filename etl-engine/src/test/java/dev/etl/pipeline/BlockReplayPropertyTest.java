@@ -167,10 +167,11 @@ class BlockReplayPropertyTest {
             this.committed = start;
             BatchConfig batch =
                     new BatchConfig(1 + random.nextInt(12), 1 << 20, Duration.ofMillis(5 + random.nextInt(50)));
-            SinkDefinition definition = SinkDefinition.of("s", SHARDS, shard -> b -> {})
-                    .withBatch(batch)
-                    .withChunks(new ChunkConfig(1 + random.nextInt(4), 1 << 20))
-                    .withDeterministicBlocks(true);
+            SinkDefinition definition = SinkDefinition.builder("s", SHARDS, shard -> b -> {})
+                    .batch(batch)
+                    .chunks(new ChunkConfig(1 + random.nextInt(4), 1 << 20))
+                    .deterministicBlocks(true)
+                    .build();
             ChunkOutbox outbox = new ChunkOutbox(this, definition);
             this.chains = outbox.blocks();
             this.blocks = LaneBlocks.of(

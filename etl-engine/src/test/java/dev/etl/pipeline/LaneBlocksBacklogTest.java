@@ -36,10 +36,11 @@ class LaneBlocksBacklogTest {
 
     private void lane(int maxRows) {
         ChunkSink sink = new OneShardAcceptingSink();
-        SinkDefinition definition = SinkDefinition.of("s", 1, shard -> b -> {})
-                .withBatch(new BatchConfig(maxRows, 1 << 30, Duration.ofNanos(LINGER_NS)))
-                .withChunks(new ChunkConfig(1_000, 1 << 20))
-                .withDeterministicBlocks(true);
+        SinkDefinition definition = SinkDefinition.builder("s", 1, shard -> b -> {})
+                .batch(new BatchConfig(maxRows, 1 << 30, Duration.ofNanos(LINGER_NS)))
+                .chunks(new ChunkConfig(1_000, 1 << 20))
+                .deterministicBlocks(true)
+                .build();
         ChunkOutbox outbox = new ChunkOutbox(sink, definition);
         chains = outbox.blocks();
         blocks = LaneBlocks.of(new ChunkOutbox[] {outbox}, Long.MAX_VALUE, meters, "p", 0);

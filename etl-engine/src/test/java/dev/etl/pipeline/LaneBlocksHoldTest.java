@@ -34,10 +34,11 @@ class LaneBlocksHoldTest {
 
     private void lane(CommittedPosition committed) {
         ChunkSink sink = new OneShardAcceptingSink();
-        SinkDefinition definition = SinkDefinition.of("s", 1, shard -> b -> {})
-                .withBatch(new BatchConfig(1_000_000, 1 << 30, Duration.ofNanos(LINGER_NS)))
-                .withChunks(new ChunkConfig(1_000, 1 << 20))
-                .withDeterministicBlocks(true);
+        SinkDefinition definition = SinkDefinition.builder("s", 1, shard -> b -> {})
+                .batch(new BatchConfig(1_000_000, 1 << 30, Duration.ofNanos(LINGER_NS)))
+                .chunks(new ChunkConfig(1_000, 1 << 20))
+                .deterministicBlocks(true)
+                .build();
         ChunkOutbox outbox = new ChunkOutbox(sink, definition);
         chains = outbox.blocks();
         blocks = LaneBlocks.of(new ChunkOutbox[] {outbox}, Long.MAX_VALUE, meters, "p", 0);

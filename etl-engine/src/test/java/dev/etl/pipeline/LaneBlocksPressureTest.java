@@ -43,10 +43,11 @@ class LaneBlocksPressureTest {
     void lane() {
         ChunkSink sink = new OneShardAcceptingSink();
         // Size and linger far away: only the lane's memory share seals.
-        SinkDefinition definition = SinkDefinition.of("s", 1, shard -> b -> {})
-                .withBatch(new BatchConfig(Integer.MAX_VALUE, 1L << 40, Duration.ofDays(1)))
-                .withChunks(new ChunkConfig(1_000, 1 << 20))
-                .withDeterministicBlocks(true);
+        SinkDefinition definition = SinkDefinition.builder("s", 1, shard -> b -> {})
+                .batch(new BatchConfig(Integer.MAX_VALUE, 1L << 40, Duration.ofDays(1)))
+                .chunks(new ChunkConfig(1_000, 1 << 20))
+                .deterministicBlocks(true)
+                .build();
         ChunkOutbox outbox = new ChunkOutbox(sink, definition);
         chains = outbox.blocks();
         blocks = LaneBlocks.of(new ChunkOutbox[] {outbox}, LIMIT, meters, "p", 0);

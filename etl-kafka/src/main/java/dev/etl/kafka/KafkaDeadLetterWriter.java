@@ -213,16 +213,17 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
                 producerProperties(producerProperties, DeadLetterProducerSettings.requireTimeout(sendTimeout));
         String checkedTopic = DeadLetterProducerSettings.requireTopic(topic);
         Objects.requireNonNull(options, "options");
-        return SinkDefinition.of(name, 1, shard -> {
-            OptionalInt topicLimit = options.checkTopic()
-                    ? checkTopic(
-                            checked,
-                            checkedTopic,
-                            sendTimeout.compareTo(MAX_CHECK_TIMEOUT) < 0 ? sendTimeout : MAX_CHECK_TIMEOUT)
-                    : OptionalInt.empty();
-            return new KafkaDeadLetterWriter(
-                    checked, checkedTopic, sendTimeout, options, topicLimit, KafkaProducer::new);
-        });
+        return SinkDefinition.builder(name, 1, shard -> {
+                    OptionalInt topicLimit = options.checkTopic()
+                            ? checkTopic(
+                                    checked,
+                                    checkedTopic,
+                                    sendTimeout.compareTo(MAX_CHECK_TIMEOUT) < 0 ? sendTimeout : MAX_CHECK_TIMEOUT)
+                            : OptionalInt.empty();
+                    return new KafkaDeadLetterWriter(
+                            checked, checkedTopic, sendTimeout, options, topicLimit, KafkaProducer::new);
+                })
+                .build();
     }
 
     /**

@@ -355,11 +355,12 @@ final class Simulation {
         KeyHashRouter<String> router =
                 s.valueKey() ? KeyHashRouter.byKey(v -> v.hashCode()) : KeyHashRouter.byRecordKey();
         KeyHashRouter<String> routed = s.weights() == null ? router : router.withWeights(s.weights());
-        SinkDefinition sink = SinkDefinition.of("ch", s.shards(), shard -> clickHouse.writer(shard, source))
-                .withBatch(new BatchConfig(s.maxRows(), 1 << 20, Duration.ofMillis(s.lingerMs())))
-                .withRetry(new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(200), 2.0, 0.2))
-                .withDeterministicBlocks(true)
-                .withPermanentFailure(dev.etl.error.ErrorPolicy.SKIP);
+        SinkDefinition sink = SinkDefinition.builder("ch", s.shards(), shard -> clickHouse.writer(shard, source))
+                .batch(new BatchConfig(s.maxRows(), 1 << 20, Duration.ofMillis(s.lingerMs())))
+                .retry(new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(200), 2.0, 0.2))
+                .deterministicBlocks(true)
+                .permanentFailure(dev.etl.error.ErrorPolicy.SKIP)
+                .build();
         return Pipeline.builder(config)
                 .source(source)
                 .sink(sink)

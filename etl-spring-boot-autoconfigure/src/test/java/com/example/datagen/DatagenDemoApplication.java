@@ -40,6 +40,7 @@ public class DatagenDemoApplication {
 
     @Bean
     SinkDefinition counting() {
-        return SinkDefinition.of("counting", 2, (shard) -> (batch) -> ROWS.addAndGet(batch.rowCount()));
+        return SinkDefinition.builder("counting", 2, (shard) -> (batch) -> ROWS.addAndGet(batch.rowCount()))
+                .build();
     }
 }

@@ -110,13 +110,14 @@ class ExtendingTest {
     void customOperatorAndCustomSinkRunInAPipeline(@TempDir Path dir) throws Exception {
         MemorySource source = MemorySource.create();
         // tag::wiring[]
-        SinkDefinition files = SinkDefinition.of("files", 2, shard -> {
-            try {
-                return new FileShardWriter(dir, shard);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        });
+        SinkDefinition files = SinkDefinition.builder("files", 2, shard -> {
+                    try {
+                        return new FileShardWriter(dir, shard);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                })
+                .build();
         Deserializer<String> utf8 = (key, value, meta, out) -> out.collect(value.toUtf8String());
         PipelineRuntime runtime = Pipeline.builder(
                         PipelineConfig.builder("extending").build())

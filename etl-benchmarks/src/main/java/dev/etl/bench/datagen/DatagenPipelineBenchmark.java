@@ -85,7 +85,9 @@ public class DatagenPipelineBenchmark {
                 .filter("priced", event -> event.getPrice() >= 0)
                 .sink(ROWS, KeyHashRouter.byRecordKey());
         AtomicLong rows = new AtomicLong();
-        SinkDefinition discard = SinkDefinition.of("discard", 2, shard -> batch -> rows.addAndGet(batch.rowCount()));
+        SinkDefinition discard = SinkDefinition.builder(
+                        "discard", 2, shard -> batch -> rows.addAndGet(batch.rowCount()))
+                .build();
         PipelineRuntime runtime = Pipeline.builder(config)
                 .source(source)
                 .sink(discard)

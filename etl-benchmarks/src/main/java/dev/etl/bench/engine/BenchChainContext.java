@@ -52,7 +52,8 @@ final class BenchChainContext implements LaneContext {
 
     @Override
     public dev.etl.sink.SinkDefinition sink(String sinkName) {
-        return dev.etl.sink.SinkDefinition.of(sinkName, outbox.shardCount(), shard -> batch -> {});
+        return dev.etl.sink.SinkDefinition.builder(sinkName, outbox.shardCount(), shard -> batch -> {})
+                .build();
     }
 
     @Override

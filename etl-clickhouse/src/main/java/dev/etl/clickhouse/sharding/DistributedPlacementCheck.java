@@ -257,20 +257,21 @@ public final class DistributedPlacementCheck {
         for (int s = 0; checked > 0 && s < shardCount; s++) {
             perShard.add(new PlacementReport.ShardSample(s, serverKeys[s], agreeing[s], pipelineKeys[s]));
         }
-        return new PlacementReport(
-                table.qualifiedName(),
-                table.cluster(),
-                expression,
-                column,
-                columnType,
-                pipeline,
-                toList(weights),
-                pipelineShards,
-                checked,
-                mismatched,
-                mismatches,
-                problems,
-                perShard);
+        return PlacementReport.builder()
+                .table(table.qualifiedName())
+                .cluster(table.cluster())
+                .expression(expression)
+                .keyColumn(column)
+                .keyType(columnType)
+                .pipeline(pipeline)
+                .serverWeights(toList(weights))
+                .pipelineShards(pipelineShards)
+                .checked(checked)
+                .mismatched(mismatched)
+                .mismatches(mismatches)
+                .problems(problems)
+                .shards(perShard)
+                .build();
     }
 
     private static String columnType(DistributedTable table, String column) {

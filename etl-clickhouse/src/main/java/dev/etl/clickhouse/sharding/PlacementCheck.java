@@ -98,7 +98,7 @@ public record PlacementCheck(
                         more.add(qualifiedTable() + " fronts " + distributed.localDatabase() + "."
                                 + distributed.localTable() + ", not the sink's table " + sink.qualifiedTable());
                     }
-                    return report.withProblems(more);
+                    return report.toBuilder().addProblems(more).build();
                 } catch (ClickHouseRequestException e) {
                     if (e.kind() == ClickHouseRequestException.Kind.HTTP) {
                         return unverified(
@@ -122,18 +122,15 @@ public record PlacementCheck(
     }
 
     private PlacementReport unverified(ClickHouseSinkConfig sink, String problem) {
-        return new PlacementReport(
-                qualifiedTable(),
-                PlacementReport.UNKNOWN,
-                PlacementReport.UNKNOWN,
-                placement.key().column(),
-                placement.key().type().toString(),
-                placement.toString(),
-                List.of(),
-                sink.shards().size(),
-                0,
-                0,
-                List.of(),
-                List.of("placement could not be checked: " + problem));
+        return PlacementReport.builder()
+                .table(qualifiedTable())
+                .cluster(PlacementReport.UNKNOWN)
+                .expression(PlacementReport.UNKNOWN)
+                .keyColumn(placement.key().column())
+                .keyType(placement.key().type().toString())
+                .pipeline(placement.toString())
+                .pipelineShards(sink.shards().size())
+                .problems(List.of("placement could not be checked: " + problem))
+                .build();
     }
 }

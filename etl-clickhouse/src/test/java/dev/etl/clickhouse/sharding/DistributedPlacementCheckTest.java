@@ -14,19 +14,20 @@ class DistributedPlacementCheckTest {
     private static PlacementReport report(int mismatched, List<String> problems) {
         List<PlacementReport.Mismatch> mismatches =
                 mismatched == 0 ? List.of() : List.of(new PlacementReport.Mismatch("42", 1, 0, 0));
-        return new PlacementReport(
-                "shop.orders",
-                "etl",
-                "cityHash64(order_id)",
-                "order_id",
-                "UInt64",
-                "KeyHashRouter",
-                List.of(1, 1),
-                2,
-                1000,
-                mismatched,
-                mismatches,
-                problems);
+        return PlacementReport.builder()
+                .table("shop.orders")
+                .cluster("etl")
+                .expression("cityHash64(order_id)")
+                .keyColumn("order_id")
+                .keyType("UInt64")
+                .pipeline("KeyHashRouter")
+                .serverWeights(List.of(1, 1))
+                .pipelineShards(2)
+                .checked(1000)
+                .mismatched(mismatched)
+                .mismatches(mismatches)
+                .problems(problems)
+                .build();
     }
 
     @Test
@@ -73,7 +74,9 @@ class DistributedPlacementCheckTest {
 
     @Test
     void aStructuralProblemAloneIsAMismatch() {
-        PlacementReport r = report(0, List.of()).withProblems(List.of("sink shard 0 is shard_num 2"));
+        PlacementReport r = report(0, List.of()).toBuilder()
+                .addProblems(List.of("sink shard 0 is shard_num 2"))
+                .build();
         assertThat(r.matches()).isFalse();
         assertThat(r.message()).contains("sink shard 0 is shard_num 2");
     }

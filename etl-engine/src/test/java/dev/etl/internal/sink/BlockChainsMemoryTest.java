@@ -69,10 +69,11 @@ class BlockChainsMemoryTest {
     void closedChunksAreNearlyFullSoBlocksTakeAboutTheirContent() {
         long seed = Long.getLong("blocks.memory.seed", System.nanoTime());
         Random random = new Random(seed);
-        SinkDefinition definition = SinkDefinition.of("s", SHARDS, shard -> b -> {})
-                .withChunks(new ChunkConfig(8_192, 64 * 1024))
-                .withBatch(new BatchConfig(Integer.MAX_VALUE, 1L << 40, Duration.ofDays(1)))
-                .withDeterministicBlocks(true);
+        SinkDefinition definition = SinkDefinition.builder("s", SHARDS, shard -> b -> {})
+                .chunks(new ChunkConfig(8_192, 64 * 1024))
+                .batch(new BatchConfig(Integer.MAX_VALUE, 1L << 40, Duration.ofDays(1)))
+                .deterministicBlocks(true)
+                .build();
         RecyclingSink sink = new RecyclingSink();
         BlockChains blocks = new BlockChains(sink, definition);
         AckQueue acks = new AckQueue();

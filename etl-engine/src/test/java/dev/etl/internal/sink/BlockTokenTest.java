@@ -23,8 +23,9 @@ class BlockTokenTest {
 
     /** Seals one block of {@code partition} [0, 10) with a row for shard 0; returns shard 0's token. */
     private String shardZeroToken(int shards, String routerTopology, String partitionIdentity) {
-        SinkDefinition definition =
-                SinkDefinition.of("orders", shards, shard -> batch -> {}).withDeterministicBlocks(true);
+        SinkDefinition definition = SinkDefinition.builder("orders", shards, shard -> batch -> {})
+                .deterministicBlocks(true)
+                .build();
         List<Chunk> handedOff = new ArrayList<>();
         ChunkSink sink = new ChunkSink() {
             @Override

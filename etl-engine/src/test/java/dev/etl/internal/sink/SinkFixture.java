@@ -1,11 +1,9 @@
 package dev.etl.internal.sink;
 
-import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.internal.checkpoint.AckQueue;
 import dev.etl.sink.BatchConfig;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -32,17 +30,11 @@ final class SinkFixture implements AutoCloseable {
 
     static SinkDefinition definition(
             int shards, RecordingShardWriter writer, int maxRows, long maxBytes, Duration linger) {
-        return new SinkDefinition(
-                "orders",
-                shards,
-                shard -> writer,
-                null,
-                ChunkConfig.DEFAULTS,
-                new BatchConfig(maxRows, maxBytes, linger),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2),
-                8,
-                ErrorPolicy.FAIL,
-                false);
+        return SinkDefinition.builder("orders", shards, shard -> writer)
+                .batch(new BatchConfig(maxRows, maxBytes, linger))
+                .retry(new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2))
+                .queueCapacity(8)
+                .build();
     }
 
     SinkDefinition definition(int shards, int maxRows, Duration linger) {

@@ -3,7 +3,6 @@ package dev.etl.internal.sink;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.etl.error.ErrorPolicy;
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.ChunkConfig;
@@ -32,17 +31,13 @@ class SinkRuntimeBlockTest {
     }
 
     private SinkDefinition definition() {
-        return new SinkDefinition(
-                "orders",
-                1,
-                shard -> fx.writer,
-                null,
-                new ChunkConfig(CHUNK_ROWS, 1 << 20),
-                new BatchConfig(1_000, 1 << 20, Duration.ofHours(1)),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2),
-                8,
-                ErrorPolicy.FAIL,
-                true);
+        return SinkDefinition.builder("orders", 1, shard -> fx.writer)
+                .chunks(new ChunkConfig(CHUNK_ROWS, 1 << 20))
+                .batch(new BatchConfig(1_000, 1 << 20, Duration.ofHours(1)))
+                .retry(new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2))
+                .queueCapacity(8)
+                .deterministicBlocks(true)
+                .build();
     }
 
     /** 19, 20 and 21 rows: a last chunk partly filled, exactly full (its empty successor cut off), one row. */

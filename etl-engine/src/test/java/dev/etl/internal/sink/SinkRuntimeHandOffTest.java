@@ -24,7 +24,9 @@ class SinkRuntimeHandOffTest {
 
     @Test
     void refusesWhenTheShardQueueIsFullAndLeavesTheChunkUntouched() {
-        SinkRuntime sink = fx.create(fx.definition(2, 1000, Duration.ofHours(1)).withQueueCapacity(2));
+        SinkRuntime sink = fx.create(fx.definition(2, 1000, Duration.ofHours(1)).toBuilder()
+                .queueCapacity(2)
+                .build());
         TestLane lane = new TestLane(fx.acks, 0);
         assertThat(sink.tryHandOff(lane.chunk(sink, 0, 0, 10))).isTrue();
         assertThat(sink.tryHandOff(lane.chunk(sink, 0, 10, 10))).isTrue();

@@ -3,12 +3,10 @@ package dev.etl.internal.sink;
 import static dev.etl.internal.sink.TestLane.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.etl.error.ErrorPolicy;
 import dev.etl.error.SinkWriteException;
 import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.internal.checkpoint.AckRef;
 import dev.etl.sink.BatchConfig;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SealedBatch;
@@ -89,17 +87,11 @@ class SinkRuntimeMemoryBoundTest {
     }
 
     private SinkDefinition definition(CountDownLatch release, AtomicLong rows) {
-        return new SinkDefinition(
-                "orders",
-                SHARDS,
-                shard -> new BlockingWriter(shard, release, rows),
-                null,
-                ChunkConfig.DEFAULTS,
-                new BatchConfig(10_000_000, MAX_BATCH_BYTES, Duration.ofMillis(2)),
-                new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2),
-                16,
-                ErrorPolicy.FAIL,
-                false);
+        return SinkDefinition.builder("orders", SHARDS, shard -> new BlockingWriter(shard, release, rows))
+                .batch(new BatchConfig(10_000_000, MAX_BATCH_BYTES, Duration.ofMillis(2)))
+                .retry(new RetryConfig(0, Duration.ofMillis(1), Duration.ofMillis(5), 2.0, 0.2))
+                .queueCapacity(16)
+                .build();
     }
 
     private static long usedHeapAfterGc(MemoryMXBean memory) throws InterruptedException {

@@ -32,7 +32,9 @@ class SinkRuntimeRejectedRowsTest {
     }
 
     private SinkDefinition definition(ErrorPolicy policy) {
-        return fx.definition(1, 100, Duration.ofHours(1)).withPermanentFailure(policy);
+        return fx.definition(1, 100, Duration.ofHours(1)).toBuilder()
+                .permanentFailure(policy)
+                .build();
     }
 
     /** A chunk of partition 3's records 1000..1009, one row each, as the sink stage adds them. */

@@ -50,8 +50,10 @@ class SinkRuntimeStressTest {
             }
         });
         fx.budget = new InFlightBudget(64 * 1024);
-        SinkRuntime sink = fx.start(SinkFixture.definition(SHARDS, fx.writer, 2_000, 1 << 20, Duration.ofMillis(2))
-                .withQueueCapacity(4));
+        SinkRuntime sink =
+                fx.start(SinkFixture.definition(SHARDS, fx.writer, 2_000, 1 << 20, Duration.ofMillis(2)).toBuilder()
+                        .queueCapacity(4)
+                        .build());
 
         List<TestLane> lanes = new ArrayList<>();
         List<Thread> producers = new ArrayList<>();

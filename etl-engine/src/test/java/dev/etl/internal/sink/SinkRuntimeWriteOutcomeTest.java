@@ -113,8 +113,9 @@ class SinkRuntimeWriteOutcomeTest {
                 throw SinkWriteException.transientFailure("replica down", null);
             }
         });
-        SinkDefinition definition =
-                oneRowBatches(1).withRetry(new RetryConfig(3, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.5));
+        SinkDefinition definition = oneRowBatches(1).toBuilder()
+                .retry(new RetryConfig(3, Duration.ofMillis(1), Duration.ofMillis(2), 2.0, 0.5))
+                .build();
         SinkRuntime sink = fx.start(definition);
         TestLane lane = new TestLane(fx.acks, 0);
         assertThat(sink.tryHandOff(lane.chunk(sink, 0, 0, 10))).isTrue();
@@ -161,7 +162,8 @@ class SinkRuntimeWriteOutcomeTest {
                 throw SinkWriteException.permanentFailure("type mismatch", null);
             }
         });
-        SinkRuntime sink = fx.start(oneRowBatches(1).withPermanentFailure(ErrorPolicy.SKIP));
+        SinkRuntime sink = fx.start(
+                oneRowBatches(1).toBuilder().permanentFailure(ErrorPolicy.SKIP).build());
         TestLane lane = new TestLane(fx.acks, 0);
         assertThat(sink.tryHandOff(lane.chunk(sink, 0, 0, 10))).isTrue();
         await("the skipped batch", TIMEOUT, () -> !fx.acks.isEmpty() && sink.isIdle());

@@ -33,7 +33,10 @@ import org.junit.jupiter.api.Test;
  *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
  *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's, Avro's {@code Schema} for datagen; the AWS SDK's, Kafka's and Avro's for the S3 backfill;
  *       Spring's in the Spring modules;
- *       Testcontainers' in etl-spring-boot-testcontainers).</li>
+ *       Testcontainers' in etl-spring-boot-testcontainers);</li>
+ *   <li>the public configuration types ({@code ClickHouseSinkConfig}, {@code PipelineConfig},
+ *       {@code SinkDefinition}, {@code PlacementReport}) are final classes built only by their builders:
+ *       no public constructor, a {@code builder(...)} and a {@code toBuilder()}.</li>
  * </ul>
  */
 class PublicApiTest {
@@ -235,6 +238,43 @@ class PublicApiTest {
             }
         }
         assertThat(violations).as("types a public API signature may not expose").isEmpty();
+    }
+
+    /**
+     * The public configuration types are built by their builders only (issue 31): no record (its canonical
+     * constructor would be API, and every new setting would break callers or add a constructor), no public
+     * constructor, a static {@code builder} and {@code toBuilder()}.
+     */
+    @Test
+    void configurationTypesAreBuiltOnlyByTheirBuilders() {
+        List<String> violations = new ArrayList<>();
+        for (String name : List.of(
+                "dev.etl.clickhouse.ClickHouseSinkConfig",
+                "dev.etl.pipeline.PipelineConfig",
+                "dev.etl.sink.SinkDefinition",
+                "dev.etl.clickhouse.sharding.PlacementReport")) {
+            JavaClass c = classes.get(name);
+            if (c.isRecord() || !c.getModifiers().contains(JavaModifier.FINAL)) {
+                violations.add(name + " is a record or not final");
+            }
+            c.getConstructors().stream()
+                    .filter((k) -> exposed(k.getModifiers()))
+                    .forEach((k) -> violations.add(k.getFullName() + " is public"));
+            boolean builder = c.getMethods().stream()
+                    .anyMatch((m) -> m.getName().equals("builder")
+                            && m.getModifiers().contains(JavaModifier.STATIC)
+                            && m.getModifiers().contains(JavaModifier.PUBLIC));
+            boolean toBuilder = c.getMethods().stream()
+                    .anyMatch((m) -> m.getName().equals("toBuilder")
+                            && m.getParameters().isEmpty()
+                            && m.getModifiers().contains(JavaModifier.PUBLIC));
+            if (!builder || !toBuilder) {
+                violations.add(name + " lacks a public static builder(...) or toBuilder()");
+            }
+        }
+        assertThat(violations)
+                .as("configuration types not built by their builders")
+                .isEmpty();
     }
 
     private static boolean isPublicApi(JavaClass c) {

@@ -79,7 +79,9 @@ class ClickHouseShardOutageIT {
                                 .build(),
                         FaultRig.ENCODER,
                         registry)
-                .withQueueCapacity(QUEUE_CAPACITY);
+                .toBuilder()
+                .queueCapacity(QUEUE_CAPACITY)
+                .build();
         PipelineRuntime runtime = rig.pipeline(
                 PipelineConfig.builder("ch-outage")
                         .lanes(2)

@@ -86,7 +86,7 @@ final class FaultRig {
         return Pipeline.builder(config)
                 .meterRegistry(registry)
                 .source(source)
-                .sink(sink.withChunks(chunks))
+                .sink(sink.toBuilder().chunks(chunks).build())
                 .chains(ctx -> Chains.from(ctx, Deserializer.bytes()).sink(ENCODER, router))
                 .build();
     }

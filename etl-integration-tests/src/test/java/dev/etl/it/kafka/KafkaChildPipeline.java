@@ -56,8 +56,9 @@ public final class KafkaChildPipeline {
         FileChannel channel = FileChannel.open(
                 output, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         ShardWriter writer = batch -> append(channel, batch, writeDelayMs);
-        SinkDefinition sink = SinkDefinition.of("file", 1, shard -> writer)
-                .withBatch(new BatchConfig(1_000, 1L << 20, Duration.ofMillis(20)));
+        SinkDefinition sink = SinkDefinition.builder("file", 1, shard -> writer)
+                .batch(new BatchConfig(1_000, 1L << 20, Duration.ofMillis(20)))
+                .build();
         PipelineRuntime runtime = KafkaItSupport.pipeline(
                 KafkaItSupport.pipelineConfig("child", 2).build(), source, sink, (v, m, s) -> 0, registry);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -102,10 +102,11 @@ class KafkaConsumerDefaultsMeasurementIT {
         overrides.forEach(config::property);
         AtomicLong batches = new AtomicLong();
         AtomicLong rows = new AtomicLong();
-        SinkDefinition discard = SinkDefinition.of("discard", 1, shard -> batch -> {
-            batches.incrementAndGet();
-            rows.addAndGet(batch.rowCount());
-        });
+        SinkDefinition discard = SinkDefinition.builder("discard", 1, shard -> batch -> {
+                    batches.incrementAndGet();
+                    rows.addAndGet(batch.rowCount());
+                })
+                .build();
         PipelineRuntime runtime = pipeline(
                 pipelineConfig(name, 2)
                         .checkpointInterval(Duration.ofMillis(100))

@@ -126,24 +126,25 @@ public class ExitStatusApplication {
     @Bean
     SinkDefinition sink(Environment environment) {
         Cause cause = cause(environment);
-        return SinkDefinition.of("nowhere", 1, (shard) -> {
-            if (cause == Cause.SINK_VALIDATION) {
-                throw new IllegalStateException(
-                        "sink 'nowhere' shard " + shard + ": table lifecycle.missing does not exist");
-            }
-            return (batch) -> {
-                if (cause == Cause.SIGTERM_DEADLINE) {
-                    System.out.println(BLOCKED);
-                    try {
-                        Thread.sleep(Long.MAX_VALUE);
-                    } catch (InterruptedException ex) {
-                        Thread.currentThread().interrupt();
-                        throw SinkWriteException.transientFailure("interrupted while blocked", ex);
+        return SinkDefinition.builder("nowhere", 1, (shard) -> {
+                    if (cause == Cause.SINK_VALIDATION) {
+                        throw new IllegalStateException(
+                                "sink 'nowhere' shard " + shard + ": table lifecycle.missing does not exist");
                     }
-                }
-                System.out.println(WRITTEN);
-            };
-        });
+                    return (batch) -> {
+                        if (cause == Cause.SIGTERM_DEADLINE) {
+                            System.out.println(BLOCKED);
+                            try {
+                                Thread.sleep(Long.MAX_VALUE);
+                            } catch (InterruptedException ex) {
+                                Thread.currentThread().interrupt();
+                                throw SinkWriteException.transientFailure("interrupted while blocked", ex);
+                            }
+                        }
+                        System.out.println(WRITTEN);
+                    };
+                })
+                .build();
     }
 
     @Bean

@@ -73,9 +73,10 @@ public final class BackfillChildPipeline {
         FileChannel channel = FileChannel.open(
                 output, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         ShardWriter writer = batch -> append(channel, batch, writeDelayMs);
-        SinkDefinition sink = SinkDefinition.of("file", 1, shard -> writer)
-                .withBatch(new BatchConfig(1_000, 1L << 20, Duration.ofMillis(20)))
-                .withDeterministicBlocks(true);
+        SinkDefinition sink = SinkDefinition.builder("file", 1, shard -> writer)
+                .batch(new BatchConfig(1_000, 1L << 20, Duration.ofMillis(20)))
+                .deterministicBlocks(true)
+                .build();
         PipelineRuntime runtime = Pipeline.builder(PipelineConfig.builder("child")
                         .lanes(2)
                         .checkpointInterval(Duration.ofMillis(200))

@@ -377,7 +377,9 @@ class BackfillLaneIT {
                 .build();
         return Pipeline.builder(config)
                 .source(source)
-                .sink(capture.definition().withDeterministicBlocks(deterministic))
+                .sink(capture.definition().toBuilder()
+                        .deterministicBlocks(deterministic)
+                        .build())
                 .chains(ctx -> Chains.from(ctx, Deserializer.payload())
                         .sink(TestEncoders.payload(), (value, meta, shards) -> (int) (meta.offset() % shards)))
                 .meterRegistry(registry)

@@ -160,12 +160,13 @@ final class ClickHouseSinkMapping {
             List<ClickHouseColumn> columns,
             RowBinaryEncoder<?> encoder,
             MeterRegistry registry) {
-        SinkDefinition definition = nativeChecked(name, pipeline, config, columns, registry)
-                .withChunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(), (int)
+        return nativeChecked(name, pipeline, config, columns, registry).toBuilder()
+                .chunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(), (int)
                         clickHouse.getChunk().getMaxBytes().toBytes()))
-                .withQueueCapacity(clickHouse.getQueueCapacity())
-                .withPermanentFailure(clickHouse.getPermanentFailure());
-        return (encoder != null) ? definition.withEncoder(encoder) : definition;
+                .queueCapacity(clickHouse.getQueueCapacity())
+                .permanentFailure(clickHouse.getPermanentFailure())
+                .encoder(encoder)
+                .build();
     }
 
     private static SinkDefinition nativeChecked(

@@ -78,7 +78,9 @@ class CaptureTablesRegistrar implements ImportBeanDefinitionRegistrar, Environme
                 SinkDefinition definition =
                         beans.getBean(sink, CaptureSink.class).definition();
                 RowEncoder<?> encoder = encoder(beans, table);
-                return (encoder != null) ? definition.withEncoder(encoder) : definition;
+                return (encoder != null)
+                        ? definition.toBuilder().encoder(encoder).build()
+                        : definition;
             });
         }
     }

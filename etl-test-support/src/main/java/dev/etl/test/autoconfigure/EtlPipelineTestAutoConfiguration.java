@@ -98,7 +98,9 @@ public final class EtlPipelineTestAutoConfiguration {
                 encoder = beans.getBean(unclaimed.get(0), RowEncoder.class);
             }
         }
-        return (encoder != null) ? sink.definition().withEncoder(encoder) : sink.definition();
+        return (encoder != null)
+                ? sink.definition().toBuilder().encoder(encoder).build()
+                : sink.definition();
     }
 
     @Bean

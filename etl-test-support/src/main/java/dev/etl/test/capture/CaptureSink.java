@@ -2,7 +2,6 @@ package dev.etl.test.capture;
 
 import dev.etl.error.ErrorPolicy;
 import dev.etl.sink.BatchConfig;
-import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.RetryConfig;
 import dev.etl.sink.SinkDefinition;
 import java.time.Duration;
@@ -36,17 +35,12 @@ public final class CaptureSink {
             int queueCapacity,
             ErrorPolicy permanentFailure) {
         this.script = new CaptureScript(shards);
-        this.definition = new SinkDefinition(
-                name,
-                shards,
-                script::writer,
-                null,
-                ChunkConfig.DEFAULTS,
-                batch,
-                retry,
-                queueCapacity,
-                permanentFailure,
-                false);
+        this.definition = SinkDefinition.builder(name, shards, script::writer)
+                .batch(batch)
+                .retry(retry)
+                .queueCapacity(queueCapacity)
+                .permanentFailure(permanentFailure)
+                .build();
     }
 
     /** A capture sink with test-friendly batching (20 ms linger) and fast, unbounded retries. */

@@ -97,7 +97,9 @@ class BufferingOperatorTest {
     private PipelineRuntime pipeline(PipelineConfig config, CaptureSink sink, boolean deterministicBlocks) {
         return Pipeline.builder(config)
                 .source(source)
-                .sink(sink.definition().withDeterministicBlocks(deterministicBlocks))
+                .sink(sink.definition().toBuilder()
+                        .deterministicBlocks(deterministicBlocks)
+                        .build())
                 .chains(buffered())
                 .meterRegistry(registry)
                 .build();

@@ -305,7 +305,9 @@ class DeadLetterTest {
                         fastConfig("names").build(), CaptureSink.create("capture", 1), PipelineFixture.passThrough()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("both named 'capture'");
-        assertThatThrownBy(() -> SinkDefinition.of("s", 1, s -> null).withPermanentFailure(ErrorPolicy.DEAD_LETTER))
+        assertThatThrownBy(() -> SinkDefinition.builder("s", 1, s -> null)
+                        .permanentFailure(ErrorPolicy.DEAD_LETTER)
+                        .build())
                 .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -75,7 +75,7 @@ class DeterministicBlocksTest {
     private PipelineRuntime withBlocks(PipelineConfig config, CaptureSink sink) {
         return Pipeline.builder(config)
                 .source(source)
-                .sink(sink.definition().withDeterministicBlocks(true))
+                .sink(sink.definition().toBuilder().deterministicBlocks(true).build())
                 .chains(PipelineFixture.passThrough())
                 .meterRegistry(registry)
                 .build();

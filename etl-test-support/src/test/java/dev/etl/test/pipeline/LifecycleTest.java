@@ -43,9 +43,10 @@ class LifecycleTest {
     }
 
     private static SinkDefinition failingValidation(String name) {
-        return SinkDefinition.of(name, 1, shard -> {
-            throw new IllegalStateException("sink '" + name + "': table etl.missing does not exist");
-        });
+        return SinkDefinition.builder(name, 1, shard -> {
+                    throw new IllegalStateException("sink '" + name + "': table etl.missing does not exist");
+                })
+                .build();
     }
 
     @Test
