@@ -30,7 +30,12 @@ class AvroDeserializerTest {
               {"name": "email", "type": ["null", "string"], "default": null}]}""");
 
     private final StubRegistry stub = newStub();
+    // Tests count registry calls: timeouts far above any stall of a loaded machine, so that no retry after a
+    // slow (not failed) answer adds a call.
     private final SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url())
+            .connectTimeout(Duration.ofSeconds(30))
+            .requestTimeout(Duration.ofSeconds(30))
+            .callTimeout(Duration.ofSeconds(60))
             .backoff(Duration.ofMillis(5), Duration.ofMillis(10))
             .maxAttempts(2)
             .build();

@@ -52,7 +52,12 @@ class SingleObjectRowsTest {
               {"name": "id", "type": "long"}, {"name": "name", "type": "int"}]}""");
 
     private final StubRegistry stub = newStub();
+    // The tests count registry calls: timeouts far above any stall of a loaded machine, so that no retry
+    // after a slow (not failed) answer adds a call (a 2 s default once made it 3 calls for 2 ids).
     private final SchemaRegistryClient registry = SchemaRegistryClient.builder(stub.url())
+            .connectTimeout(Duration.ofSeconds(30))
+            .requestTimeout(Duration.ofSeconds(30))
+            .callTimeout(Duration.ofSeconds(60))
             .backoff(Duration.ofMillis(5), Duration.ofMillis(10))
             .maxAttempts(2)
             .build();
