@@ -11,20 +11,9 @@ import java.util.List;
  */
 class S3BackfillLaneContractTest extends SourceLaneContract {
     /** Rows {@code skip..end-1} of an item, each its number as 8 bytes. */
-    private static final class Counting implements BackfillFormat {
-        @Override
-        public String name() {
-            return "counting";
-        }
-
-        @Override
-        public boolean matches(String key) {
-            return false;
-        }
-
-        @Override
-        public List<WorkItem> plan(ObjectStore store, ObjectInfo object, long splitBytes) {
-            return List.of();
+    private static final class Counting extends ReadOnlyFormat {
+        Counting() {
+            super("counting");
         }
 
         @Override
