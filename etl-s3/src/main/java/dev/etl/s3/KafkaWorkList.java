@@ -104,10 +104,10 @@ public final class KafkaWorkList implements WorkList {
         return new Progress(items, all);
     }
 
-    /** {@code <topic> (group <group>)}. */
+    /** {@code <topic> group=<group>}. */
     @Override
     public String describe() {
-        return topic + " (group " + settings.groupId() + ")";
+        return topic + " group=" + settings.groupId();
     }
 
     @Override

@@ -131,7 +131,7 @@ public final class S3BackfillSource implements Source {
         return completion.awaitDone(timeout);
     }
 
-    /** {@code s3-backfill[work=orders-backfill-work (group ...) store=...]}; never includes secrets. */
+    /** {@code s3-backfill[work=orders-backfill-work group=... store=...]}; never includes secrets. */
     @Override
     public String describe() {
         return "s3-backfill[work=" + work.describe() + " store="

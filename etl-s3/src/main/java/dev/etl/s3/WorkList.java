@@ -46,7 +46,7 @@ public interface WorkList extends AutoCloseable {
      */
     Progress progress() throws Exception;
 
-    /** A short description for logs, e.g. {@code orders-backfill-work (group orders-backfill)}. */
+    /** A short description for logs, e.g. {@code orders-backfill-work group=orders-backfill}. */
     String describe();
 
     @Override
