@@ -1,55 +1,44 @@
 package dev.etl.datagen;
 
 import dev.etl.error.SourceException;
+import dev.etl.source.AbstractSourceLane;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.CommitOffsets;
 import dev.etl.source.CommittedPosition;
 import dev.etl.source.PartitionListener;
-import dev.etl.source.SourceLane;
 import dev.etl.util.RateLimitedLog;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One lane of a {@link DatagenSource}: its partitions (assigned at the first poll, never revoked), the
- * pauses, the in-memory commits. Used by its lane thread only, except {@link #wakeup()}.
+ * One lane of a {@link DatagenSource}: its partitions (assigned at the first poll, never revoked) and the
+ * in-memory commits; the assignment, pauses and wakeups are {@link AbstractSourceLane}'s. Used by its lane
+ * thread only, except {@link #wakeup()}.
  *
  * <p>A poll delivers, per unpaused partition, what the schedule has made available (at most
  * {@code maxPollRecords}); when nothing is available it parks until the next record is due, the
  * timeout passes or {@link #wakeup()} — never longer than the timeout.
  */
-final class DatagenLane implements SourceLane {
+final class DatagenLane extends AbstractSourceLane {
     private static final Logger log = LoggerFactory.getLogger(DatagenLane.class);
     private static final long BEHIND_LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(30);
 
     private final DatagenSource source;
     private final int index;
-    private final PartitionListener listener;
     private final DatagenPartition[] owned;
-    private final boolean[] pausedAlone;
     private final DatagenBatch batch;
     private final DatagenSchedule schedule;
     private final int maxPollRecords;
-    private final ArrayDeque<PendingCallback> callbacks = new ArrayDeque<>();
     private final RateLimitedLog behindLog = new RateLimitedLog(BEHIND_LOG_INTERVAL_NS, System::nanoTime);
-    private boolean assigned;
-    private boolean paused;
-    private volatile boolean woken;
-    private volatile Thread pollThread;
-    private boolean closed;
-
-    private record PendingCallback(CommitOffsets offsets, CommitCallback callback) {}
+    private boolean started;
 
     DatagenLane(
             DatagenSource source, int index, PartitionListener listener, DatagenPartition[] owned, DatagenBatch batch) {
+        super(listener);
         this.source = source;
         this.index = index;
-        this.listener = listener;
         this.owned = owned;
-        this.pausedAlone = new boolean[owned.length];
         this.batch = batch;
         this.schedule = source.schedule();
         this.maxPollRecords = source.maxPollRecords();
@@ -57,31 +46,27 @@ final class DatagenLane implements SourceLane {
 
     @Override
     public void poll(long timeoutMs, BatchHandler handler) {
-        if (pollThread == null) {
-            pollThread = Thread.currentThread();
-        }
-        completeCallbacks();
-        if (!assigned) {
-            assigned = true;
+        reportCommits();
+        if (!started) {
+            started = true;
             int[] ids = new int[owned.length];
             for (int k = 0; k < owned.length; k++) {
                 ids[k] = owned[k].id;
             }
             source.assigned(owned);
-            listener.onAssigned(ids);
+            assign(ids);
         }
         long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, timeoutMs));
         while (true) {
             long nextDueNs = deliver(handler);
+            boolean woken = takeWakeup();
             if (nextDueNs == DELIVERED || woken) {
-                woken = false;
                 return;
             }
             long remainingNs = deadlineNs - System.nanoTime();
-            if (remainingNs <= 0) {
+            if (remainingNs <= 0 || parkPoll(Math.min(remainingNs, nextDueNs))) {
                 return;
             }
-            LockSupport.parkNanos(this, Math.min(remainingNs, nextDueNs));
         }
     }
 
@@ -93,7 +78,7 @@ final class DatagenLane implements SourceLane {
      * {@link #DELIVERED}, or how long until the next record is due (Long.MAX_VALUE: nothing will be).
      */
     private long deliver(BatchHandler handler) {
-        if (paused) {
+        if (isPaused()) {
             return Long.MAX_VALUE;
         }
         long nowNs = source.nanoClock().getAsLong();
@@ -102,11 +87,11 @@ final class DatagenLane implements SourceLane {
         boolean delivered = false;
         long behind = 0;
         double nextDue = Double.MAX_VALUE;
-        for (int k = 0; k < owned.length && !paused; k++) {
-            if (pausedAlone[k]) {
+        for (int k = 0; k < owned.length && !isPaused(); k++) {
+            DatagenPartition partition = owned[k];
+            if (!isDeliverable(partition.id)) {
                 continue;
             }
-            DatagenPartition partition = owned[k];
             long position = partition.position;
             long available = Math.min(partition.end, schedule.scheduled(partition.id, elapsedNs)) - position;
             if (available <= 0) {
@@ -150,50 +135,6 @@ final class DatagenLane implements SourceLane {
         }
     }
 
-    private void completeCallbacks() {
-        PendingCallback pending;
-        while ((pending = callbacks.poll()) != null) {
-            pending.callback().onComplete(pending.offsets(), null);
-        }
-    }
-
-    @Override
-    public void pause() {
-        paused = true;
-    }
-
-    @Override
-    public void resume() {
-        paused = false;
-    }
-
-    @Override
-    public boolean isPaused() {
-        return paused;
-    }
-
-    @Override
-    public void pausePartition(int partition) {
-        int k = local(partition);
-        if (k >= 0) {
-            pausedAlone[k] = true;
-        }
-    }
-
-    @Override
-    public void resumePartition(int partition) {
-        int k = local(partition);
-        if (k >= 0) {
-            pausedAlone[k] = false;
-        }
-    }
-
-    /** Whether {@code partition} is paused on its own (tests). */
-    boolean isPartitionPaused(int partition) {
-        int k = local(partition);
-        return k >= 0 && pausedAlone[k];
-    }
-
     private int local(int partition) {
         for (int k = 0; k < owned.length; k++) {
             if (owned[k].id == partition) {
@@ -205,10 +146,10 @@ final class DatagenLane implements SourceLane {
 
     @Override
     public void commit(CommitOffsets offsets, boolean sync, CommitCallback callback) {
-        completeCallbacks();
+        reportCommits();
         for (int i = 0; i < offsets.size(); i++) {
             int k = local(offsets.partition(i));
-            if (k < 0 || !assigned) {
+            if (k < 0 || !isAssigned(offsets.partition(i))) {
                 throw new SourceException(
                         "datagen lane " + index + " was asked to commit partition " + source.topic() + "-"
                                 + offsets.partition(i) + ", which it does not own",
@@ -234,8 +175,8 @@ final class DatagenLane implements SourceLane {
                 source.partitionDone(partition);
             }
         }
-        if (!sync && callback != null) {
-            callbacks.add(new PendingCallback(offsets, callback));
+        if (!sync) {
+            reportLater(offsets, callback, null);
         }
     }
 
@@ -262,23 +203,5 @@ final class DatagenLane implements SourceLane {
     @Override
     public String topic(int partition) {
         return source.topic();
-    }
-
-    @Override
-    public void wakeup() {
-        woken = true;
-        Thread thread = pollThread;
-        if (thread != null) {
-            LockSupport.unpark(thread);
-        }
-    }
-
-    @Override
-    public void close() {
-        closed = true;
-    }
-
-    boolean isClosed() {
-        return closed;
     }
 }

@@ -8,6 +8,10 @@ import dev.etl.error.SourceException;
  *
  * <p>Partitions are identified by dense ints that the source assigns and keeps stable for the life
  * of the process (for Kafka, one per topic-partition); {@link #describe(int)} names them.
+ *
+ * <p>A source that reads its partitions itself extends {@link AbstractSourceLane}, which keeps the
+ * assignment, the pauses, wakeups and asynchronous commit outcomes as this contract wants them; the kit
+ * {@code dev.etl.test.source.SourceLaneContract} (etl-test-support) checks an implementation against it.
  */
 public interface SourceLane extends AutoCloseable {
     /**

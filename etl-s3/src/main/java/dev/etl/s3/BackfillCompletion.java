@@ -1,77 +1,55 @@
 package dev.etl.s3;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When a backfill is done: the work list's end offsets are taken once, when the source starts; the run
- * is done when the group's committed offsets reach them on every partition — every work item's rows
- * durable, whichever instance read them. Each instance samples the group's offsets itself, so every
+ * When a backfill is done: the work list's extent is taken once, when the source starts
+ * ({@link WorkList#start()}); the run is done when the list says all of it is committed
+ * ({@link WorkList#progress()}; Kafka: the group's committed offsets reach the ends on every partition) —
+ * every work item's rows durable, whichever instance read them. Each instance samples the group's offsets itself, so every
  * instance sees the end and stops. A thread of its own ({@code etl-backfill-<pipeline>}) samples every
  * progress interval and logs one progress line; done callbacks run once, on that thread.
  */
 final class BackfillCompletion implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(S3BackfillSource.class);
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
-
     private final S3BackfillConfig config;
+    private final WorkList workList;
     private final BackfillProgress progress;
-    private volatile Admin admin;
-    private final Map<TopicPartition, Long> end = new HashMap<>();
     private final CountDownLatch done = new CountDownLatch(1);
     private final List<Runnable> callbacks = new CopyOnWriteArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private Thread thread;
 
-    BackfillCompletion(S3BackfillConfig config, BackfillProgress progress) {
+    BackfillCompletion(S3BackfillConfig config, WorkList workList, BackfillProgress progress) {
         this.config = config;
+        this.workList = workList;
         this.progress = progress;
     }
 
     /**
      * Takes the work list's extent and starts sampling.
      *
-     * @throws IllegalStateException naming the topic when it does not exist or cannot be described
+     * @throws IllegalStateException naming the list when it does not exist or cannot be read
      */
     synchronized void start() {
         if (thread != null) {
             return;
         }
-        String topic = config.workTopicName();
-        WorkListScan.Extent extent = WorkListScan.scan(config.workTopic().consumerProperties(), topic, TIMEOUT)
-                .orElseThrow(() -> new IllegalStateException("the backfill's work topic '" + topic
-                        + "' does not exist: plan the backfill first (etl.source.s3.mode=plan)"));
-        if (extent.items() == 0) {
-            throw new IllegalStateException("the backfill's work topic '" + topic + "' holds no work items: plan the"
-                    + " backfill first (etl.source.s3.mode=plan; a plan that found no objects writes none)");
-        }
-        extent.truncated().ifPresent(tp -> {
-            throw new IllegalStateException("work items were deleted from the work topic '" + topic + "' (partition "
-                    + tp.partition() + " starts at offset " + extent.earliest().get(tp) + ", by retention or"
-                    + " DeleteRecords): their data would never be read; plan again into a new work topic");
-        });
-        end.putAll(extent.afterLast());
-        long total = extent.items();
+        long total = workList.start();
         progress.itemsTotal.set(total);
         log.info(
-                "pipeline={} backfill: {} work item(s) in {} (group {}), reading from {}",
+                "pipeline={} backfill: {} work item(s) in {}, reading from {}",
                 config.pipeline(),
                 total,
-                topic,
-                config.workTopic().groupId(),
+                workList.describe(),
                 config.store().describe());
-        admin = Admin.create(KafkaClientSettings.admin(config.workTopic().consumerProperties(), "backfill-progress"));
         thread = new Thread(this::run, "etl-backfill-" + config.pipeline());
         thread.setDaemon(true);
         thread.start();
@@ -103,18 +81,8 @@ final class BackfillCompletion implements AutoCloseable {
 
     /** One sample: true when every partition's committed offset reached its end. */
     boolean sample() throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(
-                        config.workTopic().groupId())
-                .partitionsToOffsetAndMetadata()
-                .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        long items = 0;
-        boolean all = true;
-        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
-            OffsetAndMetadata c = committed.get(e.getKey());
-            long at = c == null ? 0 : c.offset();
-            items += Math.min(at, e.getValue()); // approximate: offsets also count transaction markers
-            all &= at >= e.getValue();
-        }
+        WorkList.Progress committed = workList.progress();
+        long items = committed.committedItems();
         progress.itemsCommitted.set(items);
         long total = progress.itemsTotal.get();
         log.info(
@@ -129,17 +97,16 @@ final class BackfillCompletion implements AutoCloseable {
                 progress.finished(),
                 progress.corruptItems(),
                 progress.readers.get());
-        return all;
+        return committed.done();
     }
 
     private void complete() {
         progress.done.set(1);
         log.info(
-                "pipeline={} backfill complete: the group {} committed all {} work item(s) of {}",
+                "pipeline={} backfill complete: all {} work item(s) of {} committed",
                 config.pipeline(),
-                config.workTopic().groupId(),
                 progress.itemsTotal.get(),
-                config.workTopicName());
+                workList.describe());
         List<Runnable> run;
         synchronized (this) {
             done.countDown();
@@ -182,9 +149,6 @@ final class BackfillCompletion implements AutoCloseable {
             }
             if (t != null) {
                 t.interrupt();
-            }
-            if (admin != null) {
-                admin.close(Duration.ofSeconds(5));
             }
         }
     }

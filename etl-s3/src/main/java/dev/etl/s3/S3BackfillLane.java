@@ -1,6 +1,7 @@
 package dev.etl.s3;
 
 import dev.etl.error.SourceException;
+import dev.etl.source.AbstractSourceLane;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.CommitOffsets;
 import dev.etl.source.CommittedPosition;
@@ -8,12 +9,11 @@ import dev.etl.source.PartitionBatch;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.agrona.collections.Int2ObjectHashMap;
 
 /**
- * One lane of a backfill: a Kafka lane over the work topic (its group shares the work items between
- * lanes and instances) and, per assigned work-topic partition, a {@link PartitionReader} reading the
+ * One lane of a backfill: the work list's lane ({@link WorkList#openLane}; Kafka's group shares the work
+ * items between lanes and instances) and, per assigned work-list partition, a {@link PartitionReader} reading the
  * partition's items, one after the other, off the lane thread. The engine sees the work-topic partitions
  * with {@link VirtualOffsets} (item and row), so its checkpointer commits an item only when every row of
  * it is durable; commits and committed positions are translated here.
@@ -21,24 +21,23 @@ import org.agrona.collections.Int2ObjectHashMap;
  * <p>Per poll: a Kafka poll (membership, assignments, new work items; without waiting while rows are
  * ready), then for each partition not paused one batch of ready rows. Work-item fetching is paused per
  * partition while {@code prefetch-items} items are queued; the engine's own pauses only stop the rows
- * (the readers then stop when their read-ahead is full).
+ * (the readers then stop when their read-ahead is full). The engine's assignment, pauses and wakeups are
+ * {@link AbstractSourceLane}'s.
  */
-final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandler {
+final class S3BackfillLane extends AbstractSourceLane implements PartitionListener, BatchHandler {
     private static final long IDLE_WAIT_MS = 5;
 
     private final S3BackfillSource source;
     private final S3BackfillConfig config;
-    private final PartitionListener engine;
     private final Thread laneThread;
     private final Int2ObjectHashMap<BackfillPartition> partitions = new Int2ObjectHashMap<>();
     private final SegmentBatch batch = new SegmentBatch();
     private SourceLane work;
-    private boolean paused;
 
     S3BackfillLane(S3BackfillSource source, PartitionListener engine) {
+        super(engine);
         this.source = source;
         this.config = source.config();
-        this.engine = engine;
         this.laneThread = Thread.currentThread();
     }
 
@@ -55,24 +54,20 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
         // this thread, which a wait inside the consumer would not notice.
         work.poll(reading ? 0 : timeoutMs, this);
         if (reading && !anyReady()) {
-            LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs, IDLE_WAIT_MS)));
-        }
-        if (paused) {
-            return;
+            // a reader that publishes rows unparks this thread, as does wakeup()
+            parkPoll(TimeUnit.MILLISECONDS.toNanos(Math.min(timeoutMs, IDLE_WAIT_MS)));
         }
         for (BackfillPartition p : partitions.values()) {
-            if (!p.pausedByEngine) {
+            // checked per partition: the handler may pause the lane or a partition
+            if (isDeliverable(p.id)) {
                 emit(p, handler);
             }
         }
     }
 
     private boolean anyReady() {
-        if (paused) {
-            return false;
-        }
         for (BackfillPartition p : partitions.values()) {
-            if (!p.pausedByEngine && p.reader.peek() != null) {
+            if (isDeliverable(p.id) && p.reader.peek() != null) {
                 return true;
             }
         }
@@ -191,13 +186,13 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
             p.reader = source.startReader(work.describe(id), laneThread);
             partitions.put(id, p);
         }
-        engine.onAssigned(assigned);
+        assign(assigned);
     }
 
     @Override
     public void onRevoked(int[] revoked) {
         try {
-            engine.onRevoked(revoked);
+            revoke(revoked);
         } finally {
             drop(revoked);
         }
@@ -206,7 +201,7 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
     @Override
     public void onLost(int[] lost) {
         try {
-            engine.onLost(lost);
+            lose(lost);
         } finally {
             drop(lost);
         }
@@ -222,37 +217,6 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
     }
 
     // --------------------------------------------------------- SourceLane API
-
-    @Override
-    public void pause() {
-        paused = true;
-    }
-
-    @Override
-    public void resume() {
-        paused = false;
-    }
-
-    @Override
-    public boolean isPaused() {
-        return paused;
-    }
-
-    @Override
-    public void pausePartition(int partition) {
-        BackfillPartition p = partitions.get(partition);
-        if (p != null) {
-            p.pausedByEngine = true;
-        }
-    }
-
-    @Override
-    public void resumePartition(int partition) {
-        BackfillPartition p = partitions.get(partition);
-        if (p != null) {
-            p.pausedByEngine = false;
-        }
-    }
 
     @Override
     public void commit(CommitOffsets offsets, boolean sync, CommitCallback callback) {
@@ -299,12 +263,12 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
 
     @Override
     public void wakeup() {
+        super.wakeup();
         work.wakeup();
-        LockSupport.unpark(laneThread);
     }
 
     @Override
-    public void close() {
+    protected void closeLane() {
         for (BackfillPartition p : partitions.values()) {
             p.reader.cancel();
         }
@@ -321,7 +285,6 @@ final class S3BackfillLane implements SourceLane, PartitionListener, BatchHandle
         PartitionReader reader;
         int queuedItems;
         int nextRow;
-        boolean pausedByEngine;
         boolean prefetchPaused;
 
         BackfillPartition(int id, CommittedPosition committed) {

@@ -1,8 +1,6 @@
 package dev.etl.s3;
 
 import dev.etl.error.SourceException;
-import dev.etl.kafka.KafkaSource;
-import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.source.PartitionListener;
 import dev.etl.source.Source;
 import dev.etl.source.SourceLane;
@@ -11,14 +9,13 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A bounded backfill from object storage: the work list (one record per object or split, see
- * {@link BackfillPlanner}) is a Kafka topic consumed by this pipeline's consumer group, so instances share
- * the work and rebalances move it; each work item's rows are read off the lane by a reader thread and go
+ * {@link BackfillPlanner}) is a {@link WorkList} — by default a Kafka topic consumed by this pipeline's
+ * consumer group ({@link KafkaWorkList}), so instances share the work and rebalances move it; each work item's rows are read off the lane by a reader thread and go
  * through the same chains and sinks as a Kafka topic's records. A work item's offset is committed only
  * when every row it produced is durable (the rows' offsets are {@link VirtualOffsets}), so a crash
  * replays an item from its first uncommitted row and never loses one, and a restarted backfill skips
@@ -39,7 +36,7 @@ public final class S3BackfillSource implements Source {
     private static final Logger log = LoggerFactory.getLogger(S3BackfillSource.class);
 
     private final S3BackfillConfig config;
-    private final KafkaSource work;
+    private final WorkList work;
     private final BackfillFormats formats;
     private final BackfillProgress progress;
     private final BackfillCompletion completion;
@@ -52,37 +49,25 @@ public final class S3BackfillSource implements Source {
         this(config, BackfillFormats.discover());
     }
 
-    /** With an explicit set of formats. */
+    /** With an explicit set of formats; the work list is the config's work topic ({@link KafkaWorkList}). */
     public S3BackfillSource(S3BackfillConfig config, BackfillFormats formats) {
+        this(config, formats, new KafkaWorkList(Objects.requireNonNull(config, "config")));
+    }
+
+    /** With an explicit set of formats and work list; the source closes the list. */
+    public S3BackfillSource(S3BackfillConfig config, BackfillFormats formats, WorkList workList) {
         this.config = Objects.requireNonNull(config, "config");
         this.formats = Objects.requireNonNull(formats, "formats");
-        KafkaSourceConfig given = config.workTopic();
-        // Work items are big units: few per poll, and a new group starts at the list's beginning.
-        KafkaSourceConfig workConfig = KafkaSourceConfig.builder()
-                .properties(given.consumerProperties())
-                .property(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest")
-                .property(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, Math.max(1, config.prefetchItems()))
-                .property(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false)
-                // the planner writes the list in one transaction: a list not written to its end is never read
-                .property(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed")
-                .topics(config.workTopicName())
-                .pipeline(config.pipeline())
-                .meterRegistry(config.meterRegistry())
-                .commitTimeout(given.commitTimeout())
-                .closeTimeout(given.closeTimeout())
-                .lagSampleInterval(given.lagSampleInterval())
-                .unreachableAfter(given.unreachableAfter())
-                .build();
-        this.work = new KafkaSource(workConfig);
+        this.work = Objects.requireNonNull(workList, "workList");
         this.progress = new BackfillProgress(config);
-        this.completion = new BackfillCompletion(config, progress);
+        this.completion = new BackfillCompletion(config, work, progress);
     }
 
     /**
-     * Opens lane {@code laneIndex}: a Kafka lane over the work topic wrapped by the backfill's lane. The
-     * first lane to open takes the work list's extent.
+     * Opens lane {@code laneIndex}: the work list's lane wrapped by the backfill's lane. The first lane to
+     * open takes the work list's extent.
      *
-     * @throws SourceException when the work topic does not exist or cannot be read
+     * @throws SourceException when the work list does not exist or cannot be read
      */
     @Override
     public SourceLane openLane(int laneIndex, PartitionListener listener) {
@@ -149,9 +134,8 @@ public final class S3BackfillSource implements Source {
     /** {@code s3-backfill[work=orders-backfill-work group=... store=...]}; never includes secrets. */
     @Override
     public String describe() {
-        return "s3-backfill[work=" + config.workTopicName() + " group="
-                + config.workTopic().groupId() + " store=" + config.store().describe() + " topic=" + config.topic()
-                + "]";
+        return "s3-backfill[work=" + work.describe() + " store="
+                + config.store().describe() + " topic=" + config.topic() + "]";
     }
 
     @Override

@@ -18,20 +18,9 @@ import org.junit.jupiter.api.Test;
 class LaneHandOverAllocationTest {
 
     /** Rows {@code 0..n-1} of 40 bytes each, as fast as the lane takes them. */
-    private static final class Rows implements BackfillFormat {
-        @Override
-        public String name() {
-            return "rows";
-        }
-
-        @Override
-        public boolean matches(String key) {
-            return false;
-        }
-
-        @Override
-        public List<WorkItem> plan(ObjectStore store, ObjectInfo object, long splitBytes) {
-            return List.of();
+    private static final class Rows extends ReadOnlyFormat {
+        Rows() {
+            super("rows");
         }
 
         @Override

@@ -21,20 +21,9 @@ import org.junit.jupiter.api.Test;
 class PartitionReaderStressTest {
 
     /** Rows of an item: {@code key} encodes row count, a failing row and a corrupt row. */
-    private static final class SeqFormat implements BackfillFormat {
-        @Override
-        public String name() {
-            return "seq";
-        }
-
-        @Override
-        public boolean matches(String key) {
-            return false;
-        }
-
-        @Override
-        public List<WorkItem> plan(ObjectStore store, ObjectInfo object, long splitBytes) {
-            return List.of();
+    private static final class SeqFormat extends ReadOnlyFormat {
+        SeqFormat() {
+            super("seq");
         }
 
         @Override

@@ -51,7 +51,8 @@ class PublicApiTest {
             Map.entry("dev.etl.datagen", List.of("org.apache.avro.")),
             Map.entry("dev.etl.clickhouse", List.of("com.clickhouse.")),
             // The backfill source: its own client's types (the AWS SDK's S3Client), and Kafka's and Avro's,
-            // as it builds on etl-kafka (the work list is a topic) and etl-avro (rows, writer schemas).
+            // as it builds on etl-kafka (its default work list, KafkaWorkList, is a topic) and etl-avro (rows,
+            // writer schemas).
             Map.entry("dev.etl.s3", List.of("software.amazon.awssdk.", "org.apache.kafka.", "org.apache.avro.")),
             // The Avro → RowBinary bridge (etl-avro-clickhouse): Avro's types; ClickHouse's are etl's own.
             Map.entry("dev.etl.transcode", List.of("org.apache.avro.")),
@@ -104,6 +105,7 @@ class PublicApiTest {
                 "dev.etl.autoconfigure",
                 "dev.etl.autoconfigure.s3",
                 "dev.etl.test.memory",
+                "dev.etl.test.source",
                 "dev.etl.testcontainers")) {
             assertThat(classes.stream().anyMatch((c) -> c.getPackageName().equals(pkg)))
                     .as("classes of %s imported", pkg)

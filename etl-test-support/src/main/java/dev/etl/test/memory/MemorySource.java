@@ -2,6 +2,7 @@ package dev.etl.test.memory;
 
 import dev.etl.error.SourceException;
 import dev.etl.record.Payload;
+import dev.etl.source.AbstractSourceLane;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.CommitOffsets;
 import dev.etl.source.CommittedPosition;
@@ -12,8 +13,6 @@ import dev.etl.source.SourceLane;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,47 +101,45 @@ public final class MemorySource implements Source {
         lock.notifyAll();
     }
 
-    /** One lane's view. Used by its lane thread only (except {@link #wakeup()}). */
-    final class Lane implements SourceLane {
+    /**
+     * One lane's view: the positions it reads at; assignment, pauses and wakeups are
+     * {@link AbstractSourceLane}'s. Used by its lane thread only (except {@link #wakeup()}).
+     */
+    final class Lane extends AbstractSourceLane {
         final int index;
-        private final PartitionListener listener;
         private final Map<Integer, Long> positions = new HashMap<>();
-        private final Set<Integer> assigned = new LinkedHashSet<>();
-        private final Set<Integer> pausedAlone = new HashSet<>();
         private final Cursor cursor = new Cursor();
-        volatile boolean paused;
         volatile long polls;
-        private volatile boolean woken;
-        volatile boolean closed;
 
         Lane(int index, PartitionListener listener) {
+            super(listener);
             this.index = index;
-            this.listener = listener;
         }
 
         @Override
         public void poll(long timeoutMs, BatchHandler handler) {
             polls++;
+            reportCommits();
             applyChanges();
             long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
             while (true) {
                 boolean delivered = false;
-                if (!paused) {
-                    for (int partition : List.copyOf(assigned)) {
-                        // Re-checked per partition: the handler may pause one mid-poll.
-                        if (!paused && assigned.contains(partition) && !pausedAlone.contains(partition)) {
-                            delivered |= deliver(partition, handler);
-                        }
+                for (int i = 0; i < assignedCount(); i++) {
+                    int partition = assignedPartition(i);
+                    // Checked per partition: the handler may pause the lane or a partition mid-poll.
+                    if (isDeliverable(partition)) {
+                        delivered |= deliver(partition, handler);
                     }
                 }
-                if (delivered || woken) {
-                    woken = false;
+                if (takeWakeup() || delivered) {
                     return;
                 }
                 synchronized (lock) {
                     long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
                     List<Change> changes = pendingChanges.get(index);
-                    if (remainingMs <= 0 || (changes != null && !changes.isEmpty())) {
+                    // Under the lock that wakeup() notifies on: a wakeup between the check above and the
+                    // wait cannot be missed.
+                    if (remainingMs <= 0 || (changes != null && !changes.isEmpty()) || takeWakeup()) {
                         return;
                     }
                     try {
@@ -185,20 +182,22 @@ public final class MemorySource implements Source {
                 switch (change.kind()) {
                     case ASSIGN -> {
                         for (int p : change.partitions()) {
-                            assigned.add(p);
                             synchronized (lock) {
                                 positions.put(p, committed.getOrDefault(p, 0L));
                             }
                         }
-                        listener.onAssigned(change.partitions().clone());
+                        assign(change.partitions());
                     }
                     case REVOKE -> {
-                        listener.onRevoked(change.partitions().clone());
-                        drop(change.partitions());
+                        try {
+                            revoke(change.partitions());
+                        } finally {
+                            drop(change.partitions());
+                        }
                     }
                     case LOSE -> {
                         drop(change.partitions());
-                        listener.onLost(change.partitions().clone());
+                        lose(change.partitions());
                     }
                     default -> throw new IllegalStateException(change.kind().toString());
                 }
@@ -207,54 +206,19 @@ public final class MemorySource implements Source {
 
         private void drop(int[] partitions) {
             for (int p : partitions) {
-                assigned.remove(p);
                 positions.remove(p);
-                pausedAlone.remove(p);
             }
-        }
-
-        @Override
-        public void pause() {
-            paused = true;
-        }
-
-        @Override
-        public void resume() {
-            paused = false;
-        }
-
-        @Override
-        public boolean isPaused() {
-            return paused;
-        }
-
-        @Override
-        public void pausePartition(int partition) {
-            if (assigned.contains(partition)) {
-                pausedAlone.add(partition);
-            }
-        }
-
-        @Override
-        public void resumePartition(int partition) {
-            pausedAlone.remove(partition);
-        }
-
-        /** Whether the partition is paused on its own (not counting the lane-wide pause). */
-        boolean isPartitionPaused(int partition) {
-            return pausedAlone.contains(partition);
         }
 
         @Override
         public void commit(CommitOffsets nextOffsets, boolean sync, CommitCallback callback) {
+            reportCommits();
             if (failCommits) {
                 SourceException failure = new SourceException("scripted commit failure (MemorySourceHandle)", null);
                 if (sync) {
                     throw failure;
                 }
-                if (callback != null) {
-                    callback.onComplete(nextOffsets, failure);
-                }
+                reportLater(nextOffsets, callback, failure);
                 return;
             }
             synchronized (lock) {
@@ -262,7 +226,7 @@ public final class MemorySource implements Source {
                     int partition = nextOffsets.partition(i);
                     Set<Integer> owned = owner.get(index);
                     if (owned == null || !owned.contains(partition)) {
-                        if (!assigned.contains(partition)) {
+                        if (!isAssigned(partition)) {
                             throw new SourceException(
                                     "lane " + index + " committed partition " + partition + " it does not own", null);
                         }
@@ -275,8 +239,8 @@ public final class MemorySource implements Source {
                 }
                 lock.notifyAll();
             }
-            if (!sync && callback != null) {
-                callback.onComplete(nextOffsets, null);
+            if (!sync) {
+                reportLater(nextOffsets, callback, null);
             }
         }
 
@@ -297,19 +261,10 @@ public final class MemorySource implements Source {
 
         @Override
         public void wakeup() {
-            woken = true;
+            super.wakeup();
             synchronized (lock) {
                 lock.notifyAll();
             }
-        }
-
-        @Override
-        public void close() {
-            closed = true;
-        }
-
-        int[] assignedPartitions() {
-            return assigned.stream().mapToInt(Integer::intValue).toArray();
         }
     }
 

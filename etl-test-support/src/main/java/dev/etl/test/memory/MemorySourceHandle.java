@@ -139,7 +139,7 @@ public final class MemorySourceHandle {
     public boolean isPaused(int lane) {
         synchronized (source.lock) {
             MemorySource.Lane l = source.lanes.get(lane);
-            return l != null && l.paused;
+            return l != null && l.isPaused();
         }
     }
 
@@ -147,7 +147,7 @@ public final class MemorySourceHandle {
     public boolean isOpen(int lane) {
         synchronized (source.lock) {
             MemorySource.Lane l = source.lanes.get(lane);
-            return l != null && !l.closed;
+            return l != null && !l.isClosed();
         }
     }
 }
