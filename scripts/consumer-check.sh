@@ -95,14 +95,18 @@ while IFS= read -r file; do
   poms=$((poms + 1))
 done < <(find "$LOCAL/dev/etl" -type f \( -name '*.pom' -o -name '*.jar' \))
 ((poms > etl)) || die "no dev.etl POMs in $LOCAL/dev/etl"
-printf '%s\n' "${jars[@]}" | grep -q "/etl-spring-boot-starter-$VERSION.jar$" ||
+# (grep -q reads from here-strings, not pipes: under pipefail, a writer cut off by grep -q's early exit
+# would fail the pipeline, and a check that found what it looked for would report it missing)
+classpath="$(printf '%s\n' "${jars[@]}")"
+grep -q "/etl-spring-boot-starter-$VERSION.jar$" <<<"$classpath" ||
   die "etl-spring-boot-starter-$VERSION.jar is not on the class path"
-printf '%s\n' "${jars[@]}" | grep -q '/software/amazon/awssdk/' && die "the AWS SDK is on the class path"
-printf '%s\n' "${jars[@]}" | grep -q '/netty-codec-native-quic-' && die "Netty's native QUIC is on the class path"
+grep -q '/software/amazon/awssdk/' <<<"$classpath" && die "the AWS SDK is on the class path"
+grep -q '/netty-codec-native-quic-' <<<"$classpath" && die "Netty's native QUIC is on the class path"
 
 app="$PROJECT/target/orders-consumer-1.0.0.jar"
-unzip -l "$app" | grep -q "BOOT-INF/lib/etl-engine-$VERSION.jar" || die "$app has no etl-engine-$VERSION.jar"
-unzip -l "$app" | grep -q 'BOOT-INF/lib/etl-spring-boot-starter-' &&
+entries="$(unzip -Z1 "$app")" || die "cannot list $app"
+grep -qx "BOOT-INF/lib/etl-engine-$VERSION.jar" <<<"$entries" || die "$app has no etl-engine-$VERSION.jar"
+grep -q '^BOOT-INF/lib/etl-spring-boot-starter-' <<<"$entries" &&
   die "$app holds the starter's jar: Boot should leave out a dependencies starter"
 
 log "examples/consumer passed against etl $VERSION: ${#jars[@]} jars on its runtime class path" \

@@ -368,7 +368,9 @@ service_pid() {
   [[ -f "$SERVICE_PID" ]] || return 1
   pid="$(cat "$SERVICE_PID")"
   [[ "$pid" =~ ^[0-9]+$ && -r "/proc/$pid/cmdline" ]] || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "system service" || return 1
+  local cmdline
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  grep -qF "system service" <<<"$cmdline" || return 1
   echo "$pid"
 }
 

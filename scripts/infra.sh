@@ -916,7 +916,10 @@ reg_https_check() {
 reg_has_https() {
   local pid
   pid="$(live_pid "$REG_DIR/registry.pid" "$(reg_token)")" || return 1
-  tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q 'quarkus.http.ssl-port='
+  local cmdline
+  cmdline="$(tr '\0' ' ' <"/proc/$pid/cmdline")" || return 1
+  # a here-string, not a pipe: under pipefail grep -q's early exit could fail tr with SIGPIPE
+  grep -q 'quarkus.http.ssl-port=' <<<"$cmdline"
 }
 
 reg_wait() {
