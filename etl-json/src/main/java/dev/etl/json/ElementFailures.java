@@ -3,6 +3,7 @@ package dev.etl.json;
 import dev.etl.error.DeserializationException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.databind.DatabindException;
 
 /**
@@ -147,11 +148,16 @@ final class ElementFailures {
     /**
      * Whether {@code cause} came from the tokenizer (malformed JSON, a stream constraint such as the
      * nesting depth) rather than from binding well-formed JSON to the target: after it the parser's
-     * position cannot be trusted, so an array is not read any further.
+     * position cannot be trusted, so an array is not read any further. A number out of the target's range
+     * ({@link InputCoercionException}) is a binding failure: the tokenizer read the number whole, only the
+     * conversion to the field's type failed (found by fuzzing: an {@code int} id of 62 digits ended the
+     * array there, and the elements after it were not read).
      */
     static boolean isMalformedInput(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof JacksonException && !(t instanceof DatabindException)) {
+            if (t instanceof JacksonException
+                    && !(t instanceof DatabindException)
+                    && !(t instanceof InputCoercionException)) {
                 return true;
             }
         }

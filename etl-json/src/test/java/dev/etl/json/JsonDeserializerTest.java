@@ -388,6 +388,28 @@ class JsonDeserializerTest {
     }
 
     @Test
+    void aNumberOutOfTheFieldsRangeIsABindingFailureAndTheArrayGoesOn() throws Exception {
+        // found by fuzzing: Jackson's InputCoercionException is a tokenizer exception type, but the number was
+        // read whole; it used to end the array as malformed JSON, and the elements after it were not read
+        JsonDeserializer<Order> orders =
+                JsonDeserializer.forType(Order.class).array().build();
+        List<Order> out = new ArrayList<>();
+
+        DeserializationException e = catchThrowableOfType(
+                DeserializationException.class,
+                () -> calls.emitInto(
+                        orders,
+                        8,
+                        "[{\"id\":1,\"sku\":\"a\",\"qty\":99999999999999999999}, {\"id\":2,\"sku\":\"b\",\"qty\":2}]",
+                        out));
+
+        assertThat(out).extracting(Order::id).containsExactly(2L);
+        assertThat(e.reason())
+                .startsWith("JSON array: 1 emitted, 1 failed: element 0: cannot bind to ")
+                .doesNotContain("not read");
+    }
+
+    @Test
     void malformedJsonInsideAnArrayEndsItThereAndSaysTheRestWasNotRead() throws Exception {
         JsonDeserializer<Order> orders =
                 JsonDeserializer.forType(Order.class).array().build();
