@@ -56,6 +56,13 @@ public final class AvroWork {
         } catch (Stop e) {
             // what was claimed up to the malformation counts
         }
+        if (w.items == Long.MAX_VALUE) {
+            // The walk stopped at a block that takes the body over Avro's collection limit, before what that
+            // block's items hold: a decoder reads them one by one and may materialise items that take no bytes
+            // inside them, up to its bound, before the total goes over (found by fuzzing: a `nested` block of
+            // 2^31 - 9 arrays, the first holding 1,048,567 nulls, 18 MB, then a count over the limit).
+            return AvroLimits.maxZeroByteItems() + 1L;
+        }
         return Math.min(w.zeroByteItems, AvroLimits.maxZeroByteItems() + 1L);
     }
 

@@ -161,6 +161,9 @@ class AvroContainerFuzzTest {
             Object expected;
             try {
                 if (!avro.hasNext()) {
+                    if (emptyBlockBeforeRecords(file)) {
+                        return; // DataFileStream ends at a block of no records; the reader reads on, on purpose
+                    }
                     throw new AssertionError("the Avro container reader delivered " + rows.size()
                             + " rows; DataFileStream reads " + i + context(file));
                 }
@@ -196,6 +199,54 @@ class AvroContainerFuzzTest {
                 throw new AssertionError("the Avro container reader delivered " + rows.size()
                         + " rows, DataFileStream reads more" + context(file));
             }
+        }
+    }
+
+    /**
+     * Whether the file holds a block of no records followed, sync markers intact, by a block with records.
+     * {@code DataFileStream.hasNext()} takes a block count of 0 for the end of the file and reads none of
+     * what follows; the container reader takes it for what the specification says it is, a block of no
+     * objects, and reads the blocks after it, so it delivers rows that Avro's reader silently leaves out
+     * (found by fuzzing: blocks of 0, then 2 records of a schema whose records take no bytes). Avro's writer
+     * never writes an empty block; another writer may. Parses only what it needs; any doubt is false.
+     */
+    static boolean emptyBlockBeforeRecords(byte[] file) {
+        try {
+            BinaryDecoder in = DecoderFactory.get().binaryDecoder(file, null);
+            byte[] magic = new byte[4];
+            in.readFixed(magic);
+            if (magic[0] != 'O' || magic[1] != 'b' || magic[2] != 'j' || magic[3] != 1) {
+                return false;
+            }
+            for (long n = in.readMapStart(); n != 0; n = in.mapNext()) {
+                for (long i = 0; i < n; i++) {
+                    in.skipString();
+                    in.skipBytes();
+                }
+            }
+            byte[] sync = new byte[16];
+            in.readFixed(sync);
+            byte[] marker = new byte[16];
+            boolean sawEmpty = false;
+            while (!in.isEnd()) {
+                long count = in.readLong();
+                long size = in.readLong();
+                if (count < 0 || size < 0 || size > file.length) {
+                    return false;
+                }
+                if (count > 0 && sawEmpty) {
+                    return true;
+                }
+                sawEmpty |= count == 0;
+                in.skipFixed((int) size);
+                in.readFixed(marker);
+                if (!Arrays.equals(sync, marker)) {
+                    return false;
+                }
+            }
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 
