@@ -42,7 +42,11 @@ record AvroContainerHeader(Schema schema, String codec, byte[] sync, long length
         for (long count = in.readLong("the metadata count"); count != 0; count = in.readLong("the metadata count")) {
             if (count < 0) {
                 count = -count;
-                in.readLong("the metadata block size");
+                long size = in.readLong("the metadata block size");
+                if (size < 0) {
+                    // as Avro's decoder refuses it (found by fuzzing: a size of -1048576 was read and ignored)
+                    throw in.corrupt("the header's metadata block states a negative byte size (" + size + ")", null);
+                }
             }
             for (long i = 0; i < count; i++) {
                 String key = new String(bytes(in, "a metadata key"), StandardCharsets.UTF_8);
