@@ -16,9 +16,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The configuration reference in {@code docs/guides/spring-boot.md} is generated from the metadata the
+ The configuration reference, {@code docs/reference/configuration.md}, is generated from the metadata the
  * configuration processor writes ({@code META-INF/spring-configuration-metadata.json}). This test
- * renders it and fails when the guide is stale; run it with {@code -Detl.docs.write=true} to rewrite
+ * renders it and fails when the page is stale; run it with {@code -Detl.docs.write=true} to rewrite
  * the section between the markers.
  */
 class ConfigurationReferenceTest {
@@ -27,7 +27,7 @@ class ConfigurationReferenceTest {
 
     static final String END = "<!-- configuration-reference:end -->";
 
-    static final Path GUIDE = Path.of("..", "docs", "guides", "spring-boot.md");
+    static final Path PAGE = Path.of("..", "docs", "reference", "configuration.md");
 
     @Test
     void everyPropertyHasADescriptionWithoutLeadingArticle() throws IOException {
@@ -46,23 +46,23 @@ class ConfigurationReferenceTest {
     }
 
     @Test
-    void guideReferenceMatchesTheMetadata() throws IOException {
+    void referencePageMatchesTheMetadata() throws IOException {
         String rendered = render(metadata());
-        String guide = Files.readString(GUIDE, StandardCharsets.UTF_8);
-        int begin = guide.indexOf(BEGIN);
-        int end = guide.indexOf(END);
-        assertThat(begin).as("marker in " + GUIDE).isNotNegative();
-        assertThat(end).as("marker in " + GUIDE).isGreaterThan(begin);
-        String current = guide.substring(begin + BEGIN.length(), end);
+        String page = Files.readString(PAGE, StandardCharsets.UTF_8);
+        int begin = page.indexOf(BEGIN);
+        int end = page.indexOf(END);
+        assertThat(begin).as("marker in " + PAGE).isNotNegative();
+        assertThat(end).as("marker in " + PAGE).isGreaterThan(begin);
+        String current = page.substring(begin + BEGIN.length(), end);
         if (Boolean.getBoolean("etl.docs.write")) {
             Files.writeString(
-                    GUIDE,
-                    guide.substring(0, begin + BEGIN.length()) + rendered + guide.substring(end),
+                    PAGE,
+                    page.substring(0, begin + BEGIN.length()) + rendered + page.substring(end),
                     StandardCharsets.UTF_8);
             return;
         }
         assertThat(current)
-                .as("configuration reference in " + GUIDE + " is stale; rerun this test with -Detl.docs.write=true")
+                .as("configuration reference in " + PAGE + " is stale; rerun this test with -Detl.docs.write=true")
                 .isEqualTo(rendered);
     }
 
@@ -77,7 +77,7 @@ class ConfigurationReferenceTest {
         }
         StringBuilder out = new StringBuilder("\n");
         byGroup.forEach((group, properties) -> {
-            out.append("\n#### `").append(group).append(".*`\n\n");
+            out.append("\n### `").append(group).append(".*`\n\n");
             out.append("| property | default | description |\n|---|---|---|\n");
             for (JsonNode property : properties) {
                 JsonNode defaultValue = property.get("defaultValue");
