@@ -14,12 +14,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Keeps the code in {@code docs/} true: every fenced block preceded by
- * {@code <!-- snippet: path/To/File.java#tag -->} must equal that (compiled and tested) file's
- * {@code package} line and the imports the region uses (in the file's order and grouping), then the
- * region between {@code // tag::tag[]} and {@code // end::tag[]}, dedented; so a reader can copy a
- * snippet into a file of their own. YAML, properties and shell files mark regions with
- * {@code # tag::tag[]} and {@code # end::tag[]} and are shown without a header. Edit the source, run
- * this test, and copy what it prints when it fails.
+ * {@code <!-- snippet: path/To/File.java#tag -->} must equal the region between {@code // tag::tag[]} and
+ * {@code // end::tag[]} of that (compiled and tested) file, dedented. A Java snippet is compilable as
+ * shown, by one rule: a region that is a whole top-level type is shown as a compilation unit (the file's
+ * {@code package} line, the imports the type uses in the file's order and grouping, then the type), so a
+ * reader can copy it into a file of their own; a region of members or statements is shown alone, without
+ * a {@code package} or {@code import} line (never a header over bare members). YAML, properties and shell
+ * files mark regions with {@code # tag::tag[]} and {@code # end::tag[]} and are shown without a header.
+ * Edit the source, run this test with {@code -Detl.docs.write=true} (or copy what it prints when it fails).
  */
 class DocSnippetsTest {
     private static final Pattern MARKER = Pattern.compile("<!-- snippet: (\\S+)#(\\S+) -->");
@@ -162,7 +164,67 @@ class DocSnippetsTest {
         }
         List<String> body = lines.subList(start, end);
         String region = dedent(body);
-        return source.toString().endsWith(".java") ? header(lines, region) + region : region;
+        return source.toString().endsWith(".java") && isTopLevelType(body) ? header(lines, region) + region : region;
+    }
+
+    private static final Pattern TYPE_DECLARATION = Pattern.compile(
+            "^(?:(?:public|final|abstract|sealed|non-sealed|strictfp)\\s+)*(?:class|interface|record|enum|@interface)\\s+\\w+.*");
+
+    /**
+     * Whether the lines (as they stand in their file, not dedented) are whole top-level types: they start
+     * at column 0 (a Javadoc, an annotation or the declaration), declare a type at column 0 and end with
+     * its closing brace at column 0. Members and statements are indented in their file.
+     */
+    static boolean isTopLevelType(List<String> lines) {
+        List<String> code = lines.stream().filter(l -> !l.isBlank()).toList();
+        return !code.isEmpty()
+                && !Character.isWhitespace(code.get(0).charAt(0))
+                && code.get(code.size() - 1).equals("}")
+                && code.stream().anyMatch(l -> TYPE_DECLARATION.matcher(l).matches());
+    }
+
+    /**
+     * The snippet rule, on what the docs show: a Java snippet with a {@code package} or {@code import} line
+     * is a compilation unit (the header, then one whole top-level type); one without has no such line
+     * anywhere. Fails naming the page and line of each snippet that mixes a header with bare members.
+     */
+    @Test
+    void everyJavaSnippetIsAWholeUnitOrMembersWithoutHeader() throws IOException {
+        Path root = repositoryRoot();
+        List<String> problems = new ArrayList<>();
+        try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
+            for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).toList()) {
+                List<String> lines = Files.readAllLines(doc);
+                for (int i = 0; i < lines.size(); i++) {
+                    Matcher m = MARKER.matcher(lines.get(i));
+                    if (!m.find() || !m.group(1).endsWith(".java")) {
+                        continue;
+                    }
+                    String where = root.relativize(doc) + ":" + (i + 1) + " (" + m.group(1) + "#" + m.group(2) + ")";
+                    List<String> block = List.of(fencedBlockAfter(lines, i + 1).split("\n"));
+                    int bodyStart = 0;
+                    boolean header = false;
+                    while (bodyStart < block.size()
+                            && (block.get(bodyStart).isBlank()
+                                    || block.get(bodyStart).startsWith("package ")
+                                    || block.get(bodyStart).startsWith("import "))) {
+                        header |= !block.get(bodyStart).isBlank();
+                        bodyStart++;
+                    }
+                    List<String> body = block.subList(bodyStart, block.size());
+                    if (header && !isTopLevelType(body)) {
+                        problems.add(where + ": a package/import header over members or statements; show a whole"
+                                + " top-level type under a header, or the members without one");
+                    }
+                    for (String line : body) {
+                        if (line.startsWith("package ") || line.startsWith("import ")) {
+                            problems.add(where + ": '" + line + "' after the snippet's first code line");
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(problems).as("Java snippets that are not compilable as shown").isEmpty();
     }
 
     /** The package line and the imports whose simple name (or static member) the region mentions. */
