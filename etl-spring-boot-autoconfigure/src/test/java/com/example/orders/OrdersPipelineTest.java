@@ -60,7 +60,6 @@ class OrdersPipelineTest {
         assertThat(this.meters.find("etl.sink.rows").tag("pipeline", "orders").counters())
                 .hasSize(2);
     }
-    // end::slice[]
 
     @Test
     void loadsOnlyThePipeline() {
@@ -76,3 +75,4 @@ class OrdersPipelineTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 }
+// end::slice[]

@@ -16,7 +16,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- The configuration reference, {@code docs/reference/configuration.md}, is generated from the metadata the
+ * The configuration reference, {@code docs/reference/configuration.md}, is generated from the metadata the
  * configuration processor writes ({@code META-INF/spring-configuration-metadata.json}). This test
  * renders it and fails when the page is stale; run it with {@code -Detl.docs.write=true} to rewrite
  * the section between the markers.

@@ -52,7 +52,6 @@ class ServiceConnectionIT {
     @Container
     @ServiceConnection
     static final KafkaContainer kafka = new KafkaContainer("apache/kafka:4.1.0");
-    // end::service-connection[]
 
     @Autowired
     ClickHouseConnectionDetails clickHouseDetails;
@@ -84,3 +83,4 @@ class ServiceConnectionIT {
         ServiceConnectionChecks.kafka(kafka, this.sourceConfig);
     }
 }
+// end::service-connection[]

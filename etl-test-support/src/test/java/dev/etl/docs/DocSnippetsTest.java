@@ -164,7 +164,20 @@ class DocSnippetsTest {
         }
         List<String> body = lines.subList(start, end);
         String region = dedent(body);
-        return source.toString().endsWith(".java") && isTopLevelType(body) ? header(lines, region) + region : region;
+        if (!source.toString().endsWith(".java")) {
+            return region;
+        }
+        if (isTopLevelType(body)) {
+            return header(lines, region) + region;
+        }
+        if (body.stream().anyMatch(l -> !l.isBlank() && !Character.isWhitespace(l.charAt(0)))) {
+            problems.add(where + ": region '" + tag + "' of " + repositoryRoot().relativize(source)
+                    + " has code at column 0 but is not whole"
+                    + " top-level types (from their Javadoc or annotations to their closing brace); move its"
+                    + " tag:: or end:: line so that it is, or so that it holds members only");
+            return null;
+        }
+        return region;
     }
 
     private static final Pattern TYPE_DECLARATION = Pattern.compile(
@@ -224,7 +237,9 @@ class DocSnippetsTest {
                 }
             }
         }
-        assertThat(problems).as("Java snippets that are not compilable as shown").isEmpty();
+        assertThat(problems)
+                .as("Java snippets that are not compilable as shown")
+                .isEmpty();
     }
 
     /** The package line and the imports whose simple name (or static member) the region mentions. */

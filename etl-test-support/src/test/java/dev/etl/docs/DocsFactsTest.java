@@ -44,8 +44,8 @@ class DocsFactsTest {
 
     private static final Pattern MEASURED = Pattern.compile("\\d+(?:[.,]\\d+)+×?|\\d+×");
 
-    private static final Pattern TYPE_DECLARATION = Pattern.compile(
-            "\\b(?:class|interface|record|enum|@interface)\\s+([A-Z][A-Za-z0-9_]*)");
+    private static final Pattern TYPE_DECLARATION =
+            Pattern.compile("\\b(?:class|interface|record|enum|@interface)\\s+([A-Z][A-Za-z0-9_]*)");
 
     @Test
     void designsModuleTableListsExactlyTheReactorsModules() throws Exception {
@@ -81,7 +81,9 @@ class DocsFactsTest {
                         + "`, which is not a <module> of pom.xml");
             }
         }
-        assertThat(problems).as("DESIGN.md's module table against pom.xml's <modules>").isEmpty();
+        assertThat(problems)
+                .as("DESIGN.md's module table against pom.xml's <modules>")
+                .isEmpty();
     }
 
     @Test
@@ -111,7 +113,8 @@ class DocsFactsTest {
         String current = text.substring(begin + BOM_BEGIN.length(), end);
         if (Boolean.getBoolean("etl.docs.write")) {
             Files.writeString(
-                    page, text.substring(0, begin + BOM_BEGIN.length()) + rendered + text.substring(end),
+                    page,
+                    text.substring(0, begin + BOM_BEGIN.length()) + rendered + text.substring(end),
                     StandardCharsets.UTF_8);
             return;
         }
@@ -146,15 +149,17 @@ class DocsFactsTest {
                         for (String expanded : expand(name.group())) {
                             String problem = sources.check(expanded);
                             if (problem != null) {
-                                problems.add(root.relativize(file) + ":" + (i + 1) + ": `" + name.group() + "`: "
-                                        + problem);
+                                problems.add(
+                                        root.relativize(file) + ":" + (i + 1) + ": `" + name.group() + "`: " + problem);
                             }
                         }
                     }
                 }
             }
         }
-        assertThat(problems).as("dev.etl names in docs/ that name nothing in the sources").isEmpty();
+        assertThat(problems)
+                .as("dev.etl names in docs/ that name nothing in the sources")
+                .isEmpty();
     }
 
     /** A "How fast" section quotes BENCHMARKS.md: every decimal and ratio in it is one of BENCHMARKS.md's. */
@@ -233,9 +238,11 @@ class DocsFactsTest {
                 return;
             }
             try (Stream<Path> files = Files.walk(sources)) {
-                for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+                for (Path file :
+                        files.filter(p -> p.toString().endsWith(".java")).toList()) {
                     String relative = sources.relativize(file).toString();
-                    String name = relative.substring(0, relative.length() - ".java".length()).replace('/', '.');
+                    String name = relative.substring(0, relative.length() - ".java".length())
+                            .replace('/', '.');
                     if (name.equals("module-info")) {
                         Matcher m = Pattern.compile("\\bmodule\\s+([\\w.]+)").matcher(Files.readString(file));
                         if (m.find()) {
@@ -258,14 +265,17 @@ class DocsFactsTest {
                 return;
             }
             try (Stream<Path> files = Files.walk(schemas)) {
-                for (Path file : files.filter(p -> p.toString().endsWith(".avsc")).toList()) {
+                for (Path file :
+                        files.filter(p -> p.toString().endsWith(".avsc")).toList()) {
                     String schema = Files.readString(file);
-                    Matcher namespace = Pattern.compile("\"namespace\"\\s*:\\s*\"([\\w.]+)\"").matcher(schema);
+                    Matcher namespace = Pattern.compile("\"namespace\"\\s*:\\s*\"([\\w.]+)\"")
+                            .matcher(schema);
                     if (!namespace.find()) {
                         continue;
                     }
                     packages.add(namespace.group(1));
-                    Matcher named = Pattern.compile("\"name\"\\s*:\\s*\"([A-Z]\\w*)\"").matcher(schema);
+                    Matcher named =
+                            Pattern.compile("\"name\"\\s*:\\s*\"([A-Z]\\w*)\"").matcher(schema);
                     while (named.find()) {
                         types.put(namespace.group(1) + "." + named.group(1), file);
                     }

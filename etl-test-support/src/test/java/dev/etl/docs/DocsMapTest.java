@@ -41,8 +41,8 @@ class DocsMapTest {
         for (Path page : MarkdownPage.markdownUnder(docs)) {
             String relative = docs.relativize(page).toString();
             if (!NOT_IN_THE_MAP.contains(relative) && !linked.contains(page.normalize())) {
-                missing.add("docs/" + relative + " (\"" + title(page) + "\") is not linked from docs/README.md: add it to"
-                        + " the guide map");
+                missing.add("docs/" + relative + " (\"" + title(page)
+                        + "\") is not linked from docs/README.md: add it to" + " the guide map");
             }
         }
         assertThat(missing).as("pages missing from the docs map docs/README.md").isEmpty();
@@ -64,9 +64,12 @@ class DocsMapTest {
                     checked++;
                     String where = root.relativize(file) + ":" + (i + 1) + ": (" + target + ")";
                     String path = withoutAnchor(target);
-                    Path resolved = path.isEmpty() ? file : file.getParent().resolve(decode(path)).normalize();
+                    Path resolved = path.isEmpty()
+                            ? file
+                            : file.getParent().resolve(decode(path)).normalize();
                     if (!resolved.startsWith(root) || !Files.exists(resolved)) {
-                        broken.add(where + " reaches no file: " + root.relativize(resolved.normalize()) + " does not exist");
+                        broken.add(where + " reaches no file: " + root.relativize(resolved.normalize())
+                                + " does not exist");
                         continue;
                     }
                     int hash = target.indexOf('#');
@@ -74,10 +77,11 @@ class DocsMapTest {
                         continue;
                     }
                     String anchor = target.substring(hash + 1);
-                    Set<String> known = anchors.computeIfAbsent(resolved, (p) -> MarkdownPage.read(p).anchors());
+                    Set<String> known = anchors.computeIfAbsent(
+                            resolved, (p) -> MarkdownPage.read(p).anchors());
                     if (!known.contains(anchor)) {
-                        broken.add(where + ": " + root.relativize(resolved) + " has no heading whose anchor is #" + anchor
-                                + closest(anchor, known));
+                        broken.add(where + ": " + root.relativize(resolved) + " has no heading whose anchor is #"
+                                + anchor + closest(anchor, known));
                     }
                 }
             }

@@ -22,7 +22,8 @@ import java.util.stream.Stream;
 final class MarkdownPage {
 
     /** An inline link {@code [text](target)} or {@code [text](target "title")}. */
-    private static final Pattern LINK = Pattern.compile("\\[(?:[^\\[\\]]|\\[[^\\]]*\\])*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
+    private static final Pattern LINK =
+            Pattern.compile("\\[(?:[^\\[\\]]|\\[[^\\]]*\\])*\\]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
 
     private static final Pattern INLINE_CODE = Pattern.compile("`+[^`]*`+");
 
@@ -122,11 +123,13 @@ final class MarkdownPage {
     /** The repository's root: the first directory above the working directory that has {@code docs/}. */
     static Path repositoryRoot() {
         Path dir = Path.of("").toAbsolutePath();
-        while (dir != null && !(Files.isDirectory(dir.resolve("docs")) && Files.isRegularFile(dir.resolve("pom.xml")))) {
+        while (dir != null
+                && !(Files.isDirectory(dir.resolve("docs")) && Files.isRegularFile(dir.resolve("pom.xml")))) {
             dir = dir.getParent();
         }
         if (dir == null) {
-            throw new IllegalStateException("no docs/ directory above " + Path.of("").toAbsolutePath());
+            throw new IllegalStateException(
+                    "no docs/ directory above " + Path.of("").toAbsolutePath());
         }
         return dir;
     }

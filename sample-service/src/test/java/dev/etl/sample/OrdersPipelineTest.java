@@ -32,9 +32,9 @@ import org.springframework.beans.factory.annotation.Autowired;
  * memory source in place of Kafka, the capture sink in place of ClickHouse and the slice's stub
  * schema registry in place of the real one, serving the two writer schemas by id.
  */
-// tag::test[]
 @EtlPipelineTest(properties = "etl.pipeline.threads=1")
 class OrdersPipelineTest {
+    // tag::test[]
     static final int V1_ID = 1;
     static final int V2_ID = 2;
     static final Duration WAIT = Duration.ofSeconds(20);
