@@ -1,16 +1,16 @@
 package dev.etl.docs;
 
+import static dev.etl.docs.Poms.child;
+import static dev.etl.docs.Poms.parse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
-import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
@@ -26,12 +26,8 @@ class BomTest {
         String version = child(parent.getDocumentElement(), "version");
 
         Map<String, String> deployed = new LinkedHashMap<>();
-        NodeList modules = parent.getElementsByTagName("module");
-        for (int i = 0; i < modules.getLength(); i++) {
-            Element project = parse(
-                            root.resolve(modules.item(i).getTextContent().trim())
-                                    .resolve("pom.xml"))
-                    .getDocumentElement();
+        for (String module : Poms.modules(parent)) {
+            Element project = parse(root.resolve(module).resolve("pom.xml")).getDocumentElement();
             String artifactId = child(project, "artifactId");
             NodeList skips = project.getElementsByTagName("maven.deploy.skip");
             boolean skipped = skips.getLength() > 0
@@ -58,21 +54,6 @@ class BomTest {
             managed.put(child(dependency, "artifactId"), type == null ? "jar" : type);
         }
         assertThat(managed).isEqualTo(deployed);
-    }
-
-    private static String child(Element element, String name) {
-        for (Node n = element.getFirstChild(); n != null; n = n.getNextSibling()) {
-            if (n instanceof Element e && e.getTagName().equals(name)) {
-                return e.getTextContent().trim();
-            }
-        }
-        return null;
-    }
-
-    private static Document parse(Path pom) throws Exception {
-        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-        return factory.newDocumentBuilder().parse(pom.toFile());
     }
 
     private static Path repositoryRoot() {

@@ -17,11 +17,8 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
-import org.w3c.dom.Document;
 import org.w3c.dom.Element;
-import org.w3c.dom.Node;
 import org.w3c.dom.NodeList;
 
 /**
@@ -50,7 +47,7 @@ class DocsFactsTest {
     @Test
     void designsModuleTableListsExactlyTheReactorsModules() throws Exception {
         Path root = MarkdownPage.repositoryRoot();
-        Set<String> reactor = new TreeSet<>(modules(root.resolve("pom.xml")));
+        Set<String> reactor = new TreeSet<>(Poms.modules(Poms.parse(root.resolve("pom.xml"))));
         MarkdownPage design = MarkdownPage.read(root.resolve("docs/DESIGN.md"));
         Set<String> table = new TreeSet<>();
         Map<String, Integer> lineOf = new HashMap<>();
@@ -89,11 +86,11 @@ class DocsFactsTest {
     @Test
     void installationListsTheArtifactsTheBomManages() throws Exception {
         Path root = MarkdownPage.repositoryRoot();
-        Element bom = parse(root.resolve("etl-dependencies/pom.xml")).getDocumentElement();
+        Element bom = Poms.parse(root.resolve("etl-dependencies/pom.xml")).getDocumentElement();
         List<String> managed = new ArrayList<>();
         NodeList dependencies = bom.getElementsByTagName("dependency");
         for (int i = 0; i < dependencies.getLength(); i++) {
-            managed.add(child((Element) dependencies.item(i), "artifactId"));
+            managed.add(Poms.child((Element) dependencies.item(i), "artifactId"));
         }
         StringBuilder rendered = new StringBuilder("\n");
         rendered.append("The BOM manages etl's own ").append(managed.size()).append(" artifacts, all at one version: ");
@@ -319,29 +316,5 @@ class DocsFactsTest {
             }
             return null;
         }
-    }
-
-    private static List<String> modules(Path pom) throws Exception {
-        List<String> modules = new ArrayList<>();
-        NodeList nodes = parse(pom).getElementsByTagName("module");
-        for (int i = 0; i < nodes.getLength(); i++) {
-            modules.add(nodes.item(i).getTextContent().trim());
-        }
-        return modules;
-    }
-
-    private static String child(Element element, String name) {
-        for (Node n = element.getFirstChild(); n != null; n = n.getNextSibling()) {
-            if (n instanceof Element e && e.getTagName().equals(name)) {
-                return e.getTextContent().trim();
-            }
-        }
-        return null;
-    }
-
-    private static Document parse(Path pom) throws Exception {
-        DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
-        factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
-        return factory.newDocumentBuilder().parse(pom.toFile());
     }
 }
