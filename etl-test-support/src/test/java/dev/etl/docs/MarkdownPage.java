@@ -110,6 +110,33 @@ final class MarkdownPage {
         return anchors;
     }
 
+    /**
+     * The text of the section whose heading has that anchor: the heading's line up to the next heading of
+     * the same or a higher level; empty when no heading has it.
+     */
+    String section(String anchor) {
+        Map<String, Integer> seen = new HashMap<>();
+        int level = 0;
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < lines.size(); i++) {
+            Matcher heading = prose[i] ? HEADING.matcher(lines.get(i)) : null;
+            if (heading != null && heading.matches()) {
+                if (level > 0 && heading.group(1).length() <= level) {
+                    break;
+                }
+                String slug = slug(heading.group(2));
+                int n = seen.merge(slug, 1, Integer::sum) - 1;
+                if (level == 0 && (n == 0 ? slug : slug + "-" + n).equals(anchor)) {
+                    level = heading.group(1).length();
+                }
+            }
+            if (level > 0) {
+                text.append(lines.get(i)).append('\n');
+            }
+        }
+        return text.toString();
+    }
+
     /** GitHub's anchor of a heading: its rendered text, lower case, punctuation dropped, spaces as -. */
     static String slug(String heading) {
         String text = heading.replaceAll("\\[([^\\]]*)\\]\\([^)]*\\)", "$1") // a link: its text
