@@ -122,15 +122,20 @@ class DocsFactsTest {
     }
 
     /**
-     * A {@code dev.etl} package, type or module name in backticks in docs/ names one that exists in the
-     * sources (CHANGES.md, the history of renames, aside). Members after a type are not checked.
+     * A {@code dev.etl} package, type or module name in backticks in docs/, README.md, examples/ or deploy/
+     * names one that exists in the sources (CHANGES.md, the history of renames, aside). Members after a
+     * type are not checked.
      */
     @Test
     void everyDevEtlNameInBackticksExists() {
         Path root = MarkdownPage.repositoryRoot();
         SourceIndex sources = SourceIndex.of(root);
         List<String> problems = new ArrayList<>();
-        for (Path file : MarkdownPage.markdownUnder(root.resolve("docs"))) {
+        List<Path> files = new ArrayList<>(MarkdownPage.markdownUnder(root.resolve("docs")));
+        files.add(root.resolve("README.md"));
+        files.addAll(MarkdownPage.markdownUnder(root.resolve("examples")));
+        files.addAll(MarkdownPage.markdownUnder(root.resolve("deploy")));
+        for (Path file : files) {
             if (file.getFileName().toString().equals("CHANGES.md")) {
                 continue;
             }
@@ -155,7 +160,7 @@ class DocsFactsTest {
             }
         }
         assertThat(problems)
-                .as("dev.etl names in docs/ that name nothing in the sources")
+                .as("dev.etl names in the docs that name nothing in the sources")
                 .isEmpty();
     }
 
