@@ -202,44 +202,45 @@ class DocSnippetsTest {
      * anywhere. Fails naming the page and line of each snippet that mixes a header with bare members.
      */
     @Test
-    void everyJavaSnippetIsAWholeUnitOrMembersWithoutHeader() throws IOException {
+    void everyJavaSnippetIsAWholeUnitOrMembersWithoutHeader() {
         Path root = repositoryRoot();
         List<String> problems = new ArrayList<>();
-        try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
-            for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).toList()) {
-                List<String> lines = Files.readAllLines(doc);
-                for (int i = 0; i < lines.size(); i++) {
-                    Matcher m = MARKER.matcher(lines.get(i));
-                    if (!m.find() || !m.group(1).endsWith(".java")) {
-                        continue;
-                    }
+        for (Path doc : MarkdownPage.markdownUnder(root.resolve("docs"))) {
+            List<String> lines = MarkdownPage.read(doc).lines;
+            for (int i = 0; i < lines.size(); i++) {
+                Matcher m = MARKER.matcher(lines.get(i));
+                if (m.find() && m.group(1).endsWith(".java")) {
                     String where = root.relativize(doc) + ":" + (i + 1) + " (" + m.group(1) + "#" + m.group(2) + ")";
-                    List<String> block = List.of(fencedBlockAfter(lines, i + 1).split("\n"));
-                    int bodyStart = 0;
-                    boolean header = false;
-                    while (bodyStart < block.size()
-                            && (block.get(bodyStart).isBlank()
-                                    || block.get(bodyStart).startsWith("package ")
-                                    || block.get(bodyStart).startsWith("import "))) {
-                        header |= !block.get(bodyStart).isBlank();
-                        bodyStart++;
-                    }
-                    List<String> body = block.subList(bodyStart, block.size());
-                    if (header && !isTopLevelType(body)) {
-                        problems.add(where + ": a package/import header over members or statements; show a whole"
-                                + " top-level type under a header, or the members without one");
-                    }
-                    for (String line : body) {
-                        if (line.startsWith("package ") || line.startsWith("import ")) {
-                            problems.add(where + ": '" + line + "' after the snippet's first code line");
-                        }
-                    }
+                    snippetRuleProblems(where, fencedBlockAfter(lines, i + 1), problems);
                 }
             }
         }
         assertThat(problems)
                 .as("Java snippets that are not compilable as shown")
                 .isEmpty();
+    }
+
+    private static void snippetRuleProblems(String where, String snippet, List<String> problems) {
+        List<String> block = List.of(snippet.split("\n"));
+        int bodyStart = 0;
+        boolean header = false;
+        while (bodyStart < block.size()
+                && (block.get(bodyStart).isBlank()
+                        || block.get(bodyStart).startsWith("package ")
+                        || block.get(bodyStart).startsWith("import "))) {
+            header |= !block.get(bodyStart).isBlank();
+            bodyStart++;
+        }
+        List<String> body = block.subList(bodyStart, block.size());
+        if (header && !isTopLevelType(body)) {
+            problems.add(where + ": a package/import header over members or statements; show a whole"
+                    + " top-level type under a header, or the members without one");
+        }
+        for (String line : body) {
+            if (line.startsWith("package ") || line.startsWith("import ")) {
+                problems.add(where + ": '" + line + "' after the snippet's first code line");
+            }
+        }
     }
 
     /** The package line and the imports whose simple name (or static member) the region mentions. */
