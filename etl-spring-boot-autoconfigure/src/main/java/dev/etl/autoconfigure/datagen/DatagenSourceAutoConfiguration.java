@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.datagen;
 
+import dev.etl.autoconfigure.BoundedRunCompletion;
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
@@ -101,13 +102,23 @@ public final class DatagenSourceAutoConfiguration {
     @Bean
     @ConditionalOnBean(DatagenSource.class)
     @ConditionalOnMissingBean
-    DatagenCompletion etlDatagenCompletion(
+    BoundedRunCompletion etlDatagenCompletion(
             DatagenSource source,
             EtlDatagenProperties properties,
             ApplicationContext context,
             ObjectProvider<EtlPipelineLifecycle> lifecycle,
             PipelineConfig pipeline) {
-        return new DatagenCompletion(source, properties.getWhenDone(), context, lifecycle, pipeline.name());
+        BoundedRunCompletion completion = new BoundedRunCompletion(
+                "datagen",
+                "etl.source.datagen.when-done",
+                properties.getWhenDone(),
+                context,
+                lifecycle,
+                pipeline.name());
+        if (source.isBounded()) {
+            source.onDone(completion::done);
+        }
+        return completion;
     }
 
     private static RecordGenerator generator(

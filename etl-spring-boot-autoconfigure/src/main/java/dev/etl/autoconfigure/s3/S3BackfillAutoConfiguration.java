@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.s3;
 
+import dev.etl.autoconfigure.BoundedRunCompletion;
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
@@ -186,13 +187,16 @@ public final class S3BackfillAutoConfiguration {
     @Bean
     @ConditionalOnBean(S3BackfillSource.class)
     @ConditionalOnMissingBean
-    S3BackfillCompletion etlS3BackfillCompletion(
+    BoundedRunCompletion etlS3BackfillCompletion(
             S3BackfillSource source,
             EtlS3Properties s3,
             ApplicationContext context,
             ObjectProvider<EtlPipelineLifecycle> lifecycle,
             PipelineConfig pipeline) {
-        return new S3BackfillCompletion(source, s3.getWhenDone(), context, lifecycle, pipeline.name());
+        BoundedRunCompletion completion = new BoundedRunCompletion(
+                "backfill", "etl.source.s3.when-done", s3.getWhenDone(), context, lifecycle, pipeline.name());
+        source.onDone(completion::done);
+        return completion;
     }
 
     /** Mode plan: writes the work list; the application then ends (its pipeline is off, see the post-processor). */
