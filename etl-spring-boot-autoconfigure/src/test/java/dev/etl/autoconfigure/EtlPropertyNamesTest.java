@@ -242,7 +242,17 @@ class EtlPropertyNamesTest {
     @org.springframework.boot.context.properties.EnableConfigurationProperties(Own.class)
     static class OwnProperties {}
 
+    /**
+     * {@code @ConfigurationProperties("etl.own")} through a composed annotation, which the configuration
+     * metadata processor does not see: the module's metadata (the configuration reference) stays the
+     * product's own.
+     */
+    @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+    @java.lang.annotation.Target(java.lang.annotation.ElementType.TYPE)
     @org.springframework.boot.context.properties.ConfigurationProperties("etl.own")
+    @interface OwnPrefix {}
+
+    @OwnPrefix
     static class Own {
 
         private String greeting;

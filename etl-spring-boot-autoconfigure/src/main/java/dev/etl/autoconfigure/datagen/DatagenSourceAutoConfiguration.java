@@ -23,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -76,16 +77,10 @@ public final class DatagenSourceAutoConfiguration {
                 .maxPollRecords(properties.getMaxPollRecords())
                 .lanes(pipeline.lanes())
                 .pipeline(pipeline.name());
-        if (properties.getRecords() != null) {
-            builder.records(properties.getRecords());
-        }
-        if (properties.getRate() != null) {
-            builder.ratePerSecond(properties.getRate());
-        }
-        MeterRegistry registry = meterRegistries.getIfUnique();
-        if (registry != null) {
-            builder.meterRegistry(registry);
-        }
+        PropertyMapper map = PropertyMapper.get(); // unset (null) values keep the builder's defaults
+        map.from(properties::getRecords).to(builder::records);
+        map.from(properties::getRate).to(builder::ratePerSecond);
+        map.from(meterRegistries::getIfUnique).to(builder::meterRegistry);
         DatagenSource source = builder.build();
         String kafka = kafkaSubscription(environment);
         if (kafka != null) {
