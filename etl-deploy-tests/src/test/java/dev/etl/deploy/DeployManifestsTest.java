@@ -3,8 +3,10 @@ package dev.etl.deploy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.etl.autoconfigure.EtlBackpressureProperties;
+import dev.etl.autoconfigure.EtlCheckpointProperties;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
-import dev.etl.autoconfigure.EtlProperties;
+import dev.etl.autoconfigure.EtlPipelineProperties;
 import dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties;
 import dev.etl.autoconfigure.kafka.EtlKafkaProperties;
 import dev.etl.autoconfigure.s3.EtlS3Properties;
@@ -344,7 +346,9 @@ class DeployManifestsTest {
     record Pod(
             Map<String, Object> workload,
             Map<String, Object> env,
-            EtlProperties etl,
+            EtlPipelineProperties pipeline,
+            EtlCheckpointProperties checkpoint,
+            EtlBackpressureProperties backpressure,
             EtlKafkaProperties kafka,
             EtlClickHouseProperties clickhouse,
             EtlS3Properties s3,
@@ -357,7 +361,9 @@ class DeployManifestsTest {
             return new Pod(
                     workload,
                     env,
-                    binder.bindOrCreate("etl", EtlProperties.class),
+                    binder.bindOrCreate("etl.pipeline", EtlPipelineProperties.class),
+                    binder.bindOrCreate("etl.checkpoint", EtlCheckpointProperties.class),
+                    binder.bindOrCreate("etl.backpressure", EtlBackpressureProperties.class),
                     binder.bindOrCreate("etl.source.kafka", EtlKafkaProperties.class),
                     binder.bindOrCreate("etl.sink.clickhouse", EtlClickHouseProperties.class),
                     binder.bindOrCreate("etl.source.s3", EtlS3Properties.class),
@@ -370,7 +376,7 @@ class DeployManifestsTest {
         }
 
         int lanes() {
-            return this.etl.getPipeline().getThreads();
+            return this.pipeline.getThreads();
         }
 
         Duration shutdownPhase() {
@@ -457,7 +463,7 @@ class DeployManifestsTest {
             Map<String, Object> workload =
                     has(objects, "StatefulSet") ? find(objects, "StatefulSet") : find(objects, "Job");
             Pod pod = Pod.of(workload, "pod-0");
-            Duration drain = pod.etl().getCheckpoint().getDrainTimeout();
+            Duration drain = pod.checkpoint().getDrainTimeout();
             assertThat(drain)
                     .as("the sample sets the default drain timeout")
                     .isEqualTo(PipelineConfig.DEFAULT_DRAIN_TIMEOUT);
@@ -527,9 +533,9 @@ class DeployManifestsTest {
      * records (max.partition.fetch.bytes per partition, docs/deployment/kubernetes.md).
      */
     static long pipelineBound(Pod pod, int partitions) {
-        long budget = pod.etl().getBackpressure().getMaxInFlightBytes() == null
+        long budget = pod.backpressure().getMaxInFlightBytes() == null
                 ? -1
-                : pod.etl().getBackpressure().getMaxInFlightBytes().toBytes();
+                : pod.backpressure().getMaxInFlightBytes().toBytes();
         assertThat(budget)
                 .as("%s sets etl.backpressure.max-in-flight-bytes (else it moves with the heap)", pod.id())
                 .isPositive();

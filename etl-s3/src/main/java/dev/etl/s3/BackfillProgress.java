@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a backfill did on this instance (rows, bytes, items, corrupt items, readers) and what its group
- * did (work items committed of the list's total, sampled by {@link BackfillCompletion}): the
+ * did (work items committed of the list's total, sampled by {@link BackfillProgressSampler}): the
  * {@code etl_backfill_*} meters, and the corrupt-item policy with its bound. Thread-safe: lanes add per
  * batch, readers start and end, the completion thread samples.
  */

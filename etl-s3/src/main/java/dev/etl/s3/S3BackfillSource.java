@@ -39,7 +39,7 @@ public final class S3BackfillSource implements Source {
     private final WorkList work;
     private final BackfillFormats formats;
     private final BackfillProgress progress;
-    private final BackfillCompletion completion;
+    private final BackfillProgressSampler sampler;
     /** Running readers, cancelled at close (the lanes cancel theirs first). */
     private final Set<PartitionReader> readers = ConcurrentHashMap.newKeySet();
 
@@ -60,7 +60,7 @@ public final class S3BackfillSource implements Source {
         this.formats = Objects.requireNonNull(formats, "formats");
         this.work = Objects.requireNonNull(workList, "workList");
         this.progress = new BackfillProgress(config);
-        this.completion = new BackfillCompletion(config, work, progress);
+        this.sampler = new BackfillProgressSampler(config, work, progress);
     }
 
     /**
@@ -72,7 +72,7 @@ public final class S3BackfillSource implements Source {
     @Override
     public SourceLane openLane(int laneIndex, PartitionListener listener) {
         try {
-            completion.start();
+            sampler.start();
         } catch (IllegalStateException e) {
             throw new SourceException("pipeline " + config.pipeline() + ": " + e.getMessage(), e);
         }
@@ -118,17 +118,17 @@ public final class S3BackfillSource implements Source {
      * thread; at once if it already has). The Spring layer closes the application there.
      */
     public void onDone(Runnable callback) {
-        completion.onDone(Objects.requireNonNull(callback, "callback"));
+        sampler.onDone(Objects.requireNonNull(callback, "callback"));
     }
 
     /** Whether the whole work list is committed. */
     public boolean isDone() {
-        return completion.isDone();
+        return sampler.isDone();
     }
 
     /** Waits until {@link #isDone()}; false on timeout. */
     public boolean awaitDone(Duration timeout) throws InterruptedException {
-        return completion.awaitDone(timeout);
+        return sampler.awaitDone(timeout);
     }
 
     /** {@code s3-backfill[work=orders-backfill-work group=... store=...]}; never includes secrets. */
@@ -141,7 +141,7 @@ public final class S3BackfillSource implements Source {
     @Override
     public void close() {
         readers.forEach(PartitionReader::cancel);
-        completion.close();
+        sampler.close();
         work.close();
         try {
             config.store().close();

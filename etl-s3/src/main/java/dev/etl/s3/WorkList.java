@@ -6,7 +6,7 @@ import dev.etl.source.SourceLane;
 /**
  * Where a backfill's work items are: the list the planner wrote, shared out between the pipeline's lanes
  * and instances, and how far it is committed. {@link S3BackfillLane} reads it through the lane that
- * {@link #openLane} returns and commits there; {@link BackfillCompletion} asks {@link #progress()} when
+ * {@link #openLane} returns and commits there; {@link BackfillProgressSampler} asks {@link #progress()} when
  * the run is done. The default, {@link KafkaWorkList}, is a Kafka topic consumed by the pipeline's group
  * (so instances share the work and rebalances move it).
  *

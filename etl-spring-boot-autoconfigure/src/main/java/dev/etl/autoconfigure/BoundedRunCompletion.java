@@ -9,8 +9,9 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.context.ApplicationContext;
 
 /**
- * Ends a bounded run (a datagen run, a backfill) the way its {@code when-done} property says, once its
- * source says everything is committed: closes the application context through
+ * The one way a bounded run ends (a datagen run, a backfill): once its source says everything is
+ * committed it calls {@link #done()} (its {@code onDone} callback), and this ends the run the way its
+ * {@code when-done} property ({@link WhenDone}) says: closes the application context through
  * {@link SpringApplication#exit} on a thread of its own (so the pipeline drains as on SIGTERM, and the
  * final commit runs), then, in {@code exit} mode, ends the JVM with the run's exit code: 0 after a clean
  * drain, 2 when the drain left data unwritten, 1 when the pipeline failed.
@@ -18,14 +19,20 @@ import org.springframework.context.ApplicationContext;
  * <p>The thread, {@code etl-<what>-done-<pipeline>}, is not a daemon, so the JVM cannot begin an ordinary
  * exit before it has called {@code System.exit}.
  */
-public class BoundedRunCompletion {
+public final class BoundedRunCompletion {
 
     private static final Logger logger = LoggerFactory.getLogger(BoundedRunCompletion.class);
 
-    /** What to do when the run is done. */
-    protected enum Action {
+    /** What happens when a bounded run is done: the type of each connector's {@code when-done} property. */
+    public enum WhenDone {
+
+        /** Stop the pipeline, close the context, end the JVM with the run's exit code. */
         EXIT,
+
+        /** Stop the pipeline and close the context. */
         CLOSE,
+
+        /** Leave the idle pipeline running. */
         KEEP_RUNNING
     }
 
@@ -33,7 +40,7 @@ public class BoundedRunCompletion {
 
     private final String property;
 
-    private final Action action;
+    private final WhenDone action;
 
     private final ApplicationContext context;
 
@@ -46,11 +53,12 @@ public class BoundedRunCompletion {
     /**
      * @param what     the run, for logs and the thread name (e.g. {@code datagen}, {@code backfill})
      * @param property the when-done property, for logs
+     * @param action   its value
      */
-    protected BoundedRunCompletion(
+    public BoundedRunCompletion(
             String what,
             String property,
-            Action action,
+            WhenDone action,
             ApplicationContext context,
             ObjectProvider<EtlPipelineLifecycle> lifecycle,
             String pipeline) {
@@ -62,9 +70,9 @@ public class BoundedRunCompletion {
         this.pipeline = pipeline;
     }
 
-    /** The source's done callback: must not block (it may run on a lane thread). */
-    protected final void done() {
-        if (this.action == Action.KEEP_RUNNING) {
+    /** The source's done callback: returns at once (it may run on a lane thread). */
+    public void done() {
+        if (this.action == WhenDone.KEEP_RUNNING) {
             logger.info(
                     "Pipeline '{}': the {} run is done; the pipeline keeps running idle ({}=keep-running)",
                     this.pipeline,
@@ -92,7 +100,7 @@ public class BoundedRunCompletion {
                 ? contextExitCode
                 : (report != null) ? report.exitCode() : RunReport.EXIT_ABANDONED;
         this.exitCode = code;
-        if (this.action == Action.EXIT) {
+        if (this.action == WhenDone.EXIT) {
             logger.info("Pipeline '{}': exiting the JVM with status {} ({}=exit)", this.pipeline, code, this.property);
             System.exit(code);
         }

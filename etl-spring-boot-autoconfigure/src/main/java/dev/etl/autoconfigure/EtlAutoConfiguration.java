@@ -39,7 +39,12 @@ import org.springframework.core.env.Environment;
             "org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration"
         })
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(EtlProperties.class)
+@EnableConfigurationProperties({
+    EtlPipelineProperties.class,
+    EtlCheckpointProperties.class,
+    EtlBackpressureProperties.class,
+    EtlErrorsProperties.class
+})
 public final class EtlAutoConfiguration {
 
     private static final Duration DEFAULT_SHUTDOWN_PHASE_TIMEOUT = Duration.ofSeconds(30);
@@ -52,16 +57,24 @@ public final class EtlAutoConfiguration {
     static BeanFactoryPostProcessor etlPropertyNamesCheck(Environment environment) {
         return (beanFactory) -> EtlPropertyNames.check(
                 environment,
-                (beanFactory.getBeanClassLoader() != null)
-                        ? beanFactory.getBeanClassLoader()
-                        : EtlPropertyNames.class.getClassLoader());
+                EtlPropertyNames.schema(
+                        beanFactory,
+                        (beanFactory.getBeanClassLoader() != null)
+                                ? beanFactory.getBeanClassLoader()
+                                : EtlPropertyNames.class.getClassLoader()));
     }
 
     @Bean
     @ConditionalOnMissingBean
     PipelineConfig etlPipelineConfig(
-            EtlProperties properties, Environment environment, ObjectProvider<PipelineConfigCustomizer> customizers) {
-        PipelineConfig.Builder builder = PipelineConfigMapping.builder(properties, environment);
+            EtlPipelineProperties pipeline,
+            EtlCheckpointProperties checkpoint,
+            EtlBackpressureProperties backpressure,
+            EtlErrorsProperties errors,
+            Environment environment,
+            ObjectProvider<PipelineConfigCustomizer> customizers) {
+        PipelineConfig.Builder builder =
+                PipelineConfigMapping.builder(pipeline, checkpoint, backpressure, errors, environment);
         customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
         return builder.build();
     }
@@ -70,14 +83,13 @@ public final class EtlAutoConfiguration {
     @ConditionalOnMissingBean
     PipelineRuntime etlPipelineRuntime(
             PipelineConfig config,
-            EtlProperties properties,
+            EtlErrorsProperties errors,
             ObjectProvider<Source> sources,
             ObjectProvider<SinkDefinition> sinks,
             ObjectProvider<ChainFactory> chainFactories,
             ObjectProvider<MeterRegistry> meterRegistries,
             ObjectProvider<EtlPipelineCustomizer> customizers,
-            ObjectProvider<DeadLetterSinkDefinition> deadLetters,
-            Environment environment) {
+            ObjectProvider<DeadLetterSinkDefinition> deadLetters) {
         Pipeline.Builder builder =
                 Pipeline.builder(config).source(source(config, sources)).chains(chainFactory(config, chainFactories));
         sinks(config, sinks).forEach(builder::sink);
@@ -85,11 +97,7 @@ public final class EtlAutoConfiguration {
         if (deadLetter != null) {
             builder.deadLetter(deadLetter.definition());
         } else {
-            requireNoDeadLetterPolicy(
-                    config,
-                    properties,
-                    environment.getProperty(DEAD_LETTER_TOPIC),
-                    org.springframework.aot.AotDetector.useGeneratedArtifacts());
+            requireNoDeadLetterPolicy(config, errors, org.springframework.aot.AotDetector.useGeneratedArtifacts());
         }
         // null (none, or several without a primary) lets the engine use a private registry; whether
         // etl.* meters are recorded at all is Boot's switch, management.metrics.enable.etl
@@ -101,17 +109,20 @@ public final class EtlAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     EtlPipelineLifecycle etlPipelineLifecycle(
-            PipelineRuntime runtime, EtlProperties properties, ApplicationContext context, Environment environment) {
+            PipelineRuntime runtime,
+            EtlPipelineProperties pipeline,
+            ApplicationContext context,
+            Environment environment) {
         Duration phaseTimeout = Binder.get(environment)
                 .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
                 .orElse(DEFAULT_SHUTDOWN_PHASE_TIMEOUT);
         return new EtlPipelineLifecycle(
                 runtime,
                 context,
-                properties.getPipeline().isCloseOnFailure(),
-                properties.getPipeline().isExitOnFailure(),
+                pipeline.isCloseOnFailure(),
+                pipeline.isExitOnFailure(),
                 phaseTimeout,
-                properties.getPipeline().isHandleSignals());
+                pipeline.isHandleSignals());
     }
 
     private static Source source(PipelineConfig config, ObjectProvider<Source> sources) {
@@ -151,15 +162,15 @@ public final class EtlAutoConfiguration {
 
     private static final String DEAD_LETTER_TOPIC = "etl.errors.dead-letter.topic";
 
-    static void requireNoDeadLetterPolicy(
-            PipelineConfig config, EtlProperties properties, String deadLetterTopic, boolean aot) {
+    static void requireNoDeadLetterPolicy(PipelineConfig config, EtlErrorsProperties errors, boolean aot) {
+        String deadLetterTopic = errors.getDeadLetter().getTopic();
         List<String> keys = new java.util.ArrayList<>();
-        properties.getErrors().getStages().forEach((stage, policy) -> {
+        errors.getStages().forEach((stage, policy) -> {
             if (policy == ErrorPolicy.DEAD_LETTER) {
                 keys.add("etl.errors.stages." + stage);
             }
         });
-        properties.getErrors().getTypes().forEach((type, policy) -> {
+        errors.getTypes().forEach((type, policy) -> {
             if (policy == ErrorPolicy.DEAD_LETTER) {
                 keys.add("etl.errors.types." + type.label().replace('_', '-'));
             }

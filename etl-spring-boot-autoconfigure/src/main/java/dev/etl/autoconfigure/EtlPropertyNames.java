@@ -1,17 +1,27 @@
 package dev.etl.autoconfigure;
 
 import dev.etl.util.Suggestion;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.context.annotation.ImportCandidates;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -20,32 +30,43 @@ import org.springframework.boot.context.properties.source.IterableConfigurationP
 import org.springframework.boot.origin.Origin;
 import org.springframework.boot.origin.PropertySourceOrigin;
 import org.springframework.boot.origin.SystemEnvironmentOrigin;
+import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
 import org.springframework.core.env.Environment;
 import org.springframework.core.env.PropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.core.type.classreading.CachingMetadataReaderFactory;
+import org.springframework.core.type.classreading.MetadataReaderFactory;
 import org.springframework.util.ClassUtils;
 
 /**
- * Refuses {@code etl.*} names that bind to nothing. The valid names are derived from the structure of
- * {@link EtlProperties} and of each connector's properties class under its prefix (JavaBean properties,
- * nested classes, lists, maps), so a property added there is accepted without touching this class; a
- * name under the prefix of a connector that is not on the class path fails saying which artifact is
- * missing. Names are compared the way Boot's relaxed binding does
- * (kebab-case, camelCase, underscores and case are equivalent; {@code ETL_PIPELINE_THREADS} is
- * {@code etl.pipeline.threads}). Maps with free keys ({@code properties}, {@code settings}, {@code tags},
- * {@code etl.errors.stages}) accept any key under them, and maps of groups
- * ({@code etl.sink.clickhouse.tables.<name>.*}) any key followed by the group's properties; enum-keyed maps ({@code etl.errors.types}) only
- * the enum's values. Stage names are checked by the engine against the assembled chains.
+ * Refuses {@code etl.*} names that bind to nothing. The valid names are derived from the
+ * {@code @ConfigurationProperties} classes under {@code etl}: those the context registers and those the
+ * auto-configurations on the class path enable ({@code @EnableConfigurationProperties}, read from their
+ * class files, so one whose condition did not match still counts: its properties are what a misspelt
+ * setting was meant for). A new connector is one more auto-configuration; nothing here lists it. An
+ * auto-configuration whose {@code @ConditionalOnClass} names a class that is absent makes its prefix
+ * "missing": a name under it fails saying which artifact to add ({@code dev.etl.<name>.*} is in
+ * {@code dev.etl:etl-<name>}). The prefixes do not contain one another, so each name has one class.
+ * Within a class the names follow its JavaBean structure ({@link EtlPropertyNode}) and are compared the
+ * way Boot's relaxed binding does (kebab-case, camelCase, underscores and case are equivalent;
+ * {@code ETL_PIPELINE_THREADS} is {@code etl.pipeline.threads}). Maps with free keys ({@code properties},
+ * {@code settings}, {@code tags}, {@code etl.errors.stages}) accept any key under them, and maps of groups
+ * ({@code etl.sink.clickhouse.tables.<name>.*}) any key followed by the group's properties; enum-keyed maps
+ * ({@code etl.errors.types}) only the enum's values. Stage names are checked by the engine against the
+ * assembled chains.
  *
- * <p>Environment variables and JVM system properties are namespaces shared with unrelated tools
- * (Kubernetes adds {@code ETL_SERVICE_PORT} for a service named "etl"; test harnesses set their own
- * {@code -Detl.*} flags), so an unknown name from them fails startup only when it is a near miss of a
- * valid name (edit distance {@value #SHARED_TYPO_DISTANCE} or less); otherwise it is logged at WARN. One
- * that a configuration file reads as a placeholder ({@code threads: ${ETL_THREADS:2}}, as the sample
- * does) is the application's own variable, used where it says: neither.
+ * <p>Why not Boot's own check ({@code ignoreUnknownFields = false})? It fails on every unbound name of
+ * every property source, and without a suggestion. Environment variables and JVM system properties are
+ * namespaces shared with unrelated tools (Kubernetes adds {@code ETL_SERVICE_PORT} for a service named
+ * "etl"; test harnesses set their own {@code -Detl.*} flags), so an unknown name from them fails startup
+ * only when it is a near miss of a valid name (edit distance {@value #SHARED_TYPO_DISTANCE} or less);
+ * otherwise it is logged at WARN. One that a configuration file reads as a placeholder
+ * ({@code threads: ${ETL_THREADS:2}}, as the sample does) is the application's own variable, used where it
+ * says: neither.
  */
 final class EtlPropertyNames {
 
@@ -57,94 +78,125 @@ final class EtlPropertyNames {
     /** The name in {@code ${NAME}} or {@code ${NAME:default}}. */
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}:]+)");
 
-    /**
-     * The properties classes of the connectors, each bound under its prefix by its auto-configuration,
-     * with the connector class it needs (absent: its names are reported as such, not as typos).
-     */
-    private static final List<Connector> CONNECTORS = List.of(
-            new Connector(
-                    "source.kafka",
-                    "dev.etl.autoconfigure.kafka.EtlKafkaProperties",
-                    "dev.etl.kafka.KafkaSource",
-                    "etl-kafka"),
-            new Connector(
-                    "errors.dead-letter",
-                    "dev.etl.autoconfigure.kafka.EtlDeadLetterProperties",
-                    "dev.etl.kafka.KafkaDeadLetterWriter",
-                    "etl-kafka"),
-            new Connector(
-                    "avro",
-                    "dev.etl.autoconfigure.avro.EtlAvroProperties",
-                    "dev.etl.avro.AvroDeserializer",
-                    "etl-avro"),
-            new Connector(
-                    "json",
-                    "dev.etl.autoconfigure.json.EtlJsonProperties",
-                    "dev.etl.json.JsonDeserializer",
-                    "etl-json"),
-            new Connector(
-                    "sink.clickhouse",
-                    "dev.etl.autoconfigure.clickhouse.EtlClickHouseProperties",
-                    "dev.etl.clickhouse.ClickHouseSink",
-                    "etl-clickhouse"),
-            new Connector(
-                    "source.datagen",
-                    "dev.etl.autoconfigure.datagen.EtlDatagenProperties",
-                    "dev.etl.datagen.DatagenSource",
-                    "etl-datagen"),
-            new Connector(
-                    "source.s3", "dev.etl.autoconfigure.s3.EtlS3Properties", "dev.etl.s3.S3BackfillSource", "etl-s3"));
+    /** The tree of valid names, and the prefixes whose auto-configuration lacks a class (by that class). */
+    record Schema(EtlPropertyNode root, Map<ConfigurationPropertyName, String> missing) {
 
-    private record Connector(String path, String propertiesClass, String requiredClass, String artifact) {
-
-        boolean present(ClassLoader loader) {
-            return ClassUtils.isPresent(this.requiredClass, loader)
-                    && ClassUtils.isPresent(this.propertiesClass, loader);
-        }
-    }
-
-    /**
-     * {@link EtlProperties} with each connector's properties grafted under its prefix, for the
-     * connectors {@code loader} (the application's) can load.
-     */
-    private static EtlPropertyNode schema(ClassLoader loader) {
-        EtlPropertyNode root = EtlPropertyNode.bean(EtlProperties.class, 0);
-        for (Connector connector : CONNECTORS) {
-            if (connector.present(loader)) {
-                root.graft(
-                        connector.path().split("\\."),
-                        EtlPropertyNode.bean(ClassUtils.resolveClassName(connector.propertiesClass(), loader), 2));
+        /** The missing prefix {@code name} is under, with the class its auto-configuration lacks; else null. */
+        Map.Entry<ConfigurationPropertyName, String> missing(ConfigurationPropertyName name) {
+            for (Map.Entry<ConfigurationPropertyName, String> prefix : this.missing.entrySet()) {
+                if (prefix.getKey().isAncestorOf(name) || prefix.getKey().equals(name)) {
+                    return prefix;
+                }
             }
+            return null;
         }
-        return root;
-    }
-
-    /** The connector whose prefix {@code name} is under, when that connector is not on the class path. */
-    private static Connector missingConnector(ConfigurationPropertyName name, ClassLoader loader) {
-        for (Connector connector : CONNECTORS) {
-            ConfigurationPropertyName prefix = ConfigurationPropertyName.of("etl." + connector.path());
-            if ((prefix.isAncestorOf(name) || prefix.equals(name)) && !connector.present(loader)) {
-                return connector;
-            }
-        }
-        return null;
     }
 
     private EtlPropertyNames() {}
 
     /**
-     * Checks every {@code etl.*} name of the environment's enumerable property sources.
+     * The {@code etl.*} properties classes of {@code beanFactory}'s bean definitions and of the
+     * auto-configurations {@code loader} lists, each under its prefix.
+     */
+    static Schema schema(ConfigurableListableBeanFactory beanFactory, ClassLoader loader) {
+        Map<ConfigurationPropertyName, Class<?>> present = new LinkedHashMap<>();
+        Map<ConfigurationPropertyName, String> missing = new LinkedHashMap<>();
+        for (String bean : beanFactory.getBeanDefinitionNames()) {
+            String type = beanFactory.getBeanDefinition(bean).getBeanClassName();
+            Class<?> loaded = (type != null) ? load(type, loader) : null;
+            ConfigurationProperties annotation = (loaded != null)
+                    ? AnnotatedElementUtils.findMergedAnnotation(loaded, ConfigurationProperties.class)
+                    : null;
+            if (annotation != null) {
+                etlPrefix(annotation.prefix()).ifPresent((prefix) -> present.putIfAbsent(prefix, loaded));
+            }
+        }
+        MetadataReaderFactory readers = new CachingMetadataReaderFactory(loader);
+        for (String candidate : ImportCandidates.load(AutoConfiguration.class, loader)) {
+            AnnotationMetadata configuration = metadata(readers, candidate);
+            Map<String, Object> enabled = (configuration != null)
+                    ? configuration.getAnnotationAttributes(EnableConfigurationProperties.class.getName(), true)
+                    : null;
+            if (enabled == null) {
+                continue;
+            }
+            String absent = absentClass(configuration, loader);
+            for (String type : (String[]) enabled.get("value")) {
+                AnnotationMetadata properties = metadata(readers, type);
+                Map<String, Object> annotation = (properties != null)
+                        ? properties.getAnnotationAttributes(ConfigurationProperties.class.getName())
+                        : null;
+                Optional<ConfigurationPropertyName> prefix =
+                        (annotation != null) ? etlPrefix((String) annotation.get("prefix")) : Optional.empty();
+                Class<?> loaded = (prefix.isPresent() && absent == null) ? load(type, loader) : null;
+                if (loaded != null) {
+                    present.putIfAbsent(prefix.get(), loaded);
+                } else if (prefix.isPresent() && absent != null) {
+                    missing.putIfAbsent(prefix.get(), absent);
+                }
+            }
+        }
+        missing.keySet().removeAll(present.keySet());
+        EtlPropertyNode root = EtlPropertyNode.root();
+        present.forEach((prefix, type) -> root.graft(elements(prefix), EtlPropertyNode.bean(type, 2)));
+        return new Schema(root, missing);
+    }
+
+    private static Optional<ConfigurationPropertyName> etlPrefix(String prefix) {
+        ConfigurationPropertyName name = ConfigurationPropertyName.adapt(prefix, '.');
+        return ROOT.isAncestorOf(name) ? Optional.of(name) : Optional.empty();
+    }
+
+    private static String[] elements(ConfigurationPropertyName prefix) {
+        String[] elements = new String[prefix.getNumberOfElements() - 1];
+        for (int i = 1; i < prefix.getNumberOfElements(); i++) {
+            elements[i - 1] = prefix.getElement(i, ConfigurationPropertyName.Form.DASHED);
+        }
+        return elements;
+    }
+
+    /** The first class the auto-configuration's {@code @ConditionalOnClass} names that {@code loader} lacks. */
+    private static String absentClass(AnnotationMetadata configuration, ClassLoader loader) {
+        Map<String, Object> condition = configuration.getAnnotationAttributes(ConditionalOnClass.class.getName(), true);
+        if (condition == null) {
+            return null;
+        }
+        return Stream.concat(Stream.of((String[]) condition.get("value")), Stream.of((String[]) condition.get("name")))
+                .filter((type) -> !ClassUtils.isPresent(type, loader))
+                .findFirst()
+                .orElse(null);
+    }
+
+    private static AnnotationMetadata metadata(MetadataReaderFactory readers, String type) {
+        try {
+            return readers.getMetadataReader(type).getAnnotationMetadata();
+        } catch (IOException | RuntimeException ex) {
+            return null;
+        }
+    }
+
+    private static Class<?> load(String type, ClassLoader loader) {
+        try {
+            return ClassUtils.forName(type, loader);
+        } catch (ClassNotFoundException | LinkageError ex) {
+            return null;
+        }
+    }
+
+    /** The artifact of a {@code dev.etl.<name>.*} class, {@code etl-<name>}; else null. */
+    private static String artifact(String type) {
+        String[] parts = type.split("\\.");
+        return (parts.length > 3 && parts[0].equals("dev") && parts[1].equals("etl")) ? "etl-" + parts[2] : null;
+    }
+
+    /**
+     * Checks every {@code etl.*} name of the environment's enumerable property sources against
+     * {@code schema}.
      *
      * @throws InvalidEtlConfigurationException naming each unknown property, where it was set and the
      *         closest valid name
      */
-    static void check(Environment environment) {
-        check(environment, EtlPropertyNames.class.getClassLoader());
-    }
-
-    /** As {@link #check(Environment)}, with the connectors the application's {@code loader} can load. */
-    static void check(Environment environment, ClassLoader loader) {
-        EtlPropertyNode schema = schema(loader);
+    static void check(Environment environment, Schema schema) {
         Map<String, String> failures = new TreeMap<>();
         Map<String, String> warnings = new TreeMap<>();
         Set<String> placeholders = placeholderNames(environment);
@@ -157,7 +209,7 @@ final class EtlPropertyNames {
                     || (source.getUnderlyingSource() instanceof PropertySource<?> ps
                             && StandardEnvironment.SYSTEM_PROPERTIES_PROPERTY_SOURCE_NAME.equals(ps.getName()));
             iterable.stream().filter(ROOT::isAncestorOf).forEach((name) -> {
-                if (schema.accepts(name, 1)
+                if (schema.root().accepts(name, 1)
                         || (shared && placeholders.contains(sourceName(source.getConfigurationProperty(name))))) {
                     return;
                 }
@@ -165,17 +217,21 @@ final class EtlPropertyNames {
                 if (failures.containsKey(display) || warnings.containsKey(display)) {
                     return;
                 }
-                Connector missing = missingConnector(name, loader);
-                if (missing != null) {
+                Map.Entry<ConfigurationPropertyName, String> prefix = schema.missing(name);
+                if (prefix != null) {
+                    String missing = prefix.getValue();
+                    String artifact = artifact(missing);
                     failures.put(
                             display,
-                            display + origin(source.getConfigurationProperty(name)) + ": configures "
-                                    + "etl." + missing.path() + ", but " + missing.artifact()
-                                    + " is not on the class path "
-                                    + "(add the dev.etl:" + missing.artifact() + " dependency, or remove the setting)");
+                            display + origin(source.getConfigurationProperty(name)) + ": configures " + prefix.getKey()
+                                    + ", but " + ((artifact != null) ? artifact : missing)
+                                    + " is not on the class path (no "
+                                    + missing + "; add "
+                                    + ((artifact != null) ? "the dev.etl:" + artifact + " dependency" : "its artifact")
+                                    + ", or remove the setting)");
                     return;
                 }
-                String closest = closest(name, schema);
+                String closest = closest(name, schema.root());
                 String where = display + origin(source.getConfigurationProperty(name));
                 if (!shared || Suggestion.distance(display, closest) <= SHARED_TYPO_DISTANCE) {
                     failures.put(
@@ -207,11 +263,7 @@ final class EtlPropertyNames {
     }
 
     /** Every valid name, in kebab-case; maps and lists by their own name, maps of groups as {@code map.*.property}. */
-    static List<String> validNames() {
-        return validNames(schema(EtlPropertyNames.class.getClassLoader()));
-    }
-
-    private static List<String> validNames(EtlPropertyNode schema) {
+    static List<String> validNames(EtlPropertyNode schema) {
         List<String> names = new ArrayList<>();
         schema.collect("etl", names);
         return names;

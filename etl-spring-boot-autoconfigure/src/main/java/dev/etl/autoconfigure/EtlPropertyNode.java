@@ -13,8 +13,7 @@ import org.springframework.core.ResolvableType;
 /**
  * What may follow a name: nested properties, list indexes, map keys, or nothing. One node of the tree
  * of valid {@code etl.*} names that {@link EtlPropertyNames} checks against, built from the properties
- * classes by JavaBean introspection ({@link #bean}), connectors grafted under their prefixes
- * ({@link #graft}); with the relaxed form of a name element ({@link #uniform}) that names are compared
+ * classes by JavaBean introspection ({@link #bean}), each grafted under its prefix ({@link #graft}); with the relaxed form of a name element ({@link #uniform}) that names are compared
  * in, and the kebab-case form suggestions are shown in.
  */
 final class EtlPropertyNode {
@@ -47,6 +46,11 @@ final class EtlPropertyNode {
     }
 
     static final EtlPropertyNode LEAF = new EtlPropertyNode(Kind.LEAF, Map.of(), Map.of(), null);
+
+    /** {@code etl} itself: a bean node with nothing under it yet ({@link #graft} adds the properties classes). */
+    static EtlPropertyNode root() {
+        return new EtlPropertyNode(Kind.BEAN, new LinkedHashMap<>(), new LinkedHashMap<>(), null);
+    }
 
     static EtlPropertyNode bean(Class<?> type, int depth) {
         if (depth > 16) {
@@ -103,7 +107,7 @@ final class EtlPropertyNode {
                 && type.getName().startsWith("dev.etl.");
     }
 
-    /** Puts {@code node} at {@code path} below this bean node, creating intermediate bean nodes. */
+    /** Puts {@code node} at {@code path} (a properties class's prefix) below this bean node, creating intermediate bean nodes. */
     void graft(String[] path, EtlPropertyNode node) {
         EtlPropertyNode parent = this;
         for (int i = 0; i < path.length - 1; i++) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.core.env.Environment;
 import org.springframework.util.StringUtils;
 
@@ -22,7 +23,7 @@ final class PipelineConfigMapping {
     private PipelineConfigMapping() {}
 
     /** The configured budget, or the heap-derived default (said once at startup, with the heap it came from). */
-    private static long maxInFlightBytes(EtlProperties.Backpressure backpressure) {
+    private static long maxInFlightBytes(EtlBackpressureProperties backpressure) {
         if (backpressure.getMaxInFlightBytes() != null) {
             return backpressure.getMaxInFlightBytes().toBytes();
         }
@@ -36,26 +37,34 @@ final class PipelineConfigMapping {
         return budget;
     }
 
-    static PipelineConfig.Builder builder(EtlProperties properties, Environment environment) {
-        EtlProperties.Pipeline pipeline = properties.getPipeline();
-        EtlProperties.Checkpoint checkpoint = properties.getCheckpoint();
-        EtlProperties.Backpressure backpressure = properties.getBackpressure();
-        Map<ErrorClass, ErrorPolicy> types = new EnumMap<>(ErrorClass.class);
-        types.putAll(properties.getErrors().getTypes());
-        return PipelineConfig.builder(name(properties, environment))
-                .lanes(pipeline.getThreads())
-                .ioThreads(pipeline.getIoThreads())
-                .pollTimeout(pipeline.getPollTimeout())
-                .checkpointInterval(checkpoint.getInterval())
-                .drainTimeout(checkpoint.getDrainTimeout())
-                .stalledFailAfter(checkpoint.getStalledFailAfter())
-                .maxInFlightBytes(maxInFlightBytes(backpressure))
-                .pauseAbove(backpressure.getPauseAbove())
-                .resumeBelow(backpressure.getResumeBelow())
-                .minPause(backpressure.getMinPause())
-                .stagePolicies(new LinkedHashMap<>(properties.getErrors().getStages()))
-                .classPolicies(types)
-                .skipBudget(skipBudget(properties.getErrors().getSkipBudget()));
+    static PipelineConfig.Builder builder(
+            EtlPipelineProperties pipeline,
+            EtlCheckpointProperties checkpoint,
+            EtlBackpressureProperties backpressure,
+            EtlErrorsProperties errors,
+            Environment environment) {
+        PipelineConfig.Builder builder = PipelineConfig.builder(name(pipeline, environment));
+        PropertyMapper map = PropertyMapper.get();
+        map.from(pipeline::getThreads).to(builder::lanes);
+        map.from(pipeline::getIoThreads).to(builder::ioThreads);
+        map.from(pipeline::getPollTimeout).to(builder::pollTimeout);
+        map.from(checkpoint::getInterval).to(builder::checkpointInterval);
+        map.from(checkpoint::getDrainTimeout).to(builder::drainTimeout);
+        map.from(checkpoint::getStalledFailAfter).to(builder::stalledFailAfter);
+        map.from(maxInFlightBytes(backpressure)).to(builder::maxInFlightBytes);
+        map.from(backpressure::getPauseAbove).to(builder::pauseAbove);
+        map.from(backpressure::getResumeBelow).to(builder::resumeBelow);
+        map.from(backpressure::getMinPause).to(builder::minPause);
+        map.from(errors::getStages).as(LinkedHashMap::new).to(builder::stagePolicies);
+        map.from(errors::getTypes).as(PipelineConfigMapping::byClass).to(builder::classPolicies);
+        map.from(errors::getSkipBudget).as(PipelineConfigMapping::skipBudget).to(builder::skipBudget);
+        return builder;
+    }
+
+    private static Map<ErrorClass, ErrorPolicy> byClass(Map<ErrorClass, ErrorPolicy> types) {
+        Map<ErrorClass, ErrorPolicy> byClass = new EnumMap<>(ErrorClass.class);
+        byClass.putAll(types);
+        return byClass;
     }
 
     static SkipBudget skipBudget(EtlErrorsProperties.SkipBudget budget) {
@@ -66,8 +75,8 @@ final class PipelineConfigMapping {
         }
     }
 
-    static String name(EtlProperties properties, Environment environment) {
-        String name = properties.getPipeline().getName();
+    static String name(EtlPipelineProperties pipeline, Environment environment) {
+        String name = pipeline.getName();
         if (StringUtils.hasText(name)) {
             return name;
         }

@@ -305,24 +305,35 @@ class ConnectorAutoConfigurationTest {
     }
 
     @Test
+    void deadLetterDefaultsAreTheWritersOwn() {
+        // etl.errors.dead-letter is bound in the core, which cannot see etl-kafka's constants
+        EtlErrorsProperties.DeadLetter deadLetter = new EtlErrorsProperties().getDeadLetter();
+        assertThat(deadLetter.getSendTimeout()).isEqualTo(dev.etl.kafka.KafkaDeadLetterWriter.DEFAULT_SEND_TIMEOUT);
+        assertThat(deadLetter.getMaxRecordSize().toBytes())
+                .isEqualTo(dev.etl.kafka.KafkaDeadLetterWriter.DEFAULT_MAX_RECORD_BYTES);
+    }
+
+    @Test
     void deadLetterPolicyUnderAotNamesTheFrozenCondition() {
-        EtlProperties properties = new EtlProperties();
-        properties.getErrors().getStages().put("parse", ErrorPolicy.DEAD_LETTER);
+        EtlErrorsProperties errors = new EtlErrorsProperties();
+        errors.getStages().put("parse", ErrorPolicy.DEAD_LETTER);
+        errors.getDeadLetter().setTopic("orders-dlq");
         PipelineConfig config = PipelineConfig.builder("orders").build();
-        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", true))
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, errors, true))
                 .isInstanceOf(PipelineAssemblyException.class)
                 .hasMessageContaining("Pipeline 'orders'")
                 .hasMessageContaining("Spring AOT (spring.aot.enabled=true)")
                 .hasMessageContaining("process-aot")
                 .hasMessageNotContaining("is not set");
-        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, null, true))
+        errors.getDeadLetter().setTopic(null);
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, errors, true))
                 .hasMessageContaining("etl.errors.dead-letter.topic is not set");
-        assertThatThrownBy(
-                        () -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", false))
+        errors.getDeadLetter().setTopic("orders-dlq");
+        assertThatThrownBy(() -> EtlAutoConfiguration.requireNoDeadLetterPolicy(config, errors, false))
                 .hasMessageContaining("etl.errors.dead-letter.topic is set, but no dead-letter writer was created")
                 .hasMessageNotContaining("is not set");
-        properties.getErrors().getStages().clear();
-        EtlAutoConfiguration.requireNoDeadLetterPolicy(config, properties, "orders-dlq", true);
+        errors.getStages().clear();
+        EtlAutoConfiguration.requireNoDeadLetterPolicy(config, errors, true);
     }
 
     @Test

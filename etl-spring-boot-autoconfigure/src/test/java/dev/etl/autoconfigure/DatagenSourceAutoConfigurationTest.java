@@ -3,7 +3,6 @@ package dev.etl.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
-import dev.etl.autoconfigure.datagen.DatagenCompletion;
 import dev.etl.autoconfigure.datagen.DatagenSourceAutoConfiguration;
 import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import dev.etl.datagen.AvroRecordGenerator;
@@ -55,7 +54,7 @@ class DatagenSourceAutoConfigurationTest {
                     DatagenSource source = context.getBean(DatagenSource.class);
                     assertThat(context.getBean(Source.class)).isSameAs(source);
                     CaptureSink sink = context.getBean(CaptureSink.class);
-                    DatagenCompletion completion = context.getBean(DatagenCompletion.class);
+                    BoundedRunCompletion completion = context.getBean(BoundedRunCompletion.class);
                     ConfigurableApplicationContext real =
                             context.getSourceApplicationContext(ConfigurableApplicationContext.class);
 

@@ -370,7 +370,7 @@ class EtlAutoConfigurationTest {
                 .withPropertyValues("etl.pipeline.enabled=false")
                 .run((context) -> assertThat(context)
                         .doesNotHaveBean(PipelineRuntime.class)
-                        .doesNotHaveBean(EtlProperties.class));
+                        .doesNotHaveBean(EtlPipelineProperties.class));
     }
 
     @Test

@@ -43,7 +43,7 @@ class EtlPipelineLifecycleSignalTest {
                 .run((context) -> assertThat(
                                 context.getBean(EtlPipelineLifecycle.class).handlesSignals())
                         .isFalse());
-        assertThat(new EtlProperties().getPipeline().isHandleSignals()).isTrue();
+        assertThat(new EtlPipelineProperties().isHandleSignals()).isTrue();
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -98,9 +99,11 @@ class EtlPropertyNamesTest {
                         "etl.errors.dead-letter.properties.linger.ms=5")
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
-                    EtlProperties properties = context.getBean(EtlProperties.class);
-                    assertThat(properties.getPipeline().getIoThreads()).isEqualTo(2);
-                    assertThat(properties.getCheckpoint().getStalledFailAfter()).isEqualTo(Duration.ofSeconds(7));
+                    assertThat(context.getBean(EtlPipelineProperties.class).getIoThreads())
+                            .isEqualTo(2);
+                    assertThat(context.getBean(EtlCheckpointProperties.class).getStalledFailAfter())
+                            .isEqualTo(Duration.ofSeconds(7));
+                    EtlErrorsProperties errors = context.getBean(EtlErrorsProperties.class);
                     Binder binder = Binder.get(context.getEnvironment());
                     EtlKafkaProperties kafka = binder.bind("etl.source.kafka", EtlKafkaProperties.class)
                             .get();
@@ -112,10 +115,11 @@ class EtlPropertyNamesTest {
                             .containsEntry("fetch.min.bytes", "1");
                     assertThat(clickHouse.getSettings()).containsEntry("max_insert_threads", "2");
                     assertThat(clickHouse.getShards()).hasSize(1);
-                    assertThat(properties.getErrors().getTypes())
+                    assertThat(errors.getTypes())
                             .containsEntry(ErrorClass.SINK_PERMANENT, ErrorPolicy.SKIP)
                             .containsEntry(ErrorClass.SINK_TRANSIENT, ErrorPolicy.FAIL);
-                    assertThat(properties.getErrors().getStages()).containsEntry("deserialize", ErrorPolicy.SKIP);
+                    assertThat(errors.getStages()).containsEntry("deserialize", ErrorPolicy.SKIP);
+                    assertThat(errors.getDeadLetter().getProperties()).containsEntry("linger.ms", "5");
                 });
     }
 
@@ -130,8 +134,8 @@ class EtlPropertyNamesTest {
                 .withInitializer((context) -> replaceEnvironment(context, variables))
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
-                    EtlProperties properties = context.getBean(EtlProperties.class);
-                    assertThat(properties.getPipeline().getIoThreads()).isEqualTo(3);
+                    assertThat(context.getBean(EtlPipelineProperties.class).getIoThreads())
+                            .isEqualTo(3);
                     Binder binder = Binder.get(context.getEnvironment());
                     assertThat(binder.bind("etl.source.kafka", EtlKafkaProperties.class)
                                     .get()
@@ -169,9 +173,9 @@ class EtlPropertyNamesTest {
                 .withInitializer((context) -> replaceEnvironment(context, variables))
                 .run((context) -> {
                     assertThat(context).hasNotFailed();
-                    EtlProperties properties = context.getBean(EtlProperties.class);
-                    assertThat(properties.getPipeline().getThreads()).isEqualTo(3);
-                    assertThat(properties.getPipeline().getIoThreads()).isEqualTo(4);
+                    EtlPipelineProperties pipeline = context.getBean(EtlPipelineProperties.class);
+                    assertThat(pipeline.getThreads()).isEqualTo(3);
+                    assertThat(pipeline.getIoThreads()).isEqualTo(4);
                 });
         assertThat(output).doesNotContain("etl.threads").doesNotContain("etl.pipeline.threds");
     }
@@ -189,8 +193,12 @@ class EtlPropertyNamesTest {
     }
 
     @Test
-    void everyPropertyOfEtlPropertiesIsAValidName() {
-        assertThat(EtlPropertyNames.validNames())
+    void everyPropertyOfTheEtlPropertiesClassesIsAValidName() {
+        // derived from the auto-configurations on the class path: no list of connectors
+        EtlPropertyNames.Schema schema =
+                EtlPropertyNames.schema(new DefaultListableBeanFactory(), EtlPropertyNames.class.getClassLoader());
+        assertThat(schema.missing()).isEmpty();
+        assertThat(EtlPropertyNames.validNames(schema.root()))
                 .contains(
                         "etl.pipeline.threads",
                         "etl.pipeline.io-threads",
@@ -199,7 +207,63 @@ class EtlPropertyNamesTest {
                         "etl.errors.types.sink-permanent",
                         "etl.errors.stages",
                         "etl.source.kafka.properties",
-                        "etl.errors.dead-letter.send-timeout");
+                        "etl.errors.dead-letter.send-timeout",
+                        "etl.metrics.tags",
+                        "etl.checkpoint.drain-timeout",
+                        "etl.backpressure.pause-above",
+                        "etl.avro.registry.url",
+                        "etl.json.fail-on-unknown-properties",
+                        "etl.source.datagen.when-done",
+                        "etl.source.s3.when-done");
+    }
+
+    @Test
+    void aMisspeltFirstSegmentIsCaught() {
+        this.runner
+                .withPropertyValues("etl.pipline.threads=4")
+                .run((context) -> assertThat(invalid(context.getStartupFailure()))
+                        .hasMessageContaining("etl.pipline.threads")
+                        .hasMessageContaining("did you mean etl.pipeline.threads?"));
+    }
+
+    @Test
+    void aPropertiesClassOfTheApplicationUnderEtlIsAccepted() {
+        this.runner
+                .withUserConfiguration(OwnProperties.class)
+                .withPropertyValues("etl.own.greeting=hello")
+                .run((context) -> assertThat(context).hasNotFailed());
+        this.runner
+                .withUserConfiguration(OwnProperties.class)
+                .withPropertyValues("etl.own.greting=hello")
+                .run((context) -> assertThat(invalid(context.getStartupFailure()))
+                        .hasMessageContaining("did you mean etl.own.greeting?"));
+    }
+
+    @org.springframework.boot.context.properties.EnableConfigurationProperties(Own.class)
+    static class OwnProperties {}
+
+    /**
+     * {@code @ConfigurationProperties("etl.own")} through a composed annotation, which the configuration
+     * metadata processor does not see: the module's metadata (the configuration reference) stays the
+     * product's own.
+     */
+    @java.lang.annotation.Retention(java.lang.annotation.RetentionPolicy.RUNTIME)
+    @java.lang.annotation.Target(java.lang.annotation.ElementType.TYPE)
+    @org.springframework.boot.context.properties.ConfigurationProperties("etl.own")
+    @interface OwnPrefix {}
+
+    @OwnPrefix
+    static class Own {
+
+        private String greeting;
+
+        public String getGreeting() {
+            return this.greeting;
+        }
+
+        public void setGreeting(String greeting) {
+            this.greeting = greeting;
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.datagen;
 
+import dev.etl.autoconfigure.BoundedRunCompletion;
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
@@ -22,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -75,16 +77,10 @@ public final class DatagenSourceAutoConfiguration {
                 .maxPollRecords(properties.getMaxPollRecords())
                 .lanes(pipeline.lanes())
                 .pipeline(pipeline.name());
-        if (properties.getRecords() != null) {
-            builder.records(properties.getRecords());
-        }
-        if (properties.getRate() != null) {
-            builder.ratePerSecond(properties.getRate());
-        }
-        MeterRegistry registry = meterRegistries.getIfUnique();
-        if (registry != null) {
-            builder.meterRegistry(registry);
-        }
+        PropertyMapper map = PropertyMapper.get(); // unset (null) values keep the builder's defaults
+        map.from(properties::getRecords).to(builder::records);
+        map.from(properties::getRate).to(builder::ratePerSecond);
+        map.from(meterRegistries::getIfUnique).to(builder::meterRegistry);
         DatagenSource source = builder.build();
         String kafka = kafkaSubscription(environment);
         if (kafka != null) {
@@ -101,13 +97,23 @@ public final class DatagenSourceAutoConfiguration {
     @Bean
     @ConditionalOnBean(DatagenSource.class)
     @ConditionalOnMissingBean
-    DatagenCompletion etlDatagenCompletion(
+    BoundedRunCompletion etlDatagenCompletion(
             DatagenSource source,
             EtlDatagenProperties properties,
             ApplicationContext context,
             ObjectProvider<EtlPipelineLifecycle> lifecycle,
             PipelineConfig pipeline) {
-        return new DatagenCompletion(source, properties.getWhenDone(), context, lifecycle, pipeline.name());
+        BoundedRunCompletion completion = new BoundedRunCompletion(
+                "datagen",
+                "etl.source.datagen.when-done",
+                properties.getWhenDone(),
+                context,
+                lifecycle,
+                pipeline.name());
+        if (source.isBounded()) {
+            source.onDone(completion::done);
+        }
+        return completion;
     }
 
     private static RecordGenerator generator(

@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.datagen;
 
+import dev.etl.autoconfigure.BoundedRunCompletion.WhenDone;
 import dev.etl.datagen.DatagenSource;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.io.Resource;
@@ -279,18 +280,5 @@ public class EtlDatagenProperties implements Validator {
 
         /** No key. */
         NONE
-    }
-
-    /** What happens when a bounded run is done. */
-    public enum WhenDone {
-
-        /** Stop the pipeline, close the context, end the JVM with the run's exit code. */
-        EXIT,
-
-        /** Stop the pipeline and close the context. */
-        CLOSE,
-
-        /** Leave the idle pipeline running. */
-        KEEP_RUNNING
     }
 }

@@ -2,6 +2,7 @@ package dev.etl.autoconfigure.kafka;
 
 import dev.etl.autoconfigure.DeadLetterSinkDefinition;
 import dev.etl.autoconfigure.EtlAutoConfiguration;
+import dev.etl.autoconfigure.EtlErrorsProperties;
 import dev.etl.kafka.KafkaDeadLetterWriter;
 import dev.etl.pipeline.PipelineConfig;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,7 +41,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({KafkaDeadLetterWriter.class, KafkaProperties.class})
 @ConditionalOnBooleanProperty(name = "etl.pipeline.enabled", matchIfMissing = true)
 @ConditionalOnProperty(name = "etl.errors.dead-letter.topic")
-@EnableConfigurationProperties({EtlDeadLetterProperties.class, KafkaProperties.class})
+@EnableConfigurationProperties({EtlErrorsProperties.class, KafkaProperties.class})
 public final class KafkaDeadLetterAutoConfiguration {
 
     /** Name of the dead-letter sink: the {@code sink} label of its {@code etl_sink_*} meters. */
@@ -49,11 +50,12 @@ public final class KafkaDeadLetterAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     DeadLetterSinkDefinition etlKafkaDeadLetterSink(
-            EtlDeadLetterProperties deadLetter,
+            EtlErrorsProperties errors,
             KafkaProperties kafkaProperties,
             ObjectProvider<KafkaConnectionDetails> connectionDetails,
             PipelineConfig pipeline,
             ObjectProvider<MeterRegistry> meterRegistries) {
+        EtlErrorsProperties.DeadLetter deadLetter = errors.getDeadLetter();
         Map<String, Object> producer =
                 producerProperties(kafkaProperties, connectionDetails.getIfAvailable(), deadLetter.getProperties());
         MeterRegistry registry = meterRegistries.getIfUnique();

@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
@@ -65,10 +66,7 @@ public final class KafkaSourceAutoConfiguration {
         } else {
             builder.topics(kafka.getTopics());
         }
-        MeterRegistry registry = meterRegistries.getIfUnique();
-        if (registry != null) {
-            builder.meterRegistry(registry);
-        }
+        PropertyMapper.get().from(meterRegistries::getIfUnique).to(builder::meterRegistry);
         return builder.build();
     }
 

@@ -1,16 +1,14 @@
 package dev.etl.autoconfigure.metrics;
 
+import dev.etl.autoconfigure.EtlMetricsProperties;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.config.MeterFilter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.bind.Bindable;
-import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 /**
  * Adds {@code etl.metrics.tags} to every engine meter (names starting with {@code etl.}) through a
@@ -20,16 +18,14 @@ import org.springframework.core.env.Environment;
  * ({@code etl_sink_rows_total}).
  */
 @AutoConfiguration(beforeName = "dev.etl.autoconfigure.EtlAutoConfiguration")
+@EnableConfigurationProperties(EtlMetricsProperties.class)
 public final class EtlMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "etlMetricsTagsFilter")
-    MeterFilter etlMetricsTagsFilter(Environment environment) {
-        Map<String, String> tags = Binder.get(environment)
-                .bind("etl.metrics.tags", Bindable.mapOf(String.class, String.class))
-                .orElse(Map.of());
+    MeterFilter etlMetricsTagsFilter(EtlMetricsProperties metrics) {
         List<Tag> common = new ArrayList<>();
-        tags.forEach((key, value) -> common.add(Tag.of(key, value)));
+        metrics.getTags().forEach((key, value) -> common.add(Tag.of(key, value)));
         return new EtlMeterTagsFilter(common);
     }
 }

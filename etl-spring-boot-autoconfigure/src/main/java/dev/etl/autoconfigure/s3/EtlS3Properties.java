@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.s3;
 
+import dev.etl.autoconfigure.BoundedRunCompletion.WhenDone;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,19 +29,6 @@ public class EtlS3Properties implements Validator {
 
         /** Write the work list when the work topic is empty, then read it. */
         PLAN_AND_RUN
-    }
-
-    /** What happens once the group has committed the whole work list. */
-    public enum WhenDone {
-
-        /** Stop the pipeline, close the context, end the JVM with the run's exit code. */
-        EXIT,
-
-        /** Stop the pipeline and close the context. */
-        CLOSE,
-
-        /** Leave the idle pipeline running. */
-        KEEP_RUNNING
     }
 
     /** What happens to the rest of a work item whose data cannot be read past some point. */

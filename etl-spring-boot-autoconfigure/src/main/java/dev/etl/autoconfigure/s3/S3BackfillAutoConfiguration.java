@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.s3;
 
+import dev.etl.autoconfigure.BoundedRunCompletion;
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.EtlPipelineLifecycle;
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
@@ -31,6 +32,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -73,19 +75,14 @@ public final class S3BackfillAutoConfiguration {
     @ConditionalOnMissingBean(ObjectStore.class)
     S3ObjectStore etlS3ObjectStore(EtlS3Properties s3) {
         S3ObjectStore.Builder builder = S3ObjectStore.builder().pathStyleAccess(s3.isPathStyle());
-        if (s3.getEndpoint() != null) {
-            builder.endpoint(s3.getEndpoint());
-        }
+        PropertyMapper map = PropertyMapper.get();
+        map.from(s3::getEndpoint).to(builder::endpoint);
         String region = s3.getRegion();
         if (!StringUtils.hasText(region) && s3.getEndpoint() != null) {
             region = "us-east-1";
         }
-        if (StringUtils.hasText(region)) {
-            builder.region(region);
-        }
-        if (StringUtils.hasText(s3.getAccessKey())) {
-            builder.credentials(s3.getAccessKey(), s3.getSecretKey());
-        }
+        map.from(region).whenHasText().to(builder::region);
+        map.from(s3::getAccessKey).whenHasText().to((accessKey) -> builder.credentials(accessKey, s3.getSecretKey()));
         return builder.build();
     }
 
@@ -186,13 +183,16 @@ public final class S3BackfillAutoConfiguration {
     @Bean
     @ConditionalOnBean(S3BackfillSource.class)
     @ConditionalOnMissingBean
-    S3BackfillCompletion etlS3BackfillCompletion(
+    BoundedRunCompletion etlS3BackfillCompletion(
             S3BackfillSource source,
             EtlS3Properties s3,
             ApplicationContext context,
             ObjectProvider<EtlPipelineLifecycle> lifecycle,
             PipelineConfig pipeline) {
-        return new S3BackfillCompletion(source, s3.getWhenDone(), context, lifecycle, pipeline.name());
+        BoundedRunCompletion completion = new BoundedRunCompletion(
+                "backfill", "etl.source.s3.when-done", s3.getWhenDone(), context, lifecycle, pipeline.name());
+        source.onDone(completion::done);
+        return completion;
     }
 
     /** Mode plan: writes the work list; the application then ends (its pipeline is off, see the post-processor). */

@@ -2,6 +2,7 @@ package dev.etl.autoconfigure.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.autoconfigure.BoundedRunCompletion;
 import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.autoconfigure.actuate.EtlSecretsSanitizingFunction;
@@ -93,7 +94,7 @@ class S3BackfillAutoConfigurationTest {
                             .doesNotHaveBean(KafkaSource.class)
                             .hasSingleBean(S3ObjectStore.class)
                             .hasSingleBean(BackfillPlanner.class)
-                            .hasSingleBean(S3BackfillCompletion.class)
+                            .hasSingleBean(BoundedRunCompletion.class)
                             .doesNotHaveBean(ApplicationRunner.class);
                     S3BackfillSource source = context.getBean(S3BackfillSource.class);
                     assertThat(context.getBean(Source.class)).isSameAs(source);
@@ -398,7 +399,7 @@ class S3BackfillAutoConfigurationTest {
                         .hasBean("etlBackfillPlanRunner")
                         .hasSingleBean(BackfillPlanner.class)
                         .doesNotHaveBean(S3BackfillSource.class)
-                        .doesNotHaveBean(S3BackfillCompletion.class)
+                        .doesNotHaveBean(BoundedRunCompletion.class)
                         .doesNotHaveBean(KafkaSource.class)
                         .doesNotHaveBean(PipelineRuntime.class));
     }

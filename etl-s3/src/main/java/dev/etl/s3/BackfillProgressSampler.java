@@ -10,14 +10,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When a backfill is done: the work list's extent is taken once, when the source starts
+ * Samples how much of the work list the group has committed, and so decides when a backfill is done
+ * (what the application then does about it is the Spring layer's {@code BoundedRunCompletion}): the work list's extent is taken once, when the source starts
  * ({@link WorkList#start()}); the run is done when the list says all of it is committed
  * ({@link WorkList#progress()}; Kafka: the group's committed offsets reach the ends on every partition) —
  * every work item's rows durable, whichever instance read them. Each instance samples the group's offsets itself, so every
  * instance sees the end and stops. A thread of its own ({@code etl-backfill-<pipeline>}) samples every
  * progress interval and logs one progress line; done callbacks run once, on that thread.
  */
-final class BackfillCompletion implements AutoCloseable {
+final class BackfillProgressSampler implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(S3BackfillSource.class);
     private final S3BackfillConfig config;
     private final WorkList workList;
@@ -27,7 +28,7 @@ final class BackfillCompletion implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private Thread thread;
 
-    BackfillCompletion(S3BackfillConfig config, WorkList workList, BackfillProgress progress) {
+    BackfillProgressSampler(S3BackfillConfig config, WorkList workList, BackfillProgress progress) {
         this.config = config;
         this.workList = workList;
         this.progress = progress;
