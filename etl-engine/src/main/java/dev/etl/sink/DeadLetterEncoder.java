@@ -1,5 +1,6 @@
 package dev.etl.sink;
 
+import org.jspecify.annotations.Nullable;
 import dev.etl.error.RecordException;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
@@ -84,7 +85,8 @@ public final class DeadLetterEncoder {
     }
 
     /** Appends one record with explicit headers ({@code name, value} pairs). */
-    public static void encode(RowBuffer out, Payload key, Payload value, long timestampMs, String... headers) {
+    public static void encode(
+            RowBuffer out, @Nullable Payload key, @Nullable Payload value, long timestampMs, @Nullable String... headers) {
         if ((headers.length & 1) != 0) {
             throw new IllegalArgumentException("headers must be name/value pairs");
         }

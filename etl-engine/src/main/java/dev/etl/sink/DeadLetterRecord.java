@@ -1,5 +1,6 @@
 package dev.etl.sink;
 
+import org.jspecify.annotations.Nullable;
 import java.util.Map;
 
 /**
@@ -12,10 +13,10 @@ import java.util.Map;
  * @param timestampMs source timestamp in epoch milliseconds, or -1 when the source had none
  * @param headers     context headers by name, in encoding order (values may be empty, never null)
  */
-public record DeadLetterRecord(byte[] key, byte[] value, long timestampMs, Map<String, String> headers) {
+public record DeadLetterRecord(byte @Nullable [] key, byte @Nullable [] value, long timestampMs, Map<String, String> headers) {
 
     /** A context header, or null when absent. */
-    public String header(String name) {
+    public @Nullable String header(String name) {
         return headers.get(name);
     }
 }
