@@ -16,7 +16,8 @@ public final class ClickHouseSchemaException extends RuntimeException {
     private final String replica;
     private final String table;
 
-    public ClickHouseSchemaException(@Nullable String replica, String table, String message, @Nullable Throwable cause) {
+    public ClickHouseSchemaException(
+            @Nullable String replica, String table, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.replica = replica;
         this.table = table;

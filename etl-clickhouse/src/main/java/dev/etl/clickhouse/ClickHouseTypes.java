@@ -222,7 +222,8 @@ public final class ClickHouseTypes {
     }
 
     /** Array(T) from a collection: LEB128 size, then the elements. */
-    public static <E extends @Nullable Object> ClickHouseType<Collection<? extends E>> array(ClickHouseType<E> element) {
+    public static <E extends @Nullable Object> ClickHouseType<Collection<? extends E>> array(
+            ClickHouseType<E> element) {
         Objects.requireNonNull(element, "element");
         return of("Array(" + element.name() + ")", (v, out) -> {
             out.writeVarUInt(v.size());

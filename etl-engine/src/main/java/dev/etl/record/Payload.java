@@ -1,7 +1,7 @@
 package dev.etl.record;
 
-import org.jspecify.annotations.Nullable;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A view over bytes owned by the source (a Kafka record value or key, a memory-source entry).

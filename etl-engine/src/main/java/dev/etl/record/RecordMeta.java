@@ -36,12 +36,14 @@ public interface RecordMeta {
      * single source record). A view valid during the current call only; copy it to keep it (failure paths
      * only).
      */
-    @Nullable Payload sourceKey();
+    @Nullable
+    Payload sourceKey();
 
     /**
      * The record's value as polled from the source, undeserialized (absent for a tombstone), or null
      * before the first record and while a stateful operator emits data it held from earlier records. A
      * view valid during the current call only; copy it to keep it.
      */
-    @Nullable Payload sourceValue();
+    @Nullable
+    Payload sourceValue();
 }

@@ -1,9 +1,9 @@
 package dev.etl.sink;
 
-import org.jspecify.annotations.Nullable;
 import dev.etl.error.ErrorPolicy;
 import java.util.Objects;
 import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the engine needs to run one sink: its name, its shards and a writer per shard, the row

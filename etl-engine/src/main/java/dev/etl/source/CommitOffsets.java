@@ -1,7 +1,7 @@
 package dev.etl.source;
 
-import org.jspecify.annotations.Nullable;
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a lane asks its source to commit: for each partition, the next offset to read and an optional

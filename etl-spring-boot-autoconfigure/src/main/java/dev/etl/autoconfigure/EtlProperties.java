@@ -4,6 +4,7 @@ import dev.etl.pipeline.PipelineConfig;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
@@ -120,11 +121,11 @@ public class EtlProperties implements Validator {
             this.enabled = enabled;
         }
 
-        public String getName() {
+        public @Nullable String getName() {
             return this.name;
         }
 
-        public void setName(String name) {
+        public void setName(@Nullable String name) {
             this.name = name;
         }
 
@@ -251,11 +252,11 @@ public class EtlProperties implements Validator {
          */
         private Duration minPause = PipelineConfig.DEFAULT_MIN_PAUSE;
 
-        public DataSize getMaxInFlightBytes() {
+        public @Nullable DataSize getMaxInFlightBytes() {
             return this.maxInFlightBytes;
         }
 
-        public void setMaxInFlightBytes(DataSize maxInFlightBytes) {
+        public void setMaxInFlightBytes(@Nullable DataSize maxInFlightBytes) {
             this.maxInFlightBytes = maxInFlightBytes;
         }
 

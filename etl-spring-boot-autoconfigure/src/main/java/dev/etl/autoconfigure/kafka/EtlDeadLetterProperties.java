@@ -4,6 +4,7 @@ import dev.etl.kafka.KafkaDeadLetterWriter;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -65,11 +66,11 @@ public class EtlDeadLetterProperties implements Validator {
         this.checkTopic = checkTopic;
     }
 
-    public String getTopic() {
+    public @Nullable String getTopic() {
         return this.topic;
     }
 
-    public void setTopic(String topic) {
+    public void setTopic(@Nullable String topic) {
         this.topic = topic;
     }
 
