@@ -6,6 +6,7 @@
 module dev.etl.avro {
     requires transitive dev.etl.engine;
     requires transitive org.apache.avro;
+    requires static transitive org.jspecify; // @NullMarked, @Nullable on the API; annotations only
     requires com.fasterxml.jackson.databind;
     requires java.net.http;
     requires org.slf4j;

@@ -7,6 +7,7 @@
 module dev.etl.datagen {
     requires transitive dev.etl.engine;
     requires static transitive org.apache.avro;
+    requires static transitive org.jspecify; // @NullMarked, @Nullable on the API; annotations only
     requires org.slf4j;
 
     exports dev.etl.datagen;

@@ -5,6 +5,7 @@
  */
 module dev.etl.engine {
     requires transitive micrometer.core;
+    requires static transitive org.jspecify; // @NullMarked, @Nullable on the API; annotations only
     requires transitive java.net.http; // BoundedHttpBody (in its API), for the connectors that speak HTTP
     requires org.agrona;
     requires org.slf4j;

@@ -6,6 +6,7 @@
 module dev.etl.json {
     requires transitive dev.etl.engine;
     requires transitive tools.jackson.databind;
+    requires static transitive org.jspecify; // @NullMarked, @Nullable on the API; annotations only
 
     exports dev.etl.json;
 }

@@ -1,5 +1,7 @@
 package dev.etl.avro;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A schema-registry call failed: the registry answered with an error, or could not be reached within
  * the client's timeouts and retries.
@@ -22,12 +24,12 @@ public class SchemaRegistryException extends RuntimeException {
     private final int errorCode;
     private final boolean lookupRefused;
 
-    public SchemaRegistryException(String message, int httpStatus, int errorCode, Throwable cause) {
+    public SchemaRegistryException(String message, int httpStatus, int errorCode, @Nullable Throwable cause) {
         this(message, httpStatus, errorCode, cause, false);
     }
 
     private SchemaRegistryException(
-            String message, int httpStatus, int errorCode, Throwable cause, boolean lookupRefused) {
+            String message, int httpStatus, int errorCode, @Nullable Throwable cause, boolean lookupRefused) {
         super(message, cause);
         this.httpStatus = httpStatus;
         this.errorCode = errorCode;

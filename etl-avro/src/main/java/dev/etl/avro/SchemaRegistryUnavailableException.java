@@ -1,6 +1,7 @@
 package dev.etl.avro;
 
 import dev.etl.error.DeserializationException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The writer schema of a payload could not be fetched because the registry was unreachable, slow,
@@ -15,12 +16,17 @@ public class SchemaRegistryUnavailableException extends DeserializationException
     private static final long serialVersionUID = 1L;
 
     public SchemaRegistryUnavailableException(
-            String stage, String partitionName, long offset, int schemaId, String reason, Throwable cause) {
+            String stage,
+            @Nullable String partitionName,
+            long offset,
+            int schemaId,
+            String reason,
+            @Nullable Throwable cause) {
         super(stage, partitionName, offset, schemaId, reason, cause);
     }
 
     /** A failure raised inside the deserializer, before the lane knows the position. */
-    public static SchemaRegistryUnavailableException of(int schemaId, String reason, Throwable cause) {
+    public static SchemaRegistryUnavailableException of(int schemaId, String reason, @Nullable Throwable cause) {
         return new SchemaRegistryUnavailableException("deserialize", null, -1, schemaId, reason, cause);
     }
 

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writer schemas known in this process by their CRC-64-AVRO parsing fingerprint, for payloads in Avro's
@@ -42,7 +43,7 @@ public final class WriterSchemas {
     }
 
     /** The schema with this fingerprint, or null when none was registered. */
-    public Schema byFingerprint(long fingerprint) {
+    public @Nullable Schema byFingerprint(long fingerprint) {
         return schemas.get(fingerprint);
     }
 

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hc.core5.http.NoHttpResponseException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,8 +102,8 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
     public ClickHouseClientV2Transport(
             Duration connectTimeout,
             Duration socketTimeout,
-            String user,
-            String password,
+            @Nullable String user,
+            @Nullable String password,
             boolean compression,
             ClickHouseTransport reads) {
         this(connectTimeout, socketTimeout, user, password, compression, null, reads);
@@ -118,10 +119,10 @@ public final class ClickHouseClientV2Transport implements ClickHouseTransport {
     public ClickHouseClientV2Transport(
             Duration connectTimeout,
             Duration socketTimeout,
-            String user,
-            String password,
+            @Nullable String user,
+            @Nullable String password,
             boolean compression,
-            ClickHouseTls tls,
+            @Nullable ClickHouseTls tls,
             ClickHouseTransport reads) {
         if (tls != null && tls.clientCertificate()) {
             throw new IllegalArgumentException("client-v2 inserts cannot present a client certificate (mutual TLS) "

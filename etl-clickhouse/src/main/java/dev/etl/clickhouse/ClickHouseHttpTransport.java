@@ -19,6 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.GZIPOutputStream;
 import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,7 +75,11 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     private final boolean compression;
 
     public ClickHouseHttpTransport(
-            Duration connectTimeout, Duration socketTimeout, String user, String password, boolean compression) {
+            Duration connectTimeout,
+            Duration socketTimeout,
+            @Nullable String user,
+            @Nullable String password,
+            boolean compression) {
         this(connectTimeout, socketTimeout, user, password, compression, null);
     }
 
@@ -86,10 +91,10 @@ public final class ClickHouseHttpTransport implements ClickHouseTransport {
     public ClickHouseHttpTransport(
             Duration connectTimeout,
             Duration socketTimeout,
-            String user,
-            String password,
+            @Nullable String user,
+            @Nullable String password,
             boolean compression,
-            ClickHouseTls tls) {
+            @Nullable ClickHouseTls tls) {
         HttpClient.Builder builder =
                 HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(connectTimeout);
         if (tls != null) {

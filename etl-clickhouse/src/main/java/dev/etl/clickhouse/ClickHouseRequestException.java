@@ -1,6 +1,7 @@
 package dev.etl.clickhouse;
 
 import java.io.Serial;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One HTTP request to one ClickHouse replica failed: it could not connect, timed out, broke off, or
@@ -31,7 +32,8 @@ public final class ClickHouseRequestException extends Exception {
     private final int serverCode;
     private final String serverText;
 
-    public ClickHouseRequestException(Kind kind, int status, int serverCode, String serverText, Throwable cause) {
+    public ClickHouseRequestException(
+            Kind kind, int status, int serverCode, String serverText, @Nullable Throwable cause) {
         super(
                 kind + (status > 0 ? " HTTP " + status : "") + (serverCode >= 0 ? " code " + serverCode : "") + ": "
                         + serverText,

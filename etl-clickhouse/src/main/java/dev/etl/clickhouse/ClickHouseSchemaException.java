@@ -1,6 +1,7 @@
 package dev.etl.clickhouse;
 
 import java.io.Serial;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Startup validation refused a sink: the table's columns do not match the encoder, the table is
@@ -15,14 +16,15 @@ public final class ClickHouseSchemaException extends RuntimeException {
     private final String replica;
     private final String table;
 
-    public ClickHouseSchemaException(String replica, String table, String message, Throwable cause) {
+    public ClickHouseSchemaException(
+            @Nullable String replica, String table, String message, @Nullable Throwable cause) {
         super(message, cause);
         this.replica = replica;
         this.table = table;
     }
 
     /** The replica that failed validation ({@code scheme://host:port}), or null when it concerns a whole shard. */
-    public String replica() {
+    public @Nullable String replica() {
         return replica;
     }
 

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Configuration of one ClickHouse sink: where the shards and their replicas are, the shard-local
@@ -80,8 +81,8 @@ public final class ClickHouseSinkConfig {
             String database,
             String table,
             List<List<URI>> shards,
-            String user,
-            String password,
+            @Nullable String user,
+            @Nullable String password,
             Duration connectTimeout,
             Duration socketTimeout,
             boolean compression,
@@ -93,10 +94,10 @@ public final class ClickHouseSinkConfig {
             Map<String, String> settings,
             BatchConfig batch,
             RetryConfig retry,
-            PlacementCheck placementCheck,
+            @Nullable PlacementCheck placementCheck,
             boolean deterministicBlocks,
             InsertFormat format,
-            ClickHouseTls tls,
+            @Nullable ClickHouseTls tls,
             Set<Integer> rejectionCodes) {
         Values {
             shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
@@ -157,12 +158,12 @@ public final class ClickHouseSinkConfig {
     }
 
     /** User name, or null for the server default. */
-    public String user() {
+    public @Nullable String user() {
         return v.user();
     }
 
     /** Password, or null; never logged ({@link #toString()} masks it). */
-    public String password() {
+    public @Nullable String password() {
         return v.password();
     }
 
@@ -237,7 +238,7 @@ public final class ClickHouseSinkConfig {
      * The startup check that the pipeline's router places keys where the Distributed table fronting this
      * table does, or null for none (the default).
      */
-    public PlacementCheck placementCheck() {
+    public @Nullable PlacementCheck placementCheck() {
         return v.placementCheck();
     }
 
@@ -263,7 +264,7 @@ public final class ClickHouseSinkConfig {
      * TLS towards {@code https://} replicas (trust, client certificate), or null for the JVM's default trust
      * store; when set, every replica must be {@code https://}.
      */
-    public ClickHouseTls tls() {
+    public @Nullable ClickHouseTls tls() {
         return v.tls();
     }
 
@@ -284,7 +285,7 @@ public final class ClickHouseSinkConfig {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof ClickHouseSinkConfig c && v.equals(c.v);
     }
 
@@ -353,7 +354,7 @@ public final class ClickHouseSinkConfig {
             return this;
         }
 
-        public Builder credentials(String user, String password) {
+        public Builder credentials(@Nullable String user, @Nullable String password) {
             this.user = user;
             this.password = password;
             return this;
@@ -439,13 +440,13 @@ public final class ClickHouseSinkConfig {
          * Checks at startup, before the first shard's validation, that the pipeline's router places keys
          * where a Distributed table fronting the sink's table would ({@link PlacementCheck}); null for none.
          */
-        public Builder placementCheck(PlacementCheck placementCheck) {
+        public Builder placementCheck(@Nullable PlacementCheck placementCheck) {
             this.placementCheck = placementCheck;
             return this;
         }
 
         /** TLS towards {@code https://} replicas ({@link ClickHouseTls}); null (the default) for the JVM's trust store. */
-        public Builder tls(ClickHouseTls tls) {
+        public Builder tls(@Nullable ClickHouseTls tls) {
             this.tls = tls;
             return this;
         }

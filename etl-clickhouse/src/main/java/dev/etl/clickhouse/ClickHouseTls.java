@@ -16,6 +16,7 @@ import java.util.Objects;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManagerFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TLS towards the sink's {@code https://} replicas: what verifies the servers' certificates and,
@@ -91,10 +92,10 @@ public record ClickHouseTls(
      */
     public static ClickHouseTls of(
             SSLContext sslContext,
-            KeyStore trustStore,
+            @Nullable KeyStore trustStore,
             boolean clientCertificate,
-            Collection<String> protocols,
-            Collection<String> ciphers) {
+            @Nullable Collection<String> protocols,
+            @Nullable Collection<String> ciphers) {
         return new ClickHouseTls(
                 sslContext,
                 trustStore == null ? List.of() : certificates(trustStore),
@@ -112,7 +113,7 @@ public record ClickHouseTls(
      * The parameters the HTTP transport connects with: the context's defaults, restricted to
      * {@link #protocols()} and {@link #ciphers()}; null when neither is given.
      */
-    public SSLParameters sslParameters() {
+    public @Nullable SSLParameters sslParameters() {
         if (!restrictsParameters()) {
             return null;
         }

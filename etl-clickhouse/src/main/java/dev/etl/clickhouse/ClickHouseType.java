@@ -1,6 +1,7 @@
 package dev.etl.clickhouse;
 
 import dev.etl.sink.RowBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one ClickHouse type is written in RowBinary, for values held as objects: the building block
@@ -13,7 +14,7 @@ import dev.etl.sink.RowBuffer;
  *
  * @param <V> the Java type of the values
  */
-public interface ClickHouseType<V> {
+public interface ClickHouseType<V extends @Nullable Object> {
     /** The ClickHouse type string, e.g. {@code Array(UInt32)}, as {@code system.columns} spells it. */
     String name();
 

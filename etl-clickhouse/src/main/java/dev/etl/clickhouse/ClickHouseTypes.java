@@ -13,6 +13,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Factories of {@link ClickHouseType}s for values held as objects, used for nested columns
@@ -182,7 +183,7 @@ public final class ClickHouseTypes {
     }
 
     /** Nullable(T): 1 for null (nothing follows), else 0 and the value. */
-    public static <V> ClickHouseType<V> nullable(ClickHouseType<V> inner) {
+    public static <V> ClickHouseType<@Nullable V> nullable(ClickHouseType<V> inner) {
         Objects.requireNonNull(inner, "inner");
         String name = "Nullable(" + inner.name() + ")";
         return new ClickHouseType<>() {
@@ -192,7 +193,7 @@ public final class ClickHouseTypes {
             }
 
             @Override
-            public void write(V value, RowBuffer out) {
+            public void write(@Nullable V value, RowBuffer out) {
                 if (value == null) {
                     out.writeByte(1);
                 } else {
@@ -204,7 +205,7 @@ public final class ClickHouseTypes {
     }
 
     /** LowCardinality(T): on the RowBinary wire exactly T. */
-    public static <V> ClickHouseType<V> lowCardinality(ClickHouseType<V> inner) {
+    public static <V extends @Nullable Object> ClickHouseType<V> lowCardinality(ClickHouseType<V> inner) {
         Objects.requireNonNull(inner, "inner");
         String name = "LowCardinality(" + inner.name() + ")";
         return new ClickHouseType<>() {
@@ -221,7 +222,8 @@ public final class ClickHouseTypes {
     }
 
     /** Array(T) from a collection: LEB128 size, then the elements. */
-    public static <E> ClickHouseType<Collection<? extends E>> array(ClickHouseType<E> element) {
+    public static <E extends @Nullable Object> ClickHouseType<Collection<? extends E>> array(
+            ClickHouseType<E> element) {
         Objects.requireNonNull(element, "element");
         return of("Array(" + element.name() + ")", (v, out) -> {
             out.writeVarUInt(v.size());
@@ -262,7 +264,7 @@ public final class ClickHouseTypes {
     }
 
     /** Map(K, V): LEB128 entry count, then key, value, key, value… in the map's iteration order. */
-    public static <K, V> ClickHouseType<Map<? extends K, ? extends V>> map(
+    public static <K, V extends @Nullable Object> ClickHouseType<Map<? extends K, ? extends V>> map(
             ClickHouseType<K> key, ClickHouseType<V> value) {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(value, "value");
@@ -290,7 +292,8 @@ public final class ClickHouseTypes {
         private TupleBuilder() {}
 
         /** Adds the next element. */
-        public <E> TupleBuilder<V> element(ClickHouseType<E> type, Function<? super V, ? extends E> accessor) {
+        public <E extends @Nullable Object> TupleBuilder<V> element(
+                ClickHouseType<E> type, Function<? super V, ? extends E> accessor) {
             Objects.requireNonNull(type, "type");
             Objects.requireNonNull(accessor, "accessor");
             elements.add(new ClickHouseType<V>() {

@@ -2,6 +2,7 @@ package dev.etl.clickhouse;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.EtlException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A value could not be encoded into a column: out of the type's range, null for a non-Nullable
@@ -14,7 +15,7 @@ public final class ColumnEncodeException extends EtlException {
     private final String column;
     private final String type;
 
-    public ColumnEncodeException(ClickHouseColumn column, String problem, Throwable cause) {
+    public ColumnEncodeException(ClickHouseColumn column, String problem, @Nullable Throwable cause) {
         super(ErrorClass.ENCODE, "column '" + column.name() + "' (" + column.type() + "): " + problem, cause);
         this.column = column.name();
         this.type = column.type();

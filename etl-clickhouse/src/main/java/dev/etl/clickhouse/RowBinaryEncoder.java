@@ -19,6 +19,7 @@ import java.util.function.Predicate;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToIntFunction;
 import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RowEncoder} built declaratively: one accessor per column, in the table's column order
@@ -198,7 +199,7 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         }
 
         /** Nullable(String). */
-        public Builder<T> nullableString(String name, Function<? super T, ? extends CharSequence> accessor) {
+        public Builder<T> nullableString(String name, Function<? super T, ? extends @Nullable CharSequence> accessor) {
             return add(name, "Nullable(String)", RowBinaryColumns.nullableString(accessor));
         }
 
@@ -304,7 +305,7 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         }
 
         /** Array(T) from a collection. */
-        public <E> Builder<T> array(
+        public <E extends @Nullable Object> Builder<T> array(
                 String name,
                 ClickHouseType<E> element,
                 Function<? super T, ? extends Collection<? extends E>> accessor) {
@@ -312,7 +313,7 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         }
 
         /** Map(K, V) in the map's iteration order. */
-        public <K, V> Builder<T> map(
+        public <K, V extends @Nullable Object> Builder<T> map(
                 String name,
                 ClickHouseType<K> key,
                 ClickHouseType<V> value,
@@ -321,12 +322,14 @@ public final class RowBinaryEncoder<T> implements RowEncoder<T> {
         }
 
         /** Nullable(T) of any type; a null from the accessor writes NULL. */
-        public <V> Builder<T> nullable(String name, ClickHouseType<V> type, Function<? super T, ? extends V> accessor) {
+        public <V> Builder<T> nullable(
+                String name, ClickHouseType<V> type, Function<? super T, ? extends @Nullable V> accessor) {
             return column(name, ClickHouseTypes.nullable(type), accessor);
         }
 
         /** A column of any {@link ClickHouseType} (nested, tuple, low-cardinality, …). */
-        public <V> Builder<T> column(String name, ClickHouseType<V> type, Function<? super T, ? extends V> accessor) {
+        public <V extends @Nullable Object> Builder<T> column(
+                String name, ClickHouseType<V> type, Function<? super T, ? extends V> accessor) {
             ColumnWriter<T> writer = RowBinaryColumns.of(type, accessor);
             return add(name, type.name(), writer);
         }

@@ -1,5 +1,7 @@
 package dev.etl.clickhouse;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A sink configured with {@link InsertFormat#NATIVE} has a column whose type the Native transposition
  * cannot write (or no columns at all). Thrown when the sink is defined, so the pipeline never starts
@@ -19,12 +21,12 @@ public final class UnsupportedNativeTypeException extends IllegalArgumentExcepti
     }
 
     /** Name of the column that cannot be written, or null when the sink declared no columns. */
-    public String column() {
+    public @Nullable String column() {
         return column;
     }
 
     /** Its ClickHouse type, or null when the sink declared no columns. */
-    public String type() {
+    public @Nullable String type() {
         return type;
     }
 }

@@ -8,6 +8,7 @@ import dev.etl.source.CommittedPosition;
 import dev.etl.source.PartitionListener;
 import dev.etl.util.RateLimitedLog;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -145,7 +146,7 @@ final class DatagenLane extends AbstractSourceLane {
     }
 
     @Override
-    public void commit(CommitOffsets offsets, boolean sync, CommitCallback callback) {
+    public void commit(CommitOffsets offsets, boolean sync, @Nullable CommitCallback callback) {
         reportCommits();
         for (int i = 0; i < offsets.size(); i++) {
             int k = local(offsets.partition(i));

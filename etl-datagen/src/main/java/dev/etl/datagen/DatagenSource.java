@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -238,7 +239,7 @@ public final class DatagenSource implements Source {
     }
 
     /** The metadata committed with {@link #committedOffset(int)}, or null. */
-    public String committedMetadata(int partition) {
+    public @Nullable String committedMetadata(int partition) {
         return partitions[checkPartition(partition)].metadata;
     }
 
@@ -385,7 +386,7 @@ public final class DatagenSource implements Source {
         }
 
         /** Where the per-partition lag gauges ({@code etl.source.lag}) go; none without. */
-        public Builder meterRegistry(MeterRegistry registry) {
+        public Builder meterRegistry(@Nullable MeterRegistry registry) {
             this.registry = registry;
             return this;
         }

@@ -6,4 +6,7 @@
  * Avro schema. It honours the source contract of every connector: one batch per partition and poll,
  * pause and resume, an in-memory committed watermark per partition.
  */
+@NullMarked
 package dev.etl.datagen;
+
+import org.jspecify.annotations.NullMarked;

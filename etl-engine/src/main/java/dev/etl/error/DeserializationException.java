@@ -1,5 +1,7 @@
 package dev.etl.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A payload could not be turned into records: bad framing, unknown schema id, truncated or corrupt
  * body. Deserializers throw it (usually via {@link #of}); the lane fills in where it happened and
@@ -12,7 +14,12 @@ public class DeserializationException extends RecordException {
     private final String reason;
 
     public DeserializationException(
-            String stage, String partitionName, long offset, int schemaId, String reason, Throwable cause) {
+            String stage,
+            @Nullable String partitionName,
+            long offset,
+            int schemaId,
+            String reason,
+            @Nullable Throwable cause) {
         super(
                 ErrorClass.DESERIALIZATION,
                 stage,
@@ -25,7 +32,7 @@ public class DeserializationException extends RecordException {
     }
 
     /** A failure raised inside a deserializer, before the lane knows the position; schema id -1 if none. */
-    public static DeserializationException of(int schemaId, String message, Throwable cause) {
+    public static DeserializationException of(int schemaId, String message, @Nullable Throwable cause) {
         return new DeserializationException("deserialize", null, -1, schemaId, message, cause);
     }
 

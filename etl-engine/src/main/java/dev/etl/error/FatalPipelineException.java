@@ -1,5 +1,7 @@
 package dev.etl.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An unrecoverable failure: a FAIL-policy stage tripped, a sink write failed permanently under FAIL,
  * a partition stalled past {@code stalled-fail-after}, or an invariant was violated. The pipeline
@@ -8,7 +10,7 @@ package dev.etl.error;
 public class FatalPipelineException extends EtlException {
     private static final long serialVersionUID = 1L;
 
-    public FatalPipelineException(ErrorClass errorClass, String message, Throwable cause) {
+    public FatalPipelineException(ErrorClass errorClass, String message, @Nullable Throwable cause) {
         super(errorClass, message, cause);
     }
 }

@@ -1,5 +1,7 @@
 package dev.etl.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A single record failed in a stage. Carries where: the stage name, and the source position
  * (partition name such as {@code orders-3}, and offset) once the lane has filled it in.
@@ -12,7 +14,12 @@ public class RecordException extends EtlException {
     private final long offset;
 
     public RecordException(
-            ErrorClass errorClass, String stage, String partitionName, long offset, String message, Throwable cause) {
+            ErrorClass errorClass,
+            String stage,
+            @Nullable String partitionName,
+            long offset,
+            String message,
+            @Nullable Throwable cause) {
         super(errorClass, describe(stage, partitionName, offset, message), cause);
         this.stage = stage;
         this.partitionName = partitionName;
@@ -30,7 +37,7 @@ public class RecordException extends EtlException {
     }
 
     /** Source partition name, e.g. {@code orders-3}, or null when unknown. */
-    public String partitionName() {
+    public @Nullable String partitionName() {
         return partitionName;
     }
 

@@ -1,5 +1,7 @@
 package dev.etl.error;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@link dev.etl.sink.ShardWriter} could not write a sealed batch. {@link #isTransient() Transient}
  * failures (connection refused, timeout, 5xx without a parse error) are retried with backoff on the
@@ -14,11 +16,12 @@ public class SinkWriteException extends EtlException {
     /** For {@link #rejectedRows(String, int[], Throwable)}: the rows refused, ascending; else empty. */
     private final int[] rejectedRows;
 
-    public SinkWriteException(boolean transientFailure, String message, Throwable cause) {
+    public SinkWriteException(boolean transientFailure, String message, @Nullable Throwable cause) {
         this(transientFailure, message, cause, NO_ROWS);
     }
 
-    private SinkWriteException(boolean transientFailure, String message, Throwable cause, int[] rejectedRows) {
+    private SinkWriteException(
+            boolean transientFailure, String message, @Nullable Throwable cause, int[] rejectedRows) {
         super(transientFailure ? ErrorClass.SINK_TRANSIENT : ErrorClass.SINK_PERMANENT, message, cause);
         this.transientFailure = transientFailure;
         this.rejectedRows = rejectedRows;
@@ -36,7 +39,7 @@ public class SinkWriteException extends EtlException {
      *
      * @throws IllegalArgumentException when {@code rows} is empty
      */
-    public static SinkWriteException rejectedRows(String message, int[] rows, Throwable cause) {
+    public static SinkWriteException rejectedRows(String message, int[] rows, @Nullable Throwable cause) {
         if (rows == null || rows.length == 0) {
             throw new IllegalArgumentException("rejectedRows needs at least one row");
         }
@@ -53,11 +56,11 @@ public class SinkWriteException extends EtlException {
         return rejectedRows.length > 0;
     }
 
-    public static SinkWriteException transientFailure(String message, Throwable cause) {
+    public static SinkWriteException transientFailure(String message, @Nullable Throwable cause) {
         return new SinkWriteException(true, message, cause);
     }
 
-    public static SinkWriteException permanentFailure(String message, Throwable cause) {
+    public static SinkWriteException permanentFailure(String message, @Nullable Throwable cause) {
         return new SinkWriteException(false, message, cause);
     }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Assembles a pipeline: one source, one or more sinks, the chain factory, and a meter registry.
@@ -88,7 +89,7 @@ public final class Pipeline {
             return this;
         }
 
-        public Builder meterRegistry(MeterRegistry registry) {
+        public Builder meterRegistry(@Nullable MeterRegistry registry) {
             this.registry = registry;
             return this;
         }

@@ -6,6 +6,7 @@ import dev.etl.error.SkipBudget;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Engine settings of one pipeline (the Spring layer fills it from {@code etl.*}). Immutable; build
@@ -247,7 +248,7 @@ public final class PipelineConfig {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof PipelineConfig c && v.equals(c.v);
     }
 

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -228,7 +229,7 @@ public final class PipelineRuntime {
     }
 
     /** Like {@link #awaitTermination()} but gives up after {@code timeout}, returning null. */
-    public RunReport awaitTermination(Duration timeout) throws InterruptedException {
+    public @Nullable RunReport awaitTermination(Duration timeout) throws InterruptedException {
         return controller.awaitTermination(timeout);
     }
 

@@ -1,5 +1,7 @@
 package dev.etl.pipeline;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How a pipeline run ended, and what it left unwritten.
  *
@@ -22,7 +24,7 @@ package dev.etl.pipeline;
  */
 public record RunReport(
         PipelineState state,
-        Throwable failure,
+        @Nullable Throwable failure,
         long abandonedBatches,
         long recordsIn,
         long uncommittedBatches,

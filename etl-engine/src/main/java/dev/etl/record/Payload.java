@@ -1,6 +1,7 @@
 package dev.etl.record;
 
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A view over bytes owned by the source (a Kafka record value or key, a memory-source entry).
@@ -25,7 +26,7 @@ public final class Payload {
     private boolean present;
 
     /** Points this view at {@code length} bytes of {@code array} starting at {@code offset}. */
-    public Payload wrap(byte[] array, int offset, int length) {
+    public Payload wrap(byte @Nullable [] array, int offset, int length) {
         if (array == null) {
             return clear();
         }
@@ -37,7 +38,7 @@ public final class Payload {
     }
 
     /** Points this view at the whole of {@code array}, or makes it absent when {@code array} is null. */
-    public Payload wrap(byte[] array) {
+    public Payload wrap(byte @Nullable [] array) {
         return array == null ? clear() : wrap(array, 0, array.length);
     }
 

@@ -1,5 +1,7 @@
 package dev.etl.record;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Metadata of the record a lane is currently pushing through its chain: where it came from
  * (partition, offset, timestamp), its key hash, and the source's key and value bytes.
@@ -34,6 +36,7 @@ public interface RecordMeta {
      * single source record). A view valid during the current call only; copy it to keep it (failure paths
      * only).
      */
+    @Nullable
     Payload sourceKey();
 
     /**
@@ -41,5 +44,6 @@ public interface RecordMeta {
      * before the first record and while a stateful operator emits data it held from earlier records. A
      * view valid during the current call only; copy it to keep it.
      */
+    @Nullable
     Payload sourceValue();
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The framing of dead-lettered records inside a dead-letter sink's chunks and sealed batches, written
@@ -84,7 +85,12 @@ public final class DeadLetterEncoder {
     }
 
     /** Appends one record with explicit headers ({@code name, value} pairs). */
-    public static void encode(RowBuffer out, Payload key, Payload value, long timestampMs, String... headers) {
+    public static void encode(
+            RowBuffer out,
+            @Nullable Payload key,
+            @Nullable Payload value,
+            long timestampMs,
+            @Nullable String... headers) {
         if ((headers.length & 1) != 0) {
             throw new IllegalArgumentException("headers must be name/value pairs");
         }

@@ -1,6 +1,7 @@
 package dev.etl.sink;
 
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One dead-lettered record as decoded from a dead-letter batch ({@link DeadLetterEncoder#decode}):
@@ -12,10 +13,11 @@ import java.util.Map;
  * @param timestampMs source timestamp in epoch milliseconds, or -1 when the source had none
  * @param headers     context headers by name, in encoding order (values may be empty, never null)
  */
-public record DeadLetterRecord(byte[] key, byte[] value, long timestampMs, Map<String, String> headers) {
+public record DeadLetterRecord(
+        byte @Nullable [] key, byte @Nullable [] value, long timestampMs, Map<String, String> headers) {
 
     /** A context header, or null when absent. */
-    public String header(String name) {
+    public @Nullable String header(String name) {
         return headers.get(name);
     }
 }

@@ -3,6 +3,7 @@ package dev.etl.sink;
 import dev.etl.error.ErrorPolicy;
 import java.util.Objects;
 import java.util.function.IntFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything the engine needs to run one sink: its name, its shards and a writer per shard, the row
@@ -103,7 +104,7 @@ public final class SinkDefinition {
     }
 
     /** The sink's row encoder, or null when chains bring their own. */
-    public RowEncoder<?> encoder() {
+    public @Nullable RowEncoder<?> encoder() {
         return v.encoder();
     }
 
@@ -147,7 +148,7 @@ public final class SinkDefinition {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof SinkDefinition d && v.equals(d.v);
     }
 
@@ -187,7 +188,7 @@ public final class SinkDefinition {
          * The sink's row encoder (what chains ending in it then use), or null (the default) when chains
          * bring their own.
          */
-        public Builder encoder(RowEncoder<?> encoder) {
+        public Builder encoder(@Nullable RowEncoder<?> encoder) {
             this.encoder = encoder;
             return this;
         }

@@ -3,6 +3,7 @@ package dev.etl.source;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The part of a {@link SourceLane} that is the same in every source which reads its partitions itself
@@ -234,7 +235,8 @@ public abstract class AbstractSourceLane implements SourceLane {
      * Queues the outcome of an asynchronous commit ({@code error} null for success) for {@code callback},
      * which {@link #reportCommits()} calls, on the lane thread. No-op for a null callback.
      */
-    protected final void reportLater(CommitOffsets offsets, CommitCallback callback, Exception error) {
+    protected final void reportLater(
+            CommitOffsets offsets, @Nullable CommitCallback callback, @Nullable Exception error) {
         if (callback == null) {
             return;
         }

@@ -1,6 +1,7 @@
 package dev.etl.source;
 
 import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a lane asks its source to commit: for each partition, the next offset to read and an optional
@@ -53,7 +54,7 @@ public final class CommitOffsets {
     }
 
     /** Metadata of entry {@code index}, or null when there is none. */
-    public String metadata(int index) {
+    public @Nullable String metadata(int index) {
         check(index);
         return metadata[index];
     }
@@ -104,7 +105,7 @@ public final class CommitOffsets {
          *
          * @throws IllegalArgumentException for a negative offset or a partition added twice
          */
-        public Builder add(int partition, long nextOffset, String metadata) {
+        public Builder add(int partition, long nextOffset, @Nullable String metadata) {
             if (nextOffset < 0) {
                 throw new IllegalArgumentException("offset of partition " + partition + " must be >= 0: " + nextOffset);
             }

@@ -1,6 +1,7 @@
 package dev.etl.source;
 
 import dev.etl.error.SourceException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The data plane of one lane: poll, pause/resume, commit. Used only by its lane thread, except
@@ -52,7 +53,7 @@ public interface SourceLane extends AutoCloseable {
      * commit). A source that cannot store metadata ignores it and returns {@link CommittedPosition#NONE}
      * from {@link #committed}, which makes deterministic batching fall back to free boundaries.
      */
-    void commit(CommitOffsets offsets, boolean sync, CommitCallback callback) throws SourceException;
+    void commit(CommitOffsets offsets, boolean sync, @Nullable CommitCallback callback) throws SourceException;
 
     /**
      * The committed position of {@code partition} as it was when the partition was assigned to this
@@ -105,6 +106,6 @@ public interface SourceLane extends AutoCloseable {
     /** Outcome of an asynchronous commit. */
     @FunctionalInterface
     interface CommitCallback {
-        void onComplete(CommitOffsets offsets, Exception errorOrNull);
+        void onComplete(CommitOffsets offsets, @Nullable Exception errorOrNull);
     }
 }

@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Keeps secrets out of text that leaves the process: log lines, exception messages that end up in
@@ -76,7 +77,7 @@ public final class Secrets {
      * {@code sasl.jaas.config}, {@code SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG})
      * @return whether to mask its value
      */
-    public static boolean isSecretKey(String key) {
+    public static boolean isSecretKey(@Nullable String key) {
         if (key == null) {
             return false;
         }
@@ -109,7 +110,7 @@ public final class Secrets {
      * @param text any text, or null
      * @return the masked text; the same instance when nothing was masked; null for null
      */
-    public static String mask(String text) {
+    public static @Nullable String mask(@Nullable String text) {
         if (text == null || text.isEmpty()) {
             return text;
         }
@@ -138,7 +139,7 @@ public final class Secrets {
      * @param error a throwable, or null
      * @return the throwable to hand to a logger
      */
-    public static Throwable mask(Throwable error) {
+    public static @Nullable Throwable mask(@Nullable Throwable error) {
         if (error == null || !holdsSecret(error)) {
             return error;
         }

@@ -1,6 +1,7 @@
 package dev.etl.util;
 
 import java.util.Collection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The closest of some valid names to a name that is not one of them (edit distance), for error
@@ -13,7 +14,7 @@ public final class Suggestion {
      * The candidate with the smallest edit distance to {@code name} (case-insensitive; the first of
      * equals), or {@code null} when there are no candidates.
      */
-    public static String closest(String name, Collection<String> candidates) {
+    public static @Nullable String closest(String name, Collection<String> candidates) {
         String best = null;
         int bestDistance = Integer.MAX_VALUE;
         for (String candidate : candidates) {

@@ -13,6 +13,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,7 +59,7 @@ final class GroupOffsets {
      *
      * @throws SourceException when a synchronous commit fails
      */
-    void commit(CommitOffsets nextOffsets, boolean sync, SourceLane.CommitCallback callback) {
+    void commit(CommitOffsets nextOffsets, boolean sync, SourceLane.@Nullable CommitCallback callback) {
         Map<TopicPartition, OffsetAndMetadata> offsets = toKafka(nextOffsets);
         if (sync) {
             commitSync(offsets);

@@ -34,6 +34,7 @@ import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.UnsupportedVersionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,7 +105,11 @@ public final class KafkaDeadLetterWriter implements ShardWriter {
      * @param meterRegistry  where {@code etl_dead_letter_*} meters go (null: a private registry)
      * @param pipeline       the {@code pipeline} tag of those meters
      */
-    public record Options(int maxRecordBytes, boolean checkTopic, MeterRegistry meterRegistry, String pipeline) {
+    public record Options(
+            int maxRecordBytes,
+            boolean checkTopic,
+            @Nullable MeterRegistry meterRegistry,
+            String pipeline) {
         public Options {
             if (maxRecordBytes < MIN_MAX_RECORD_BYTES) {
                 throw new KafkaConfigException(

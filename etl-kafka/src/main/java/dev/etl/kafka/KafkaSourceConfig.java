@@ -16,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of a {@link KafkaSource}: the consumer properties (a plain map, as the Spring layer builds
@@ -126,7 +127,7 @@ public final class KafkaSourceConfig {
     }
 
     /** The {@code group.instance.id} of lane {@code laneIndex}, or null without static membership. */
-    public String groupInstanceId(int laneIndex) {
+    public @Nullable String groupInstanceId(int laneIndex) {
         Object id = consumerProperties(laneIndex).get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         return id == null ? null : id.toString();
     }
@@ -137,7 +138,7 @@ public final class KafkaSourceConfig {
     }
 
     /** Subscription pattern, or null when subscribing by {@link #topics()}. */
-    public Pattern topicPattern() {
+    public @Nullable Pattern topicPattern() {
         return topicPattern;
     }
 
@@ -238,13 +239,13 @@ public final class KafkaSourceConfig {
         private Builder() {}
 
         /** Adds consumer properties (later calls override earlier keys). Null values remove the key. */
-        public Builder properties(Map<String, ?> properties) {
+        public Builder properties(Map<String, ? extends @Nullable Object> properties) {
             properties.forEach(this::property);
             return this;
         }
 
         /** Sets one consumer property; a null value removes it. */
-        public Builder property(String key, Object value) {
+        public Builder property(String key, @Nullable Object value) {
             Objects.requireNonNull(key, "key");
             if (value == null) {
                 properties.remove(key);
@@ -281,7 +282,7 @@ public final class KafkaSourceConfig {
         }
 
         /** Where the source registers its metrics; a private {@code SimpleMeterRegistry} when unset. */
-        public Builder meterRegistry(MeterRegistry meterRegistry) {
+        public Builder meterRegistry(@Nullable MeterRegistry meterRegistry) {
             this.meterRegistry = meterRegistry;
             return this;
         }

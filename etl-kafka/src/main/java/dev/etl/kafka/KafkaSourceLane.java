@@ -19,6 +19,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -275,7 +276,7 @@ final class KafkaSourceLane implements SourceLane {
     }
 
     @Override
-    public void commit(CommitOffsets nextOffsets, boolean sync, CommitCallback callback) {
+    public void commit(CommitOffsets nextOffsets, boolean sync, @Nullable CommitCallback callback) {
         offsets.commit(nextOffsets, sync, callback);
     }
 

@@ -21,6 +21,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -232,7 +233,7 @@ public final class BackfillPlanner {
             return this;
         }
 
-        public Builder formats(BackfillFormats formats) {
+        public Builder formats(@Nullable BackfillFormats formats) {
             this.formats = formats;
             return this;
         }
@@ -266,7 +267,7 @@ public final class BackfillPlanner {
         }
 
         /** Key prefix to list (default: the whole bucket). */
-        public Builder prefix(String prefix) {
+        public Builder prefix(@Nullable String prefix) {
             this.prefix = prefix;
             return this;
         }
@@ -278,7 +279,7 @@ public final class BackfillPlanner {
         }
 
         /** One format for every object (default: by each key's extension). */
-        public Builder format(String format) {
+        public Builder format(@Nullable String format) {
             this.format = format;
             return this;
         }

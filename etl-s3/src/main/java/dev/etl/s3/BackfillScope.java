@@ -4,6 +4,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The objects a backfill may read: one bucket, and in it the keys under a prefix (the whole bucket for an
@@ -34,7 +35,7 @@ public record BackfillScope(String bucket, String prefix, Set<String> keys) {
     }
 
     /** The keys under {@code prefix} of {@code bucket} ({@code ""} or null: the whole bucket). */
-    public static BackfillScope prefix(String bucket, String prefix) {
+    public static BackfillScope prefix(String bucket, @Nullable String prefix) {
         return new BackfillScope(bucket, prefix, Set.of());
     }
 
@@ -51,7 +52,7 @@ public record BackfillScope(String bucket, String prefix, Set<String> keys) {
      *
      * @return a message naming the item's object (abbreviated, without control characters) and the scope
      */
-    public String outside(WorkItem item) {
+    public @Nullable String outside(WorkItem item) {
         if (!item.bucket().equals(bucket)) {
             return "work item " + printable(item.describe()) + " is outside this backfill's scope: not bucket " + bucket
                     + "; not read";

@@ -1,5 +1,7 @@
 package dev.etl.s3;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A work item's data cannot be read past some point (a bad Avro block or sync marker, a truncated or
  * undecompressable object, a Parquet page that does not decode). The rows before it were delivered; the
@@ -13,7 +15,7 @@ public class CorruptSplitException extends Exception {
     /**
      * @param what what was wrong and where (the object, the byte position or block), no data content
      */
-    public CorruptSplitException(String what, Throwable cause) {
+    public CorruptSplitException(String what, @Nullable Throwable cause) {
         super(what, cause);
     }
 }

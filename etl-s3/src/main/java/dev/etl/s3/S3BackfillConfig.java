@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings of an {@link S3BackfillSource}. Built with {@link #builder()}; every setting but the work
@@ -213,7 +214,7 @@ public final class S3BackfillConfig {
         }
 
         /** The prefix the plan listed (default: the whole bucket): a work item of a key outside it is refused. */
-        public Builder prefix(String prefix) {
+        public Builder prefix(@Nullable String prefix) {
             this.prefix = prefix;
             return this;
         }
@@ -225,7 +226,7 @@ public final class S3BackfillConfig {
         }
 
         /** The topic name its partitions report (routes rows to the chain of that topic); default the work topic. */
-        public Builder topic(String topic) {
+        public Builder topic(@Nullable String topic) {
             this.topic = topic;
             return this;
         }
@@ -288,13 +289,13 @@ public final class S3BackfillConfig {
             return this;
         }
 
-        public Builder meterRegistry(MeterRegistry registry) {
+        public Builder meterRegistry(@Nullable MeterRegistry registry) {
             this.meterRegistry = registry;
             return this;
         }
 
         /** The pipeline name for metrics and logs; default the work topic settings' pipeline. */
-        public Builder pipeline(String pipeline) {
+        public Builder pipeline(@Nullable String pipeline) {
             this.pipeline = pipeline;
             return this;
         }

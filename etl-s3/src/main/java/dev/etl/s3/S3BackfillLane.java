@@ -10,6 +10,7 @@ import dev.etl.source.PartitionListener;
 import dev.etl.source.SourceLane;
 import java.util.concurrent.TimeUnit;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One lane of a backfill: the work list's lane ({@link WorkList#openLane}; Kafka's group shares the work
@@ -219,7 +220,7 @@ final class S3BackfillLane extends AbstractSourceLane implements PartitionListen
     // --------------------------------------------------------- SourceLane API
 
     @Override
-    public void commit(CommitOffsets offsets, boolean sync, CommitCallback callback) {
+    public void commit(CommitOffsets offsets, boolean sync, @Nullable CommitCallback callback) {
         CommitOffsets.Builder kafka = CommitOffsets.builder(offsets.size());
         for (int i = 0; i < offsets.size(); i++) {
             long virtual = offsets.offset(i);

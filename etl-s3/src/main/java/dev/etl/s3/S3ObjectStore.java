@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -185,7 +186,7 @@ public final class S3ObjectStore implements ObjectStore {
         private Builder() {}
 
         /** The endpoint of an S3-compatible server, e.g. {@code http://127.0.0.1:19300}; none for AWS. */
-        public Builder endpoint(URI endpoint) {
+        public Builder endpoint(@Nullable URI endpoint) {
             if (endpoint != null
                     && !"http".equalsIgnoreCase(endpoint.getScheme())
                     && !"https".equalsIgnoreCase(endpoint.getScheme())) {
@@ -196,7 +197,7 @@ public final class S3ObjectStore implements ObjectStore {
         }
 
         /** As {@link #endpoint(URI)}; null or blank for none. */
-        public Builder endpoint(String endpoint) {
+        public Builder endpoint(@Nullable String endpoint) {
             return endpoint(endpoint == null || endpoint.isBlank() ? null : URI.create(endpoint.trim()));
         }
 

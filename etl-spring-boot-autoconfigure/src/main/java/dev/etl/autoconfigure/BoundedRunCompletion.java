@@ -2,6 +2,7 @@ package dev.etl.autoconfigure;
 
 import dev.etl.pipeline.RunReport;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -111,7 +112,7 @@ public final class BoundedRunCompletion {
      * or {@code keep-running}).
      * @return the exit code, or null
      */
-    public Integer getExitCode() {
+    public @Nullable Integer getExitCode() {
         return this.exitCode;
     }
 }

@@ -2,6 +2,7 @@ package dev.etl.autoconfigure;
 
 import dev.etl.pipeline.PipelineConfig;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -38,11 +39,11 @@ public class EtlBackpressureProperties implements Validator {
      */
     private Duration minPause = PipelineConfig.DEFAULT_MIN_PAUSE;
 
-    public DataSize getMaxInFlightBytes() {
+    public @Nullable DataSize getMaxInFlightBytes() {
         return this.maxInFlightBytes;
     }
 
-    public void setMaxInFlightBytes(DataSize maxInFlightBytes) {
+    public void setMaxInFlightBytes(@Nullable DataSize maxInFlightBytes) {
         this.maxInFlightBytes = maxInFlightBytes;
     }
 

@@ -5,6 +5,7 @@ import dev.etl.error.ErrorPolicy;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -127,11 +128,11 @@ public class EtlErrorsProperties implements Validator {
          */
         private boolean checkTopic = true;
 
-        public String getTopic() {
+        public @Nullable String getTopic() {
             return this.topic;
         }
 
-        public void setTopic(String topic) {
+        public void setTopic(@Nullable String topic) {
             this.topic = topic;
         }
 

@@ -6,6 +6,7 @@ import dev.etl.pipeline.RunReport;
 import dev.etl.util.Secrets;
 import java.time.Duration;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.ExitCodeGenerator;
@@ -399,7 +400,7 @@ public class EtlPipelineLifecycle implements SmartLifecycle, ExitCodeGenerator {
     }
 
     /** The report of the run once it ended, else null. */
-    public RunReport getReport() {
+    public @Nullable RunReport getReport() {
         return this.report;
     }
 

@@ -2,6 +2,7 @@ package dev.etl.autoconfigure;
 
 import dev.etl.pipeline.PipelineConfig;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
@@ -71,11 +72,11 @@ public class EtlPipelineProperties implements Validator {
         this.enabled = enabled;
     }
 
-    public String getName() {
+    public @Nullable String getName() {
         return this.name;
     }
 
-    public void setName(String name) {
+    public void setName(@Nullable String name) {
         this.name = name;
     }
 

@@ -3,6 +3,7 @@ package dev.etl.testcontainers;
 import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
 import java.net.URI;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
@@ -78,7 +79,7 @@ public final class ClickHouseContainerConnectionDetailsFactory
         }
 
         @Override
-        public SslBundle getSslBundle() {
+        public @Nullable SslBundle getSslBundle() {
             return super.getSslBundle();
         }
 

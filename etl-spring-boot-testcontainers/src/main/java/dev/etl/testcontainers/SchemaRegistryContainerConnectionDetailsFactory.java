@@ -1,6 +1,7 @@
 package dev.etl.testcontainers;
 
 import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionDetailsFactory;
 import org.springframework.boot.testcontainers.service.connection.ContainerConnectionSource;
@@ -30,14 +31,14 @@ public final class SchemaRegistryContainerConnectionDetailsFactory
     }
 
     @Override
-    protected SchemaRegistryConnectionDetails getContainerConnectionDetails(
+    protected @Nullable SchemaRegistryConnectionDetails getContainerConnectionDetails(
             ContainerConnectionSource<Container<?>> source) {
         SchemaRegistryImage image = imageOf(source);
         return (image != null) ? new SchemaRegistryContainerConnectionDetails(source, image) : null;
     }
 
     /** The image whose name the source answers to; null if none (the factory was not asked for it). */
-    private static SchemaRegistryImage imageOf(ContainerConnectionSource<Container<?>> source) {
+    private static @Nullable SchemaRegistryImage imageOf(ContainerConnectionSource<Container<?>> source) {
         for (SchemaRegistryImage image : SchemaRegistryImage.values()) {
             if (source.accepts(image.connectionName(), Container.class, SchemaRegistryConnectionDetails.class)) {
                 return image;
@@ -64,7 +65,7 @@ public final class SchemaRegistryContainerConnectionDetailsFactory
         }
 
         @Override
-        public SslBundle getSslBundle() {
+        public @Nullable SslBundle getSslBundle() {
             return super.getSslBundle();
         }
     }

@@ -5,4 +5,7 @@
  * {@code SchemaRegistryConnectionDetails} the etl auto-configuration consumes. Kafka needs nothing here:
  * Spring Boot's own Kafka factories define {@code KafkaConnectionDetails}, which the etl Kafka source reads.
  */
+@NullMarked
 package dev.etl.testcontainers;
+
+import org.jspecify.annotations.NullMarked;

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +108,7 @@ public final class DistributedPlacementCheck {
      */
     public <T> PlacementReport check(
             DistributedTable table,
-            String keyColumn,
+            @Nullable String keyColumn,
             Router<? super T> router,
             int shardCount,
             List<? extends T> sample,

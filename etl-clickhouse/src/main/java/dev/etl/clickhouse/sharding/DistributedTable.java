@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@code Distributed} table says about placement: its cluster, the shard-local table it
@@ -25,12 +26,12 @@ import java.util.Objects;
  * @param columnTypes        column name to ClickHouse type, in table order
  */
 public record DistributedTable(
-        String database,
-        String name,
+        @Nullable String database,
+        @Nullable String name,
         String cluster,
-        String localDatabase,
-        String localTable,
-        String shardingExpression,
+        @Nullable String localDatabase,
+        @Nullable String localTable,
+        @Nullable String shardingExpression,
         Map<String, String> columnTypes) {
 
     public DistributedTable {

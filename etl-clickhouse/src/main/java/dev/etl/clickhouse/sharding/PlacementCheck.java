@@ -7,6 +7,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +73,7 @@ public record PlacementCheck(
      * @throws ShardPlacementException when the mode is FAIL and the placement does not match, or no
      *                                 replica could be asked
      */
-    public PlacementReport run(ClickHouseTransport transport, ClickHouseSinkConfig sink) {
+    public @Nullable PlacementReport run(ClickHouseTransport transport, ClickHouseSinkConfig sink) {
         if (mode == PlacementCheckMode.OFF) {
             return null;
         }

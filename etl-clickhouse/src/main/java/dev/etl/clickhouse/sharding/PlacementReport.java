@@ -2,6 +2,7 @@ package dev.etl.clickhouse.sharding;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result of comparing the pipeline's shard placement with a Distributed table's on a sample of
@@ -230,7 +231,7 @@ public final class PlacementReport {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof PlacementReport r && v.equals(r.v);
     }
 

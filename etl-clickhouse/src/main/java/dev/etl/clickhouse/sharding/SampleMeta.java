@@ -3,6 +3,7 @@ package dev.etl.clickhouse.sharding;
 import dev.etl.record.KeyHash;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The metadata a router sees during a {@link DistributedPlacementCheck}: the sample key as the
@@ -48,7 +49,7 @@ final class SampleMeta implements RecordMeta {
     }
 
     @Override
-    public Payload sourceValue() {
+    public @Nullable Payload sourceValue() {
         return null;
     }
 }

@@ -6,6 +6,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shards of a ClickHouse cluster with their weights, in cluster order ({@code shard_num} 1, 2, …
@@ -135,7 +136,7 @@ public final class ShardWeights {
     }
 
     @Override
-    public boolean equals(Object o) {
+    public boolean equals(@Nullable Object o) {
         return o instanceof ShardWeights other && Arrays.equals(weights, other.weights);
     }
 

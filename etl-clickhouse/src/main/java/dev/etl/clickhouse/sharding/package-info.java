@@ -7,4 +7,7 @@
  * server ({@link dev.etl.clickhouse.sharding.DistributedPlacementCheck},
  * {@link dev.etl.clickhouse.sharding.PlacementCheck}). Public API.
  */
+@NullMarked
 package dev.etl.clickhouse.sharding;
+
+import org.jspecify.annotations.NullMarked;

@@ -30,13 +30,17 @@ import org.junit.jupiter.api.Test;
  *       engine's and the Avro connector's module descriptors say the same to the module path; this
  *       test says it on the class path, where Spring Boot applications run);</li>
  *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
- *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
+ *       types, etl API types, Micrometer's {@code MeterRegistry} family, JSpecify's nullness annotations
+ *       ({@code org.jspecify.annotations}), and the client types of its own
  *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's, Avro's {@code Schema} for datagen; the AWS SDK's, Kafka's and Avro's for the S3 backfill;
  *       Spring's in the Spring modules;
  *       Testcontainers' in etl-spring-boot-testcontainers);</li>
  *   <li>the public configuration types ({@code ClickHouseSinkConfig}, {@code PipelineConfig},
  *       {@code SinkDefinition}, {@code PlacementReport}) are final classes built only by their builders:
- *       no public constructor, a {@code builder(...)} and a {@code toBuilder()}.</li>
+ *       no public constructor, a {@code builder(...)} and a {@code toBuilder()};</li>
+ *   <li>every API package (every {@code dev.etl} package but the engine's {@code dev.etl.internal.*} and the
+ *       unpublished {@code dev.etl.test.infra}) is {@code @NullMarked} in its {@code package-info.java}:
+ *       what its signatures do not mark {@code @Nullable} is never null.</li>
  * </ul>
  */
 class PublicApiTest {
@@ -73,6 +77,12 @@ class PublicApiTest {
             "dev.etl.sink",
             "dev.etl.source",
             "dev.etl.util");
+
+    /** JSpecify's {@code @NullMarked}, which every API package carries (issue 31). */
+    private static final String NULL_MARKED = "org.jspecify.annotations.NullMarked";
+
+    /** Packages of the repository's own test helpers (etl-test-infra): not published, so not API. */
+    private static final String UNPUBLISHED = "dev.etl.test.infra";
 
     /** The package of etl-avro-clickhouse, which bridges two connectors (so is none of them). */
     private static final String BRIDGE = "dev.etl.transcode";
@@ -279,6 +289,32 @@ class PublicApiTest {
                 .isEmpty();
     }
 
+    /**
+     * The API is null-marked (issue 31): a package of published API without {@code @NullMarked} in its
+     * {@code package-info.java} would leave its types' nullness unspecified to Kotlin, NullAway and IDEs,
+     * so a new package cannot forget it.
+     */
+    @Test
+    void everyApiPackageIsNullMarked() {
+        Set<String> apiPackages = new TreeSet<>();
+        Set<String> unmarked = new TreeSet<>();
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            if (!pkg.startsWith("dev.etl.")
+                    || pkg.contains(".internal")
+                    || pkg.equals(UNPUBLISHED)
+                    || pkg.startsWith(UNPUBLISHED + ".")) {
+                continue;
+            }
+            apiPackages.add(pkg);
+            if (!c.getPackage().isAnnotatedWith(NULL_MARKED)) {
+                unmarked.add(pkg);
+            }
+        }
+        assertThat(apiPackages).as("API packages found").contains("dev.etl.pipeline", "dev.etl.autoconfigure");
+        assertThat(unmarked).as("API packages without @NullMarked").isEmpty();
+    }
+
     private static boolean isPublicApi(JavaClass c) {
         // A public nested class of a package-private class is not reachable.
         JavaClass enclosing = c.getEnclosingClass().orElse(null);
@@ -318,7 +354,9 @@ class PublicApiTest {
     private static boolean allowed(String ownerPackage, String type) {
         if (type.startsWith("java.")
                 || type.startsWith("javax.")
-                || type.startsWith("io.micrometer.core.instrument.")) {
+                || type.startsWith("io.micrometer.core.instrument.")
+                // Nullness annotations (@Nullable in signatures), in every module's API.
+                || type.startsWith("org.jspecify.annotations.")) {
             return true;
         }
         if (type.startsWith("dev.etl.")) {

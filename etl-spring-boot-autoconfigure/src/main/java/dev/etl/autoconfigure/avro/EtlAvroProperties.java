@@ -2,6 +2,7 @@ package dev.etl.autoconfigure.avro;
 
 import dev.etl.avro.SchemaRegistryClient;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.io.Resource;
 
@@ -21,11 +22,11 @@ public class EtlAvroProperties {
         return this.registry;
     }
 
-    public Resource getReaderSchema() {
+    public @Nullable Resource getReaderSchema() {
         return this.readerSchema;
     }
 
-    public void setReaderSchema(Resource readerSchema) {
+    public void setReaderSchema(@Nullable Resource readerSchema) {
         this.readerSchema = readerSchema;
     }
 
@@ -78,35 +79,35 @@ public class EtlAvroProperties {
             this.checkOnStartup = checkOnStartup;
         }
 
-        public String getUrl() {
+        public @Nullable String getUrl() {
             return this.url;
         }
 
-        public void setUrl(String url) {
+        public void setUrl(@Nullable String url) {
             this.url = url;
         }
 
-        public String getUsername() {
+        public @Nullable String getUsername() {
             return this.username;
         }
 
-        public void setUsername(String username) {
+        public void setUsername(@Nullable String username) {
             this.username = username;
         }
 
-        public String getPassword() {
+        public @Nullable String getPassword() {
             return this.password;
         }
 
-        public void setPassword(String password) {
+        public void setPassword(@Nullable String password) {
             this.password = password;
         }
 
-        public String getSslBundle() {
+        public @Nullable String getSslBundle() {
             return this.sslBundle;
         }
 
-        public void setSslBundle(String sslBundle) {
+        public void setSslBundle(@Nullable String sslBundle) {
             this.sslBundle = sslBundle;
         }
 

@@ -3,6 +3,7 @@ package dev.etl.autoconfigure.avro;
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.util.Suggestion;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -25,17 +26,17 @@ class PropertiesSchemaRegistryConnectionDetails implements SchemaRegistryConnect
     }
 
     @Override
-    public String getUsername() {
+    public @Nullable String getUsername() {
         return this.properties.getUsername();
     }
 
     @Override
-    public String getPassword() {
+    public @Nullable String getPassword() {
         return this.properties.getPassword();
     }
 
     @Override
-    public SslBundle getSslBundle() {
+    public @Nullable SslBundle getSslBundle() {
         String name = this.properties.getSslBundle();
         if (name == null || name.isBlank()) {
             return null;

@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.avro;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 
@@ -20,7 +21,7 @@ public interface SchemaRegistryConnectionDetails extends ConnectionDetails {
      * User name for HTTP basic authentication, or null for none.
      * @return the user name
      */
-    default String getUsername() {
+    default @Nullable String getUsername() {
         return null;
     }
 
@@ -28,7 +29,7 @@ public interface SchemaRegistryConnectionDetails extends ConnectionDetails {
      * Password for HTTP basic authentication, or null.
      * @return the password
      */
-    default String getPassword() {
+    default @Nullable String getPassword() {
         return null;
     }
 
@@ -37,7 +38,7 @@ public interface SchemaRegistryConnectionDetails extends ConnectionDetails {
      * defaults.
      * @return the SSL bundle
      */
-    default SslBundle getSslBundle() {
+    default @Nullable SslBundle getSslBundle() {
         return null;
     }
 }

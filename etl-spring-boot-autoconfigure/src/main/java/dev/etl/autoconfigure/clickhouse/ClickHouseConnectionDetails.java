@@ -2,6 +2,7 @@ package dev.etl.autoconfigure.clickhouse;
 
 import java.net.URI;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.autoconfigure.service.connection.ConnectionDetails;
 import org.springframework.boot.ssl.SslBundle;
 
@@ -22,7 +23,7 @@ public interface ClickHouseConnectionDetails extends ConnectionDetails {
      * User name, or null for the server's default user.
      * @return the user name
      */
-    default String getUsername() {
+    default @Nullable String getUsername() {
         return null;
     }
 
@@ -30,7 +31,7 @@ public interface ClickHouseConnectionDetails extends ConnectionDetails {
      * Password, or null.
      * @return the password
      */
-    default String getPassword() {
+    default @Nullable String getPassword() {
         return null;
     }
 
@@ -39,7 +40,7 @@ public interface ClickHouseConnectionDetails extends ConnectionDetails {
      * any, is the client certificate), or null for the JVM's defaults.
      * @return the SSL bundle
      */
-    default SslBundle getSslBundle() {
+    default @Nullable SslBundle getSslBundle() {
         return null;
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -66,7 +67,7 @@ public class ClickHousePlacementEndpoint implements AutoCloseable {
      * @return the result, or null (404) when the sink has no placement check
      */
     @ReadOperation
-    public SinkPlacement placement(@Selector String sink) {
+    public @Nullable SinkPlacement placement(@Selector String sink) {
         ClickHouseSinkConfig config = this.sinks.withPlacementCheck().get(sink);
         return (config != null) ? check(config) : null;
     }

@@ -3,6 +3,7 @@ package dev.etl.autoconfigure.clickhouse;
 import dev.etl.clickhouse.sharding.PlacementCheck;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Shard placement that matches a Distributed table ({@code etl.sink.clickhouse.placement.*}): the
@@ -60,35 +61,35 @@ public class ClickHousePlacementProperties {
      */
     private long seed = PlacementCheck.DEFAULT_SEED;
 
-    public String getDistributedTable() {
+    public @Nullable String getDistributedTable() {
         return this.distributedTable;
     }
 
-    public void setDistributedTable(String distributedTable) {
+    public void setDistributedTable(@Nullable String distributedTable) {
         this.distributedTable = distributedTable;
     }
 
-    public String getDatabase() {
+    public @Nullable String getDatabase() {
         return this.database;
     }
 
-    public void setDatabase(String database) {
+    public void setDatabase(@Nullable String database) {
         this.database = database;
     }
 
-    public String getShardingKey() {
+    public @Nullable String getShardingKey() {
         return this.shardingKey;
     }
 
-    public void setShardingKey(String shardingKey) {
+    public void setShardingKey(@Nullable String shardingKey) {
         this.shardingKey = shardingKey;
     }
 
-    public String getKeyType() {
+    public @Nullable String getKeyType() {
         return this.keyType;
     }
 
-    public void setKeyType(String keyType) {
+    public void setKeyType(@Nullable String keyType) {
         this.keyType = keyType;
     }
 

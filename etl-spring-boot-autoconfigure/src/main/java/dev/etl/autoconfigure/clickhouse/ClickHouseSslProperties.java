@@ -1,5 +1,7 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import org.jspecify.annotations.Nullable;
+
 /** TLS towards https:// replicas ({@code etl.sink.clickhouse.ssl.*}). */
 public class ClickHouseSslProperties {
 
@@ -11,11 +13,11 @@ public class ClickHouseSslProperties {
      */
     private String bundle;
 
-    public String getBundle() {
+    public @Nullable String getBundle() {
         return this.bundle;
     }
 
-    public void setBundle(String bundle) {
+    public void setBundle(@Nullable String bundle) {
         this.bundle = bundle;
     }
 }

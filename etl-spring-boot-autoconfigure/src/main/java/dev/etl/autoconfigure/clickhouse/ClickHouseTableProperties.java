@@ -1,6 +1,7 @@
 package dev.etl.autoconfigure.clickhouse;
 
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
@@ -39,19 +40,19 @@ public class ClickHouseTableProperties {
     @NestedConfigurationProperty
     private final ClickHousePlacementProperties placement = new ClickHousePlacementProperties();
 
-    public String getTable() {
+    public @Nullable String getTable() {
         return this.table;
     }
 
-    public void setTable(String table) {
+    public void setTable(@Nullable String table) {
         this.table = table;
     }
 
-    public String getDatabase() {
+    public @Nullable String getDatabase() {
         return this.database;
     }
 
-    public void setDatabase(String database) {
+    public void setDatabase(@Nullable String database) {
         this.database = database;
     }
 
@@ -63,11 +64,11 @@ public class ClickHouseTableProperties {
         this.validation = validation;
     }
 
-    public Boolean getRequireDedup() {
+    public @Nullable Boolean getRequireDedup() {
         return this.requireDedup;
     }
 
-    public void setRequireDedup(Boolean requireDedup) {
+    public void setRequireDedup(@Nullable Boolean requireDedup) {
         this.requireDedup = requireDedup;
     }
 
@@ -98,27 +99,27 @@ public class ClickHouseTableProperties {
          */
         private Duration linger;
 
-        public Integer getMaxRows() {
+        public @Nullable Integer getMaxRows() {
             return this.maxRows;
         }
 
-        public void setMaxRows(Integer maxRows) {
+        public void setMaxRows(@Nullable Integer maxRows) {
             this.maxRows = maxRows;
         }
 
-        public DataSize getMaxBytes() {
+        public @Nullable DataSize getMaxBytes() {
             return this.maxBytes;
         }
 
-        public void setMaxBytes(DataSize maxBytes) {
+        public void setMaxBytes(@Nullable DataSize maxBytes) {
             this.maxBytes = maxBytes;
         }
 
-        public Duration getLinger() {
+        public @Nullable Duration getLinger() {
             return this.linger;
         }
 
-        public void setLinger(Duration linger) {
+        public void setLinger(@Nullable Duration linger) {
             this.linger = linger;
         }
     }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.validation.Errors;
@@ -171,11 +172,11 @@ public class EtlClickHouseProperties implements Validator {
         this.database = database;
     }
 
-    public String getTable() {
+    public @Nullable String getTable() {
         return this.table;
     }
 
-    public void setTable(String table) {
+    public void setTable(@Nullable String table) {
         this.table = table;
     }
 
@@ -187,19 +188,19 @@ public class EtlClickHouseProperties implements Validator {
         this.shards = shards;
     }
 
-    public String getUsername() {
+    public @Nullable String getUsername() {
         return this.username;
     }
 
-    public void setUsername(String username) {
+    public void setUsername(@Nullable String username) {
         this.username = username;
     }
 
-    public String getPassword() {
+    public @Nullable String getPassword() {
         return this.password;
     }
 
-    public void setPassword(String password) {
+    public void setPassword(@Nullable String password) {
         this.password = password;
     }
 

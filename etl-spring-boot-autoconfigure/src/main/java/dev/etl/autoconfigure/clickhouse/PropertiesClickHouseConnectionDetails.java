@@ -4,6 +4,7 @@ import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.util.Suggestion;
 import java.net.URI;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.NoSuchSslBundleException;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -28,17 +29,17 @@ class PropertiesClickHouseConnectionDetails implements ClickHouseConnectionDetai
     }
 
     @Override
-    public String getUsername() {
+    public @Nullable String getUsername() {
         return this.properties.getUsername();
     }
 
     @Override
-    public String getPassword() {
+    public @Nullable String getPassword() {
         return this.properties.getPassword();
     }
 
     @Override
-    public SslBundle getSslBundle() {
+    public @Nullable SslBundle getSslBundle() {
         return sslBundle(this.sslBundles, this.properties.getSsl().getBundle(), "etl.sink.clickhouse.ssl.bundle");
     }
 

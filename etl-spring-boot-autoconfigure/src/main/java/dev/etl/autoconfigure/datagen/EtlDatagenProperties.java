@@ -2,6 +2,7 @@ package dev.etl.autoconfigure.datagen;
 
 import dev.etl.autoconfigure.BoundedRunCompletion.WhenDone;
 import dev.etl.datagen.DatagenSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.io.Resource;
 import org.springframework.validation.Errors;
@@ -98,19 +99,19 @@ public class EtlDatagenProperties implements Validator {
         this.partitions = partitions;
     }
 
-    public Long getRecords() {
+    public @Nullable Long getRecords() {
         return this.records;
     }
 
-    public void setRecords(Long records) {
+    public void setRecords(@Nullable Long records) {
         this.records = records;
     }
 
-    public Long getRate() {
+    public @Nullable Long getRate() {
         return this.rate;
     }
 
-    public void setRate(Long rate) {
+    public void setRate(@Nullable Long rate) {
         this.rate = rate;
     }
 
@@ -138,43 +139,43 @@ public class EtlDatagenProperties implements Validator {
         this.maxPollRecords = maxPollRecords;
     }
 
-    public Resource getSchema() {
+    public @Nullable Resource getSchema() {
         return this.schema;
     }
 
-    public void setSchema(Resource schema) {
+    public void setSchema(@Nullable Resource schema) {
         this.schema = schema;
     }
 
-    public String getGenerator() {
+    public @Nullable String getGenerator() {
         return this.generator;
     }
 
-    public void setGenerator(String generator) {
+    public void setGenerator(@Nullable String generator) {
         this.generator = generator;
     }
 
-    public Encoding getEncoding() {
+    public @Nullable Encoding getEncoding() {
         return this.encoding;
     }
 
-    public void setEncoding(Encoding encoding) {
+    public void setEncoding(@Nullable Encoding encoding) {
         this.encoding = encoding;
     }
 
-    public Integer getSchemaId() {
+    public @Nullable Integer getSchemaId() {
         return this.schemaId;
     }
 
-    public void setSchemaId(Integer schemaId) {
+    public void setSchemaId(@Nullable Integer schemaId) {
         this.schemaId = schemaId;
     }
 
-    public String getSubject() {
+    public @Nullable String getSubject() {
         return this.subject;
     }
 
-    public void setSubject(String subject) {
+    public void setSubject(@Nullable String subject) {
         this.subject = subject;
     }
 

@@ -3,6 +3,7 @@ package dev.etl.autoconfigure.json;
 import dev.etl.json.JsonFraming;
 import java.util.EnumMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import tools.jackson.databind.DeserializationFeature;
 
@@ -37,11 +38,11 @@ public class EtlJsonProperties {
         this.framing = framing;
     }
 
-    public Boolean getFailOnUnknownProperties() {
+    public @Nullable Boolean getFailOnUnknownProperties() {
         return this.failOnUnknownProperties;
     }
 
-    public void setFailOnUnknownProperties(Boolean failOnUnknownProperties) {
+    public void setFailOnUnknownProperties(@Nullable Boolean failOnUnknownProperties) {
         this.failOnUnknownProperties = failOnUnknownProperties;
     }
 

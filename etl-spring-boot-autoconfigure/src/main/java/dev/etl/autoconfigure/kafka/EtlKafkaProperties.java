@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.StringUtils;
 import org.springframework.validation.Errors;
@@ -44,11 +45,11 @@ public class EtlKafkaProperties implements Validator {
         this.topics = topics;
     }
 
-    public String getPattern() {
+    public @Nullable String getPattern() {
         return this.pattern;
     }
 
-    public void setPattern(String pattern) {
+    public void setPattern(@Nullable String pattern) {
         this.pattern = pattern;
     }
 

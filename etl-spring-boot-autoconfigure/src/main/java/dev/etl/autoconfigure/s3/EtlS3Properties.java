@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
@@ -156,19 +157,19 @@ public class EtlS3Properties implements Validator {
     /** How often the progress line is logged and the end of the run checked. */
     private Duration progressInterval = Duration.ofSeconds(10);
 
-    public String getBucket() {
+    public @Nullable String getBucket() {
         return this.bucket;
     }
 
-    public void setBucket(String bucket) {
+    public void setBucket(@Nullable String bucket) {
         this.bucket = bucket;
     }
 
-    public String getPrefix() {
+    public @Nullable String getPrefix() {
         return this.prefix;
     }
 
-    public void setPrefix(String prefix) {
+    public void setPrefix(@Nullable String prefix) {
         this.prefix = prefix;
     }
 
@@ -180,27 +181,27 @@ public class EtlS3Properties implements Validator {
         this.keys = keys;
     }
 
-    public String getFormat() {
+    public @Nullable String getFormat() {
         return this.format;
     }
 
-    public void setFormat(String format) {
+    public void setFormat(@Nullable String format) {
         this.format = format;
     }
 
-    public URI getEndpoint() {
+    public @Nullable URI getEndpoint() {
         return this.endpoint;
     }
 
-    public void setEndpoint(URI endpoint) {
+    public void setEndpoint(@Nullable URI endpoint) {
         this.endpoint = endpoint;
     }
 
-    public String getRegion() {
+    public @Nullable String getRegion() {
         return this.region;
     }
 
-    public void setRegion(String region) {
+    public void setRegion(@Nullable String region) {
         this.region = region;
     }
 
@@ -212,27 +213,27 @@ public class EtlS3Properties implements Validator {
         this.pathStyle = pathStyle;
     }
 
-    public String getAccessKey() {
+    public @Nullable String getAccessKey() {
         return this.accessKey;
     }
 
-    public void setAccessKey(String accessKey) {
+    public void setAccessKey(@Nullable String accessKey) {
         this.accessKey = accessKey;
     }
 
-    public String getSecretKey() {
+    public @Nullable String getSecretKey() {
         return this.secretKey;
     }
 
-    public void setSecretKey(String secretKey) {
+    public void setSecretKey(@Nullable String secretKey) {
         this.secretKey = secretKey;
     }
 
-    public String getWorkTopic() {
+    public @Nullable String getWorkTopic() {
         return this.workTopic;
     }
 
-    public void setWorkTopic(String workTopic) {
+    public void setWorkTopic(@Nullable String workTopic) {
         this.workTopic = workTopic;
     }
 
@@ -244,19 +245,19 @@ public class EtlS3Properties implements Validator {
         this.workTopicPartitions = workTopicPartitions;
     }
 
-    public String getGroupId() {
+    public @Nullable String getGroupId() {
         return this.groupId;
     }
 
-    public void setGroupId(String groupId) {
+    public void setGroupId(@Nullable String groupId) {
         this.groupId = groupId;
     }
 
-    public String getTopic() {
+    public @Nullable String getTopic() {
         return this.topic;
     }
 
-    public void setTopic(String topic) {
+    public void setTopic(@Nullable String topic) {
         this.topic = topic;
     }
 

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An in-memory {@link Source} for tests: partitions are append-only logs you {@link
@@ -211,7 +212,7 @@ public final class MemorySource implements Source {
         }
 
         @Override
-        public void commit(CommitOffsets nextOffsets, boolean sync, CommitCallback callback) {
+        public void commit(CommitOffsets nextOffsets, boolean sync, @Nullable CommitCallback callback) {
             reportCommits();
             if (failCommits) {
                 SourceException failure = new SourceException("scripted commit failure (MemorySourceHandle)", null);

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Scripts a {@link MemorySource}: produce records, move partitions between lanes, and observe
@@ -81,12 +82,12 @@ public final class MemorySourceHandle {
     }
 
     /** Appends a record to {@code partition} and returns its offset. {@code key} may be null. */
-    public long push(int partition, byte[] key, byte[] value) {
+    public long push(int partition, byte @Nullable [] key, byte @Nullable [] value) {
         return push(partition, key, value, System.currentTimeMillis());
     }
 
     /** Appends a record with an explicit timestamp and returns its offset. */
-    public long push(int partition, byte[] key, byte[] value, long timestampMs) {
+    public long push(int partition, byte @Nullable [] key, byte @Nullable [] value, long timestampMs) {
         synchronized (source.lock) {
             List<Entry> log = source.logs.computeIfAbsent(partition, k -> new ArrayList<>());
             log.add(new Entry(key, value, timestampMs));
