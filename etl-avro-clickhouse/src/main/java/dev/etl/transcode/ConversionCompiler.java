@@ -276,7 +276,7 @@ final class ConversionCompiler {
                 int precision = type.kind == ColumnType.Kind.DATE_TIME ? 0 : type.size;
                 long multiplier = precision >= unit ? Decimals.pow10(precision - unit) : 1;
                 long divisor = precision < unit ? Decimals.pow10(unit - precision) : 1;
-                ConversionBuilder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
+                Conversion.Builder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
                 return type.kind == ColumnType.Kind.DATE_TIME
                         ? b.width(4).range(0, UINT32_MAX).build()
                         : b.width(8).build();
@@ -310,7 +310,7 @@ final class ConversionCompiler {
                 .build();
     }
 
-    private static ConversionBuilder number(int read, int write, ColumnType type) {
+    private static Conversion.Builder number(int read, int write, ColumnType type) {
         return Conversion.builder(Conversion.OP_NUMBER, type.name).read(read).write(write);
     }
 
