@@ -144,8 +144,8 @@ public final class ClickHouseSchemaValidator {
                     null);
         }
         String[] parts = engineRow.split("\t", 2);
-        String engine = ClickHouseTypeNames.unescapeTsv(parts[0]);
-        String engineFull = parts.length > 1 ? ClickHouseTypeNames.unescapeTsv(parts[1]) : "";
+        String engine = unescapeTsv(parts[0]);
+        String engineFull = parts.length > 1 ? unescapeTsv(parts[1]) : "";
         if (engine.equals("Distributed")) {
             throw new ClickHouseSchemaException(
                     replica,
@@ -181,8 +181,7 @@ public final class ClickHouseSchemaValidator {
                 String[] f = line.split("\t", -1);
                 String kind = f.length > 2 ? f[2] : "";
                 if (!kind.equals("MATERIALIZED") && !kind.equals("ALIAS")) {
-                    actual.add(new ClickHouseColumn(
-                            ClickHouseTypeNames.unescapeTsv(f[0]), ClickHouseTypeNames.unescapeTsv(f[1])));
+                    actual.add(new ClickHouseColumn(unescapeTsv(f[0]), unescapeTsv(f[1])));
                 }
             }
             String diff = columnDiff(expected, actual, config.validation());
@@ -284,7 +283,7 @@ public final class ClickHouseSchemaValidator {
                 .query(uri, "SELECT name FROM system.settings FORMAT TabSeparated")
                 .split("\n")) {
             if (!line.isBlank()) {
-                known.add(ClickHouseTypeNames.unescapeTsv(line.strip()));
+                known.add(unescapeTsv(line.strip()));
             }
         }
         if (known.isEmpty()) {
@@ -402,7 +401,7 @@ public final class ClickHouseSchemaValidator {
 
     /**
      * A column-by-column diff, or null when the columns match under {@code mode}. Types are compared
-     * after {@link ClickHouseTypeNames#normalise}.
+     * after their {@link ColumnType#canonical()} spelling.
      */
     static String columnDiff(List<ClickHouseColumn> expected, List<ClickHouseColumn> actual, ValidationMode mode) {
         if (mode == ValidationMode.OFF) {
@@ -486,8 +485,34 @@ public final class ClickHouseSchemaValidator {
         return e.name().equals(a.name()) && (mode != ValidationMode.FULL || typesMatch(e.type(), a.type()));
     }
 
+    /** Whether two type strings name the same wire type ({@link ColumnType#sameType}). */
     static boolean typesMatch(String expected, String actual) {
-        return ClickHouseTypeNames.normalise(expected).equals(ClickHouseTypeNames.normalise(actual));
+        return ColumnType.sameType(expected, actual);
+    }
+
+    /** Undoes TabSeparated escaping ({@code \'}, {@code \\}, {@code \t}, {@code \n}). */
+    static String unescapeTsv(String s) {
+        if (s.indexOf('\\') < 0) {
+            return s;
+        }
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 1 < s.length()) {
+                char n = s.charAt(++i);
+                sb.append(
+                        switch (n) {
+                            case 't' -> '\t';
+                            case 'n' -> '\n';
+                            case 'r' -> '\r';
+                            case '0' -> '\0';
+                            default -> n;
+                        });
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     private static String literal(String s) {

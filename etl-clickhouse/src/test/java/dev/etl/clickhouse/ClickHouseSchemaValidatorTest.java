@@ -243,7 +243,7 @@ class ClickHouseSchemaValidatorTest {
 
     @Test
     void tabSeparatedEscapesAreUndone() {
-        assertThat(ClickHouseTypeNames.unescapeTsv("Enum8(\\'a\\' = 1)")).isEqualTo("Enum8('a' = 1)");
+        assertThat(ClickHouseSchemaValidator.unescapeTsv("Enum8(\\'a\\' = 1)")).isEqualTo("Enum8('a' = 1)");
     }
 
     @Test
