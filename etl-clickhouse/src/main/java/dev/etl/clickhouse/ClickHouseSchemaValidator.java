@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; blocking (call at startup).
  */
-public final class ClickHouseSchemaValidator {
+final class ClickHouseSchemaValidator {
     private static final Logger log = LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
     private static final Pattern WINDOW = Pattern.compile("non_replicated_deduplication_window\\s*=\\s*(\\d+)");
 

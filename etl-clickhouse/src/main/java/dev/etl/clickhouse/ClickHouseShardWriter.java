@@ -102,8 +102,20 @@ public final class ClickHouseShardWriter implements ShardWriter {
     /** Rejected row indexes a message lists before it summarises the rest. */
     private static final int LISTED_ROWS = 20;
 
+    /**
+     * The state of a replica's circuit breaker. {@code CLOSED}: inserts flow; consecutive transient
+     * failures up to the sink's breaker threshold open it. {@code OPEN}: the replica is refused for the
+     * breaker's open time. {@code HALF_OPEN}: one probe insert is in flight; its success closes the breaker,
+     * its failure opens it again.
+     */
+    public enum BreakerState {
+        CLOSED,
+        OPEN,
+        HALF_OPEN
+    }
+
     /** The state of one replica, for metrics, health details and tests. */
-    public record ReplicaStatus(String replica, ReplicaBreaker.State state, int consecutiveFailures, long opens) {}
+    public record ReplicaStatus(String replica, BreakerState state, int consecutiveFailures, long opens) {}
 
     private final String sinkName;
     private final int shard;

@@ -76,6 +76,12 @@ public final class ClickHouseSinkConfig {
             "database");
 
     /**
+     * ClickHouse error codes that are transient (overload, timeouts, ZooKeeper and replication trouble: a
+     * retry may pass); {@link Builder#rejectionCodes} refuses them. Unmodifiable.
+     */
+    public static final Set<Integer> TRANSIENT_ERROR_CODES = ClickHouseErrors.TRANSIENT_CODES;
+
+    /**
      * The checked settings: a record for its equals and hashCode; its constructor, which only
      * {@link Builder#build()} calls, is the one place that checks them (the {@code checked…} methods below).
      */
@@ -273,7 +279,7 @@ public final class ClickHouseSinkConfig {
      * ClickHouse error codes to treat as a refusal of rows for their content, on top of
      * {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the server refuses
      * and writes the others, see {@link ClickHouseShardWriter}); none by default, sorted, unmodifiable. A
-     * code of {@link ClickHouseErrors#TRANSIENT_CODES} is refused: a retry may pass, and treating it as bad
+     * code of {@link #TRANSIENT_ERROR_CODES} is refused: a retry may pass, and treating it as bad
      * rows would let a {@code SKIP} policy drop them.
      */
     public Set<Integer> rejectionCodes() {
@@ -411,7 +417,7 @@ public final class ClickHouseSinkConfig {
     }
 
     /**
-     * Checks the extra rejection codes (positive, none of {@link ClickHouseErrors#TRANSIENT_CODES}); returns an
+     * Checks the extra rejection codes (positive, none of {@link #TRANSIENT_ERROR_CODES}); returns an
      * unmodifiable sorted copy (empty for null).
      */
     private static Set<Integer> checkedRejectionCodes(Set<Integer> codes) {
@@ -426,7 +432,7 @@ public final class ClickHouseSinkConfig {
             }
             if (ClickHouseErrors.TRANSIENT_CODES.contains(code)) {
                 throw new IllegalArgumentException("ClickHouse error code " + code + " cannot be a rejection code: "
-                        + "it is transient (a retry may pass, see ClickHouseErrors.TRANSIENT_CODES), and treating it "
+                        + "it is transient (a retry may pass, see ClickHouseSinkConfig.TRANSIENT_ERROR_CODES), and treating it "
                         + "as rows the server refuses would let a SKIP policy drop them");
             }
             copy.add(code);

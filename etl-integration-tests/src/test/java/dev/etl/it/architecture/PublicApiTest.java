@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Test;
  *       Testcontainers' in etl-spring-boot-testcontainers);</li>
  *   <li>the public configuration types ({@code ClickHouseSinkConfig}, {@code PipelineConfig},
  *       {@code SinkDefinition}, {@code PlacementReport}) are final classes built only by their builders:
- *       no public constructor, a {@code builder(...)} and a {@code toBuilder()}.</li>
+ *       no public constructor, a {@code builder(...)} and a {@code toBuilder()};</li>
+ *   <li>etl-clickhouse publishes a fixed list of types; the rest of it is package-private.</li>
  * </ul>
  */
 class PublicApiTest {
@@ -277,6 +278,57 @@ class PublicApiTest {
         assertThat(violations)
                 .as("configuration types not built by their builders")
                 .isEmpty();
+    }
+
+    /**
+     * etl-clickhouse's API, type by type (issue 31): the public top-level types of its two packages. Anything
+     * else is package-private; a new public type is a decision, made by adding it here (and to the module's
+     * documentation).
+     */
+    @Test
+    void theClickHouseConnectorPublishesTheseTypesOnly() {
+        Set<String> published = new TreeSet<>();
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            if ((pkg.equals("dev.etl.clickhouse") || pkg.equals("dev.etl.clickhouse.sharding"))
+                    && c.getEnclosingClass().isEmpty()
+                    && c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                published.add(c.getName());
+            }
+        }
+        assertThat(published)
+                .containsExactlyInAnyOrder(
+                        "dev.etl.clickhouse.ClickHouseCapabilities",
+                        "dev.etl.clickhouse.ClickHouseColumn",
+                        "dev.etl.clickhouse.ClickHouseHttpTransport",
+                        "dev.etl.clickhouse.ClickHouseInsert",
+                        "dev.etl.clickhouse.ClickHouseRequestException",
+                        "dev.etl.clickhouse.ClickHouseSchemaException",
+                        "dev.etl.clickhouse.ClickHouseShardWriter",
+                        "dev.etl.clickhouse.ClickHouseSink",
+                        "dev.etl.clickhouse.ClickHouseSinkConfig",
+                        "dev.etl.clickhouse.ClickHouseTls",
+                        "dev.etl.clickhouse.ClickHouseTransport",
+                        "dev.etl.clickhouse.ClickHouseType",
+                        "dev.etl.clickhouse.ClickHouseTypes",
+                        "dev.etl.clickhouse.ColumnEncodeException",
+                        "dev.etl.clickhouse.ColumnType",
+                        "dev.etl.clickhouse.InsertFormat",
+                        "dev.etl.clickhouse.RowBinaryEncoder",
+                        "dev.etl.clickhouse.UnsupportedNativeTypeException",
+                        "dev.etl.clickhouse.ValidationMode",
+                        "dev.etl.clickhouse.sharding.DistributedPlacement",
+                        "dev.etl.clickhouse.sharding.DistributedPlacementCheck",
+                        "dev.etl.clickhouse.sharding.DistributedRouter",
+                        "dev.etl.clickhouse.sharding.DistributedTable",
+                        "dev.etl.clickhouse.sharding.KeyType",
+                        "dev.etl.clickhouse.sharding.PlacementCheck",
+                        "dev.etl.clickhouse.sharding.PlacementCheckMode",
+                        "dev.etl.clickhouse.sharding.PlacementReport",
+                        "dev.etl.clickhouse.sharding.ShardPlacementException",
+                        "dev.etl.clickhouse.sharding.ShardWeights",
+                        "dev.etl.clickhouse.sharding.ShardingFunction",
+                        "dev.etl.clickhouse.sharding.ShardingKey");
     }
 
     private static boolean isPublicApi(JavaClass c) {
