@@ -37,7 +37,7 @@ public final class ClickHouseSinkConfig {
     public enum Transport {
         /**
          * ClickHouse's Java client-v2 ({@code client.insert(table, InputStream, RowBinary, settings)}), one
-         * client per replica endpoint: {@link ClickHouseClientV2Transport}. The default.
+         * client per replica endpoint: {@code ClickHouseClientV2Transport}. The default.
          */
         CLIENT_V2,
         /** A raw {@code java.net.http} POST per insert: {@link ClickHouseHttpTransport}. */
@@ -277,7 +277,7 @@ public final class ClickHouseSinkConfig {
 
     /**
      * ClickHouse error codes to treat as a refusal of rows for their content, on top of
-     * {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the server refuses
+     * the codes the sink knows as such (a constraint, a value out of range, a parse error of a value, …) (the shard writer then isolates the rows the server refuses
      * and writes the others, see {@link ClickHouseShardWriter}); none by default, sorted, unmodifiable. A
      * code of {@link #TRANSIENT_ERROR_CODES} is refused: a retry may pass, and treating it as bad
      * rows would let a {@code SKIP} policy drop them.
@@ -646,7 +646,7 @@ public final class ClickHouseSinkConfig {
 
         /**
          * ClickHouse error codes to treat as a refusal of rows for their content, on top of
-         * {@link ClickHouseErrors#REJECTION_CODES} (see {@link ClickHouseSinkConfig#rejectionCodes()}); adds to
+         * the codes the sink knows as such (a constraint, a value out of range, a parse error of a value, …) (see {@link ClickHouseSinkConfig#rejectionCodes()}); adds to
          * those given before.
          */
         public Builder rejectionCodes(Collection<Integer> codes) {
