@@ -35,12 +35,12 @@ final class ArrayBlocks {
         for (long n = in.blockCount(total); n != 0; n = in.blockCount(total)) {
             total += n;
             int from = in.mark();
-            ConversionSkip.skip(element, in);
+            element.skip(in);
             if (in.zeroByteItems(from, n)) {
                 continue; // the rest of the block takes no bytes either: nothing to skip
             }
             for (long i = 1; i < n; i++) {
-                ConversionSkip.skip(element, in);
+                element.skip(in);
             }
         }
         int end = in.mark();

@@ -1,6 +1,7 @@
 package dev.etl.transcode;
 
 import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ColumnType;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -186,7 +187,7 @@ public final class AvroRowMapping {
             }
             ColumnType parsed;
             try {
-                parsed = ColumnType.parse(type);
+                parsed = ConversionCompiler.columnType(type);
             } catch (IllegalArgumentException e) {
                 throw new AvroMappingException(
                         fieldPath == null ? "(element index)" : fieldPath, column, "-", type, e.getMessage());

@@ -85,7 +85,7 @@ final class Conversion {
     /** The ClickHouse type written, for messages. */
     final String columnType;
 
-    Conversion(ConversionBuilder b) {
+    private Conversion(Builder b) {
         this.op = b.op;
         this.read = b.read;
         this.write = b.write;
@@ -103,8 +103,8 @@ final class Conversion {
         this.columnType = b.columnType;
     }
 
-    static ConversionBuilder builder(int op, String columnType) {
-        return new ConversionBuilder(op, columnType);
+    static Builder builder(int op, String columnType) {
+        return new Builder(op, columnType);
     }
 
     /**
@@ -348,6 +348,215 @@ final class Conversion {
     private static void pad(RowBuffer out, int n) {
         for (int i = 0; i < n; i++) {
             out.writeByte(0);
+        }
+    }
+
+    /**
+     * Skips the value this conversion would read, without writing (counting a multi-block array): a switch on
+     * the same opcode as {@link #write}, recursing into union branches, the value under a Nullable and array
+     * elements.
+     */
+    void skip(AvroCursor in) {
+        switch (op) {
+            case OP_NUMBER:
+                switch (read) {
+                    case READ_INT, READ_INT_AS_FLOAT, READ_INT_AS_DOUBLE -> in.readInt();
+                    case READ_LONG, READ_LONG_AS_FLOAT, READ_LONG_AS_DOUBLE -> in.readLong();
+                    case READ_FLOAT -> in.skip(4);
+                    default -> in.skip(8);
+                }
+                return;
+            case OP_INT_TO_INT32, OP_INT_TO_INT64:
+                in.readInt();
+                return;
+            case OP_LONG_TO_INT64, OP_LONG_TO_UINT64:
+                in.readLong();
+                return;
+            case OP_NULLABLE_STRING:
+                if (in.readInt() != size) {
+                    in.skipLengthPrefixed();
+                }
+                return;
+            case OP_FLOAT_TO_FLOAT32:
+                in.skip(4);
+                return;
+            case OP_DOUBLE_TO_FLOAT64:
+                in.skip(8);
+                return;
+            case OP_BOOL:
+                in.readBoolean();
+                return;
+            case OP_STRING, OP_BYTES_TO_FIXED_STRING, OP_DECIMAL_BYTES, OP_UUID_STRING:
+                in.skipLengthPrefixed();
+                return;
+            case OP_FIXED_TO_FIXED_STRING, OP_FIXED_TO_STRING, OP_DECIMAL_FIXED:
+                in.skip(size);
+                return;
+            case OP_UUID_FIXED:
+                in.skip(16);
+                return;
+            case OP_ENUM_CODE, OP_ENUM_STRING:
+                in.readInt();
+                return;
+            case OP_NULL:
+                return;
+            case OP_NOT_NULL:
+                children[0].skip(in);
+                return;
+            case OP_UNION: {
+                int index = in.readInt();
+                if (index < 0 || index >= children.length) {
+                    throw new MalformedBody(
+                            "union index " + index + " out of range for " + children.length + " branches");
+                }
+                children[index].skip(in);
+                return;
+            }
+            case OP_ARRAY: {
+                // Item by item, a block's byte size ignored: what the conversion reads afterwards (ArrayBlocks
+                // counts an array in several blocks with this, then writes it) and what Avro decodes.
+                long total = 0;
+                for (long n = in.blockCount(total); n != 0; n = in.blockCount(total)) {
+                    total += n;
+                    int from = in.mark();
+                    children[0].skip(in);
+                    if (in.zeroByteItems(from, n)) {
+                        continue; // the rest of the block takes no bytes either: nothing to skip
+                    }
+                    for (long i = 1; i < n; i++) {
+                        children[0].skip(in);
+                    }
+                }
+                return;
+            }
+            default:
+                throw new IllegalStateException("opcode " + op);
+        }
+    }
+
+    /** Collects a conversion's parameters for {@link ConversionCompiler}; {@link #build} picks a specialised opcode. */
+    static final class Builder {
+        final int op;
+        final String columnType;
+        int read;
+        int write;
+        int width;
+        int size;
+        long min = Long.MIN_VALUE;
+        long max = Long.MAX_VALUE;
+        long multiplier = 1;
+        long divisor = 1;
+        int[] codes;
+        byte[][] strings;
+        byte[] limitMagnitude;
+        int precision;
+        Conversion[] children;
+
+        private Builder(int op, String columnType) {
+            this.op = op;
+            this.columnType = columnType;
+        }
+
+        Builder read(int read) {
+            this.read = read;
+            return this;
+        }
+
+        Builder write(int write) {
+            this.write = write;
+            return this;
+        }
+
+        Builder width(int width) {
+            this.width = width;
+            return this;
+        }
+
+        Builder size(int size) {
+            this.size = size;
+            return this;
+        }
+
+        Builder range(long min, long max) {
+            this.min = min;
+            this.max = max;
+            return this;
+        }
+
+        Builder scale(long multiplier, long divisor) {
+            this.multiplier = multiplier;
+            this.divisor = divisor;
+            return this;
+        }
+
+        Builder codes(int[] codes) {
+            this.codes = codes;
+            return this;
+        }
+
+        Builder strings(byte[][] strings) {
+            this.strings = strings;
+            return this;
+        }
+
+        Builder decimal(int precision, byte[] limitMagnitude) {
+            this.precision = precision;
+            this.limitMagnitude = limitMagnitude;
+            return this;
+        }
+
+        Builder children(Conversion... children) {
+            this.children = children;
+            return this;
+        }
+
+        Conversion build() {
+            if (op == OP_UNION && children.length == 2) {
+                for (int nul = 0; nul < 2; nul++) {
+                    if (children[nul].op == OP_NULL
+                            && children[1 - nul].op == OP_NOT_NULL
+                            && children[1 - nul].children[0].op == OP_STRING) {
+                        Builder b = new Builder(OP_NULLABLE_STRING, columnType);
+                        b.size = nul;
+                        return new Conversion(b);
+                    }
+                }
+            }
+            if (op == OP_NUMBER) {
+                int plain = plain();
+                if (plain != 0) {
+                    Builder b = new Builder(plain, columnType);
+                    b.read = read;
+                    b.write = write;
+                    b.width = width;
+                    b.min = min;
+                    b.max = max;
+                    return new Conversion(b);
+                }
+            }
+            return new Conversion(this);
+        }
+
+        /** The specialised opcode when the number is written unchanged and needs no range check, else 0. */
+        private int plain() {
+            boolean unchecked = min == Long.MIN_VALUE && max == Long.MAX_VALUE
+                    || read == READ_INT && min <= Integer.MIN_VALUE && max >= Integer.MAX_VALUE;
+            if (write == WRITE_INT && unchecked) {
+                if (read == READ_INT) {
+                    return width == 4 ? OP_INT_TO_INT32 : width == 8 ? OP_INT_TO_INT64 : 0;
+                }
+                return read == READ_LONG && width == 8 ? OP_LONG_TO_INT64 : 0;
+            }
+            if (write == WRITE_INT && read == READ_LONG && width == 8 && min == 0 && max == Long.MAX_VALUE) {
+                return OP_LONG_TO_UINT64;
+            }
+            if (write == WRITE_FLOAT32 && read == READ_FLOAT) {
+                return OP_FLOAT_TO_FLOAT32;
+            }
+            if (write == WRITE_FLOAT64 && read == READ_DOUBLE) {
+                return OP_DOUBLE_TO_FLOAT64;
+            }
+            return 0;
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.etl.transcode;
 
+import dev.etl.clickhouse.ColumnType;
 import dev.etl.sink.RowBuffer;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -32,10 +33,42 @@ final class ConversionCompiler {
         this.column = column;
     }
 
+    /**
+     * The column type the transcoder writes for {@code type}: parsed ({@link ColumnType#parse}), with every
+     * {@code LowCardinality(T)} read as {@code T} (the same bytes in RowBinary), and every part of it one the
+     * transcoder writes: the integers up to 64 bits, floats, Bool, String, FixedString, Date, Date32,
+     * DateTime, DateTime64, Decimal, UUID, Enum8/16, and Nullable and Array of those.
+     *
+     * @throws IllegalArgumentException naming the type and the part the transcoder does not write
+     */
+    static ColumnType columnType(String type) {
+        ColumnType parsed = ColumnType.parse(type).withoutLowCardinality();
+        requireTranscodable(parsed, type);
+        return parsed;
+    }
+
+    private static void requireTranscodable(ColumnType t, String declared) {
+        // A switch without default: a kind added to ColumnType does not compile until it is decided here.
+        boolean written = switch (t.kind()) {
+            case INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64 -> true;
+            case FLOAT32, FLOAT64, BOOL, STRING, FIXED_STRING, UUID -> true;
+            case DATE, DATE32, DATE_TIME, DATE_TIME64, DECIMAL, ENUM8, ENUM16 -> true;
+            case NULLABLE, ARRAY -> {
+                requireTranscodable(t.inner(), declared);
+                yield true;
+            }
+            case INT128, INT256, UINT128, UINT256, IPV4, IPV6, LOW_CARDINALITY, MAP, TUPLE, OTHER -> false;
+        };
+        if (!written) {
+            throw new IllegalArgumentException("ClickHouse type '" + declared + "': type '" + t.name()
+                    + "' is not supported by the Avro transcoder");
+        }
+    }
+
     Conversion compile(Schema writer, Schema reader, ColumnType type) {
         if (writer.getType() == Type.UNION) {
             List<Schema> branches = writer.getTypes();
-            if (type.kind != ColumnType.Kind.NULLABLE && branches.stream().anyMatch(b -> b.getType() == Type.NULL)) {
+            if (type.kind() != ColumnType.Kind.NULLABLE && branches.stream().anyMatch(b -> b.getType() == Type.NULL)) {
                 throw mismatch(writer, reader, type, "the field may be null; declare the column Nullable(...)");
             }
             Conversion[] children = new Conversion[branches.size()];
@@ -46,7 +79,7 @@ final class ConversionCompiler {
                         : reader;
                 children[i] = compile(branch, target, type);
             }
-            return Conversion.builder(Conversion.OP_UNION, type.name)
+            return Conversion.builder(Conversion.OP_UNION, type.name())
                     .children(children)
                     .build();
         }
@@ -57,14 +90,14 @@ final class ConversionCompiler {
             if (reader.getType() != Type.NULL) {
                 throw mismatch(writer, reader, type, "null does not resolve to " + AvroTypeNames.describe(reader));
             }
-            if (type.kind != ColumnType.Kind.NULLABLE) {
+            if (type.kind() != ColumnType.Kind.NULLABLE) {
                 throw mismatch(writer, reader, type, "the field may be null; declare the column Nullable(...)");
             }
-            return Conversion.builder(Conversion.OP_NULL, type.name).build();
+            return Conversion.builder(Conversion.OP_NULL, type.name()).build();
         }
-        if (type.kind == ColumnType.Kind.NULLABLE) {
-            return Conversion.builder(Conversion.OP_NOT_NULL, type.name)
-                    .children(compile(writer, reader, type.inner))
+        if (type.kind() == ColumnType.Kind.NULLABLE) {
+            return Conversion.builder(Conversion.OP_NOT_NULL, type.name())
+                    .children(compile(writer, reader, type.inner()))
                     .build();
         }
         return value(writer, reader, type);
@@ -102,17 +135,17 @@ final class ConversionCompiler {
                     }
                     default -> throw promotion(writer, reader, type);
                 };
-                if (type.kind == ColumnType.Kind.FLOAT64) {
+                if (type.kind() == ColumnType.Kind.FLOAT64) {
                     return number(read, Conversion.WRITE_FLOAT64, type).build();
                 }
-                if (type.kind == ColumnType.Kind.FLOAT32 && r == Type.FLOAT) {
+                if (type.kind() == ColumnType.Kind.FLOAT32 && r == Type.FLOAT) {
                     return number(read, Conversion.WRITE_FLOAT32, type).build();
                 }
                 throw mismatch(
                         writer,
                         reader,
                         type,
-                        r == Type.DOUBLE && type.kind == ColumnType.Kind.FLOAT32
+                        r == Type.DOUBLE && type.kind() == ColumnType.Kind.FLOAT32
                                 ? "a double is not narrowed to Float32 (declare the column Float64)"
                                 : r == Type.DOUBLE
                                         ? "a double is written to Float64 columns only"
@@ -122,34 +155,34 @@ final class ConversionCompiler {
                 if (w != Type.BOOLEAN) {
                     throw promotion(writer, reader, type);
                 }
-                if (type.kind != ColumnType.Kind.BOOL && type.kind != ColumnType.Kind.UINT8) {
+                if (type.kind() != ColumnType.Kind.BOOL && type.kind() != ColumnType.Kind.UINT8) {
                     throw mismatch(writer, reader, type, "a boolean is written to Bool or UInt8 columns only");
                 }
-                return Conversion.builder(Conversion.OP_BOOL, type.name).build();
+                return Conversion.builder(Conversion.OP_BOOL, type.name()).build();
             case STRING:
             case BYTES:
                 if (w != Type.STRING && w != Type.BYTES) {
                     throw promotion(writer, reader, type);
                 }
                 if (logical instanceof LogicalTypes.Decimal decimal) {
-                    if (type.kind != ColumnType.Kind.DECIMAL) {
+                    if (type.kind() != ColumnType.Kind.DECIMAL) {
                         throw mismatch(writer, reader, type, "a decimal is written to Decimal columns only");
                     }
                     return decimal(Conversion.OP_DECIMAL_BYTES, 0, decimal, writer, reader, type);
                 }
-                if (type.kind == ColumnType.Kind.UUID) {
+                if (type.kind() == ColumnType.Kind.UUID) {
                     if (!"uuid".equals(logicalName)) {
                         throw mismatch(writer, reader, type, "a UUID column needs logicalType uuid");
                     }
-                    return Conversion.builder(Conversion.OP_UUID_STRING, type.name)
+                    return Conversion.builder(Conversion.OP_UUID_STRING, type.name())
                             .build();
                 }
-                if (type.kind == ColumnType.Kind.STRING) {
-                    return Conversion.builder(Conversion.OP_STRING, type.name).build();
+                if (type.kind() == ColumnType.Kind.STRING) {
+                    return Conversion.builder(Conversion.OP_STRING, type.name()).build();
                 }
-                if (type.kind == ColumnType.Kind.FIXED_STRING) {
-                    return Conversion.builder(Conversion.OP_BYTES_TO_FIXED_STRING, type.name)
-                            .width(type.size)
+                if (type.kind() == ColumnType.Kind.FIXED_STRING) {
+                    return Conversion.builder(Conversion.OP_BYTES_TO_FIXED_STRING, type.name())
+                            .width(type.length())
                             .build();
                 }
                 throw mismatch(
@@ -164,27 +197,28 @@ final class ConversionCompiler {
                 }
                 int size = writer.getFixedSize();
                 if (logical instanceof LogicalTypes.Decimal decimal) {
-                    if (type.kind != ColumnType.Kind.DECIMAL) {
+                    if (type.kind() != ColumnType.Kind.DECIMAL) {
                         throw mismatch(writer, reader, type, "a decimal is written to Decimal columns only");
                     }
                     return decimal(Conversion.OP_DECIMAL_FIXED, size, decimal, writer, reader, type);
                 }
-                if (type.kind == ColumnType.Kind.UUID && size == 16) {
-                    return Conversion.builder(Conversion.OP_UUID_FIXED, type.name)
+                if (type.kind() == ColumnType.Kind.UUID && size == 16) {
+                    return Conversion.builder(Conversion.OP_UUID_FIXED, type.name())
                             .size(16)
                             .build();
                 }
-                if (type.kind == ColumnType.Kind.FIXED_STRING) {
-                    if (type.size < size) {
-                        throw mismatch(writer, reader, type, "a fixed of " + size + " bytes does not fit " + type.name);
+                if (type.kind() == ColumnType.Kind.FIXED_STRING) {
+                    if (type.length() < size) {
+                        throw mismatch(
+                                writer, reader, type, "a fixed of " + size + " bytes does not fit " + type.name());
                     }
-                    return Conversion.builder(Conversion.OP_FIXED_TO_FIXED_STRING, type.name)
+                    return Conversion.builder(Conversion.OP_FIXED_TO_FIXED_STRING, type.name())
                             .size(size)
-                            .width(type.size)
+                            .width(type.length())
                             .build();
                 }
-                if (type.kind == ColumnType.Kind.STRING) {
-                    return Conversion.builder(Conversion.OP_FIXED_TO_STRING, type.name)
+                if (type.kind() == ColumnType.Kind.STRING) {
+                    return Conversion.builder(Conversion.OP_FIXED_TO_STRING, type.name())
                             .size(size)
                             .build();
                 }
@@ -203,11 +237,11 @@ final class ConversionCompiler {
                 if (w != Type.ARRAY) {
                     throw promotion(writer, reader, type);
                 }
-                if (type.kind != ColumnType.Kind.ARRAY) {
+                if (type.kind() != ColumnType.Kind.ARRAY) {
                     throw mismatch(writer, reader, type, "an array is written to Array(...) columns only");
                 }
-                return Conversion.builder(Conversion.OP_ARRAY, type.name)
-                        .children(compile(writer.getElementType(), reader.getElementType(), type.inner))
+                return Conversion.builder(Conversion.OP_ARRAY, type.name())
+                        .children(compile(writer.getElementType(), reader.getElementType(), type.inner()))
                         .build();
             case RECORD:
                 throw mismatch(writer, reader, type, "a record is not a column value: map its fields (path a.b)");
@@ -219,7 +253,7 @@ final class ConversionCompiler {
     }
 
     private Conversion integral(int read, Type r, String logical, Schema writer, Schema reader, ColumnType type) {
-        switch (type.kind) {
+        switch (type.kind()) {
             case INT8:
                 return ints(read, 1, Byte.MIN_VALUE, Byte.MAX_VALUE, type);
             case INT16:
@@ -242,7 +276,7 @@ final class ConversionCompiler {
                 return number(read, Conversion.WRITE_FLOAT64_OF_LONG, type).build();
             case DECIMAL: {
                 // The unscaled value (cents into Decimal(18, 2)), as RowBinaryEncoder.decimal64 takes it.
-                if (type.size > 18) {
+                if (type.precision() > 18) {
                     throw mismatch(
                             writer,
                             reader,
@@ -250,16 +284,16 @@ final class ConversionCompiler {
                             "an " + r.getName() + " is the unscaled value of a Decimal of at most 18 digits "
                                     + "(Decimal32, Decimal64); for more, use bytes with logicalType decimal");
                 }
-                long bound = Decimals.pow10(type.size) - 1;
-                return ints(read, type.width(), -bound, bound, type);
+                long bound = Decimals.pow10(type.precision()) - 1;
+                return ints(read, type.fixedWidth(), -bound, bound, type);
             }
             case DATE:
             case DATE32:
                 if (!"date".equals(logical)) {
                     throw mismatch(
-                            writer, reader, type, "a " + type.kind + " column needs an int with logicalType date");
+                            writer, reader, type, "a " + type.kind() + " column needs an int with logicalType date");
                 }
-                return type.kind == ColumnType.Kind.DATE
+                return type.kind() == ColumnType.Kind.DATE
                         ? ints(read, 2, 0, 0xFFFF, type)
                         : ints(read, 4, DATE32_MIN, DATE32_MAX, type);
             case DATE_TIME:
@@ -270,14 +304,14 @@ final class ConversionCompiler {
                             writer,
                             reader,
                             type,
-                            "a " + type.kind + " column needs a long with logicalType "
+                            "a " + type.kind() + " column needs a long with logicalType "
                                     + "timestamp-millis, -micros or -nanos (or local-timestamp-*)");
                 }
-                int precision = type.kind == ColumnType.Kind.DATE_TIME ? 0 : type.size;
+                int precision = type.kind() == ColumnType.Kind.DATE_TIME ? 0 : type.precision();
                 long multiplier = precision >= unit ? Decimals.pow10(precision - unit) : 1;
                 long divisor = precision < unit ? Decimals.pow10(unit - precision) : 1;
-                ConversionBuilder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
-                return type.kind == ColumnType.Kind.DATE_TIME
+                Conversion.Builder b = number(read, Conversion.WRITE_TIME, type).scale(multiplier, divisor);
+                return type.kind() == ColumnType.Kind.DATE_TIME
                         ? b.width(4).range(0, UINT32_MAX).build()
                         : b.width(8).build();
             }
@@ -310,34 +344,34 @@ final class ConversionCompiler {
                 .build();
     }
 
-    private static ConversionBuilder number(int read, int write, ColumnType type) {
-        return Conversion.builder(Conversion.OP_NUMBER, type.name).read(read).write(write);
+    private static Conversion.Builder number(int read, int write, ColumnType type) {
+        return Conversion.builder(Conversion.OP_NUMBER, type.name()).read(read).write(write);
     }
 
     private Conversion decimal(
             int op, int size, LogicalTypes.Decimal decimal, Schema writer, Schema reader, ColumnType type) {
-        if (decimal.getScale() != type.scale) {
+        if (decimal.getScale() != type.scale()) {
             throw mismatch(
                     writer,
                     reader,
                     type,
-                    "scale " + decimal.getScale() + " differs from the column's scale " + type.scale
+                    "scale " + decimal.getScale() + " differs from the column's scale " + type.scale()
                             + " (values are never rescaled)");
         }
-        byte[] limit = BigInteger.TEN.pow(type.size).toByteArray();
+        byte[] limit = BigInteger.TEN.pow(type.precision()).toByteArray();
         int first = limit[0] == 0 ? 1 : 0;
         byte[] magnitude = java.util.Arrays.copyOfRange(limit, first, limit.length);
-        return Conversion.builder(op, type.name)
+        return Conversion.builder(op, type.name())
                 .size(size)
-                .width(type.width())
-                .decimal(type.size, magnitude)
+                .width(type.fixedWidth())
+                .decimal(type.precision(), magnitude)
                 .build();
     }
 
     private Conversion enumeration(Schema writer, Schema reader, ColumnType type) {
         List<String> symbols = writer.getEnumSymbols();
-        boolean code = type.kind == ColumnType.Kind.ENUM8 || type.kind == ColumnType.Kind.ENUM16;
-        if (!code && type.kind != ColumnType.Kind.STRING) {
+        boolean code = type.kind() == ColumnType.Kind.ENUM8 || type.kind() == ColumnType.Kind.ENUM16;
+        if (!code && type.kind() != ColumnType.Kind.STRING) {
             throw mismatch(writer, reader, type, "an enum is written to Enum8, Enum16 or String columns only");
         }
         int[] codes = new int[symbols.size()];
@@ -353,7 +387,7 @@ final class ConversionCompiler {
                         "writer symbol " + symbol + " is not a reader symbol and the " + "reader enum has no default");
             }
             if (code) {
-                Integer c = type.enumValues.get(target);
+                Integer c = type.enumValues().get(target);
                 if (c == null) {
                     throw mismatch(writer, reader, type, "symbol " + target + " has no value in the column's enum");
                 }
@@ -366,12 +400,12 @@ final class ConversionCompiler {
             }
         }
         if (code) {
-            return Conversion.builder(Conversion.OP_ENUM_CODE, type.name)
-                    .width(type.width())
+            return Conversion.builder(Conversion.OP_ENUM_CODE, type.name())
+                    .width(type.fixedWidth())
                     .codes(codes)
                     .build();
         }
-        return Conversion.builder(Conversion.OP_ENUM_STRING, type.name)
+        return Conversion.builder(Conversion.OP_ENUM_STRING, type.name())
                 .strings(strings)
                 .build();
     }
@@ -389,6 +423,6 @@ final class ConversionCompiler {
         String avro = writer == reader || writer.equals(reader)
                 ? AvroTypeNames.describe(reader)
                 : AvroTypeNames.describe(reader) + " (written as " + AvroTypeNames.describe(writer) + ")";
-        return new AvroMappingException(field, column, avro, type.name, problem);
+        return new AvroMappingException(field, column, avro, type.name(), problem);
     }
 }

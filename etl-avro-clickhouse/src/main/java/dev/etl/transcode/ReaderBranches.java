@@ -1,5 +1,6 @@
 package dev.etl.transcode;
 
+import dev.etl.clickhouse.ColumnType;
 import org.apache.avro.Schema;
 import org.apache.avro.Schema.Type;
 
@@ -32,7 +33,7 @@ final class ReaderBranches {
                 field,
                 column,
                 AvroTypeNames.describe(readerUnion) + " (written as " + AvroTypeNames.describe(writer) + ")",
-                type.name,
+                type.name(),
                 "no branch of the reader union reads a writer " + AvroTypeNames.describe(writer));
     }
 

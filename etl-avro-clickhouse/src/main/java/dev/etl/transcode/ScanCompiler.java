@@ -1,6 +1,7 @@
 package dev.etl.transcode;
 
 import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ColumnType;
 import dev.etl.transcode.AvroRowMapping.Mapped;
 import dev.etl.transcode.AvroRowMapping.RecordCondition;
 import java.util.ArrayList;
@@ -163,7 +164,7 @@ final class ScanCompiler {
     }
 
     private static void checkIndexType(Mapped m) {
-        switch (m.type().kind) {
+        switch (m.type().kind()) {
             case INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64 -> {}
             default ->
                 throw new AvroMappingException(

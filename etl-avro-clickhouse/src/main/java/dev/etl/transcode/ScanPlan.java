@@ -2,6 +2,7 @@ package dev.etl.transcode;
 
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ColumnEncodeException;
+import dev.etl.clickhouse.ColumnType;
 import dev.etl.sink.RowBuffer;
 import org.apache.avro.Schema;
 
@@ -217,15 +218,15 @@ final class ScanPlan implements Plan {
     }
 
     private static void writeIndex(ColumnType type, int index, RowBuffer out) {
-        switch (type.kind) {
+        switch (type.kind()) {
             case INT8, UINT8 -> {
-                if (index > (type.kind == ColumnType.Kind.INT8 ? Byte.MAX_VALUE : 0xff)) {
+                if (index > (type.kind() == ColumnType.Kind.INT8 ? Byte.MAX_VALUE : 0xff)) {
                     throw new ValueRejected("element index " + index + " out of range for " + type);
                 }
                 out.writeByte(index);
             }
             case INT16, UINT16 -> {
-                if (index > (type.kind == ColumnType.Kind.INT16 ? Short.MAX_VALUE : 0xffff)) {
+                if (index > (type.kind() == ColumnType.Kind.INT16 ? Short.MAX_VALUE : 0xffff)) {
                     throw new ValueRejected("element index " + index + " out of range for " + type);
                 }
                 out.writeShortLE(index);

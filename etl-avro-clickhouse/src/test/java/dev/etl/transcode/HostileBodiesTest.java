@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * Bodies written to hurt (issue 35), through every place the transcoder reads an array: a column
  * ({@code ArrayBlocks}, single pass and out of writer order, and through a {@code ScanPlan}), an
  * unmapped field ({@code AvroSkip}), an inner array while an outer one in several blocks is counted
- * ({@code ConversionSkip}), and the exploded array ({@code ScanPlan}'s scan and emit). A block count of
+ * ({@code Conversion.skip}), and the exploded array ({@code ScanPlan}'s scan and emit). A block count of
  * {@code Long.MIN_VALUE} (its negation is itself) is malformed, as Avro 1.12 says, never a negative array
  * length in the row; blocks of billions of items that take no bytes ({@code null}, {@code fixed(0)}, an
  * empty record) are rejected at once, with neither a loop over them nor a row of gigabytes.

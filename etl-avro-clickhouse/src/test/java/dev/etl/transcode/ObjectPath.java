@@ -2,6 +2,7 @@ package dev.etl.transcode;
 
 import dev.etl.clickhouse.ClickHouseType;
 import dev.etl.clickhouse.ClickHouseTypes;
+import dev.etl.clickhouse.ColumnType;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.sink.RowBuffer;
 import java.io.IOException;
@@ -71,7 +72,7 @@ final class ObjectPath {
     @SuppressWarnings({"unchecked", "rawtypes"})
     private static ClickHouseType<Object> type(ColumnType t, Schema avro) {
         return (ClickHouseType)
-                switch (t.kind) {
+                switch (t.kind()) {
                     case INT8 -> ClickHouseTypes.int8();
                     case INT16 -> ClickHouseTypes.int16();
                     case INT32 -> ClickHouseTypes.int32();
@@ -88,18 +89,19 @@ final class ObjectPath {
                                         || nonNull(avro).getType() == Schema.Type.ENUM
                                 ? ClickHouseTypes.string()
                                 : ClickHouseTypes.stringBytes();
-                    case FIXED_STRING -> ClickHouseTypes.fixedString(t.size);
+                    case FIXED_STRING -> ClickHouseTypes.fixedString(t.length());
                     case DATE -> ClickHouseTypes.date();
                     case DATE32 -> ClickHouseTypes.date32();
                     case DATE_TIME -> ClickHouseTypes.dateTime();
-                    case DATE_TIME64 -> ClickHouseTypes.dateTime64(t.size);
-                    case DECIMAL -> ClickHouseTypes.decimal(t.size, t.scale);
+                    case DATE_TIME64 -> ClickHouseTypes.dateTime64(t.precision());
+                    case DECIMAL -> ClickHouseTypes.decimal(t.precision(), t.scale());
                     case UUID -> ClickHouseTypes.uuid();
-                    case ENUM8 -> ClickHouseTypes.enum8(t.enumValues);
-                    case ENUM16 -> ClickHouseTypes.enum16(t.enumValues);
-                    case NULLABLE -> ClickHouseTypes.nullable(type(t.inner, nonNull(avro)));
+                    case ENUM8 -> ClickHouseTypes.enum8(t.enumValues());
+                    case ENUM16 -> ClickHouseTypes.enum16(t.enumValues());
+                    case NULLABLE -> ClickHouseTypes.nullable(type(t.inner(), nonNull(avro)));
                     case ARRAY ->
-                        ClickHouseTypes.array(type(t.inner, nonNull(avro).getElementType()));
+                        ClickHouseTypes.array(type(t.inner(), nonNull(avro).getElementType()));
+                    default -> throw new IllegalArgumentException("not a transcoder column type: " + t.name());
                 };
     }
 
@@ -123,11 +125,11 @@ final class ObjectPath {
         if (s.getType() == Schema.Type.UNION) {
             s = s.getTypes().get(org.apache.avro.generic.GenericData.get().resolveUnion(s, v));
         }
-        if (t.kind == ColumnType.Kind.NULLABLE) {
-            return convert(v, s, t.inner);
+        if (t.kind() == ColumnType.Kind.NULLABLE) {
+            return convert(v, s, t.inner());
         }
         String logical = s.getLogicalType() == null ? null : s.getLogicalType().getName();
-        switch (t.kind) {
+        switch (t.kind()) {
             case INT8, INT16, INT32, UINT8, UINT16:
                 if (v instanceof Boolean b) {
                     return b ? 1 : 0;
@@ -170,16 +172,16 @@ final class ObjectPath {
                 return new UUID(b.getLong(), b.getLong());
             }
             case ENUM8, ENUM16:
-                return t.enumValues.get(v.toString());
+                return t.enumValues().get(v.toString());
             case ARRAY: {
                 List<Object> out = new ArrayList<>();
                 for (Object e : (List<?>) v) {
-                    out.add(convert(e, s.getElementType(), t.inner));
+                    out.add(convert(e, s.getElementType(), t.inner()));
                 }
                 return out;
             }
             default:
-                throw new IllegalArgumentException(t.name);
+                throw new IllegalArgumentException(t.name());
         }
     }
 

@@ -72,7 +72,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe. {@link #close()} closes every client; a later insert builds a new one (the sink
  * closes its transport after its last writer closed).
  */
-public final class ClickHouseClientV2Transport implements ClickHouseTransport {
+final class ClickHouseClientV2Transport implements ClickHouseTransport {
     private static final Logger log = LoggerFactory.getLogger(ClickHouseClientV2Transport.class);
     private static final Pattern CODE = Pattern.compile("Code: (\\d+)");
     /** client-v2 appends this to the server's text. */

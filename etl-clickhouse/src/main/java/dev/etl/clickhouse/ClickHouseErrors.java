@@ -32,7 +32,7 @@ import java.util.Set;
  * HTTP 5xx is transient and any other status configuration. (18.16 answers 500 for most exceptions, so
  * the code decides, not the status.)
  */
-public final class ClickHouseErrors {
+final class ClickHouseErrors {
 
     /** What a failed insert means (see the class comment). */
     public enum Category {

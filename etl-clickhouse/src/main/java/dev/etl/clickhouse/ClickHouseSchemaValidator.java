@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; blocking (call at startup).
  */
-public final class ClickHouseSchemaValidator {
+final class ClickHouseSchemaValidator {
     private static final Logger log = LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
     private static final Pattern WINDOW = Pattern.compile("non_replicated_deduplication_window\\s*=\\s*(\\d+)");
 
@@ -144,8 +144,8 @@ public final class ClickHouseSchemaValidator {
                     null);
         }
         String[] parts = engineRow.split("\t", 2);
-        String engine = ClickHouseTypeNames.unescapeTsv(parts[0]);
-        String engineFull = parts.length > 1 ? ClickHouseTypeNames.unescapeTsv(parts[1]) : "";
+        String engine = unescapeTsv(parts[0]);
+        String engineFull = parts.length > 1 ? unescapeTsv(parts[1]) : "";
         if (engine.equals("Distributed")) {
             throw new ClickHouseSchemaException(
                     replica,
@@ -181,11 +181,10 @@ public final class ClickHouseSchemaValidator {
                 String[] f = line.split("\t", -1);
                 String kind = f.length > 2 ? f[2] : "";
                 if (!kind.equals("MATERIALIZED") && !kind.equals("ALIAS")) {
-                    actual.add(new ClickHouseColumn(
-                            ClickHouseTypeNames.unescapeTsv(f[0]), ClickHouseTypeNames.unescapeTsv(f[1])));
+                    actual.add(new ClickHouseColumn(unescapeTsv(f[0]), unescapeTsv(f[1])));
                 }
             }
-            String diff = ClickHouseColumnDiff.diff(expected, actual, config.validation());
+            String diff = columnDiff(expected, actual, config.validation());
             if (diff != null) {
                 throw new ClickHouseSchemaException(
                         replica,
@@ -284,7 +283,7 @@ public final class ClickHouseSchemaValidator {
                 .query(uri, "SELECT name FROM system.settings FORMAT TabSeparated")
                 .split("\n")) {
             if (!line.isBlank()) {
-                known.add(ClickHouseTypeNames.unescapeTsv(line.strip()));
+                known.add(unescapeTsv(line.strip()));
             }
         }
         if (known.isEmpty()) {
@@ -398,6 +397,122 @@ public final class ClickHouseSchemaValidator {
         }
         return "engine " + engine + " with non_replicated_deduplication_window = 0 (the default): deduplication"
                 + " silently does nothing";
+    }
+
+    /**
+     * A column-by-column diff, or null when the columns match under {@code mode}. Types are compared
+     * after their {@link ColumnType#canonical()} spelling.
+     */
+    static String columnDiff(List<ClickHouseColumn> expected, List<ClickHouseColumn> actual, ValidationMode mode) {
+        if (mode == ValidationMode.OFF) {
+            return null;
+        }
+        boolean same = expected.size() == actual.size();
+        for (int i = 0; same && i < expected.size(); i++) {
+            same = columnMatches(expected.get(i), actual.get(i), mode);
+        }
+        if (same) {
+            return null;
+        }
+        int nameWidth = 6;
+        int typeWidth = 8;
+        for (ClickHouseColumn c : expected) {
+            nameWidth = Math.max(nameWidth, c.name().length());
+            typeWidth = Math.max(typeWidth, c.type().length());
+        }
+        for (ClickHouseColumn c : actual) {
+            nameWidth = Math.max(nameWidth, c.name().length());
+        }
+        String format = "  %-3s %-" + nameWidth + "s %-" + typeWidth + "s | %-" + nameWidth + "s %s%s%n";
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(format, "#", "encoder", "", "table", "", ""));
+        int rows = Math.max(expected.size(), actual.size());
+        for (int i = 0; i < rows; i++) {
+            ClickHouseColumn e = i < expected.size() ? expected.get(i) : null;
+            ClickHouseColumn a = i < actual.size() ? actual.get(i) : null;
+            String note;
+            if (e == null) {
+                note = "   <- extra column in the table";
+            } else if (a == null) {
+                note = "   <- the table has no column here";
+            } else if (!e.name().equals(a.name())) {
+                note = "   <- name differs";
+            } else if (mode == ValidationMode.FULL && !typesMatch(e.type(), a.type())) {
+                note = "   <- type differs";
+            } else {
+                note = "";
+            }
+            sb.append(String.format(
+                    format,
+                    i + 1,
+                    e == null ? "-" : e.name(),
+                    e == null ? "" : e.type(),
+                    a == null ? "-" : a.name(),
+                    a == null ? "" : a.type(),
+                    note));
+        }
+        Set<String> expectedNames = new HashSet<>();
+        expected.forEach(c -> expectedNames.add(c.name()));
+        Set<String> actualNames = new HashSet<>();
+        actual.forEach(c -> actualNames.add(c.name()));
+        List<String> missing = expected.stream()
+                .map(ClickHouseColumn::name)
+                .filter(n -> !actualNames.contains(n))
+                .toList();
+        List<String> extra = actual.stream()
+                .map(ClickHouseColumn::name)
+                .filter(n -> !expectedNames.contains(n))
+                .toList();
+        if (!missing.isEmpty()) {
+            sb.append("  missing in the table: ").append(missing).append('\n');
+        }
+        if (!extra.isEmpty()) {
+            sb.append("  not written by the encoder: ").append(extra).append('\n');
+        }
+        if (missing.isEmpty() && extra.isEmpty() && expected.size() == actual.size()) {
+            boolean orderOnly = false;
+            for (int i = 0; i < expected.size(); i++) {
+                orderOnly |= !expected.get(i).name().equals(actual.get(i).name());
+            }
+            if (orderOnly) {
+                sb.append("  same columns in a different order: RowBinary is positional, the order must match\n");
+            }
+        }
+        return sb.toString();
+    }
+
+    private static boolean columnMatches(ClickHouseColumn e, ClickHouseColumn a, ValidationMode mode) {
+        return e.name().equals(a.name()) && (mode != ValidationMode.FULL || typesMatch(e.type(), a.type()));
+    }
+
+    /** Whether two type strings name the same wire type ({@link ColumnType#sameType}). */
+    static boolean typesMatch(String expected, String actual) {
+        return ColumnType.sameType(expected, actual);
+    }
+
+    /** Undoes TabSeparated escaping ({@code \'}, {@code \\}, {@code \t}, {@code \n}). */
+    static String unescapeTsv(String s) {
+        if (s.indexOf('\\') < 0) {
+            return s;
+        }
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 1 < s.length()) {
+                char n = s.charAt(++i);
+                sb.append(
+                        switch (n) {
+                            case 't' -> '\t';
+                            case 'n' -> '\n';
+                            case 'r' -> '\r';
+                            case '0' -> '\0';
+                            default -> n;
+                        });
+            } else {
+                sb.append(c);
+            }
+        }
+        return sb.toString();
     }
 
     private static String literal(String s) {

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Replica choice.</b> First attempts go round-robin over the replicas; a retry
  * ({@code attempt() > 1}) goes to the replica after the one the previous attempt used. Replicas whose
  * circuit breaker is open are skipped; when every breaker is open the write fails at once,
- * transiently, without a request (the engine backs off and retries). See {@link ReplicaBreaker}.
+ * transiently, without a request (the engine backs off and retries). See {@code ReplicaBreaker}.
  *
  * <p><b>Settings</b> on every insert, in this order: {@code wait_end_of_query=1} (the answer comes after
  * the part is written), {@code insert_deduplicate=1}, {@code send_progress_in_http_headers=0};
@@ -50,13 +50,13 @@ import org.slf4j.LoggerFactory;
  * batch's token>}. The writer hands them to the {@link ClickHouseTransport} as a {@link ClickHouseInsert}
  * (table + settings); how they travel (URL parameters either way) is the transport's business.
  *
- * <p><b>Errors</b> are classified by {@link ClickHouseErrors} (with the sink's
+ * <p><b>Errors</b> are classified by {@code ClickHouseErrors} (with the sink's
  * {@linkplain ClickHouseSinkConfig#rejectionCodes() extra rejection codes}); the {@link SinkWriteException}
  * names the shard, the replica URL, the table, the batch and the server's own error text. Transient
  * failures count against the replica's breaker; permanent ones do not (the server answered).
  *
  * <p><b>Rows the server refuses.</b> When the server refuses a batch for the content of some of its rows
- * ({@link ClickHouseErrors.Category#DATA}: a {@code throwIf} in a {@code MATERIALIZED} column, a
+ * ({@code ClickHouseErrors.Category#DATA}: a {@code throwIf} in a {@code MATERIALIZED} column, a
  * constraint, a division by zero, a value a type cannot hold), no retry and no policy could get past it:
  * the same bytes fail forever. The writer isolates those rows instead. It cuts the batch's RowBinary rows
  * (their boundaries from the sink's columns, {@link RowBinaryRows}) into two halves by row index (rows
@@ -102,8 +102,20 @@ public final class ClickHouseShardWriter implements ShardWriter {
     /** Rejected row indexes a message lists before it summarises the rest. */
     private static final int LISTED_ROWS = 20;
 
+    /**
+     * The state of a replica's circuit breaker. {@code CLOSED}: inserts flow; consecutive transient
+     * failures up to the sink's breaker threshold open it. {@code OPEN}: the replica is refused for the
+     * breaker's open time. {@code HALF_OPEN}: one probe insert is in flight; its success closes the breaker,
+     * its failure opens it again.
+     */
+    public enum BreakerState {
+        CLOSED,
+        OPEN,
+        HALF_OPEN
+    }
+
     /** The state of one replica, for metrics, health details and tests. */
-    public record ReplicaStatus(String replica, ReplicaBreaker.State state, int consecutiveFailures, long opens) {}
+    public record ReplicaStatus(String replica, BreakerState state, int consecutiveFailures, long opens) {}
 
     private final String sinkName;
     private final int shard;

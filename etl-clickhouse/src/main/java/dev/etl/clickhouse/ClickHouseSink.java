@@ -24,14 +24,14 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>When the engine starts the sink it calls the writer factory once per shard; that call validates
- * the shard's replicas ({@link ClickHouseSchemaValidator}: version, capabilities, engine, columns) and
+ * the shard's replicas ({@code ClickHouseSchemaValidator}: version, capabilities, engine, columns) and
  * fails startup with a {@link ClickHouseSchemaException} on a mismatch. Capabilities are read there,
  * once, and fixed for the writer's life. With a {@link ClickHouseSinkConfig#placementCheck()}, the first
  * writer creation of the definition first runs it ({@link PlacementCheck#run}): under
  * {@code FAIL}, a router that does not place keys like the Distributed table fails startup with a
  * {@link dev.etl.clickhouse.sharding.ShardPlacementException}.
  *
- * <p>Inserts go through client-v2 by default ({@link ClickHouseClientV2Transport}) or raw HTTP
+ * <p>Inserts go through client-v2 by default ({@code ClickHouseClientV2Transport}) or raw HTTP
  * ({@link ClickHouseHttpTransport}), per {@link ClickHouseSinkConfig#transport()}; reads always use raw HTTP.
  *
  * <p>With {@link ClickHouseSinkConfig#format()} {@link InsertFormat#NATIVE} the definition needs the columns

@@ -4,12 +4,15 @@ import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.RetryConfig;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
@@ -35,7 +38,7 @@ public final class ClickHouseSinkConfig {
     public enum Transport {
         /**
          * ClickHouse's Java client-v2 ({@code client.insert(table, InputStream, RowBinary, settings)}), one
-         * client per replica endpoint: {@link ClickHouseClientV2Transport}. The default.
+         * client per replica endpoint: {@code ClickHouseClientV2Transport}. The default.
          */
         CLIENT_V2,
         /** A raw {@code java.net.http} POST per insert: {@link ClickHouseHttpTransport}. */
@@ -74,8 +77,14 @@ public final class ClickHouseSinkConfig {
             "database");
 
     /**
+     * ClickHouse error codes that are transient (overload, timeouts, ZooKeeper and replication trouble: a
+     * retry may pass); {@link Builder#rejectionCodes} refuses them. Unmodifiable.
+     */
+    public static final Set<Integer> TRANSIENT_ERROR_CODES = ClickHouseErrors.TRANSIENT_CODES;
+
+    /**
      * The checked settings: a record for its equals and hashCode; its constructor, which only
-     * {@link Builder#build()} calls, is the one place that checks them ({@link SinkConfigChecks}).
+     * {@link Builder#build()} calls, is the one place that checks them (the {@code checked…} methods below).
      */
     private record Values(
             String database,
@@ -100,11 +109,10 @@ public final class ClickHouseSinkConfig {
             @Nullable ClickHouseTls tls,
             Set<Integer> rejectionCodes) {
         Values {
-            shards = SinkConfigChecks.shards(database, table, shards, transport, tls);
-            SinkConfigChecks.timeouts(connectTimeout, socketTimeout, breakerOpenTime);
-            settings =
-                    SinkConfigChecks.required(transport, format, breakerThreshold, validation, batch, retry, settings);
-            rejectionCodes = SinkConfigChecks.rejectionCodes(rejectionCodes);
+            shards = checkedShards(database, table, shards, transport, tls);
+            checkTimeouts(connectTimeout, socketTimeout, breakerOpenTime);
+            settings = checkedRequired(transport, format, breakerThreshold, validation, batch, retry, settings);
+            rejectionCodes = checkedRejectionCodes(rejectionCodes);
         }
     }
 
@@ -270,9 +278,9 @@ public final class ClickHouseSinkConfig {
 
     /**
      * ClickHouse error codes to treat as a refusal of rows for their content, on top of
-     * {@link ClickHouseErrors#REJECTION_CODES} (the shard writer then isolates the rows the server refuses
+     * the codes the sink knows as such (a constraint, a value out of range, a parse error of a value, …) (the shard writer then isolates the rows the server refuses
      * and writes the others, see {@link ClickHouseShardWriter}); none by default, sorted, unmodifiable. A
-     * code of {@link ClickHouseErrors#TRANSIENT_CODES} is refused: a retry may pass, and treating it as bad
+     * code of {@link #TRANSIENT_ERROR_CODES} is refused: a retry may pass, and treating it as bad
      * rows would let a {@code SKIP} policy drop them.
      */
     public Set<Integer> rejectionCodes() {
@@ -297,7 +305,193 @@ public final class ClickHouseSinkConfig {
     /** Every setting, the password masked. */
     @Override
     public String toString() {
-        return SinkConfigChecks.describe(this);
+        return describe(this);
+    }
+
+    /**
+     * Checks database, table and the shards' replica URIs (and, with TLS, that every replica is
+     * {@code https://} and the transport can honour the TLS settings); returns an immutable copy of the shards.
+     */
+    private static List<List<URI>> checkedShards(
+            String database, String table, List<List<URI>> shards, Transport transport, ClickHouseTls tls) {
+        requireText(database, "database");
+        requireText(table, "table");
+        Objects.requireNonNull(shards, "shards");
+        if (shards.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "ClickHouse sink for " + database + "." + table + " needs at least one shard");
+        }
+        List<List<URI>> copy = new ArrayList<>(shards.size());
+        for (int i = 0; i < shards.size(); i++) {
+            List<URI> replicas = shards.get(i);
+            if (replicas == null || replicas.isEmpty()) {
+                throw new IllegalArgumentException("ClickHouse shard " + i + " has no replica URI");
+            }
+            for (URI uri : replicas) {
+                if (uri == null
+                        || uri.getScheme() == null
+                        || uri.getHost() == null
+                        || !(uri.getScheme().equals("http") || uri.getScheme().equals("https"))) {
+                    throw new IllegalArgumentException("ClickHouse shard " + i
+                            + ": replica URI must be http(s)://host:port, got "
+                            + (uri == null ? null : withoutUserInfo(uri.toString())));
+                }
+                if (uri.getRawUserInfo() != null) {
+                    // do not echo the URI: it holds a secret
+                    throw new IllegalArgumentException(
+                            "ClickHouse shard " + i + ": replica URI " + uri.getScheme() + "://" + uri.getHost() + ":"
+                                    + uri.getPort() + " carries user info; use user/password instead");
+                }
+            }
+            copy.add(List.copyOf(replicas));
+        }
+        shards = List.copyOf(copy);
+        if (tls != null) {
+            for (int i = 0; i < shards.size(); i++) {
+                for (URI uri : shards.get(i)) {
+                    if (!uri.getScheme().equals("https")) {
+                        throw new IllegalArgumentException("ClickHouse shard " + i + ": TLS is configured but replica "
+                                + ClickHouseShardWriter.describe(uri)
+                                + " is plain http://; use the server's https_port "
+                                + "with an https:// URL");
+                    }
+                }
+            }
+            if (transport == Transport.CLIENT_V2 && tls.clientCertificate()) {
+                throw new IllegalArgumentException(
+                        "ClickHouse TLS with a client certificate (mutual TLS) needs the HTTP "
+                                + "transport: client-v2 inserts cannot present it");
+            }
+            if (transport == Transport.CLIENT_V2 && tls.restrictsParameters()) {
+                throw new IllegalArgumentException("ClickHouse TLS restricted to protocols " + tls.protocols()
+                        + " / ciphers " + tls.ciphers() + " needs the HTTP transport: client-v2 inserts cannot be "
+                        + "restricted");
+            }
+        }
+        return shards;
+    }
+
+    /** Checks that the connect and socket timeouts and the breaker's open time are positive. */
+    private static void checkTimeouts(Duration connectTimeout, Duration socketTimeout, Duration breakerOpenTime) {
+        requirePositive(connectTimeout, "connect timeout");
+        requirePositive(socketTimeout, "socket timeout");
+        requirePositive(breakerOpenTime, "breaker open time");
+    }
+
+    /**
+     * Checks transport, format, breaker threshold, validation mode, batch and retry settings, then the extra
+     * insert settings; returns the latter as {@link #checkedSettings} does.
+     */
+    private static Map<String, String> checkedRequired(
+            Transport transport,
+            InsertFormat format,
+            int breakerThreshold,
+            ValidationMode validation,
+            BatchConfig batch,
+            RetryConfig retry,
+            Map<String, String> settings) {
+        Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(format, "format");
+        if (breakerThreshold <= 0) {
+            throw new IllegalArgumentException("breaker threshold must be > 0, got " + breakerThreshold);
+        }
+        Objects.requireNonNull(validation, "validation");
+        Objects.requireNonNull(batch, "batch");
+        Objects.requireNonNull(retry, "retry");
+        return checkedSettings(settings);
+    }
+
+    /** Checks the extra insert settings (none owned by the sink, identifier names); returns an unmodifiable copy. */
+    private static Map<String, String> checkedSettings(Map<String, String> settings) {
+        settings = settings == null ? Map.of() : new LinkedHashMap<>(settings);
+        for (String key : settings.keySet()) {
+            if (OWNED_SETTINGS.contains(key)) {
+                throw new IllegalArgumentException("ClickHouse setting '" + key
+                        + "' is set by the sink itself and cannot be overridden (owned: "
+                        + OWNED_SETTINGS + ")");
+            }
+            if (!key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+                throw new IllegalArgumentException("ClickHouse setting name '" + key + "' is not an identifier");
+            }
+        }
+        return Collections.unmodifiableMap(settings);
+    }
+
+    /**
+     * Checks the extra rejection codes (positive, none of {@link #TRANSIENT_ERROR_CODES}); returns an
+     * unmodifiable sorted copy (empty for null).
+     */
+    private static Set<Integer> checkedRejectionCodes(Set<Integer> codes) {
+        if (codes == null) {
+            return Set.of();
+        }
+        TreeSet<Integer> copy = new TreeSet<>();
+        for (Integer code : codes) {
+            if (code == null || code <= 0) {
+                throw new IllegalArgumentException(
+                        "ClickHouse rejection code must be a positive ClickHouse error " + "code, got " + code);
+            }
+            if (ClickHouseErrors.TRANSIENT_CODES.contains(code)) {
+                throw new IllegalArgumentException("ClickHouse error code " + code + " cannot be a rejection code: "
+                        + "it is transient (a retry may pass, see ClickHouseSinkConfig.TRANSIENT_ERROR_CODES), and treating it "
+                        + "as rows the server refuses would let a SKIP policy drop them");
+            }
+            copy.add(code);
+        }
+        return Collections.unmodifiableSortedSet(copy);
+    }
+
+    private static void requireText(String value, String what) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("ClickHouse sink " + what + " must be set");
+        }
+    }
+
+    private static void requirePositive(Duration d, String what) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException("ClickHouse " + what + " must be > 0, got " + d);
+        }
+    }
+
+    /**
+     * The URIs of replica URLs. One that does not parse fails naming it without user info: the parser's
+     * own message would echo the whole URL, a password with a raw {@code @} or {@code %} included.
+     */
+    private static List<URI> uris(String... replicaUrls) {
+        List<URI> uris = new ArrayList<>(replicaUrls.length);
+        for (String url : replicaUrls) {
+            try {
+                uris.add(new URI(url));
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("ClickHouse replica URL " + withoutUserInfo(url)
+                        + " is not a valid URL: " + e.getReason() + " at index " + e.getIndex()
+                        + " (the credentials belong in user/password, not in the URL)");
+            }
+        }
+        return uris;
+    }
+
+    /**
+     * {@code url} with everything between {@code ://} and its last {@code @} cut: no part of a password
+     * remains even when it holds a raw {@code @}, {@code /} or {@code %} (a URL that does not parse, or
+     * parses without a host).
+     */
+    private static String withoutUserInfo(String url) {
+        int scheme = url.indexOf("://");
+        int at = url.lastIndexOf('@');
+        return scheme < 0 || at < scheme ? url : url.substring(0, scheme + 3) + url.substring(at + 1);
+    }
+
+    /** {@link #toString()}: every component, the password masked. */
+    private static String describe(ClickHouseSinkConfig c) {
+        return "ClickHouseSinkConfig[table=" + c.qualifiedTable() + ", shards=" + c.shards() + ", user=" + c.user()
+                + ", password=" + (c.password() == null ? "null" : "******") + ", connectTimeout="
+                + c.connectTimeout() + ", socketTimeout=" + c.socketTimeout() + ", compression=" + c.compression()
+                + ", transport=" + c.transport() + ", breakerThreshold=" + c.breakerThreshold() + ", breakerOpenTime="
+                + c.breakerOpenTime() + ", validation=" + c.validation() + ", requireDedup=" + c.requireDedup()
+                + ", deterministicBlocks=" + c.deterministicBlocks() + ", format=" + c.format() + ", settings="
+                + c.settings() + ", batch=" + c.batch() + ", retry=" + c.retry() + ", placementCheck="
+                + c.placementCheck() + ", tls=" + c.tls() + ", rejectionCodes=" + c.rejectionCodes() + "]";
     }
 
     /**
@@ -343,7 +537,7 @@ public final class ClickHouseSinkConfig {
 
         /** Adds the next shard with its replicas' HTTP base URLs. */
         public Builder shard(String... replicaUrls) {
-            shards.add(SinkConfigChecks.uris(replicaUrls));
+            shards.add(uris(replicaUrls));
             return this;
         }
 
@@ -453,7 +647,7 @@ public final class ClickHouseSinkConfig {
 
         /**
          * ClickHouse error codes to treat as a refusal of rows for their content, on top of
-         * {@link ClickHouseErrors#REJECTION_CODES} (see {@link ClickHouseSinkConfig#rejectionCodes()}); adds to
+         * the codes the sink knows as such (a constraint, a value out of range, a parse error of a value, …) (see {@link ClickHouseSinkConfig#rejectionCodes()}); adds to
          * those given before.
          */
         public Builder rejectionCodes(Collection<Integer> codes) {

@@ -4,13 +4,13 @@ import java.net.URI;
 
 /**
  * The exchange with one replica, separated from the writer so that replica rotation, breakers and
- * classification are testable without a server. Two real ones: {@link ClickHouseClientV2Transport}
+ * classification are testable without a server. Two real ones: {@code ClickHouseClientV2Transport}
  * (inserts through client-v2, the default) and {@link ClickHouseHttpTransport} (raw
  * {@code java.net.http}; reads always go through it, see {@link ClickHouseSinkConfig.Transport}).
  *
  * <p>Whatever the stack, a failure is reported as a {@link ClickHouseRequestException} carrying the
  * same classification inputs: kind (connect / timeout / IO / server answer), HTTP status, ClickHouse
- * error code and the server's own error text ({@link ClickHouseErrors} decides transient vs permanent).
+ * error code and the server's own error text ({@code ClickHouseErrors} decides transient vs permanent).
  *
  * <p>Thread-safe.
  */

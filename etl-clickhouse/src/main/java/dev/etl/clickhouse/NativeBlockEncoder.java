@@ -126,7 +126,7 @@ final class NativeBlockEncoder {
         NativeColumn[] nodes = new NativeColumn[cols.length];
         for (int i = 0; i < cols.length; i++) {
             try {
-                nodes[i] = NativeTypes.parse(cols[i].type());
+                nodes[i] = NativeColumn.of(ColumnType.parse(cols[i].type()));
             } catch (IllegalArgumentException e) {
                 throw new UnsupportedNativeTypeException(
                         cols[i].name(),

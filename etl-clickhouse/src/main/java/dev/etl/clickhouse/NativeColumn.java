@@ -7,7 +7,7 @@ import java.util.Arrays;
 
 /**
  * One column (or a nested part of one) of a Native block, transposed from RowBinary values: the
- * mutable per-block state of one node of the column's type, parsed by {@link NativeTypes}. The
+ * mutable per-block state of one node of the column's type, built by {@link #of} from its parsed {@link ColumnType}. The
  * scalars ({@link Fixed}, {@link Str}) and {@link Nullable} are nested here; {@link NativeArray} (Map
  * too), {@link NativeTuple} and {@link NativeLowCardinality} have files of their own.
  *
@@ -33,6 +33,55 @@ abstract class NativeColumn {
     static final VarHandle SHORT_LE = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * The transposition tree of a parsed column type: fixed-width types, {@code String}, {@code Nullable}
+     * and {@code LowCardinality} of those ({@code LowCardinality(Nullable(scalar))} too), and {@code Array},
+     * {@code Map} and {@code Tuple} of any of them. Every call builds a fresh tree.
+     *
+     * @throws IllegalArgumentException naming the part of the type the Native format cannot write
+     */
+    static NativeColumn of(ColumnType type) {
+        switch (type.kind()) {
+            case STRING:
+                return new Str();
+            case NULLABLE: {
+                NativeColumn inner = of(type.inner());
+                if (!inner.isScalar()) {
+                    throw new IllegalArgumentException("'" + type.name() + "': Nullable of a composite type is not a "
+                            + "ClickHouse type (Nullable wraps a scalar)");
+                }
+                return new Nullable(inner);
+            }
+            case LOW_CARDINALITY: {
+                ColumnType inner = type.inner();
+                boolean nullable = inner.kind() == ColumnType.Kind.NULLABLE;
+                NativeColumn scalar = of(nullable ? inner.inner() : inner);
+                if (!scalar.isScalar()) {
+                    throw new IllegalArgumentException(
+                            "'" + type.name() + "': LowCardinality wraps a scalar or Nullable(scalar)");
+                }
+                return new NativeLowCardinality(scalar, nullable);
+            }
+            case ARRAY:
+                return new NativeArray(of(type.inner()));
+            case MAP:
+                return new NativeArray(
+                        of(type.arguments().get(0)), of(type.arguments().get(1)));
+            case TUPLE: {
+                NativeColumn[] elements = new NativeColumn[type.arguments().size()];
+                for (int i = 0; i < elements.length; i++) {
+                    elements[i] = of(type.arguments().get(i));
+                }
+                return new NativeTuple(elements);
+            }
+            case OTHER:
+                throw new IllegalArgumentException(
+                        "type '" + type.name() + "' is not supported by the Native insert format");
+            default:
+                return new Fixed(type.fixedWidth());
+        }
+    }
 
     /** Forgets the previous block (capacities are kept). */
     abstract void reset();

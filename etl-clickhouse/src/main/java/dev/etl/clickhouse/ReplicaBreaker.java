@@ -1,5 +1,6 @@
 package dev.etl.clickhouse;
 
+import dev.etl.clickhouse.ClickHouseShardWriter.BreakerState;
 import java.util.function.LongSupplier;
 
 /**
@@ -15,19 +16,12 @@ import java.util.function.LongSupplier;
  *
  * <p>Thread-safe (synchronized: called once per insert attempt, never per row).
  */
-public final class ReplicaBreaker {
-    /** Breaker states. */
-    public enum State {
-        CLOSED,
-        OPEN,
-        HALF_OPEN
-    }
-
+final class ReplicaBreaker {
     private final int threshold;
     private final long openTimeNs;
     private final LongSupplier nanoClock;
 
-    private State state = State.CLOSED;
+    private BreakerState state = BreakerState.CLOSED;
     private int consecutiveFailures;
     private long openedAtNs;
     private long opens;
@@ -51,7 +45,7 @@ public final class ReplicaBreaker {
                 return true;
             case OPEN:
                 if (nanoClock.getAsLong() - openedAtNs >= openTimeNs) {
-                    state = State.HALF_OPEN;
+                    state = BreakerState.HALF_OPEN;
                     return true;
                 }
                 return false;
@@ -63,26 +57,26 @@ public final class ReplicaBreaker {
     /** The request succeeded (or the server answered with a permanent error). */
     public synchronized void onSuccess() {
         consecutiveFailures = 0;
-        state = State.CLOSED;
+        state = BreakerState.CLOSED;
     }
 
     /** The request failed transiently (connect, timeout, IO, server-side transient error). */
     public synchronized void onFailure() {
         consecutiveFailures++;
-        if (state == State.HALF_OPEN || (state == State.CLOSED && consecutiveFailures >= threshold)) {
-            state = State.OPEN;
+        if (state == BreakerState.HALF_OPEN || (state == BreakerState.CLOSED && consecutiveFailures >= threshold)) {
+            state = BreakerState.OPEN;
             openedAtNs = nanoClock.getAsLong();
             opens++;
         }
     }
 
-    public synchronized State state() {
+    public synchronized BreakerState state() {
         return state;
     }
 
     /** Whether the replica is not known to be down (its breaker is not open). */
     public synchronized boolean isAvailable() {
-        return state != State.OPEN;
+        return state != BreakerState.OPEN;
     }
 
     /**
@@ -91,7 +85,7 @@ public final class ReplicaBreaker {
      * waits a whole socket timeout, usually much longer than the open time.
      */
     public synchronized boolean isClosed() {
-        return state == State.CLOSED;
+        return state == BreakerState.CLOSED;
     }
 
     /** How many times the breaker has opened. */
@@ -105,7 +99,7 @@ public final class ReplicaBreaker {
 
     /** Nanoseconds until an open breaker admits its probe (0 when not open or already due). */
     public synchronized long remainingOpenNs() {
-        if (state != State.OPEN) {
+        if (state != BreakerState.OPEN) {
             return 0;
         }
         return Math.max(0, openTimeNs - (nanoClock.getAsLong() - openedAtNs));

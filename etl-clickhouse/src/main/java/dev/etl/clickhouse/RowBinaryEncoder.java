@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link RowEncoder} built declaratively: one accessor per column, in the table's column order
- * (the order is the RowBinary wire contract; {@link ClickHouseSchemaValidator} checks it against
+ * (the order is the RowBinary wire contract; {@code ClickHouseSchemaValidator} checks it against
  * {@code system.columns} at startup).
  *
  * <pre>{@code

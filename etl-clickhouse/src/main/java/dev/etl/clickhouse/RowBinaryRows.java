@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * Where each RowBinary row of a batch starts and ends, from the sink's columns: what the shard writer
  * needs to cut a batch into pieces of whole rows when the server refuses some of them
- * ({@link ClickHouseShardWriter}). The column types are parsed by {@link NativeTypes} (the grammar the
+ * ({@link ClickHouseShardWriter}). The column types are parsed by {@link ColumnType} (the grammar the
  * Native transposition reads, which covers every type {@link ClickHouseTypes} and the Avro transcoder
  * write) and each value is skipped by its node's {@link NativeColumn#skip}, which reads exactly what the
  * Native transposition reads: a fixed width, a LEB128 length and its bytes, a Nullable flag and the value
@@ -40,7 +40,7 @@ final class RowBinaryRows {
         NativeColumn[] nodes = new NativeColumn[cols.length];
         for (int i = 0; i < cols.length; i++) {
             try {
-                nodes[i] = NativeTypes.parse(cols[i].type());
+                nodes[i] = NativeColumn.of(ColumnType.parse(cols[i].type()));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(
                         "column '" + cols[i].name() + "' (" + cols[i].type()

@@ -59,7 +59,7 @@ class ClickHouseProbeErrorSinkTest {
         } catch (RuntimeException expected) {
             // the failure that opens the breaker
         }
-        assertThat(writer.replicaStatus().get(0).state()).isEqualTo(ReplicaBreaker.State.OPEN);
+        assertThat(writer.replicaStatus().get(0).state()).isEqualTo(ClickHouseShardWriter.BreakerState.OPEN);
         transport.up(A);
         clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
         transport.throwNext(A, new OutOfMemoryError("injected in the probe"));
@@ -92,7 +92,7 @@ class ClickHouseProbeErrorSinkTest {
             assertThat(budget.inFlightBytes()).isZero();
             assertThat(writer.replicaStatus().get(0).state())
                     .as("not stuck half-open")
-                    .isEqualTo(ReplicaBreaker.State.OPEN);
+                    .isEqualTo(ClickHouseShardWriter.BreakerState.OPEN);
             assertThat(fatals).as("a failed attempt, not an io-thread failure").isEmpty();
 
             clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
@@ -106,7 +106,7 @@ class ClickHouseProbeErrorSinkTest {
             assertThat(next.succeeded()).isTrue();
             assertThat(writer.replicaStatus().get(0).state())
                     .as("the next probe recovered the replica")
-                    .isEqualTo(ReplicaBreaker.State.CLOSED);
+                    .isEqualTo(ClickHouseShardWriter.BreakerState.CLOSED);
         }
     }
 }

@@ -18,30 +18,30 @@ class ClickHouseSchemaValidatorTest {
 
     @Test
     void typeSpellingsOfTheSameWireTypeMatch() {
-        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(18, 2)", "Decimal64(2)"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("Decimal(18, 2)", "Decimal64(2)"))
                 .isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(9,2)", "Decimal32( 2 )"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("Decimal(9,2)", "Decimal32( 2 )"))
                 .isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Array(Decimal(38, 4))", "Array(Decimal128(4))"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("Array(Decimal(38, 4))", "Array(Decimal128(4))"))
                 .isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("DateTime", "DateTime('UTC')"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("DateTime", "DateTime('UTC')"))
                 .isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("DateTime64(3)", "DateTime64(3, 'Europe/Berlin')"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("DateTime64(3)", "DateTime64(3, 'Europe/Berlin')"))
                 .isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Enum8('a' = 1, 'b' = 2)", "Enum8('b' = 2, 'a' = 1)"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("Enum8('a' = 1, 'b' = 2)", "Enum8('b' = 2, 'a' = 1)"))
                 .isTrue();
-        assertThat(ClickHouseColumnDiff.typesMatch("Enum8('a b' = 1)", "Enum8('ab' = 1)"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("Enum8('a b' = 1)", "Enum8('ab' = 1)"))
                 .isFalse();
-        assertThat(ClickHouseColumnDiff.typesMatch("Decimal(18, 2)", "Decimal(18, 3)"))
+        assertThat(ClickHouseSchemaValidator.typesMatch("Decimal(18, 2)", "Decimal(18, 3)"))
                 .isFalse();
-        assertThat(ClickHouseColumnDiff.typesMatch("UInt64", "Int64")).isFalse();
+        assertThat(ClickHouseSchemaValidator.typesMatch("UInt64", "Int64")).isFalse();
     }
 
     @Test
     void matchingColumnsHaveNoDiff() {
         List<ClickHouseColumn> actual =
                 List.of(col("id", "UInt64"), col("amount", "Decimal64(2)"), col("customer", "String"));
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.FULL))
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.FULL))
                 .isNull();
     }
 
@@ -49,16 +49,16 @@ class ClickHouseSchemaValidatorTest {
     void fullModeShowsTheColumnWithTheWrongType() {
         List<ClickHouseColumn> actual =
                 List.of(col("id", "UInt64"), col("amount", "Float64"), col("customer", "String"));
-        String diff = ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.FULL);
+        String diff = ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.FULL);
         assertThat(diff)
                 .contains("amount")
                 .contains("Decimal(18, 2)")
                 .contains("Float64")
                 .contains("<- type differs");
         assertThat(diff.lines().filter(l -> l.contains("<-")).count()).isEqualTo(1);
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.NAMES))
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.NAMES))
                 .isNull();
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, actual, ValidationMode.OFF))
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.OFF))
                 .isNull();
     }
 
@@ -66,15 +66,15 @@ class ClickHouseSchemaValidatorTest {
     void namesModeCatchesOrderMissingAndExtraColumns() {
         List<ClickHouseColumn> swapped =
                 List.of(col("id", "UInt64"), col("customer", "String"), col("amount", "Decimal(18, 2)"));
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, swapped, ValidationMode.NAMES))
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, swapped, ValidationMode.NAMES))
                 .contains("<- name differs")
                 .contains("different order");
         List<ClickHouseColumn> other = List.of(
                 col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("customer", "String"), col("note", "String"));
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, other, ValidationMode.NAMES))
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, other, ValidationMode.NAMES))
                 .contains("<- extra column in the table")
                 .contains("not written by the encoder: [note]");
-        assertThat(ClickHouseColumnDiff.diff(EXPECTED, other.subList(0, 2), ValidationMode.NAMES))
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, other.subList(0, 2), ValidationMode.NAMES))
                 .contains("<- the table has no column here")
                 .contains("missing in the table: [customer]");
     }
@@ -243,7 +243,7 @@ class ClickHouseSchemaValidatorTest {
 
     @Test
     void tabSeparatedEscapesAreUndone() {
-        assertThat(ClickHouseTypeNames.unescapeTsv("Enum8(\\'a\\' = 1)")).isEqualTo("Enum8('a' = 1)");
+        assertThat(ClickHouseSchemaValidator.unescapeTsv("Enum8(\\'a\\' = 1)")).isEqualTo("Enum8('a' = 1)");
     }
 
     @Test

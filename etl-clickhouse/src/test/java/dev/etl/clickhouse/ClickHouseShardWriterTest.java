@@ -149,7 +149,7 @@ class ClickHouseShardWriterTest {
         w.write(TestBatch.of(0, 2));
         w.write(TestBatch.of(1, 1)); // B by round robin
         assertThatThrownBy(() -> w.write(TestBatch.of(2, 1))).isInstanceOf(SinkWriteException.class);
-        assertThat(w.replicaStatus().get(0).state()).isEqualTo(ReplicaBreaker.State.OPEN);
+        assertThat(w.replicaStatus().get(0).state()).isEqualTo(ClickHouseShardWriter.BreakerState.OPEN);
         assertThat(registry.get("etl.clickhouse.replica.healthy")
                         .tag("replica", A)
                         .gauge()
@@ -195,7 +195,7 @@ class ClickHouseShardWriterTest {
         assertThat(w.isHealthy()).isTrue();
         assertThat(w.replicaStatus())
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .contains(ReplicaBreaker.State.CLOSED);
+                .contains(ClickHouseShardWriter.BreakerState.CLOSED);
     }
 
     @Test
@@ -208,7 +208,7 @@ class ClickHouseShardWriterTest {
         }
         assertThat(w.replicaStatus())
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .containsOnly(ReplicaBreaker.State.OPEN);
+                .containsOnly(ClickHouseShardWriter.BreakerState.OPEN);
         transport.up(A);
         transport.up(B);
         clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
@@ -220,7 +220,7 @@ class ClickHouseShardWriterTest {
         assertThat(w.replicaStatus())
                 .as("an Error settles the probe: open again, not half-open forever")
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .containsOnly(ReplicaBreaker.State.OPEN);
+                .containsOnly(ClickHouseShardWriter.BreakerState.OPEN);
         assertThat(registry.get("etl.clickhouse.insert.duration")
                         .tags("replica", A, "outcome", "transient")
                         .timer()
@@ -233,7 +233,7 @@ class ClickHouseShardWriterTest {
         assertThat(w.replicaStatus())
                 .as("the next probes recover both replicas")
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .containsOnly(ReplicaBreaker.State.CLOSED);
+                .containsOnly(ClickHouseShardWriter.BreakerState.CLOSED);
         assertThat(w.isHealthy()).isTrue();
     }
 
@@ -254,8 +254,8 @@ class ClickHouseShardWriterTest {
         assertThat(e.isTransient()).isTrue();
         assertThat(w.replicaStatus())
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .contains(ReplicaBreaker.State.OPEN)
-                .doesNotContain(ReplicaBreaker.State.CLOSED);
+                .contains(ClickHouseShardWriter.BreakerState.OPEN)
+                .doesNotContain(ClickHouseShardWriter.BreakerState.CLOSED);
     }
 
     @Test
@@ -276,13 +276,13 @@ class ClickHouseShardWriterTest {
         assertThat(w.replicaStatus())
                 .as("both probes settled: open again, not half-open forever")
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .containsOnly(ReplicaBreaker.State.OPEN);
+                .containsOnly(ClickHouseShardWriter.BreakerState.OPEN);
         clock.addAndGet(TimeUnit.SECONDS.toNanos(5));
         w.write(TestBatch.of(2, 1));
         w.write(TestBatch.of(3, 1));
         assertThat(w.replicaStatus())
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .containsOnly(ReplicaBreaker.State.CLOSED);
+                .containsOnly(ClickHouseShardWriter.BreakerState.CLOSED);
     }
 
     /** A batch whose token cannot be computed: the request fails before anything is sent. */

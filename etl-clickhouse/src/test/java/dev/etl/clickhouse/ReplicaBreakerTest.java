@@ -18,7 +18,7 @@ class ReplicaBreakerTest {
         breaker.onSuccess();
         breaker.onFailure();
         breaker.onFailure();
-        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.CLOSED);
+        assertThat(breaker.state()).isEqualTo(ClickHouseShardWriter.BreakerState.CLOSED);
         assertThat(breaker.tryAcquire()).isTrue();
     }
 
@@ -27,7 +27,7 @@ class ReplicaBreakerTest {
         for (int i = 0; i < 3; i++) {
             breaker.onFailure();
         }
-        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.OPEN);
+        assertThat(breaker.state()).isEqualTo(ClickHouseShardWriter.BreakerState.OPEN);
         assertThat(breaker.opens()).isEqualTo(1);
         assertThat(breaker.isAvailable()).isFalse();
         now.set(999);
@@ -42,7 +42,7 @@ class ReplicaBreakerTest {
         }
         now.set(1_000);
         assertThat(breaker.tryAcquire()).isTrue();
-        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.HALF_OPEN);
+        assertThat(breaker.state()).isEqualTo(ClickHouseShardWriter.BreakerState.HALF_OPEN);
         assertThat(breaker.tryAcquire())
                 .as("second caller while the probe runs")
                 .isFalse();
@@ -75,14 +75,14 @@ class ReplicaBreakerTest {
         now.set(1_000);
         breaker.tryAcquire();
         breaker.onFailure();
-        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.OPEN);
+        assertThat(breaker.state()).isEqualTo(ClickHouseShardWriter.BreakerState.OPEN);
         assertThat(breaker.opens()).isEqualTo(2);
         now.set(1_999);
         assertThat(breaker.tryAcquire()).isFalse();
         now.set(2_000);
         assertThat(breaker.tryAcquire()).isTrue();
         breaker.onSuccess();
-        assertThat(breaker.state()).isEqualTo(ReplicaBreaker.State.CLOSED);
+        assertThat(breaker.state()).isEqualTo(ClickHouseShardWriter.BreakerState.CLOSED);
         assertThat(breaker.consecutiveFailures()).isZero();
         assertThat(breaker.tryAcquire()).isTrue();
     }

@@ -11,7 +11,7 @@ package dev.etl.clickhouse.sharding;
  *
  * <p>Stateless and thread-safe; allocates nothing.
  */
-public final class CityHash64 {
+final class CityHash64 {
     private static final long K0 = 0xc3a5c85c97cb3127L;
     private static final long K1 = 0xb492b66fbe98f273L;
     private static final long K2 = 0x9ae16a3b2f90404fL;

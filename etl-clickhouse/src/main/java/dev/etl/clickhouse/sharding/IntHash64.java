@@ -17,7 +17,7 @@ package dev.etl.clickhouse.sharding;
  *
  * <p>Stateless and thread-safe; allocates nothing.
  */
-public final class IntHash64 {
+final class IntHash64 {
     private static final long SALT = 0x4CF2D2BAAE6DA887L;
 
     private IntHash64() {}

@@ -1,5 +1,7 @@
 package dev.etl.clickhouse.sharding;
 
+import dev.etl.clickhouse.ColumnType;
+
 /**
  * The ClickHouse type of a sharding-key column, which decides how a Java key becomes the bytes or
  * number a ClickHouse hash sees. Integer keys are passed as a Java {@code long} holding the value the
@@ -85,28 +87,31 @@ public enum KeyType {
      *                                  (Nullable, floats, FixedString, arrays, …)
      */
     public static KeyType of(String clickHouseType) {
-        String t = clickHouseType.strip();
-        if (t.equals("LowCardinality(String)")) {
+        ColumnType t;
+        try {
+            t = ColumnType.parse(clickHouseType);
+        } catch (IllegalArgumentException e) {
+            throw unsupported(clickHouseType);
+        }
+        if (t.kind() == ColumnType.Kind.LOW_CARDINALITY && t.inner().kind() == ColumnType.Kind.STRING) {
             return STRING;
         }
-        if (t.equals("Date")) {
-            return UINT16;
-        }
-        if (t.equals("DateTime") || t.startsWith("DateTime(")) {
-            return UINT32;
-        }
-        if (t.startsWith("Enum8(")) {
-            return INT8;
-        }
-        if (t.startsWith("Enum16(")) {
-            return INT16;
-        }
-        for (KeyType k : values()) {
-            if (k.clickHouseName.equals(t)) {
-                return k;
-            }
-        }
-        throw new IllegalArgumentException(
+        return switch (t.kind()) {
+            case UINT8 -> UINT8;
+            case UINT16, DATE -> UINT16;
+            case UINT32, DATE_TIME -> UINT32;
+            case UINT64 -> UINT64;
+            case INT8, ENUM8 -> INT8;
+            case INT16, ENUM16 -> INT16;
+            case INT32 -> INT32;
+            case INT64 -> INT64;
+            case STRING -> STRING;
+            default -> throw unsupported(clickHouseType);
+        };
+    }
+
+    private static IllegalArgumentException unsupported(String clickHouseType) {
+        return new IllegalArgumentException(
                 "ClickHouse type '" + clickHouseType + "' is not a supported sharding key "
                         + "column type (supported: UInt8-64, Int8-64, Date, DateTime, Enum8/16, String, LowCardinality(String))");
     }

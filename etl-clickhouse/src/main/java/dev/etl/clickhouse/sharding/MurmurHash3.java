@@ -11,7 +11,7 @@ package dev.etl.clickhouse.sharding;
  *
  * <p>Stateless and thread-safe; allocates nothing.
  */
-public final class MurmurHash3 {
+final class MurmurHash3 {
     private static final long C1 = 0x87c37b91114253d5L;
     private static final long C2 = 0x4cf5ad432745937fL;
 

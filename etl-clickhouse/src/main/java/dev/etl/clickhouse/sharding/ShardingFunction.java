@@ -6,19 +6,19 @@ package dev.etl.clickhouse.sharding;
  */
 public enum ShardingFunction {
     /**
-     * {@code cityHash64(column)}. Strings: CityHash v1.0.2 of the UTF-8 bytes ({@link CityHash64}).
-     * Integers: {@link IntHash64#ofBits} of the value's bytes zero-extended to 64 bits, so
+     * {@code cityHash64(column)}. Strings: CityHash v1.0.2 of the UTF-8 bytes ({@code CityHash64}).
+     * Integers: {@code IntHash64#ofBits} of the value's bytes zero-extended to 64 bits, so
      * {@code cityHash64(toInt32(-1)) = cityHash64(toUInt32(4294967295))}, and the width does not matter
      * otherwise ({@code cityHash64(toUInt8(1)) = cityHash64(toUInt64(1))}).
      */
     CITY_HASH_64("cityHash64"),
     /**
      * {@code murmurHash3_64(column)}: MurmurHash3_x64_128 of the bytes, halves XORed
-     * ({@link MurmurHash3}). Integers are hashed as their little-endian bytes in the column's width.
+     * ({@code MurmurHash3}). Integers are hashed as their little-endian bytes in the column's width.
      */
     MURMUR_HASH3_64("murmurHash3_64"),
     /**
-     * {@code intHash64(column)}, integers only: {@link IntHash64#ofValue} of the value converted by
+     * {@code intHash64(column)}, integers only: {@code IntHash64#ofValue} of the value converted by
      * value (negative values of signed types sign-extended).
      */
     INT_HASH_64("intHash64"),

@@ -41,6 +41,8 @@ import org.junit.jupiter.api.Test;
  *   <li>every API package (every {@code dev.etl} package but the engine's {@code dev.etl.internal.*} and the
  *       unpublished {@code dev.etl.test.infra}) is {@code @NullMarked} in its {@code package-info.java}:
  *       what its signatures do not mark {@code @Nullable} is never null.</li>
+
+ *   <li>etl-clickhouse publishes a fixed list of types; the rest of it is package-private.</li>
  * </ul>
  */
 class PublicApiTest {
@@ -313,6 +315,55 @@ class PublicApiTest {
         }
         assertThat(apiPackages).as("API packages found").contains("dev.etl.pipeline", "dev.etl.autoconfigure");
         assertThat(unmarked).as("API packages without @NullMarked").isEmpty();
+
+     * etl-clickhouse's API, type by type (issue 31): the public top-level types of its two packages. Anything
+     * else is package-private; a new public type is a decision, made by adding it here (and to the module's
+     * documentation).
+     */
+    @Test
+    void theClickHouseConnectorPublishesTheseTypesOnly() {
+        Set<String> published = new TreeSet<>();
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            if ((pkg.equals("dev.etl.clickhouse") || pkg.equals("dev.etl.clickhouse.sharding"))
+                    && c.getEnclosingClass().isEmpty()
+                    && c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                published.add(c.getName());
+            }
+        }
+        assertThat(published)
+                .containsExactlyInAnyOrder(
+                        "dev.etl.clickhouse.ClickHouseCapabilities",
+                        "dev.etl.clickhouse.ClickHouseColumn",
+                        "dev.etl.clickhouse.ClickHouseHttpTransport",
+                        "dev.etl.clickhouse.ClickHouseInsert",
+                        "dev.etl.clickhouse.ClickHouseRequestException",
+                        "dev.etl.clickhouse.ClickHouseSchemaException",
+                        "dev.etl.clickhouse.ClickHouseShardWriter",
+                        "dev.etl.clickhouse.ClickHouseSink",
+                        "dev.etl.clickhouse.ClickHouseSinkConfig",
+                        "dev.etl.clickhouse.ClickHouseTls",
+                        "dev.etl.clickhouse.ClickHouseTransport",
+                        "dev.etl.clickhouse.ClickHouseType",
+                        "dev.etl.clickhouse.ClickHouseTypes",
+                        "dev.etl.clickhouse.ColumnEncodeException",
+                        "dev.etl.clickhouse.ColumnType",
+                        "dev.etl.clickhouse.InsertFormat",
+                        "dev.etl.clickhouse.RowBinaryEncoder",
+                        "dev.etl.clickhouse.UnsupportedNativeTypeException",
+                        "dev.etl.clickhouse.ValidationMode",
+                        "dev.etl.clickhouse.sharding.DistributedPlacement",
+                        "dev.etl.clickhouse.sharding.DistributedPlacementCheck",
+                        "dev.etl.clickhouse.sharding.DistributedRouter",
+                        "dev.etl.clickhouse.sharding.DistributedTable",
+                        "dev.etl.clickhouse.sharding.KeyType",
+                        "dev.etl.clickhouse.sharding.PlacementCheck",
+                        "dev.etl.clickhouse.sharding.PlacementCheckMode",
+                        "dev.etl.clickhouse.sharding.PlacementReport",
+                        "dev.etl.clickhouse.sharding.ShardPlacementException",
+                        "dev.etl.clickhouse.sharding.ShardWeights",
+                        "dev.etl.clickhouse.sharding.ShardingFunction",
+                        "dev.etl.clickhouse.sharding.ShardingKey");
     }
 
     private static boolean isPublicApi(JavaClass c) {

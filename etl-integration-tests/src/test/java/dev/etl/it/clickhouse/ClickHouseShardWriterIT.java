@@ -12,7 +12,6 @@ import dev.etl.clickhouse.ClickHouseShardWriter;
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTypes;
-import dev.etl.clickhouse.ReplicaBreaker;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.ValidationMode;
 import dev.etl.error.SinkWriteException;
@@ -258,7 +257,7 @@ class ClickHouseShardWriterIT {
         assertThat(writer.isHealthy()).isFalse();
         assertThat(writer.replicaStatus())
                 .extracting(ClickHouseShardWriter.ReplicaStatus::state)
-                .containsOnly(ReplicaBreaker.State.OPEN);
+                .containsOnly(ClickHouseShardWriter.BreakerState.OPEN);
         assertThat(registry.get("etl.clickhouse.replica.healthy").gauges())
                 .allSatisfy(g -> assertThat(g.value()).isZero());
         assertThatThrownBy(() -> writer.write(batch)).hasMessageContaining("every circuit breaker is open");

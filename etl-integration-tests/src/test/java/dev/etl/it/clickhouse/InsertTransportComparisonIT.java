@@ -2,9 +2,11 @@ package dev.etl.it.clickhouse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.etl.clickhouse.ClickHouseClientV2Transport;
 import dev.etl.clickhouse.ClickHouseHttpTransport;
 import dev.etl.clickhouse.ClickHouseInsert;
+import dev.etl.clickhouse.ClickHouseSink;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseTransport;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.sink.RowBuffer;
 import dev.etl.test.infra.ClickHouseHttp;
@@ -21,7 +23,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The two insert transports side by side: the same RowBinary body and the same {@link ClickHouseInsert}
  * (the writer's settings) through {@link ClickHouseHttpTransport} (raw {@code java.net.http}) and
- * {@link ClickHouseClientV2Transport} (client-v2, the default), alternating rounds, into one MergeTree
+ * client-v2 (the default, {@link ClickHouseSink#transport} of a {@link ClickHouseSinkConfig.Transport#CLIENT_V2} sink), alternating rounds, into one MergeTree
  * table on one replica. Prints the medians; asserts only that both paths wrote everything. The issue's
  * rule: client-v2 unless raw HTTP is measurably better (see docs/design/clickhouse.md § Measured).
  */
@@ -60,13 +62,13 @@ class InsertTransportComparisonIT {
         long[] rawNs = new long[ROUNDS];
         long[] clientNs = new long[ROUNDS];
         try (ClickHouseHttpTransport raw = new ClickHouseHttpTransport(connect, socket, null, null, false);
-                ClickHouseClientV2Transport client = new ClickHouseClientV2Transport(
-                        connect,
-                        socket,
-                        null,
-                        null,
-                        false,
-                        new ClickHouseHttpTransport(connect, socket, null, null, false))) {
+                ClickHouseTransport client = ClickHouseSink.transport(ClickHouseSinkConfig.builder()
+                        .table(db.name(), "bench")
+                        .shard(url)
+                        .connectTimeout(connect)
+                        .socketTimeout(socket)
+                        .transport(ClickHouseSinkConfig.Transport.CLIENT_V2)
+                        .build())) {
             for (int round = 0; round < ROUNDS; round++) {
                 long t0 = System.nanoTime();
                 raw.insert(replica, insert, bytes, bytes.length);

@@ -1,6 +1,5 @@
 package dev.etl.autoconfigure.clickhouse;
 
-import dev.etl.clickhouse.ClickHouseErrors;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.sharding.KeyType;
 import dev.etl.clickhouse.sharding.ShardingKey;
@@ -61,12 +60,12 @@ final class ClickHousePropertiesValidation {
                         "rejectionCodes",
                         INVALID,
                         "etl.sink.clickhouse.rejection-codes must list positive ClickHouse error codes, got " + code);
-            } else if (ClickHouseErrors.TRANSIENT_CODES.contains(code)) {
+            } else if (ClickHouseSinkConfig.TRANSIENT_ERROR_CODES.contains(code)) {
                 errors.rejectValue(
                         "rejectionCodes",
                         INVALID,
                         "etl.sink.clickhouse.rejection-codes lists " + code + ", a transient code (a retry may pass, "
-                                + "see ClickHouseErrors.TRANSIENT_CODES): treating it as rows the server refuses would "
+                                + "see ClickHouseSinkConfig.TRANSIENT_ERROR_CODES): treating it as rows the server refuses would "
                                 + "let permanent-failure=skip drop them");
             }
         }
