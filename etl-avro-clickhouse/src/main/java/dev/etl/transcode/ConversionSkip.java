@@ -1,5 +1,8 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
+
 /**
  * Skipping the value a {@link Conversion} would read, without writing: a static method on the
  * conversion's fields (no dispatch), recursing into union branches, the value under a Nullable and
@@ -64,7 +67,7 @@ final class ConversionSkip {
             case Conversion.OP_UNION: {
                 int index = in.readInt();
                 if (index < 0 || index >= c.children.length) {
-                    throw new MalformedBody(
+                    throw new MalformedAvroException(
                             "union index " + index + " out of range for " + c.children.length + " branches");
                 }
                 skip(c.children[index], in);

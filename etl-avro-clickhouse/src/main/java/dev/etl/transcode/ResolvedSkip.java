@@ -1,5 +1,8 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
+import dev.etl.avro.binary.MalformedAvroException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -168,18 +171,19 @@ final class ResolvedSkip {
     void skip(AvroCursor in) {
         switch (kind) {
             case SKIP:
-                AvroSkip.skip(writer, in);
+                AvroSkipper.skip(writer, in);
                 return;
             case ENUM: {
                 int at = in.position();
                 int index = in.readInt();
                 if (index < 0 || index >= symbols) {
-                    throw new MalformedBody(
+                    throw new MalformedAvroException(
                             "enum index " + index + " at byte " + at + " out of range for " + symbols + " symbols");
                 }
                 if (unmatched != null && unmatched[index] != null) {
-                    throw new MalformedBody("enum symbol " + unmatched[index] + " (index " + index + " at byte " + at
-                            + ") is not a symbol of the reader's " + text + ", which has no default");
+                    throw new MalformedAvroException(
+                            "enum symbol " + unmatched[index] + " (index " + index + " at byte " + at
+                                    + ") is not a symbol of the reader's " + text + ", which has no default");
                 }
                 return;
             }
@@ -218,14 +222,14 @@ final class ResolvedSkip {
                 int at = in.position();
                 int index = in.readInt();
                 if (index < 0 || index >= children.length) {
-                    throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
+                    throw new MalformedAvroException("union index " + index + " at byte " + at + " out of range for "
                             + children.length + " branches");
                 }
                 children[index].skip(in);
                 return;
             }
             default:
-                throw new MalformedBody(
+                throw new MalformedAvroException(
                         "the reader schema cannot read the value at byte " + in.position() + ": " + text);
         }
     }
