@@ -1,9 +1,8 @@
 package dev.etl.avro;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.etl.avro.binary.AvroSkipper;
 import dev.etl.avro.binary.MalformedAvroException;
-
-import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.etl.error.DeserializationException;
 import dev.etl.fuzz.AvroWork;
 import dev.etl.fuzz.Budget;

@@ -1,9 +1,8 @@
 package dev.etl.transcode;
 
+import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.etl.avro.binary.AvroCursor;
 import dev.etl.avro.binary.MalformedAvroException;
-
-import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.error.DeserializationException;
@@ -118,7 +117,8 @@ class TranscoderFuzzTest {
         });
         if (!actual.ok()) {
             if (scanning) {
-                Budget.expectDeclared(what, actual.failure(), MalformedAvroException.class, ColumnEncodeException.class);
+                Budget.expectDeclared(
+                        what, actual.failure(), MalformedAvroException.class, ColumnEncodeException.class);
             } else {
                 Budget.expectDeclared(
                         what, actual.failure(), DeserializationException.class, ColumnEncodeException.class);
