@@ -84,7 +84,7 @@ final class CompositeReaders {
             long total = 0;
             while (count != 0) {
                 total += count;
-                int from = in.position();
+                int from = in.mark();
                 collection.add(elements.read(in, generic == null ? null : generic.peek()));
                 in.zeroByteItems(from, count);
                 for (long i = 1; i < count; i++) {

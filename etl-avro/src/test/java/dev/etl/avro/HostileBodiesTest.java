@@ -190,6 +190,27 @@ class HostileBodiesTest {
         assertThat((List<?>) Fixtures.decode(d, atLimit).get(0).get("b")).hasSize(half);
     }
 
+    /**
+     * The bound holds for a body that does not start the array (behind a Confluent header, or a view into a
+     * larger array): the reader counts a block's first item by the cursor's absolute position. Found by the
+     * fuzz regression corpus when the decoder moved onto the shared cursor and compared a relative one.
+     */
+    @Test
+    void itemsThatTakeNoBytesAreBoundedInABodyAtAnOffset() {
+        ValueReader nulls = new CompositeReaders.Array(
+                TestSchemas.parse("{\"type\": \"array\", \"items\": \"null\"}"),
+                GenericData.get(),
+                new ValueReader.Primitive(ValueReader.OP_NULL));
+        byte[] huge = hugeBlocks(1);
+        byte[] framed = new byte[7 + huge.length];
+        System.arraycopy(huge, 0, framed, 7, huge.length);
+        AvroCursor in = new AvroCursor();
+        in.wrap(framed, 7, huge.length);
+        assertTimeoutPreemptively(Duration.ofSeconds(1), () -> assertThatThrownBy(() -> nulls.read(in, null))
+                .isInstanceOf(MalformedAvroException.class)
+                .hasMessageContaining("array items that take no bytes"));
+    }
+
     @Test
     void theItemsOfAllBlocksOfOneCollectionCountTowardsItsLimit() {
         Schema ints = TestSchemas.parse("{\"type\": \"array\", \"items\": \"int\"}");
