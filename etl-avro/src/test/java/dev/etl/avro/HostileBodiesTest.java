@@ -206,9 +206,11 @@ class HostileBodiesTest {
         System.arraycopy(huge, 0, framed, 7, huge.length);
         AvroCursor in = new AvroCursor();
         in.wrap(framed, 7, huge.length);
-        assertTimeoutPreemptively(Duration.ofSeconds(1), () -> assertThatThrownBy(() -> nulls.read(in, null))
-                .isInstanceOf(MalformedAvroException.class)
-                .hasMessageContaining("array items that take no bytes"));
+        assertTimeoutPreemptively(
+                Duration.ofSeconds(1),
+                () -> assertThatThrownBy(() -> nulls.read(in, null))
+                        .isInstanceOf(MalformedAvroException.class)
+                        .hasMessageContaining("array items that take no bytes"));
     }
 
     @Test
