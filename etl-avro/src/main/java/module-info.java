@@ -12,4 +12,5 @@ module dev.etl.avro {
     requires org.slf4j;
 
     exports dev.etl.avro;
+    exports dev.etl.avro.binary;
 }

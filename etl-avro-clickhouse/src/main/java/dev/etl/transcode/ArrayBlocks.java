@@ -1,5 +1,6 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
 import dev.etl.sink.RowBuffer;
 
 /** Avro arrays (blocks of items) as ClickHouse Arrays (a count, then the items). */

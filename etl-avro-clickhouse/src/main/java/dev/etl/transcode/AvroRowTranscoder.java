@@ -2,6 +2,9 @@ package dev.etl.transcode;
 
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.avro.WriterSchemas;
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroFraming;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
@@ -14,7 +17,6 @@ import dev.etl.sink.RowBuffer;
 import dev.etl.transcode.WriterPlans.Compiled;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Objects;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -73,10 +75,6 @@ import org.apache.avro.Schema;
  * </ul>
  */
 public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
-    private static final int HEADER_LENGTH = 5;
-    private static final int SINGLE_OBJECT_HEADER_LENGTH = 10;
-    private static final VarHandle LONG_LE =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle OWNER;
 
     static {
@@ -192,7 +190,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         Compiled compiled = current;
         try {
             return compiled.plan.write(in, out);
-        } catch (MalformedBody e) {
+        } catch (MalformedAvroException e) {
             throw malformed(compiled, e);
         }
     }
@@ -222,7 +220,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         }
         try {
             scannedDropped = plan.scan(in);
-        } catch (MalformedBody e) {
+        } catch (MalformedAvroException e) {
             throw malformed(compiled, e);
         }
         long key = plan.key(in);
@@ -248,12 +246,12 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         Compiled compiled = current;
         try {
             return ((ScanPlan) compiled.plan).emit(in, out, dropped);
-        } catch (MalformedBody e) {
+        } catch (MalformedAvroException e) {
             throw malformed(compiled, e);
         }
     }
 
-    private DeserializationException malformed(Compiled compiled, MalformedBody e) {
+    private DeserializationException malformed(Compiled compiled, MalformedAvroException e) {
         return DeserializationException.of(
                 currentId, "Avro body does not match writer schema " + compiled.label + ": " + e.getMessage(), null);
     }
@@ -270,17 +268,14 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
             compiled = last;
             id = -1;
             bodyOffset = offset;
-        } else if (length >= HEADER_LENGTH && array[offset] == 0) {
-            id = (array[offset + 1] & 0xff) << 24
-                    | (array[offset + 2] & 0xff) << 16
-                    | (array[offset + 3] & 0xff) << 8
-                    | (array[offset + 4] & 0xff);
+        } else if (AvroFraming.isConfluent(array, offset, length)) {
+            id = AvroFraming.schemaId(array, offset);
             compiled = lastKind == LAST_ID && id == lastId ? last : lookup(id);
-            bodyOffset = offset + HEADER_LENGTH;
+            bodyOffset = offset + AvroFraming.CONFLUENT_HEADER_LENGTH;
         } else {
             compiled = singleObject(array, offset, length);
             id = -1;
-            bodyOffset = offset + SINGLE_OBJECT_HEADER_LENGTH;
+            bodyOffset = offset + AvroFraming.SINGLE_OBJECT_HEADER_LENGTH;
         }
         if (compiled.error != null) {
             throw DeserializationException.of(
@@ -295,27 +290,13 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
 
     /** The plan of a single-object payload; else the payload is too short or of a bad magic byte. */
     private Compiled singleObject(byte[] array, int offset, int length) {
-        if (length < 2 || array[offset] != (byte) 0xC3 || array[offset + 1] != 0x01) {
-            if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(
-                        -1,
-                        "payload of " + length
-                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
-                        null);
-            }
-            throw DeserializationException.of(
-                    -1,
-                    String.format(
-                            "bad magic byte 0x%02x: not Confluent wire format (expected 0x00) nor Avro "
-                                    + "single-object encoding (0xC3 0x01)",
-                            array[offset] & 0xff),
-                    null);
+        if (!AvroFraming.isSingleObject(array, offset, length)) {
+            throw AvroFraming.unframed(array, offset, length);
         }
-        if (length < SINGLE_OBJECT_HEADER_LENGTH) {
-            throw DeserializationException.of(
-                    -1, "payload of " + length + " byte(s) is shorter than the 10-byte single-object header", null);
+        if (length < AvroFraming.SINGLE_OBJECT_HEADER_LENGTH) {
+            throw AvroFraming.shortSingleObject(length);
         }
-        long fingerprint = (long) LONG_LE.get(array, offset + 2);
+        long fingerprint = AvroFraming.fingerprint(array, offset);
         if (lastKind == LAST_FINGERPRINT && fingerprint == lastFingerprint) {
             return last;
         }

@@ -1,5 +1,7 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.sink.RowBuffer;
 
 /**
@@ -137,7 +139,7 @@ final class Conversion {
                 return;
             }
             case OP_STRING:
-                in.copyString(out);
+                Conversion.copyString(in, out);
                 return;
             case OP_NULLABLE_STRING:
                 nullableString(in, out);
@@ -163,9 +165,10 @@ final class Conversion {
             out.writeByte(1);
         } else if (index == 1 - size) {
             out.writeByte(0);
-            in.copyString(out);
+            Conversion.copyString(in, out);
         } else {
-            throw new MalformedBody("union index " + index + " at byte " + at + " out of range for 2 branches");
+            throw new MalformedAvroException(
+                    "union index " + index + " at byte " + at + " out of range for 2 branches");
         }
     }
 
@@ -186,7 +189,7 @@ final class Conversion {
         int at = in.position();
         int index = in.readInt();
         if (index < 0 || index >= children.length) {
-            throw new MalformedBody(
+            throw new MalformedAvroException(
                     "union index " + index + " at byte " + at + " out of range for " + children.length + " branches");
         }
         children[index].write(in, out);
@@ -203,17 +206,17 @@ final class Conversion {
                     in.skip(length);
                     throw new ValueRejected(length + " bytes do not fit " + columnType);
                 }
-                in.copy(length, out);
+                Conversion.copy(in, length, out);
                 pad(out, width - length);
                 return;
             }
             case OP_FIXED_TO_FIXED_STRING:
-                in.copy(size, out);
+                Conversion.copy(in, size, out);
                 pad(out, width - size);
                 return;
             case OP_FIXED_TO_STRING:
                 out.writeVarUInt(size);
-                in.copy(size, out);
+                Conversion.copy(in, size, out);
                 return;
             case OP_ENUM_STRING: {
                 byte[] s = strings[enumIndex(in, strings.length)];
@@ -339,7 +342,7 @@ final class Conversion {
         int at = in.position();
         int index = in.readInt();
         if (index < 0 || index >= symbols) {
-            throw new MalformedBody(
+            throw new MalformedAvroException(
                     "enum index " + index + " at byte " + at + " out of range for " + symbols + " symbols");
         }
         return index;
@@ -406,7 +409,7 @@ final class Conversion {
             case OP_UNION: {
                 int index = in.readInt();
                 if (index < 0 || index >= children.length) {
-                    throw new MalformedBody(
+                    throw new MalformedAvroException(
                             "union index " + index + " out of range for " + children.length + " branches");
                 }
                 children[index].skip(in);
@@ -558,5 +561,21 @@ final class Conversion {
             }
             return 0;
         }
+
+    /** Avro string or bytes → ClickHouse String: the same bytes behind a LEB128 length, array to array. */
+    static void copyString(AvroCursor in, RowBuffer out) {
+        int length = in.readLength();
+        int from = in.mark();
+        out.writeVarUInt(length);
+        out.writeBytes(in.array(), from, length);
+        in.reset(from + length);
+    }
+
+    /** Copies {@code length} raw bytes (a fixed). */
+    static void copy(AvroCursor in, int length, RowBuffer out) {
+        in.require(length);
+        int from = in.mark();
+        out.writeBytes(in.array(), from, length);
+        in.reset(from + length);
     }
 }

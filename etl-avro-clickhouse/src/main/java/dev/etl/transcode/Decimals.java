@@ -1,5 +1,7 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.sink.RowBuffer;
 
 /**
@@ -25,7 +27,7 @@ final class Decimals {
             String columnType,
             RowBuffer out) {
         if (length == 0) {
-            throw new MalformedBody("a decimal of zero bytes at byte " + in.position());
+            throw new MalformedAvroException("a decimal of zero bytes at byte " + in.position());
         }
         int first = 0;
         while (first < length - 1
@@ -64,7 +66,7 @@ final class Decimals {
     /** |value| < 10^precision, the value's magnitude computed into the lane's scratch. */
     private static boolean withinLimit(
             AvroCursor in, int first, int significant, boolean negative, byte[] limitMagnitude) {
-        byte[] m = in.digits;
+        byte[] m = in.scratch(32);
         int carry = 1;
         for (int i = significant - 1; i >= 0; i--) {
             int b = in.peek(first + i) & 0xff;

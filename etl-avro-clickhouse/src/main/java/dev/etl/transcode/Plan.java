@@ -1,5 +1,7 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.sink.RowBuffer;
 
@@ -17,7 +19,7 @@ interface Plan {
      * record or its exploded array is empty).
      *
      * @throws ColumnEncodeException when a value does not fit its column
-     * @throws MalformedBody when the body does not match the writer schema
+     * @throws MalformedAvroException when the body does not match the writer schema
      */
     int write(AvroCursor in, RowBuffer out);
 }

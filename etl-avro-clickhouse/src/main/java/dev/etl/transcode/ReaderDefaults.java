@@ -1,5 +1,6 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
 import dev.etl.sink.RowBuffer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,5 +1,7 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.transcode.AvroRowMapping.RecordCondition;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -55,7 +57,7 @@ final class RecordFilter {
                 int at = in.position();
                 int index = in.readInt();
                 if (index < 0 || index >= matchByIndex.length) {
-                    throw new MalformedBody("enum index " + index + " at byte " + at + " out of range for "
+                    throw new MalformedAvroException("enum index " + index + " at byte " + at + " out of range for "
                             + matchByIndex.length + " symbols");
                 }
                 match = matchByIndex[index];

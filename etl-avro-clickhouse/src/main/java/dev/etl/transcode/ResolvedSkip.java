@@ -1,5 +1,8 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
+import dev.etl.avro.binary.MalformedAvroException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -20,17 +23,17 @@ import org.apache.avro.Schema;
  * <li>a union branch the reader cannot take, or a writer type it cannot read, is rejected when decoded
  *     (when the branch is written) and skipped like any value.</li>
  * </ul>
- * {@link AvroSkip} is the skipping; this is the decoding, compiled once per (writer, reader) pair from
+ * {@link AvroSkipper} is the skipping; this is the decoding, compiled once per (writer, reader) pair from
  * Avro's own {@link Resolver} (so the reader's fields, aliases, defaults, enum symbols and union branches
  * are matched exactly as the object path matches them), and inside it the values only the writer has are
- * skipped by {@link AvroSkip} again, as Avro does. {@link #compile} returns null when decoding and
+ * skipped by {@link AvroSkipper} again, as Avro does. {@link #compile} returns null when decoding and
  * skipping decide alike (no enum, array, map or failing branch in the value: the plans' plain skip steps
  * then stay), which is every primitive.
  *
  * <p>Immutable once compiled, shared by the lanes through their plans; a pass allocates nothing.
  */
 final class ResolvedSkip {
-    /** Decoding and skipping decide alike: {@link AvroSkip} on {@link #writer}. */
+    /** Decoding and skipping decide alike: {@link AvroSkipper} on {@link #writer}. */
     private static final int SKIP = 0;
 
     private static final int ENUM = 1;
@@ -51,7 +54,7 @@ final class ResolvedSkip {
     private final String[] unmatched;
     /** ENUM: the reader enum's name; FAIL: Avro's message. */
     private final String text;
-    /** Compilation only: whether a record or union decides otherwise than {@link AvroSkip} (see {@link #compile}). */
+    /** Compilation only: whether a record or union decides otherwise than {@link AvroSkipper} (see {@link #compile}). */
     private boolean decides;
 
     private ResolvedSkip(int kind, Schema writer, int symbols, String[] unmatched, String text) {
@@ -64,7 +67,7 @@ final class ResolvedSkip {
 
     /**
      * How the object path decodes a {@code writer} value into a {@code reader} one, or null when skipping it
-     * with {@link AvroSkip} decides alike. For a value a column reads after it was passed (a mark), pass the
+     * with {@link AvroSkipper} decides alike. For a value a column reads after it was passed (a mark), pass the
      * writer schema as the reader too: the pass then reads what the conversion will read and decides as it
      * does (the conversion's compilation already rejected what does not resolve).
      */
@@ -116,7 +119,7 @@ final class ResolvedSkip {
                 || action instanceof Resolver.DoNothing
                 || action instanceof Resolver.Promote) {
             // A value only the writer has, or a primitive or fixed read as written or promoted: Avro reads
-            // the writer's bytes either way, as AvroSkip does.
+            // the writer's bytes either way, as AvroSkipper does.
             s = new ResolvedSkip(SKIP, action.writer, 0, null, null);
         } else if (action instanceof Resolver.ErrorAction) {
             s = new ResolvedSkip(FAIL, action.writer, 0, null, action.toString());
@@ -168,18 +171,19 @@ final class ResolvedSkip {
     void skip(AvroCursor in) {
         switch (kind) {
             case SKIP:
-                AvroSkip.skip(writer, in);
+                AvroSkipper.skip(writer, in);
                 return;
             case ENUM: {
                 int at = in.position();
                 int index = in.readInt();
                 if (index < 0 || index >= symbols) {
-                    throw new MalformedBody(
+                    throw new MalformedAvroException(
                             "enum index " + index + " at byte " + at + " out of range for " + symbols + " symbols");
                 }
                 if (unmatched != null && unmatched[index] != null) {
-                    throw new MalformedBody("enum symbol " + unmatched[index] + " (index " + index + " at byte " + at
-                            + ") is not a symbol of the reader's " + text + ", which has no default");
+                    throw new MalformedAvroException(
+                            "enum symbol " + unmatched[index] + " (index " + index + " at byte " + at
+                                    + ") is not a symbol of the reader's " + text + ", which has no default");
                 }
                 return;
             }
@@ -218,14 +222,14 @@ final class ResolvedSkip {
                 int at = in.position();
                 int index = in.readInt();
                 if (index < 0 || index >= children.length) {
-                    throw new MalformedBody("union index " + index + " at byte " + at + " out of range for "
+                    throw new MalformedAvroException("union index " + index + " at byte " + at + " out of range for "
                             + children.length + " branches");
                 }
                 children[index].skip(in);
                 return;
             }
             default:
-                throw new MalformedBody(
+                throw new MalformedAvroException(
                         "the reader schema cannot read the value at byte " + in.position() + ": " + text);
         }
     }

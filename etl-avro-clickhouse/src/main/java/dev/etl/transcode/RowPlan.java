@@ -1,5 +1,8 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.sink.RowBuffer;
@@ -172,9 +175,9 @@ final class RowPlan implements Plan {
     public int write(AvroCursor in, RowBuffer out) {
         final int[] ops = this.ops;
         final int[] rest = this.rest;
-        final byte[] b = in.buf;
-        final int limit = in.limit;
-        int p = in.pos;
+        final byte[] b = in.array();
+        final int limit = in.limit();
+        int p = in.mark();
         out.ensureRemaining(rest[0]);
         byte[] o = out.array();
         int q = out.length();
@@ -190,9 +193,9 @@ final class RowPlan implements Plan {
                             v = (int) r;
                             p = (int) (r >>> 32);
                         } else {
-                            in.pos = p;
+                            in.reset(p);
                             v = in.readInt();
-                            p = in.pos;
+                            p = in.mark();
                         }
                         if (ops[i] == INT32) {
                             INT_LE.set(o, q, v);
@@ -219,9 +222,9 @@ final class RowPlan implements Plan {
                             v = (v >>> 1) ^ -(v & 1);
                             p += n;
                         } else {
-                            in.pos = p;
+                            in.reset(p);
                             v = in.readLong();
-                            p = in.pos;
+                            p = in.mark();
                         }
                         if (v < 0 && ops[i] == UINT64) {
                             throw conversions[i].outOfRange(v);
@@ -232,7 +235,7 @@ final class RowPlan implements Plan {
                     }
                     case FLOAT32:
                         if (limit - p < 4) {
-                            in.pos = p;
+                            in.reset(p);
                             in.readFloat(); // throws: end of body
                         }
                         INT_LE.set(o, q, (int) INT_LE.get(b, p));
@@ -241,7 +244,7 @@ final class RowPlan implements Plan {
                         break;
                     case FLOAT64:
                         if (limit - p < 8) {
-                            in.pos = p;
+                            in.reset(p);
                             in.readDouble(); // throws: end of body
                         }
                         LONG_LE.set(o, q, (long) LONG_LE.get(b, p));
@@ -253,9 +256,9 @@ final class RowPlan implements Plan {
                         if (p < limit && ((v = b[p]) & 0xfe) == 0) {
                             p++;
                         } else {
-                            in.pos = p;
+                            in.reset(p);
                             v = in.readBoolean() ? 1 : 0; // throws
-                            p = in.pos;
+                            p = in.mark();
                         }
                         o[q++] = (byte) v;
                         break;
@@ -273,10 +276,10 @@ final class RowPlan implements Plan {
                                 q += 2;
                             }
                         } else {
-                            in.pos = p;
+                            in.reset(p);
                             out.advanceTo(q);
                             conversions[i].write(in, out);
-                            p = in.pos;
+                            p = in.mark();
                             q = out.length();
                             out.ensureRemaining(rest[i + 1]);
                             o = out.array();
@@ -287,10 +290,10 @@ final class RowPlan implements Plan {
                         // Branch index 0 or 1 is one byte, 0 or 2; the conversion's size is the null branch.
                         int v;
                         if (p >= limit || ((v = b[p]) & ~2) != 0) {
-                            in.pos = p;
+                            in.reset(p);
                             out.advanceTo(q);
                             conversions[i].write(in, out); // end of body, bad or overlong index
-                            p = in.pos;
+                            p = in.mark();
                             q = out.length();
                             out.ensureRemaining(rest[i + 1]);
                             o = out.array();
@@ -319,10 +322,10 @@ final class RowPlan implements Plan {
                             p += v;
                             q += v;
                         } else {
-                            in.pos = p;
+                            in.reset(p);
                             out.advanceTo(q);
-                            in.copyString(out);
-                            p = in.pos;
+                            Conversion.copyString(in, out);
+                            p = in.mark();
                             q = out.length();
                             out.ensureRemaining(rest[i + 1]);
                             o = out.array();
@@ -330,49 +333,49 @@ final class RowPlan implements Plan {
                         break;
                     }
                     case SKIP_VARINT:
-                        in.pos = p;
+                        in.reset(p);
                         in.readLong();
-                        p = in.pos;
+                        p = in.mark();
                         break;
                     case SKIP_INT:
-                        in.pos = p;
+                        in.reset(p);
                         in.readInt();
-                        p = in.pos;
+                        p = in.mark();
                         break;
                     case SKIP_BYTES:
-                        in.pos = p;
+                        in.reset(p);
                         in.skip(marks[i]);
-                        p = in.pos;
+                        p = in.mark();
                         break;
                     case SKIP_LENGTH:
-                        in.pos = p;
+                        in.reset(p);
                         in.skipLengthPrefixed();
-                        p = in.pos;
+                        p = in.mark();
                         break;
                     case SKIP:
-                        in.pos = p;
-                        AvroSkip.skip(skips[i], in);
-                        p = in.pos;
+                        in.reset(p);
+                        AvroSkipper.skip(skips[i], in);
+                        p = in.mark();
                         break;
                     case SKIP_RESOLVED:
-                        in.pos = p;
+                        in.reset(p);
                         resolved[i].skip(in);
-                        p = in.pos;
+                        p = in.mark();
                         break;
                     case MARK:
-                        in.marks[marks[i]] = p;
+                        in.mark(marks[i], p);
                         break;
                     case CONVERT:
-                        in.pos = p;
+                        in.reset(p);
                         out.advanceTo(q);
                         conversions[i].write(in, out);
-                        p = in.pos;
+                        p = in.mark();
                         q = out.length();
                         out.ensureRemaining(rest[i + 1]);
                         o = out.array();
                         break;
                     case CONVERT_AT: {
-                        in.pos = in.marks[marks[i]];
+                        in.reset(in.marked(marks[i]));
                         out.advanceTo(q);
                         conversions[i].write(in, out);
                         q = out.length();
@@ -390,10 +393,10 @@ final class RowPlan implements Plan {
         } catch (ValueRejected e) {
             throw new ColumnEncodeException(columns[columnOf[i]], e.getMessage(), null);
         }
-        in.pos = p;
+        in.reset(p);
         out.advanceTo(q);
         if (p != limit) {
-            throw new MalformedBody(
+            throw new MalformedAvroException(
                     in.remaining() + " trailing byte(s) after the record (body is " + in.length() + " bytes)");
         }
         return 1;

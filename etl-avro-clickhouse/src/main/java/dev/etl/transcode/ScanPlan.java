@@ -1,5 +1,8 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.clickhouse.ColumnType;
@@ -126,12 +129,12 @@ final class ScanPlan implements Plan {
      * at the end.
      *
      * @return whether a condition drops the record
-     * @throws MalformedBody when the body does not match the writer schema
+     * @throws MalformedAvroException when the body does not match the writer schema
      */
     boolean scan(AvroCursor in) {
         boolean dropped = steps(record, in);
         if (in.remaining() != 0) {
-            throw new MalformedBody(
+            throw new MalformedAvroException(
                     in.remaining() + " trailing byte(s) after the record (body is " + in.length() + " bytes)");
         }
         return dropped;
@@ -143,7 +146,7 @@ final class ScanPlan implements Plan {
             case KEY_INT:
             case KEY_LONG: {
                 int end = in.mark();
-                in.reset(in.marks[keyMark]);
+                in.reset(in.marked(keyMark));
                 long key = keyRead == KEY_INT ? in.readInt() : in.readLong();
                 in.reset(end);
                 return key;
@@ -173,7 +176,7 @@ final class ScanPlan implements Plan {
             return 1;
         }
         int end = in.mark();
-        in.reset(in.marks[arrayMark]);
+        in.reset(in.marked(arrayMark));
         int rows = 0;
         long total = 0;
         for (long count = in.blockCount(total); count != 0; count = in.blockCount(total)) {
@@ -201,7 +204,7 @@ final class ScanPlan implements Plan {
             for (; c < sources.length; c++) {
                 switch (sources[c]) {
                     case SOURCE_MARK:
-                        in.reset(in.marks[sourceArgs[c]]);
+                        in.reset(in.marked(sourceArgs[c]));
                         conversions[c].write(in, out);
                         break;
                     case SOURCE_INDEX:
@@ -256,10 +259,10 @@ final class ScanPlan implements Plan {
                     in.skipLengthPrefixed();
                     break;
                 case MARK:
-                    in.marks[args[i]] = in.mark();
+                    in.mark(args[i], in.mark());
                     break;
                 case FILTER:
-                    in.reset(in.marks[args[i]]);
+                    in.reset(in.marked(args[i]));
                     dropped |= steps.filters[i].drops(in);
                     break;
                 case ARRAY:
@@ -270,7 +273,7 @@ final class ScanPlan implements Plan {
                     break;
                 case RowPlan.SKIP:
                 default:
-                    AvroSkip.skip(steps.skips[i], in);
+                    AvroSkipper.skip(steps.skips[i], in);
             }
         }
         return dropped;

@@ -1,5 +1,6 @@
 package dev.etl.transcode;
 
+import dev.etl.avro.binary.AvroCursor;
 import dev.etl.sink.RowBuffer;
 
 /** Avro's {@code uuid} on a {@code string} as ClickHouse's UUID (two little-endian halves, high first). */

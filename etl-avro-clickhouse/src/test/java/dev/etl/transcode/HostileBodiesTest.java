@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.error.DeserializationException;
 import dev.etl.sink.RowBuffer;
 import java.io.ByteArrayOutputStream;
@@ -18,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Bodies written to hurt (issue 35), through every place the transcoder reads an array: a column
  * ({@code ArrayBlocks}, single pass and out of writer order, and through a {@code ScanPlan}), an
- * unmapped field ({@code AvroSkip}), an inner array while an outer one in several blocks is counted
+ * unmapped field ({@code AvroSkipper}), an inner array while an outer one in several blocks is counted
  * ({@code Conversion.skip}), and the exploded array ({@code ScanPlan}'s scan and emit). A block count of
  * {@code Long.MIN_VALUE} (its negation is itself) is malformed, as Avro 1.12 says, never a negative array
  * length in the row; blocks of billions of items that take no bytes ({@code null}, {@code fixed(0)}, an
@@ -129,14 +132,14 @@ class HostileBodiesTest {
                                 .column("id", "Int32")
                                 .column("xs", xsColumnType)
                                 .column("qty", "Int32")),
-                // RowPlan: out of writer order (marked and skipped by AvroSkip, then converted from the mark).
+                // RowPlan: out of writer order (marked and skipped by AvroSkipper, then converted from the mark).
                 () -> transcoder(
                         writer,
                         AvroRowMapping.builder(writer)
                                 .column("qty", "Int32")
                                 .column("xs", xsColumnType)
                                 .column("id", "Int32")),
-                // RowPlan: not mapped (AvroSkip).
+                // RowPlan: not mapped (AvroSkipper).
                 () -> transcoder(
                         writer,
                         AvroRowMapping.builder(writer).column("id", "Int32").column("qty", "Int32")),
@@ -295,14 +298,14 @@ class HostileBodiesTest {
         assertThat(HexFormat.of().formatHex(out.toByteArray()))
                 .isEqualTo("05" + "01000000" + "02000000" + "03000000" + "04000000" + "05000000");
         assertThatThrownBy(() -> ArrayBlocks.write(int32, cursor(six), new RowBuffer(64)))
-                .isInstanceOf(MalformedBody.class)
+                .isInstanceOf(MalformedAvroException.class)
                 .hasMessage("an array or map of more than 5 items (6 with the block at byte 4; "
                         + dev.etl.avro.AvroLimits.MAX_COLLECTION_ITEMS_PROPERTY + ")");
         Schema ints = new Schema.Parser().parse("{\"type\": \"array\", \"items\": \"int\"}");
         AvroCursor in = cursor(five);
-        AvroSkip.skip(ints, in);
+        AvroSkipper.skip(ints, in);
         assertThat(in.remaining()).isZero();
-        assertThatThrownBy(() -> AvroSkip.skip(ints, cursor(six))).isInstanceOf(MalformedBody.class);
+        assertThatThrownBy(() -> AvroSkipper.skip(ints, cursor(six))).isInstanceOf(MalformedAvroException.class);
     }
 
     private static AvroCursor cursor(byte[] body) {

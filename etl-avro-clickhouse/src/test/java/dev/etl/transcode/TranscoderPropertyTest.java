@@ -3,6 +3,7 @@ package dev.etl.transcode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.binary.AvroCursor;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.sink.RowBuffer;
 import java.util.Arrays;

@@ -3,6 +3,8 @@ package dev.etl.transcode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.error.DeserializationException;
 import dev.etl.record.Payload;
 import dev.etl.sink.RowBuffer;
@@ -109,7 +111,7 @@ class UnreadDataTest {
                         .isEqualTo(HexFormat.of().formatHex(expected));
             } else if (scanning) {
                 cursor.wrap(body, 0, body.length);
-                assertThatThrownBy(() -> scan.write(cursor, out)).as(what).isInstanceOf(MalformedBody.class);
+                assertThatThrownBy(() -> scan.write(cursor, out)).as(what).isInstanceOf(MalformedAvroException.class);
             } else {
                 assertThatThrownBy(() -> transcoder.transcode(body, 0, body.length, out))
                         .as(what)

@@ -1,5 +1,7 @@
 package dev.etl.avro;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import java.io.IOException;
 
 /**
@@ -12,21 +14,22 @@ import java.io.IOException;
 abstract class BodyDecoder<T> {
     /**
      * @param reuse the value this lane emitted last (or null); may be filled in and returned
-     * @throws AvroBodyException or IOException/RuntimeException when the body does not match
+     * @throws MalformedAvroException or IOException/RuntimeException when the body does not match
      */
     abstract T decode(byte[] array, int offset, int length, T reuse) throws IOException;
 
     /** Whether this is the compiled fast path (false: Avro's resolving {@code DatumReader}). */
     abstract boolean fast();
 
-    static AvroBodyException trailing(int remaining, int length) {
-        return new AvroBodyException(remaining + " trailing byte(s) after the record (body is " + length + " bytes)");
+    static MalformedAvroException trailing(int remaining, int length) {
+        return new MalformedAvroException(
+                remaining + " trailing byte(s) after the record (body is " + length + " bytes)");
     }
 
-    /** The compiled fast path: a {@link RecordReader} over an {@link AvroInput}. */
+    /** The compiled fast path: a {@link RecordReader} over an {@link AvroCursor}. */
     static final class Fast<T> extends BodyDecoder<T> {
         private final RecordReader reader;
-        private final AvroInput in = new AvroInput();
+        private final AvroCursor in = new AvroCursor();
 
         Fast(RecordReader reader) {
             this.reader = reader;
@@ -35,7 +38,7 @@ abstract class BodyDecoder<T> {
         @Override
         @SuppressWarnings("unchecked")
         T decode(byte[] array, int offset, int length, T reuse) {
-            AvroInput in = this.in;
+            AvroCursor in = this.in;
             in.wrap(array, offset, length);
             Object value = reader.read(in, reuse);
             if (in.remaining() != 0) {
@@ -66,7 +69,7 @@ abstract class BodyDecoder<T> {
             this.decoder = decoder;
             T value = reader.read(reuse, decoder);
             if (!decoder.isEnd()) {
-                throw new AvroBodyException("trailing byte(s) after the record (body is " + length + " bytes)");
+                throw new MalformedAvroException("trailing byte(s) after the record (body is " + length + " bytes)");
             }
             return value;
         }

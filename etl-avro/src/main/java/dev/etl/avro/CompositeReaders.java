@@ -1,5 +1,7 @@
 package dev.etl.avro;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import java.util.Collection;
 import java.util.Map;
 import org.apache.avro.Schema;
@@ -20,12 +22,12 @@ final class CompositeReaders {
         }
 
         @Override
-        Object read(AvroInput in, Object reuse) {
+        Object read(AvroCursor in, Object reuse) {
             int at = in.position();
             int index = in.readInt();
             ValueReader[] branches = this.branches;
             if (index < 0 || index >= branches.length) {
-                throw new AvroBodyException("union index " + index + " at byte " + at + " out of range for "
+                throw new MalformedAvroException("union index " + index + " at byte " + at + " out of range for "
                         + branches.length + " branches");
             }
             return branches[index].read(in, reuse);
@@ -43,16 +45,16 @@ final class CompositeReaders {
         }
 
         @Override
-        Object read(AvroInput in, Object reuse) {
+        Object read(AvroCursor in, Object reuse) {
             int at = in.position();
             int index = in.readInt();
             if (index < 0 || index >= symbolsByWriterIndex.length) {
-                throw new AvroBodyException("enum index " + index + " at byte " + at + " out of range for "
+                throw new MalformedAvroException("enum index " + index + " at byte " + at + " out of range for "
                         + symbolsByWriterIndex.length + " symbols");
             }
             Object symbol = symbolsByWriterIndex[index];
             if (symbol == null) {
-                throw new AvroBodyException("enum symbol " + writerSymbols[index]
+                throw new MalformedAvroException("enum symbol " + writerSymbols[index]
                         + " is not in the reader schema, which has no default symbol");
             }
             return symbol;
@@ -73,7 +75,7 @@ final class CompositeReaders {
 
         @Override
         @SuppressWarnings("unchecked")
-        Object read(AvroInput in, Object reuse) {
+        Object read(AvroCursor in, Object reuse) {
             long count = in.blockCount(0);
             Object array = model.newArray(reuse, (int) Math.min(count, 1024), schema);
             Collection<Object> collection = (Collection<Object>) array;
@@ -82,7 +84,7 @@ final class CompositeReaders {
             long total = 0;
             while (count != 0) {
                 total += count;
-                int from = in.position();
+                int from = in.mark();
                 collection.add(elements.read(in, generic == null ? null : generic.peek()));
                 in.zeroByteItems(from, count);
                 for (long i = 1; i < count; i++) {
@@ -108,7 +110,7 @@ final class CompositeReaders {
 
         @Override
         @SuppressWarnings("unchecked")
-        Object read(AvroInput in, Object reuse) {
+        Object read(AvroCursor in, Object reuse) {
             long count = in.blockCount(0);
             Map<Object, Object> map = (Map<Object, Object>) model.newMap(reuse, (int) Math.min(count, 1024));
             long total = 0;
@@ -138,7 +140,7 @@ final class CompositeReaders {
         }
 
         @Override
-        Object read(AvroInput in, Object reuse) {
+        Object read(AvroCursor in, Object reuse) {
             GenericFixed fixed = (GenericFixed) model.createFixed(reuse, schema);
             in.readFixed(fixed.bytes(), size);
             return fixed;
@@ -148,7 +150,7 @@ final class CompositeReaders {
     /** Bytes as a {@code ByteBuffer}, into the old buffer when it is large enough. */
     static final class Bytes extends ValueReader {
         @Override
-        Object read(AvroInput in, Object reuse) {
+        Object read(AvroCursor in, Object reuse) {
             return in.readBytes(reuse);
         }
     }

@@ -149,14 +149,14 @@ final class FastDecoderCompiler {
         int[] ops = new int[n];
         int[] positions = new int[n];
         ValueReader[] readers = new ValueReader[n];
-        Skipper[] skippers = new Skipper[n];
+        Schema[] skipped = new Schema[n];
         boolean[] written = new boolean[reader.getFields().size()];
         for (int i = 0; i < n; i++) {
             Schema.Field wf = writerFields.get(i);
             Schema.Field rf = readerField(reader, wf);
             if (rf == null) {
                 ops[i] = -1;
-                skippers[i] = new Skipper(wf.schema());
+                skipped[i] = wf.schema();
                 continue;
             }
             written[rf.pos()] = true;
@@ -187,7 +187,7 @@ final class FastDecoderCompiler {
                 ops,
                 positions,
                 readers,
-                skippers,
+                skipped,
                 defaultPositions.stream().mapToInt(Integer::intValue).toArray(),
                 defaults.toArray(),
                 mutable.toArray(new Schema[0]));

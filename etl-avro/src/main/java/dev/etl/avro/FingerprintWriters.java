@@ -1,9 +1,7 @@
 package dev.etl.avro;
 
+import dev.etl.avro.binary.AvroFraming;
 import dev.etl.error.DeserializationException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.apache.avro.Schema;
 
@@ -23,10 +21,6 @@ import org.apache.avro.Schema;
  * failing good rows for a while. As it is, the first payload after the registration decodes.
  */
 final class FingerprintWriters<T> {
-    static final int HEADER_LENGTH = 10;
-    private static final VarHandle LONG_LE =
-            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-
     private final Framing<T> framing;
     private final WriterSchemas schemas;
     private final Long2ObjectHashMap<Framing.Writer<T>> writers = new Long2ObjectHashMap<>();
@@ -35,16 +29,6 @@ final class FingerprintWriters<T> {
     FingerprintWriters(Framing<T> framing, WriterSchemas schemas) {
         this.framing = framing;
         this.schemas = schemas;
-    }
-
-    /** Whether the payload starts with the single-object marker {@code C3 01}. */
-    static boolean isSingleObject(byte[] array, int offset, int length) {
-        return length >= 2 && array[offset] == (byte) 0xC3 && array[offset + 1] == 0x01;
-    }
-
-    /** The fingerprint as it appears in messages: 16 hex digits. */
-    static String hex(long fingerprint) {
-        return String.format("%016x", fingerprint);
     }
 
     /** Compiles a configured writer schema now (it takes precedence over the {@link WriterSchemas}). */
@@ -56,18 +40,23 @@ final class FingerprintWriters<T> {
         }
     }
 
-    /** Decodes a payload that starts with the marker ({@link #isSingleObject}). */
+    /** Decodes a payload that starts with the marker ({@link AvroFraming#isSingleObject}). */
     T decode(byte[] array, int offset, int length, T reuse) {
-        if (length < HEADER_LENGTH) {
-            throw DeserializationException.of(
-                    -1, "payload of " + length + " byte(s) is shorter than the 10-byte single-object header", null);
+        if (length < AvroFraming.SINGLE_OBJECT_HEADER_LENGTH) {
+            throw AvroFraming.shortSingleObject(length);
         }
-        long fingerprint = (long) LONG_LE.get(array, offset + 2);
+        long fingerprint = AvroFraming.fingerprint(array, offset);
         Framing.Writer<T> writer = writers.get(fingerprint);
         if (writer == null) {
             writer = load(fingerprint);
         }
-        return Framing.decodeBody(writer, -1, array, offset + HEADER_LENGTH, length - HEADER_LENGTH, reuse);
+        return Framing.decodeBody(
+                writer,
+                -1,
+                array,
+                offset + AvroFraming.SINGLE_OBJECT_HEADER_LENGTH,
+                length - AvroFraming.SINGLE_OBJECT_HEADER_LENGTH,
+                reuse);
     }
 
     private Framing.Writer<T> load(long fingerprint) {
@@ -75,7 +64,7 @@ final class FingerprintWriters<T> {
         if (schema == null) {
             throw DeserializationException.of(
                     -1,
-                    "unknown writer schema fingerprint " + hex(fingerprint) + " (single-object payload): "
+                    "unknown writer schema fingerprint " + AvroFraming.hex(fingerprint) + " (single-object payload): "
                             + (configured > 0 ? "not among the " + configured + " configured schemas, nor " : "not ")
                             + "registered in WriterSchemas (" + schemas.size() + " known); whatever produces such "
                             + "rows must register their writer schema there before handing out the first",
@@ -87,6 +76,6 @@ final class FingerprintWriters<T> {
     }
 
     private static String label(long fingerprint, Schema schema) {
-        return "fingerprint " + hex(fingerprint) + " (" + schema.getFullName() + ")";
+        return "fingerprint " + AvroFraming.hex(fingerprint) + " (" + schema.getFullName() + ")";
     }
 }

@@ -1,5 +1,7 @@
 package dev.etl.avro;
 
+import dev.etl.avro.binary.AvroFraming;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.error.DeserializationException;
 import java.io.IOException;
 import java.util.List;
@@ -79,7 +81,7 @@ abstract class Framing<T> {
                     schemaId,
                     "mapping a record of writer schema " + writer.label + " failed: " + e.getCause(),
                     e.getCause());
-        } catch (AvroBodyException e) {
+        } catch (MalformedAvroException e) {
             throw DeserializationException.of(
                     schemaId, "Avro body does not match writer schema " + writer.label + ": " + e.getMessage(), null);
         } catch (IOException | RuntimeException e) {
@@ -90,8 +92,6 @@ abstract class Framing<T> {
 
     /** Magic byte 0, 4-byte big-endian schema id, Avro body; writer schemas from the registry. */
     static final class Confluent<T> extends Framing<T> {
-        static final int HEADER_LENGTH = 5;
-
         private final SchemaRegistryClient registry;
         private final Int2ObjectHashMap<Writer<T>> writers = new Int2ObjectHashMap<>();
         private final FingerprintWriters<T> singleObjects;
@@ -104,39 +104,24 @@ abstract class Framing<T> {
 
         @Override
         T decode(byte[] array, int offset, int length, T reuse) {
-            if (length < HEADER_LENGTH || array[offset] != 0) {
-                return notConfluent(array, offset, length, reuse);
+            if (!AvroFraming.isConfluent(array, offset, length)) {
+                if (AvroFraming.isSingleObject(array, offset, length)) {
+                    return singleObjects.decode(array, offset, length, reuse); // a backfill's row
+                }
+                throw AvroFraming.unframed(array, offset, length);
             }
-            int schemaId = (array[offset + 1] & 0xff) << 24
-                    | (array[offset + 2] & 0xff) << 16
-                    | (array[offset + 3] & 0xff) << 8
-                    | (array[offset + 4] & 0xff);
+            int schemaId = AvroFraming.schemaId(array, offset);
             Writer<T> writer = writers.get(schemaId);
             if (writer == null) {
                 writer = load(schemaId);
             }
-            return decodeBody(writer, schemaId, array, offset + HEADER_LENGTH, length - HEADER_LENGTH, reuse);
-        }
-
-        /** A single-object payload (a backfill's row), or a payload too short or of a bad magic byte. */
-        private T notConfluent(byte[] array, int offset, int length, T reuse) {
-            if (FingerprintWriters.isSingleObject(array, offset, length)) {
-                return singleObjects.decode(array, offset, length, reuse);
-            }
-            if (length < HEADER_LENGTH) {
-                throw DeserializationException.of(
-                        -1,
-                        "payload of " + length
-                                + " byte(s) is shorter than the 5-byte Confluent header (magic byte + schema id)",
-                        null);
-            }
-            throw DeserializationException.of(
-                    -1,
-                    String.format(
-                            "bad magic byte 0x%02x: not Confluent wire format (expected 0x00) nor Avro single-object "
-                                    + "encoding (0xC3 0x01)",
-                            array[offset] & 0xff),
-                    null);
+            return decodeBody(
+                    writer,
+                    schemaId,
+                    array,
+                    offset + AvroFraming.CONFLUENT_HEADER_LENGTH,
+                    length - AvroFraming.CONFLUENT_HEADER_LENGTH,
+                    reuse);
         }
 
         private Writer<T> load(int schemaId) {
@@ -192,7 +177,7 @@ abstract class Framing<T> {
 
         @Override
         T decode(byte[] array, int offset, int length, T reuse) {
-            if (!FingerprintWriters.isSingleObject(array, offset, length)) {
+            if (!AvroFraming.isSingleObject(array, offset, length)) {
                 if (length < 2) {
                     throw DeserializationException.of(
                             -1,

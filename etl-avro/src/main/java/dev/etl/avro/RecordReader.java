@@ -1,5 +1,7 @@
 package dev.etl.avro;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.IndexedRecord;
@@ -21,7 +23,9 @@ final class RecordReader extends ValueReader {
     private final int[] ops;
     private final int[] positions;
     private final ValueReader[] readers;
-    private final Skipper[] skippers;
+    /** Per writer field the reader dropped, its writer schema (skipped); null for the others. */
+    private final Schema[] skipped;
+
     private final int[] defaultPositions;
     private final Object[] defaults;
     private final Schema[] mutableDefaultSchemas;
@@ -32,7 +36,7 @@ final class RecordReader extends ValueReader {
             int[] ops,
             int[] positions,
             ValueReader[] readers,
-            Skipper[] skippers,
+            Schema[] skipped,
             int[] defaultPositions,
             Object[] defaults,
             Schema[] mutableDefaultSchemas) {
@@ -45,7 +49,7 @@ final class RecordReader extends ValueReader {
         this.ops = ops;
         this.positions = positions;
         this.readers = readers;
-        this.skippers = skippers;
+        this.skipped = skipped;
         this.defaultPositions = defaultPositions;
         this.defaults = defaults;
         this.mutableDefaultSchemas = mutableDefaultSchemas;
@@ -56,7 +60,7 @@ final class RecordReader extends ValueReader {
     }
 
     @Override
-    Object read(AvroInput in, Object reuse) {
+    Object read(AvroCursor in, Object reuse) {
         IndexedRecord record = reuse != null
                         && reuse.getClass() == recordClass
                         && (!genericRecord || ((IndexedRecord) reuse).getSchema() == schema)
@@ -66,7 +70,7 @@ final class RecordReader extends ValueReader {
         return record;
     }
 
-    void readInto(AvroInput in, IndexedRecord record) {
+    void readInto(AvroCursor in, IndexedRecord record) {
         int[] ops = this.ops;
         int[] positions = this.positions;
         for (int i = 0; i < ops.length; i++) {
@@ -94,7 +98,7 @@ final class RecordReader extends ValueReader {
                     record.put(pos, readers[i].read(in, record.get(pos)));
                     break;
                 case -1:
-                    skippers[i].skip(in);
+                    AvroSkipper.skip(skipped[i], in);
                     break;
                 default:
                     record.put(pos, readPrimitive(ops[i], in, null));

@@ -1,8 +1,10 @@
 package dev.etl.avro;
 
+import dev.etl.avro.binary.AvroCursor;
+
 /**
  * One node of a compiled decoder: reads one value of a (writer, reader) schema pair from an
- * {@link AvroInput}. Built once per schema pair by {@link FastDecoderCompiler}; immutable, so a tree
+ * {@link AvroCursor}. Built once per schema pair by {@link FastDecoderCompiler}; immutable, so a tree
  * may be shared, but the values it returns are the caller's (reused per lane).
  *
  * <p>Leaf readers for primitives also have an {@link #opcode()}: a {@link RecordReader} inlines those
@@ -31,7 +33,7 @@ abstract class ValueReader {
      * @param reuse the previous value at this position (may be null, or of another type after a
      *        union switched branches); readers reuse it only when it has the right type
      */
-    abstract Object read(AvroInput in, Object reuse);
+    abstract Object read(AvroCursor in, Object reuse);
 
     /** The inlined form of this reader inside a record's field loop, or {@link #OP_VALUE}. */
     int opcode() {
@@ -52,13 +54,13 @@ abstract class ValueReader {
         }
 
         @Override
-        Object read(AvroInput in, Object reuse) {
+        Object read(AvroCursor in, Object reuse) {
             return readPrimitive(opcode, in, reuse);
         }
     }
 
     /** Reads one primitive by opcode; shared by {@link Primitive} and {@link RecordReader}'s slow path. */
-    static Object readPrimitive(int opcode, AvroInput in, Object reuse) {
+    static Object readPrimitive(int opcode, AvroCursor in, Object reuse) {
         switch (opcode) {
             case OP_INT:
                 return in.readInt();

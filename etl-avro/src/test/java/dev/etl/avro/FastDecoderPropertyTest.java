@@ -3,6 +3,7 @@ package dev.etl.avro;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.avro.binary.MalformedAvroException;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.List;
@@ -55,11 +56,11 @@ class FastDecoderPropertyTest {
             int cut = length;
             assertThatThrownBy(() -> fast.decode(body, 0, cut, null))
                     .as("prefix of %d/%d bytes", cut, body.length)
-                    .isInstanceOf(AvroBodyException.class);
+                    .isInstanceOf(MalformedAvroException.class);
         }
         byte[] longer = Arrays.copyOf(body, body.length + 1);
         assertThatThrownBy(() -> fast.decode(longer, 0, longer.length, null))
-                .isInstanceOf(AvroBodyException.class)
+                .isInstanceOf(MalformedAvroException.class)
                 .hasMessageContaining("trailing");
     }
 

@@ -1,6 +1,8 @@
 package dev.etl.avro;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.etl.avro.binary.AvroSkipper;
+import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.error.DeserializationException;
 import dev.etl.fuzz.AvroWork;
 import dev.etl.fuzz.Budget;
@@ -25,13 +27,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The fast Avro decoder ({@link FastDecoderCompiler}'s tree of {@link ValueReader}s and
- * {@link CompositeReaders}, with {@link Skipper} for the fields a reader removed) against Avro's own
+ * {@link CompositeReaders}, with {@link AvroSkipper} for the fields a reader removed) against Avro's own
  * {@code GenericDatumReader(writer, reader)} on arbitrary bytes.
  *
  * <p>Input: the first byte picks a (writer, reader) pair of {@link #CASES} (modulo their number), the
  * rest is the body. Per input, within {@link Budget}'s time and allocation bounds:
  * <ul>
- * <li>the fast decoder either returns a record or throws {@link AvroBodyException}, nothing else;</li>
+ * <li>the fast decoder either returns a record or throws {@link MalformedAvroException}, nothing else;</li>
  * <li>same decision as Avro (a body Avro reads in full, trailing bytes being an error for both), and
  *     when both accept, equal records; decoding into a reused record gives the same record. The fast
  *     path may reject more than Avro only where it is stricter on purpose: a boolean byte other than 0
@@ -137,7 +139,7 @@ class AvroDecoderFuzzTest {
 
         Outcome<GenericRecord> fast = Budget.run(what, length, fixed, 64, () -> d.fast.decode(framed, 3, length, null));
         if (!fast.ok()) {
-            Budget.expectDeclared(what, fast.failure(), AvroBodyException.class);
+            Budget.expectDeclared(what, fast.failure(), MalformedAvroException.class);
         }
         Outcome<GenericRecord> reused = Budget.run(
                 what + " into a reused record",

@@ -41,7 +41,7 @@ final class FuzzSchemas {
 
     /**
      * A reader of {@link #EVENT}: removed fields of every type ({@code payload}, {@code legacy}: the
-     * Skipper), added fields with defaults, promotions (int→long, long→double, float→double, int→double,
+     * AvroSkipper), added fields with defaults, promotions (int→long, long→double, float→double, int→double,
      * string→bytes), an alias, an enum symbol removed (reader default), a reordered reader union.
      */
     static final String EVENT_READER = """
@@ -84,14 +84,14 @@ final class FuzzSchemas {
               {"name": "tail", "type": "string"}
             ]}""";
 
-    /** A reader of {@link #ZERO} that removes every collection: the Skipper walks them. */
+    /** A reader of {@link #ZERO} that removes every collection: the AvroSkipper walks them. */
     static final String ZERO_DROPPED = """
             {"type": "record", "name": "Zero", "namespace": "fuzz", "fields": [
               {"name": "id", "type": "int"},
               {"name": "tail", "type": "string"}
             ]}""";
 
-    /** A recursive writer record: the reader drops the recursive field, so the Skipper recurses. */
+    /** A recursive writer record: the reader drops the recursive field, so the AvroSkipper recurses. */
     static final String NODE = """
             {"type": "record", "name": "Node", "namespace": "fuzz", "fields": [
               {"name": "value", "type": "long"},

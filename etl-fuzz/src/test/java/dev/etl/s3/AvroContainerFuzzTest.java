@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The backfill's Avro object container reader ({@link AvroContainerFormat}: {@link AvroSplitReader},
- * {@link AvroFileInput}, {@link AvroContainerHeader}, {@link AvroBodySkipper}, the codecs) on arbitrary
+ * {@link AvroFileInput}, {@link AvroContainerHeader}, the codecs; record ends by {@code AvroSkipper}) on arbitrary
  * files, against Avro's {@link DataFileStream}.
  *
  * <p>Input: byte 0 is the split size ({@code 0}: the object is read whole only; else the object is also

@@ -1,6 +1,7 @@
 package dev.etl.s3;
 
 import dev.etl.avro.WriterSchemas;
+import dev.etl.avro.binary.AvroFraming;
 import org.apache.avro.Schema;
 
 /**
@@ -11,7 +12,7 @@ import org.apache.avro.Schema;
  */
 public final class AvroRows {
     /** The header's length: marker (2) + fingerprint (8). */
-    public static final int HEADER_LENGTH = 10;
+    public static final int HEADER_LENGTH = AvroFraming.SINGLE_OBJECT_HEADER_LENGTH;
 
     private AvroRows() {}
 
@@ -22,10 +23,6 @@ public final class AvroRows {
 
     /** Writes the 10-byte header at {@code offset} of {@code dst}. */
     public static void writeHeader(byte[] dst, int offset, long fingerprint) {
-        dst[offset] = (byte) 0xC3;
-        dst[offset + 1] = 0x01;
-        for (int i = 0; i < 8; i++) {
-            dst[offset + 2 + i] = (byte) (fingerprint >>> (8 * i));
-        }
+        AvroFraming.writeSingleObjectHeader(dst, offset, fingerprint);
     }
 }

@@ -1,8 +1,12 @@
 package dev.etl.s3;
 
 import dev.etl.avro.AvroLimits;
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
+import dev.etl.avro.binary.MalformedAvroException;
 import java.io.IOException;
 import java.util.Arrays;
+import org.apache.avro.Schema;
 
 /**
  * Reads one split of an Avro object container file: the header (from offset 0), then the blocks that
@@ -31,7 +35,13 @@ final class AvroSplitReader implements AutoCloseable {
 
     private AvroFileInput in;
     private AvroBlockCodec codec;
-    private AvroBodySkipper skipper;
+    /** The writer schema, whose records {@link #skipRecord} finds the ends of. */
+    private Schema schema;
+    /** The fewest bytes one record takes ({@link AvroSkipper#minBytes}): bounds a block's record count. */
+    private int minBytes;
+    /** Over one record at a time, for {@link AvroSkipper}: each record gets the bounds of one body. */
+    private final AvroCursor cursor = new AvroCursor();
+
     private long fingerprint;
     private String schemaName;
     private byte[] sync;
@@ -72,7 +82,8 @@ final class AvroSplitReader implements AutoCloseable {
         }
         sync = header.sync();
         codec = AvroBlockCodec.forName(header.codec(), where);
-        skipper = AvroBodySkipper.compile(header.schema());
+        schema = header.schema();
+        minBytes = AvroSkipper.minBytes(schema);
         fingerprint = AvroRows.register(header.schema());
         schemaName = header.schema().getFullName();
         if (item.start() > header.length()) {
@@ -106,7 +117,7 @@ final class AvroSplitReader implements AutoCloseable {
         if (item.objectSize() >= 0 && size > item.objectSize() - in.position()) {
             throw corrupt("block size " + size + " runs past the end of the object", at);
         }
-        if (skipper.minBytes() == 0) {
+        if (minBytes == 0) {
             // Counted before the rows to skip are, so that a replay fails at the same block.
             zeroByteRecords += count;
             if (zeroByteRecords > AvroLimits.maxZeroByteItems()) {
@@ -150,7 +161,7 @@ final class AvroSplitReader implements AutoCloseable {
     private void deliver(byte[] data, int bodyLength, int count, int skip, long at) throws CorruptSplitException {
         int from = AvroBlockCodec.HEADROOM;
         int limit = from + bodyLength;
-        int min = skipper.minBytes();
+        int min = minBytes;
         if (min > 0 && (long) count * min > bodyLength) {
             throw corrupt(count + " records cannot fit in the block's " + bodyLength + " bytes", at);
         }
@@ -193,8 +204,10 @@ final class AvroSplitReader implements AutoCloseable {
 
     private int skipRecord(byte[] data, int p, int limit, int index, long at) throws CorruptSplitException {
         try {
-            return skipper.skip(data, p, limit);
-        } catch (AvroBodySkipper.Malformed e) {
+            cursor.wrap(data, p, limit - p);
+            AvroSkipper.skip(schema, cursor);
+            return cursor.mark();
+        } catch (MalformedAvroException e) {
             throw corrupt(
                     "record " + index + " (at byte " + (p - AvroBlockCodec.HEADROOM)
                             + " of the block's data) does not fit the block: " + e.getMessage(),

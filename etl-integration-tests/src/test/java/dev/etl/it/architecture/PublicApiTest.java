@@ -24,7 +24,8 @@ import org.junit.jupiter.api.Test;
  * <ul>
  *   <li>dependencies flow one way: engine ← connectors ← auto-configuration; connectors never see each
  *       other, the engine sees none of them; the Avro → RowBinary bridge ({@code dev.etl.transcode},
- *       etl-avro-clickhouse) sees the engine, the Avro and the ClickHouse connector only; the backfill
+ *       etl-avro-clickhouse) sees the engine, the Avro and the ClickHouse connector only (the Avro
+ *       connector's low-level byte layer {@code dev.etl.avro.binary} included); the backfill
  *       source ({@code dev.etl.s3}, etl-s3) the engine and the Kafka and Avro connectors it builds on;</li>
  *   <li>{@code dev.etl.internal.*} is the engine's own: no class outside the engine uses it (the
  *       engine's and the Avro connector's module descriptors say the same to the module path; this
@@ -53,6 +54,8 @@ class PublicApiTest {
     private static final Map<String, List<String>> ALLOWED_THIRD_PARTY = Map.ofEntries(
             Map.entry("dev.etl.kafka", List.of("org.apache.kafka.")),
             Map.entry("dev.etl.avro", List.of("org.apache.avro.")),
+            // etl-avro's low-level byte layer (cursor, skipper, framing): Avro's Schema and Utf8.
+            Map.entry("dev.etl.avro.binary", List.of("org.apache.avro.")),
             Map.entry("dev.etl.json", List.of("tools.jackson.")),
             Map.entry("dev.etl.datagen", List.of("org.apache.avro.")),
             Map.entry("dev.etl.clickhouse", List.of("com.clickhouse.")),
@@ -109,6 +112,7 @@ class PublicApiTest {
                 "dev.etl.internal.sink",
                 "dev.etl.kafka",
                 "dev.etl.avro",
+                "dev.etl.avro.binary",
                 "dev.etl.json",
                 "dev.etl.clickhouse",
                 "dev.etl.transcode",
@@ -252,6 +256,26 @@ class PublicApiTest {
             }
         }
         assertThat(violations).as("types a public API signature may not expose").isEmpty();
+    }
+
+    /**
+     * etl-avro's low-level byte layer is a deliberate, small API (issue 31): the cursor, the skipper, the
+     * framing checks and the one error for malformed bytes, each a final class. A new public type there is
+     * a decision to make here, not a side effect.
+     */
+    @Test
+    void theAvroByteLayerPublishesItsFourTypesOnly() {
+        Set<String> published = new TreeSet<>();
+        for (JavaClass c : classes) {
+            if (c.getPackageName().equals("dev.etl.avro.binary")
+                    && c.getModifiers().contains(JavaModifier.PUBLIC)
+                    && isPublicApi(c)) {
+                published.add(c.getSimpleName());
+                assertThat(c.getModifiers()).as(c.getName()).contains(JavaModifier.FINAL);
+            }
+        }
+        assertThat(published)
+                .containsExactlyInAnyOrder("AvroCursor", "AvroFraming", "AvroSkipper", "MalformedAvroException");
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.etl.transcode;
+package dev.etl.avro.binary;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,7 +8,7 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * The varint fast forms {@link RowPlan} reads with ({@link AvroCursor#intAt}, {@link AvroCursor#word},
+ * The varint fast forms the transcoder's row loop reads with ({@link AvroCursor#intAt}, {@link AvroCursor#word},
  * {@link AvroCursor#varintLength}, {@link AvroCursor#varintValue}) agree with the cursor's byte-by-byte
  * reads on every length of varint, at every distance from the limit and the array's end, and leave
  * malformed varints to the cursor (which rejects them).
@@ -80,7 +80,9 @@ class AvroCursorTest {
             assertThat(AvroCursor.intAt(b, 0, varint.length)).isEqualTo(-1L);
             AvroCursor in = new AvroCursor();
             in.wrap(b, 0, varint.length);
-            assertThatThrownBy(in::readInt).isInstanceOf(MalformedBody.class).hasMessage("malformed varint at byte 0");
+            assertThatThrownBy(in::readInt)
+                    .isInstanceOf(MalformedAvroException.class)
+                    .hasMessage("malformed int varint at byte 0");
         }
     }
 
