@@ -561,6 +561,7 @@ final class Conversion {
             }
             return 0;
         }
+    }
 
     /** Avro string or bytes → ClickHouse String: the same bytes behind a LEB128 length, array to array. */
     static void copyString(AvroCursor in, RowBuffer out) {
