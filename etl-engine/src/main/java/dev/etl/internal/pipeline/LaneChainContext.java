@@ -3,6 +3,7 @@ package dev.etl.internal.pipeline;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.error.FatalPipelineException;
+import dev.etl.error.RateLimitedLog;
 import dev.etl.error.RecordException;
 import dev.etl.error.SkipBudget;
 import dev.etl.internal.metrics.ErrorMetrics;
@@ -16,7 +17,6 @@ import dev.etl.pipeline.PipelineConfig;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SinkDefinition;
-import dev.etl.util.RateLimitedLog;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -124,7 +124,7 @@ public final class LaneChainContext implements LaneContext {
     void requireConfiguredStagesExist() {
         for (String configured : config.stagePolicies().keySet()) {
             if (!stages.contains(configured)) {
-                String closest = dev.etl.util.Suggestion.closest(configured, stages);
+                String closest = dev.etl.error.Suggestion.closest(configured, stages);
                 throw new FatalPipelineException(
                         ErrorClass.OPERATOR,
                         "pipeline '" + config.name()

@@ -1,6 +1,7 @@
 package dev.etl.internal.pipeline;
 
 import dev.etl.error.FatalPipelineException;
+import dev.etl.error.Secrets;
 import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.internal.metrics.ErrorMetrics;
 import dev.etl.internal.sink.SinkRuntime;
@@ -12,7 +13,6 @@ import dev.etl.pipeline.RunReport;
 import dev.etl.pipeline.Scheduler;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
-import dev.etl.util.Secrets;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;

@@ -67,12 +67,12 @@ class PublicApiTest {
     private static final List<String> ENGINE_API = List.of(
             "dev.etl.deser",
             "dev.etl.error",
+            "dev.etl.http",
             "dev.etl.ops",
             "dev.etl.pipeline",
             "dev.etl.record",
             "dev.etl.sink",
-            "dev.etl.source",
-            "dev.etl.util");
+            "dev.etl.source");
 
     /** The package of etl-avro-clickhouse, which bridges two connectors (so is none of them). */
     private static final String BRIDGE = "dev.etl.transcode";

@@ -1,4 +1,4 @@
-package dev.etl.util;
+package dev.etl.error;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.etl.util;
+package dev.etl.error;
 
 import java.util.Collection;
 

@@ -1,4 +1,4 @@
-package dev.etl.util;
+package dev.etl.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
