@@ -4,6 +4,8 @@ import dev.etl.error.FatalPipelineException;
 import dev.etl.error.Secrets;
 import dev.etl.internal.backpressure.InFlightBudget;
 import dev.etl.internal.metrics.ErrorMetrics;
+import dev.etl.internal.metrics.LaneMetrics;
+import dev.etl.internal.sink.ChunkOutbox;
 import dev.etl.internal.sink.SinkRuntime;
 import dev.etl.ops.ChainFactory;
 import dev.etl.pipeline.PipelineConfig;
@@ -17,6 +19,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -142,8 +145,8 @@ public final class PipelineRun {
         Thread controllerThread = scheduler.newThread(controller, "etl-controller-" + config.name());
         boolean controllerStarted = false;
         try {
-            SinkRuntime deadLetter = PipelineWiring.buildSinks(this, sinkDefinitions, deadLetterDefinition, sinks);
-            PipelineWiring.buildLanes(this, errorMetrics, sinks, deadLetter, lanes, laneThreads);
+            SinkRuntime deadLetter = buildSinks();
+            buildLanes(deadLetter);
             for (SinkRuntime sink : sinks) {
                 sink.start();
             }
@@ -162,6 +165,71 @@ public final class PipelineRun {
                 config.lanes(),
                 source.describe(),
                 sinks.stream().map(SinkRuntime::name).toList());
+    }
+
+    /**
+     * The first half of the wiring {@link #start()} builds before it starts any thread: every sink
+     * constructed (its writer factory and validation run) into {@link #sinks}, the dead-letter sink last;
+     * returns the dead-letter sink or null. {@link #buildLanes} is the second half. Both add to this run's
+     * own lists as they go, so a start that throws half-way can undo exactly what was built.
+     */
+    private SinkRuntime buildSinks() {
+        for (SinkDefinition definition : sinkDefinitions) {
+            sinks.add(newSink(definition));
+        }
+        if (deadLetterDefinition == null) {
+            return null;
+        }
+        // An ordinary sink (batching, retries, acks, abandonment, metrics), written to only by the
+        // DEAD_LETTER error path; last, so its name is never the chains' default sink.
+        SinkRuntime deadLetter = newSink(deadLetterDefinition);
+        sinks.add(deadLetter);
+        return deadLetter;
+    }
+
+    private SinkRuntime newSink(SinkDefinition definition) {
+        return new SinkRuntime(
+                config.name(),
+                definition,
+                budget,
+                config.ioThreads(),
+                registry,
+                this::fail,
+                new SinkRuntime.Threads(
+                        scheduler::nanoTime,
+                        scheduler.random(),
+                        scheduler::newThread,
+                        scheduler::join,
+                        scheduler == Scheduler.system() ? null : scheduler::parkNanos));
+    }
+
+    /**
+     * Builds every lane into {@link #lanes} and its thread, unstarted, into {@link #laneThreads}: per lane
+     * one outbox per ordinary sink (and one for the dead-letter sink) and its chain context.
+     */
+    private void buildLanes(SinkRuntime deadLetter) {
+        PipelineSkipWindow skipWindow = new PipelineSkipWindow(config.skipBudget(), scheduler::nanoTime);
+        for (int i = 0; i < config.lanes(); i++) {
+            Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
+            for (SinkRuntime sink : sinks) {
+                if (sink != deadLetter) {
+                    outboxes.put(sink.name(), new ChunkOutbox(sink, sink.definition()));
+                }
+            }
+            LaneChainContext context = new LaneChainContext(
+                    config,
+                    i,
+                    registry,
+                    outboxes,
+                    errorMetrics,
+                    deadLetter == null ? null : new ChunkOutbox(deadLetter, deadLetter.definition()),
+                    skipWindow,
+                    scheduler::nanoTime,
+                    LaneChainContext.SKIP_LOG_INTERVAL_NS);
+            Lane lane = new Lane(this, i, context, new LaneMetrics(registry, config.name(), i));
+            lanes.add(lane);
+            laneThreads.add(scheduler.newThread(lane, "etl-lane-" + config.name() + "-" + i));
+        }
     }
 
     /**

@@ -314,7 +314,7 @@ class BlockReplayPropertyTest {
                 bytes.write(c.rows().array(), 0, c.rows().length());
             }
             byte[] content = bytes.toByteArray();
-            String token = head.isBlock() ? head.blockToken() : "plain";
+            String token = head.isDeterministicBlock() ? head.blockToken() : "plain";
             written.putIfAbsent(token, content);
             blockStarts.putIfAbsent(
                     token,
