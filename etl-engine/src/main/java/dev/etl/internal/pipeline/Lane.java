@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * runs the poll loop as a short list of named steps:
  *
  * <pre>
- *   drainAcks → commitIfDue → failIfStalled → held.resume → handOffPending → applyBackpressure
+ *   drainAcks → commitIfDue → failIfStalled → stalled.resume → handOffPending → applyBackpressure
  *     → poll (→ onBatch…) → handOffPending
  * </pre>
  *
@@ -73,7 +73,7 @@ public final class Lane implements Runnable, BatchHandler {
 
     private final LaneCommits commits;
     /** Partitions paused on their own behind a stalled head. */
-    private final StalledPartitions held;
+    private final StalledPartitions stalled;
 
     private final LaneAssignments assignments;
     private final long stalledFailAfterNs;
@@ -117,8 +117,8 @@ public final class Lane implements Runnable, BatchHandler {
         context.blocks(blocks);
         context.checkpointer(checkpointer);
         this.commits = new LaneCommits(runtime, index, checkpointer, blocks, metrics);
-        this.held = new StalledPartitions(config, index, checkpointer, blocks, metrics);
-        this.assignments = new LaneAssignments(this, runtime, index, checkpointer, blocks, held, metrics);
+        this.stalled = new StalledPartitions(config, index, checkpointer, blocks, metrics);
+        this.assignments = new LaneAssignments(this, runtime, index, checkpointer, blocks, stalled, metrics);
         this.stalledFailAfterNs = config.stalledFailAfter().toNanos();
         this.pollTimeoutMs = Math.max(1, config.pollTimeout().toMillis());
     }
@@ -129,7 +129,7 @@ public final class Lane implements Runnable, BatchHandler {
         try {
             sourceLane = runtime.source().openLane(index, assignments);
             runtime.sourceLaneOpened(sourceLane);
-            held.open(sourceLane);
+            stalled.open(sourceLane);
             assignments.open(sourceLane);
             context.partitionNames(sourceLane::describe, sourceLane::topic);
             if (blocks != null) {
@@ -174,7 +174,7 @@ public final class Lane implements Runnable, BatchHandler {
             }
             commits.commitIfDue(nowNs);
             failIfStalled(nowNs);
-            held.resume();
+            stalled.resume();
             reportStaleAcks();
             context.reportSuppressed(false);
             boolean pending = handOffPending();
@@ -192,7 +192,7 @@ public final class Lane implements Runnable, BatchHandler {
         int partition = batch.partition();
         long seq = checkpointer.register(partition, batch.lastOffset() + 1);
         if (checkpointer.outstanding(partition) >= HOLD_OUTSTANDING_BATCHES || checkpointer.isFailedAtHead(partition)) {
-            held.hold(partition);
+            stalled.hold(partition);
         }
         // From the queue's pool: drainAcks recycles it once the checkpointer has applied it.
         AckRef ack = ackQueue.acquire(partition, checkpointer.epoch(partition), seq);
@@ -210,7 +210,7 @@ public final class Lane implements Runnable, BatchHandler {
             if (blocks != null) {
                 blocks.afterBatch(partition, batch.lastOffset() + 1, batch.backlog());
                 if (blocks.tooManyPending(partition)) {
-                    held.hold(partition);
+                    stalled.hold(partition);
                 }
             }
         } finally {
@@ -479,7 +479,7 @@ public final class Lane implements Runnable, BatchHandler {
 
     /** Names of the partitions paused behind a stalled head, as of the last change. Any thread. */
     List<String> heldPartitions() {
-        return held.names();
+        return stalled.names();
     }
 
     /** Whether the lane has paused its partitions. Any thread. */

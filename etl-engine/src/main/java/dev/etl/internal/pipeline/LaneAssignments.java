@@ -14,7 +14,7 @@ import org.slf4j.LoggerFactory;
  * assignment changes. An assigned partition gets a new epoch in the checkpointer and, with deterministic
  * blocks, the block ends its previous owner recorded; a revoked one is drained and committed
  * synchronously first ({@link Lane#drainRevoked}, unless the pipeline has failed), then dropped; a lost
- * one is dropped without a commit. Each forgets its {@link StalledPartitions holds}.
+ * one is dropped without a commit. Each forgets its {@link StalledPartitions stalled partitions}.
  *
  * <p>Confined to the lane thread: the source calls it from inside a poll (or from its close). Logs
  * under the lane's category.
@@ -30,7 +30,7 @@ public final class LaneAssignments implements PartitionListener {
     /** The lane's deterministic blocks, or null. */
     private final LaneBlocks blocks;
 
-    private final StalledPartitions held;
+    private final StalledPartitions stalled;
     private final LaneMetrics metrics;
     private SourceLane sourceLane;
 
@@ -40,7 +40,7 @@ public final class LaneAssignments implements PartitionListener {
             int index,
             Checkpointer checkpointer,
             LaneBlocks blocks,
-            StalledPartitions held,
+            StalledPartitions stalled,
             LaneMetrics metrics) {
         this.lane = lane;
         this.runtime = runtime;
@@ -48,7 +48,7 @@ public final class LaneAssignments implements PartitionListener {
         this.index = index;
         this.checkpointer = checkpointer;
         this.blocks = blocks;
-        this.held = held;
+        this.stalled = stalled;
         this.metrics = metrics;
     }
 
@@ -58,7 +58,7 @@ public final class LaneAssignments implements PartitionListener {
 
     @Override
     public void onAssigned(int[] partitions) {
-        held.forget(partitions, true);
+        stalled.forget(partitions, true);
         for (int partition : partitions) {
             checkpointer.assign(partition);
             if (blocks != null) {
@@ -83,7 +83,7 @@ public final class LaneAssignments implements PartitionListener {
                 blocks.removed(partition);
             }
         }
-        held.forget(partitions, false);
+        stalled.forget(partitions, false);
         log.info("pipeline={} lane={} revoked {}", config.name(), index, names(partitions));
     }
 
@@ -96,7 +96,7 @@ public final class LaneAssignments implements PartitionListener {
                 blocks.removed(partition);
             }
         }
-        held.forget(partitions, false);
+        stalled.forget(partitions, false);
         log.warn(
                 "pipeline={} lane={} lost {} without a chance to commit; in-flight data replays on the new owner",
                 config.name(),

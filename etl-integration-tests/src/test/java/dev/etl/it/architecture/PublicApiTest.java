@@ -29,6 +29,9 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code dev.etl.internal.*} is the engine's own: no class outside the engine uses it (the
  *       engine's and the Avro connector's module descriptors say the same to the module path; this
  *       test says it on the class path, where Spring Boot applications run);</li>
+ *   <li>the engine's API packages hold API only (issue 31): every top-level type in them is public, the
+ *       implementation behind them is in {@code dev.etl.internal.*}, and there is no grab-bag package
+ *       ({@code dev.etl.util});</li>
  *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
  *       types, etl API types, Micrometer's {@code MeterRegistry} family, and the client types of its own
  *       connector (Kafka's, Avro's, Jackson 3's for JSON, ClickHouse's, Avro's {@code Schema} for datagen; the AWS SDK's, Kafka's and Avro's for the S3 backfill;
@@ -111,6 +114,23 @@ class PublicApiTest {
                     .as("classes of %s imported", pkg)
                     .isTrue();
         }
+    }
+
+    @Test
+    void theEnginesApiPackagesHoldOnlyPublicTypes() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            if (!pkg.startsWith("dev.etl.internal") && isEngine(pkg) && c.isTopLevelClass()
+                    && !c.getSimpleName().equals("package-info")
+                    && !c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                violations.add(c.getName() + " is not public: implementation belongs in dev.etl.internal.*");
+            }
+        }
+        assertThat(violations).as("non-API types in the engine's API packages").isEmpty();
+        assertThat(classes.stream().noneMatch((c) -> c.getPackageName().equals("dev.etl.util")))
+                .as("no dev.etl.util")
+                .isTrue();
     }
 
     @Test
