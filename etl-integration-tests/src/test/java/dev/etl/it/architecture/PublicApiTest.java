@@ -121,7 +121,9 @@ class PublicApiTest {
         List<String> violations = new ArrayList<>();
         for (JavaClass c : classes) {
             String pkg = c.getPackageName();
-            if (!pkg.startsWith("dev.etl.internal") && isEngine(pkg) && c.isTopLevelClass()
+            if (!pkg.startsWith("dev.etl.internal")
+                    && isEngine(pkg)
+                    && c.isTopLevelClass()
                     && !c.getSimpleName().equals("package-info")
                     && !c.getModifiers().contains(JavaModifier.PUBLIC)) {
                 violations.add(c.getName() + " is not public: implementation belongs in dev.etl.internal.*");
