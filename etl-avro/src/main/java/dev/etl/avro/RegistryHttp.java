@@ -1,8 +1,8 @@
 package dev.etl.avro;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.etl.util.BoundedHttpBody;
-import dev.etl.util.Secrets;
+import dev.etl.error.Secrets;
+import dev.etl.http.BoundedHttpBody;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,6 +1,6 @@
 package dev.etl.avro;
 
-import dev.etl.util.RateLimitedLog;
+import dev.etl.error.RateLimitedLog;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;

@@ -291,7 +291,7 @@ final class ClickHouseSchemaValidator {
         }
         for (String name : config.settings().keySet()) {
             if (!known.contains(name)) {
-                String closest = dev.etl.util.Suggestion.closest(name, known);
+                String closest = dev.etl.error.Suggestion.closest(name, known);
                 throw new ClickHouseSchemaException(
                         replica,
                         config.qualifiedTable(),

@@ -1,10 +1,10 @@
 package dev.etl.clickhouse;
 
 import dev.etl.clickhouse.ClickHouseErrors.Category;
+import dev.etl.error.RateLimitedLog;
 import dev.etl.error.SinkWriteException;
 import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
-import dev.etl.util.RateLimitedLog;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.security.MessageDigest;

@@ -1,12 +1,12 @@
 package dev.etl.datagen;
 
+import dev.etl.error.RateLimitedLog;
 import dev.etl.error.SourceException;
 import dev.etl.source.AbstractSourceLane;
 import dev.etl.source.BatchHandler;
 import dev.etl.source.CommitOffsets;
 import dev.etl.source.CommittedPosition;
 import dev.etl.source.PartitionListener;
-import dev.etl.util.RateLimitedLog;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

@@ -9,7 +9,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.LongSupplier;
@@ -80,8 +83,12 @@ public final class DatagenSource implements Source {
     private final DatagenPartition[] partitions;
     private final AtomicReferenceArray<DatagenLane> openLanes;
     private final AtomicLong startNs = new AtomicLong(Long.MIN_VALUE);
-    /** The done bookkeeping of a bounded run: partitions left, the latch, the done callbacks. */
-    private final DatagenDone done;
+    /** Bounded runs: partitions whose end is not committed yet (those with no record never count). */
+    private final AtomicInteger partitionsLeft;
+    /** Released when the last partition's end is committed: {@link #awaitDone}, {@link #isDone}. */
+    private final CountDownLatch done = new CountDownLatch(1);
+
+    private final List<DoneCallback> doneCallbacks = new CopyOnWriteArrayList<>();
 
     private final List<Gauge> gauges = new CopyOnWriteArrayList<>();
 
@@ -104,7 +111,7 @@ public final class DatagenSource implements Source {
             partitions[p] = new DatagenPartition(p, end);
             withRecords += end > 0 ? 1 : 0;
         }
-        this.done = new DatagenDone(b.pipeline, b.topic, withRecords);
+        this.partitionsLeft = new AtomicInteger(withRecords);
         this.openLanes = new AtomicReferenceArray<>(b.lanes);
     }
 
@@ -176,7 +183,7 @@ public final class DatagenSource implements Source {
 
     /** Called by the owning lane when a bounded partition's end was committed. */
     void partitionDone(DatagenPartition partition) {
-        if (done.partitionDone()) {
+        if (partitionsLeft.decrementAndGet() == 0) {
             long elapsedNs = elapsedNs(nanoClock.getAsLong());
             log.info(
                     "pipeline={} datagen {}: all {} records of {} partitions written and committed in {} ms ({} records/s "
@@ -187,7 +194,10 @@ public final class DatagenSource implements Source {
                     partitionCount,
                     TimeUnit.NANOSECONDS.toMillis(elapsedNs),
                     elapsedNs > 0 ? Math.round(records * 1e9 / elapsedNs) : 0);
-            done.complete();
+            done.countDown();
+            for (DoneCallback callback : doneCallbacks) {
+                callback.run();
+            }
         }
     }
 
@@ -197,17 +207,42 @@ public final class DatagenSource implements Source {
      * block: {@code runtime::shutdown} (which only requests the drain) is the intended use.
      */
     public void onDone(Runnable callback) {
-        done.onDone(Objects.requireNonNull(callback, "callback"));
+        DoneCallback once = new DoneCallback(Objects.requireNonNull(callback, "callback"));
+        doneCallbacks.add(once);
+        if (isDone()) {
+            once.run();
+        }
+    }
+
+    /** A done callback that runs at most once, whoever gets to it first: the completing lane or {@link #onDone}. */
+    private final class DoneCallback {
+        private final Runnable callback;
+        private final AtomicBoolean ran = new AtomicBoolean();
+
+        DoneCallback(Runnable callback) {
+            this.callback = callback;
+        }
+
+        void run() {
+            if (!ran.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                callback.run();
+            } catch (RuntimeException e) {
+                log.error("pipeline={} datagen {}: a done callback failed", pipeline, topic, e);
+            }
+        }
     }
 
     /** Whether this is a bounded run and every partition's end has been committed. */
     public boolean isDone() {
-        return done.isDone();
+        return done.getCount() == 0;
     }
 
     /** Waits until {@link #isDone()}; false on timeout (always false, after the timeout, for an unbounded run). */
     public boolean awaitDone(Duration timeout) throws InterruptedException {
-        return done.awaitDone(timeout);
+        return done.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Whether the run has a fixed number of records. */

@@ -2,7 +2,20 @@ package dev.etl.ops;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.internal.ops.BranchEnd;
+import dev.etl.internal.ops.ChainAssembly;
+import dev.etl.internal.ops.FanOutTerminal;
+import dev.etl.internal.ops.FilterStage;
+import dev.etl.internal.ops.FlatMapStage;
 import dev.etl.internal.ops.LaneContext;
+import dev.etl.internal.ops.MapStage;
+import dev.etl.internal.ops.PeekStage;
+import dev.etl.internal.ops.ProcessStage;
+import dev.etl.internal.ops.SinkTerminal;
+import dev.etl.internal.ops.StageContext;
+import dev.etl.internal.ops.StageErrorPolicy;
+import dev.etl.internal.ops.StageFactory;
+import dev.etl.internal.ops.TryMapStage;
 import dev.etl.record.Collector;
 import dev.etl.sink.Router;
 import dev.etl.sink.RowEncoder;
@@ -338,7 +351,8 @@ public final class ChainBuilder<T> {
         int n = assembly.nextOperator();
         String stage = assembly.stageName(name, "fanOut", n);
         claim();
-        return terminate(FanOutTerminal.stage(assembly, stage, branches));
+        ChainAssembly<?> assembly = this.assembly;
+        return terminate(FanOutTerminal.stage(stage, branches, () -> ChainBuilder.<T>branchRoot(assembly)));
     }
 
     // ---- assembly ----------------------------------------------------------------------------

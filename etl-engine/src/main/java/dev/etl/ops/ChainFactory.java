@@ -1,5 +1,7 @@
 package dev.etl.ops;
 
+import dev.etl.internal.ops.TopicRoutingChain;
+
 /**
  * Builds the operator chain of one lane. Called once per lane, on that lane's thread, so every
  * chain instance — and every stateful operator in it — belongs to exactly one thread and needs no

@@ -2,6 +2,7 @@ package dev.etl.ops;
 
 import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.internal.ops.ChainAssembly;
 import dev.etl.internal.ops.LaneContext;
 import java.util.Objects;
 

@@ -1,9 +1,6 @@
 package dev.etl.ops;
 
-import dev.etl.internal.checkpoint.AckRef;
-import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.record.Collector;
-import java.util.Arrays;
 
 /**
  * The acks a {@link StatefulOperator} keeps open for the values it buffers, so that no offset is
@@ -20,7 +17,7 @@ import java.util.Arrays;
  * }
  * }</pre>
  *
- * Inside the scope the record metadata's ack ({@link MutableRecordMeta#ack()}) is one ack covering every
+ * Inside the scope the record metadata's ack is one ack covering every
  * batch held, so each sink chunk that receives an emitted row keeps all of those batches open until
  * the row is written. Rows emitted in a scope over held acks go into ordinary merged sink batches,
  * never into the current record's deterministic block (whose content must not depend on how the
@@ -47,19 +44,7 @@ import java.util.Arrays;
  * failure, or after {@code close}, every ack still held is released as failed, so those batches
  * replay after a restart and are never committed.
  */
-public final class HeldAcks {
-    private final StageContext stage;
-    private final Emission<Object> emission = new Emission<>();
-    private AckRef[] held = new AckRef[8];
-    private int count;
-    private boolean emitting;
-    private AckRef saved;
-    private AckRef emissionAck;
-
-    HeldAcks(StageContext stage) {
-        this.stage = stage;
-    }
-
+public interface HeldAcks {
     /**
      * Keeps the current record's batch open until the next {@link #emit emission} of this holder
      * has been written (or the operator is torn down: then it fails). Call it during
@@ -68,59 +53,13 @@ public final class HeldAcks {
      *
      * @throws IllegalStateException outside {@code process} (there is no current record)
      */
-    public void holdCurrent() {
-        AckRef ack = emitting ? saved : stage.meta().ack();
-        if (ack == null) {
-            throw new IllegalStateException("stage '" + stage.stageName() + "': holdCurrent() outside process(): "
-                    + "there is no current record whose ack could be held");
-        }
-        int n = count;
-        if (n != 0 && held[n - 1] == ack) {
-            return;
-        }
-        if (!stage.takeSettling(ack)) {
-            ack.retain();
-        }
-        if (n == held.length) {
-            held = Arrays.copyOf(held, n << 1);
-        }
-        held[n] = ack;
-        count = n + 1;
-        stage.operatorHold(ack, true);
-    }
-
-    /** Whether this holder keeps the data of batch {@code (partition, epoch, seq)} (directly or in a group). */
-    boolean covers(int partition, int epoch, long seq) {
-        for (int i = 0; i < count; i++) {
-            if (covers(held[i], partition, epoch, seq)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean covers(AckRef ack, int partition, int epoch, long seq) {
-        int parents = ack.parentCount();
-        if (parents == 0) {
-            return ack.partition() == partition && ack.epoch() == epoch && ack.seq() == seq;
-        }
-        for (int i = 0; i < parents; i++) {
-            if (covers(ack.parent(i), partition, epoch, seq)) {
-                return true;
-            }
-        }
-        return false;
-    }
+    void holdCurrent();
 
     /** Number of distinct acks held (batches, or upstream emissions, whose data this holder keeps). */
-    public int size() {
-        return count;
-    }
+    int size();
 
     /** Whether nothing is held. */
-    public boolean isEmpty() {
-        return count == 0;
-    }
+    boolean isEmpty();
 
     /**
      * Opens an emission scope on {@code out}, the operator's collector (close it with
@@ -132,85 +71,7 @@ public final class HeldAcks {
      *
      * @throws IllegalStateException when an emission of this holder is already open
      */
-    @SuppressWarnings("unchecked")
-    public <R> Emission<R> emit(Collector<? super R> out) {
-        if (emitting) {
-            throw new IllegalStateException("stage '" + stage.stageName() + "': an emission of this holder is "
-                    + "already open (close it first; use try-with-resources)");
-        }
-        MutableRecordMeta meta = stage.meta();
-        AckRef current = meta.ack();
-        AckRef scope;
-        int n = count;
-        if (n == 0) {
-            scope = null;
-        } else if (n == 1) {
-            scope = held[0];
-            held[0] = null;
-        } else {
-            scope = AckRef.group(Arrays.copyOf(held, n));
-            Arrays.fill(held, 0, n, null);
-        }
-        count = 0;
-        saved = current;
-        emissionAck = scope;
-        emitting = true;
-        stage.emissionOpened(current);
-        if (scope != null) {
-            meta.ack(scope);
-            // Held data belongs to no current offset range: never into the open deterministic block.
-            meta.heldEmissionOpened();
-        }
-        emission.out = (Collector<Object>) out;
-        return (Emission<R>) emission;
-    }
-
-    private void closeEmission() {
-        if (!emitting) {
-            return;
-        }
-        emitting = false;
-        emission.out = null;
-        stage.emissionClosed();
-        MutableRecordMeta meta = stage.meta();
-        meta.ack(saved);
-        saved = null;
-        AckRef scope = emissionAck;
-        emissionAck = null;
-        if (scope != null) {
-            meta.heldEmissionClosed();
-            // The data kept for those batches is on its way to the sinks now: their stall clocks restart.
-            stage.operatorHold(scope, false);
-            stage.settleLater(scope);
-        }
-    }
-
-    /** Closes an emission left open (the engine, when a call ends abnormally). */
-    void forceClose() {
-        closeEmission();
-    }
-
-    /** Releases every ack held as failed and empties the holder (teardown). */
-    void failAll() {
-        closeEmission();
-        int n = count;
-        count = 0;
-        RuntimeException first = null;
-        for (int i = 0; i < n; i++) {
-            AckRef ack = held[i];
-            held[i] = null;
-            try {
-                ack.release(false);
-            } catch (RuntimeException e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
-    }
+    <R> Emission<R> emit(Collector<? super R> out);
 
     /**
      * An open emission scope of a {@link HeldAcks}: a collector pushing to the operator's collector
@@ -218,25 +79,13 @@ public final class HeldAcks {
      *
      * @param <R> type of the values emitted
      */
-    public final class Emission<R> implements Collector<R>, AutoCloseable {
-        private Collector<Object> out;
-
-        private Emission() {}
-
+    interface Emission<R> extends Collector<R>, AutoCloseable {
         /** Pushes {@code value} to the operator's collector (the rest of the chain runs before it returns). */
         @Override
-        public void collect(R value) {
-            Collector<Object> target = out;
-            if (target == null) {
-                throw new IllegalStateException("stage '" + stage.stageName() + "': this emission is closed");
-            }
-            target.collect(value);
-        }
+        void collect(R value);
 
         /** Restores the current record's ack and hands the holds over to what was emitted. Idempotent. */
         @Override
-        public void close() {
-            closeEmission();
-        }
+        void close();
     }
 }

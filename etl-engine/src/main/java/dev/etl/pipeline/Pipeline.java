@@ -2,6 +2,7 @@ package dev.etl.pipeline;
 
 import dev.etl.error.ErrorClass;
 import dev.etl.error.ErrorPolicy;
+import dev.etl.internal.pipeline.PipelineRun;
 import dev.etl.ops.ChainFactory;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
@@ -123,14 +124,14 @@ public final class Pipeline {
             } else {
                 requireNoDeadLetterPolicy();
             }
-            return new PipelineRuntime(
+            return new PipelineRuntime(new PipelineRun(
                     config,
                     source,
                     List.copyOf(sinks),
                     deadLetter,
                     chainFactory,
                     registry != null ? registry : new SimpleMeterRegistry(),
-                    scheduler);
+                    scheduler));
         }
 
         private void requireNoDeadLetterPolicy() {

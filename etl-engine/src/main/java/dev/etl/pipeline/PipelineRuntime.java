@@ -1,25 +1,12 @@
 package dev.etl.pipeline;
 
 import dev.etl.error.FatalPipelineException;
-import dev.etl.internal.backpressure.InFlightBudget;
-import dev.etl.internal.metrics.ErrorMetrics;
-import dev.etl.internal.sink.SinkRuntime;
-import dev.etl.ops.ChainFactory;
-import dev.etl.sink.SinkDefinition;
-import dev.etl.source.Source;
-import dev.etl.util.Secrets;
-import io.micrometer.core.instrument.Gauge;
+import dev.etl.internal.pipeline.PipelineRun;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A running pipeline: N lane threads, the sinks' io threads, and a controller thread that performs
@@ -34,88 +21,11 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safe.
  */
 public final class PipelineRuntime {
-    private static final Logger log = LoggerFactory.getLogger(PipelineRuntime.class);
+    /** The lanes, sinks and controller: the engine's side of this run. */
+    private final PipelineRun run;
 
-    private final PipelineConfig config;
-    private final Scheduler scheduler;
-    private final Source source;
-    private final List<SinkDefinition> sinkDefinitions;
-    private final SinkDefinition deadLetterDefinition;
-    private final ChainFactory chainFactory;
-    private final MeterRegistry registry;
-    private final InFlightBudget budget;
-    private final ErrorMetrics errorMetrics;
-    private final AtomicReference<PipelineState> state = new AtomicReference<>(PipelineState.STARTING);
-    private final AtomicReference<Throwable> failure = new AtomicReference<>();
-    private final AtomicInteger lanesOpened = new AtomicInteger();
-    private final AtomicInteger lanesAlive = new AtomicInteger();
-    private final AtomicLong recordsIn = new AtomicLong();
-    private final Map<Integer, Long> committed = new java.util.concurrent.ConcurrentHashMap<>();
-    private final List<SinkRuntime> sinks = new ArrayList<>();
-    private final List<Lane> lanes = new ArrayList<>();
-    private final List<Thread> laneThreads = new ArrayList<>();
-    /** The end of the run: shutdown sequence, failed-start undo, run report. */
-    private final PipelineController controller;
-
-    private volatile long drainDeadlineNs;
-
-    PipelineRuntime(
-            PipelineConfig config,
-            Source source,
-            List<SinkDefinition> sinkDefinitions,
-            SinkDefinition deadLetterDefinition,
-            ChainFactory chainFactory,
-            MeterRegistry registry,
-            Scheduler scheduler) {
-        this.config = config;
-        this.scheduler = scheduler;
-        this.source = source;
-        this.sinkDefinitions = sinkDefinitions;
-        this.deadLetterDefinition = deadLetterDefinition;
-        this.chainFactory = chainFactory;
-        this.registry = registry;
-        this.budget = new InFlightBudget(config.maxInFlightBytes());
-        this.errorMetrics = new ErrorMetrics(registry, config.name());
-        this.controller = new PipelineController(this, scheduler, sinks, laneThreads);
-        registerGauges();
-    }
-
-    private void registerGauges() {
-        String name = config.name();
-        Gauge.builder("etl.pipeline.state", this, r -> r.state().code())
-                .description("0 starting, 1 running, 2 draining, 3 stopped, 4 failed")
-                .tag("pipeline", name)
-                .register(registry);
-        Gauge.builder("etl.pipeline.lanes.alive", lanesAlive, AtomicInteger::get)
-                .description("Lane threads currently running")
-                .tag("pipeline", name)
-                .register(registry);
-        Gauge.builder("etl.pipeline.lanes.configured", config, PipelineConfig::lanes)
-                .description("Lane threads the pipeline runs (etl.pipeline.threads)")
-                .tag("pipeline", name)
-                .register(registry);
-        Gauge.builder("etl.backpressure.in.flight.bytes", budget, InFlightBudget::inFlightBytes)
-                .description("Encoded bytes handed to sinks and not yet written")
-                .baseUnit("bytes")
-                .tag("pipeline", name)
-                .register(registry);
-        Gauge.builder("etl.backpressure.paused.lanes", this, PipelineRuntime::pausedLanes)
-                .description("Lanes that currently have their partitions paused")
-                .tag("pipeline", name)
-                .register(registry);
-        Gauge.builder(
-                        "etl.checkpoint.held.partitions",
-                        this,
-                        r -> r.heldPartitions().size())
-                .description("Partitions paused because their oldest outstanding batch failed or too many batches "
-                        + "are outstanding behind it")
-                .tag("pipeline", name)
-                .register(registry);
-        Gauge.builder("etl.checkpoint.watermark.age", this, r -> r.maxWatermarkAgeNs() / 1e9)
-                .description("Age of the oldest batch not yet committable, over all partitions (0 when idle)")
-                .baseUnit("seconds")
-                .tag("pipeline", name)
-                .register(registry);
+    PipelineRuntime(PipelineRun run) {
+        this.run = run;
     }
 
     /**
@@ -130,141 +40,56 @@ public final class PipelineRuntime {
      *
      * @throws IllegalStateException if already started
      */
-    public synchronized void start() {
-        if (!lanes.isEmpty() || !sinks.isEmpty() || state.get() != PipelineState.STARTING) {
-            throw new IllegalStateException("pipeline '" + config.name() + "' was already started");
-        }
-        Thread controllerThread = scheduler.newThread(controller, "etl-controller-" + config.name());
-        boolean controllerStarted = false;
-        try {
-            SinkRuntime deadLetter = PipelineWiring.buildSinks(this, sinkDefinitions, deadLetterDefinition, sinks);
-            PipelineWiring.buildLanes(this, errorMetrics, sinks, deadLetter, lanes, laneThreads);
-            for (SinkRuntime sink : sinks) {
-                sink.start();
-            }
-            controllerThread.start();
-            controllerStarted = true;
-            state.compareAndSet(PipelineState.STARTING, PipelineState.RUNNING);
-            lanesAlive.set(laneThreads.size());
-            laneThreads.forEach(Thread::start);
-        } catch (RuntimeException | Error e) {
-            abortStart(e, controllerStarted);
-            throw e;
-        }
-        log.info(
-                "pipeline={} started: {} lanes, source {}, sinks {}",
-                config.name(),
-                config.lanes(),
-                source.describe(),
-                sinks.stream().map(SinkRuntime::name).toList());
-    }
-
-    /**
-     * Undoes a start that threw: FAILED, every sink built so far shut down at once, the source closed,
-     * the run ended ({@link PipelineController#endFailedStart}). When the controller already runs it
-     * does the same through {@link #fail}.
-     */
-    private void abortStart(Throwable error, boolean controllerStarted) {
-        fail(new FatalPipelineException(
-                dev.etl.error.ErrorClass.SOURCE, "pipeline '" + config.name() + "' failed to start: " + error, error));
-        if (controllerStarted) {
-            return; // the controller joins the lanes, shuts the sinks down and ends the run
-        }
-        controller.endFailedStart();
+    public void start() {
+        run.start();
     }
 
     /** Starts (if needed) and blocks until the run ends. */
     public RunReport run() throws InterruptedException {
-        if (lanes.isEmpty()) {
-            start();
-        }
-        return awaitTermination();
+        return run.run();
     }
 
     /** A handle that requests a graceful shutdown. */
     public ShutdownHandle shutdownHandle() {
-        return this::shutdown;
+        return run::shutdown;
     }
 
     /** Requests a graceful shutdown (see {@link ShutdownHandle}). */
     public void shutdown() {
-        if (state.compareAndSet(PipelineState.RUNNING, PipelineState.DRAINING)
-                || state.compareAndSet(PipelineState.STARTING, PipelineState.DRAINING)) {
-            drainDeadlineNs = scheduler.nanoTime() + config.drainTimeout().toNanos();
-            log.info("pipeline={} draining (deadline in {})", config.name(), config.drainTimeout());
-            wakeLanes();
-        }
-        controller.requestStop();
+        run.shutdown();
     }
 
     /** Moves the pipeline to FAILED (first failure wins); nothing is committed after this. Any thread. */
     public void fail(FatalPipelineException error) {
-        while (true) {
-            PipelineState current = state.get();
-            if (current.isTerminal()) {
-                return;
-            }
-            if (state.compareAndSet(current, PipelineState.FAILED)) {
-                failure.set(error);
-                errorMetrics.increment(error.errorClass(), "pipeline");
-                // the failure may quote a URL with user info or a password=... setting: masked (Secrets)
-                log.error(
-                        "pipeline={} FAILED: {}", config.name(), Secrets.mask(error.getMessage()), Secrets.mask(error));
-                wakeLanes();
-                controller.requestStop();
-                return;
-            }
-        }
-    }
-
-    private void wakeLanes() {
-        for (Lane lane : lanes) {
-            lane.wakeup();
-        }
+        run.fail(error);
     }
 
     /** Blocks until the run has ended and returns its report. */
     public RunReport awaitTermination() throws InterruptedException {
-        return controller.awaitTermination();
+        return run.awaitTermination();
     }
 
     /** Like {@link #awaitTermination()} but gives up after {@code timeout}, returning null. */
     public @Nullable RunReport awaitTermination(Duration timeout) throws InterruptedException {
-        return controller.awaitTermination(timeout);
+        return run.awaitTermination(timeout);
     }
 
     public PipelineState state() {
-        return state.get();
+        return run.state();
     }
 
     public PipelineConfig config() {
-        return config;
-    }
-
-    /** A lane opened its source lane: the sinks name source partitions with it in their messages. */
-    void sourceLaneOpened(dev.etl.source.SourceLane lane) {
-        for (SinkRuntime sink : sinks) {
-            sink.partitionNames().use(lane::describe);
-        }
-    }
-
-    /** Where the pipeline's clock and threads come from. */
-    Scheduler scheduler() {
-        return scheduler;
+        return run.config();
     }
 
     /** The fatal error, if the pipeline failed. */
     public Throwable failure() {
-        return failure.get();
+        return run.failure();
     }
 
     /** Liveness: not failed, and every lane thread alive while running. */
     public boolean isLive() {
-        PipelineState s = state.get();
-        if (s == PipelineState.FAILED) {
-            return false;
-        }
-        return s != PipelineState.RUNNING || lanesAlive.get() == laneThreads.size();
+        return run.isLive();
     }
 
     /**
@@ -272,57 +97,31 @@ public final class PipelineRuntime {
      * empty), and every sink healthy.
      */
     public boolean isReady() {
-        if (state.get() != PipelineState.RUNNING || lanesOpened.get() < config.lanes()) {
-            return false;
-        }
-        for (Lane lane : lanes) {
-            if (!lane.hasJoined()) {
-                return false;
-            }
-        }
-        for (SinkRuntime sink : sinks) {
-            if (!sink.isHealthy()) {
-                return false;
-            }
-        }
-        return true;
+        return run.isReady();
     }
 
     /** The last offset committed per partition id by this process (diagnostics and tests). */
     public Map<Integer, Long> committedOffsets() {
-        return Map.copyOf(committed);
+        return run.committedOffsets();
     }
 
     /** Records polled so far. */
     public long recordsIn() {
-        return recordsIn.get();
-    }
-
-    /** The in-flight byte budget shared by all lanes and sinks (engine use). */
-    InFlightBudget budget() {
-        return budget;
+        return run.recordsIn();
     }
 
     /** Encoded bytes handed to the sinks and not yet written, failed or abandoned (the in-flight budget's use). */
     public long inFlightBytes() {
-        return budget.inFlightBytes();
+        return run.inFlightBytes();
     }
 
     /** The in-flight byte budget's limit ({@code max-in-flight-bytes}). */
     public long maxInFlightBytes() {
-        return budget.maxBytes();
+        return run.maxInFlightBytes();
     }
 
     public MeterRegistry meterRegistry() {
-        return registry;
-    }
-
-    long maxWatermarkAgeNs() {
-        long max = 0;
-        for (Lane lane : lanes) {
-            max = Math.max(max, lane.watermarkAgeNs());
-        }
-        return max;
+        return run.meterRegistry();
     }
 
     /**
@@ -331,69 +130,6 @@ public final class PipelineRuntime {
      * thread; a snapshot as of each lane's last change.
      */
     public List<String> heldPartitions() {
-        List<String> names = new ArrayList<>();
-        for (Lane lane : lanes) {
-            names.addAll(lane.heldPartitions());
-        }
-        names.sort(null);
-        return names;
-    }
-
-    int pausedLanes() {
-        int paused = 0;
-        for (Lane lane : lanes) {
-            paused += lane.isPaused() ? 1 : 0;
-        }
-        return paused;
-    }
-
-    Source source() {
-        return source;
-    }
-
-    ChainFactory chainFactory() {
-        return chainFactory;
-    }
-
-    long drainDeadlineNs() {
-        return drainDeadlineNs;
-    }
-
-    /** The end of a run (controller): a drained pipeline becomes STOPPED; a failed one stays FAILED. */
-    void markStopped() {
-        state.compareAndSet(PipelineState.DRAINING, PipelineState.STOPPED);
-    }
-
-    void laneOpened() {
-        lanesOpened.incrementAndGet();
-    }
-
-    void laneStopped(int index) {
-        lanesAlive.decrementAndGet();
-        if (state.get() == PipelineState.RUNNING) {
-            fail(new FatalPipelineException(
-                    dev.etl.error.ErrorClass.SOURCE,
-                    "lane " + index + " of pipeline '" + config.name() + "' stopped unexpectedly",
-                    null));
-        }
-    }
-
-    /** A lane stopped holding these uncommitted source batches ({@code failed} of them failed) and dropped chunks. */
-    void laneLeftUnwritten(long uncommitted, long failed, long dropped) {
-        controller.laneLeftUnwritten(uncommitted, failed, dropped);
-    }
-
-    void recordsIn(int count) {
-        recordsIn.addAndGet(count);
-    }
-
-    void committed(int partition, long offset) {
-        committed.merge(partition, offset, Math::max);
-    }
-
-    void flushSinks() {
-        for (SinkRuntime sink : sinks) {
-            sink.flushNow();
-        }
+        return run.heldPartitions();
     }
 }

@@ -1,5 +1,6 @@
 package dev.etl.pipeline;
 
+import dev.etl.internal.pipeline.SystemScheduler;
 import java.util.concurrent.locks.LockSupport;
 import java.util.random.RandomGenerator;
 

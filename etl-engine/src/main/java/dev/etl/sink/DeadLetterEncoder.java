@@ -1,9 +1,9 @@
 package dev.etl.sink;
 
 import dev.etl.error.RecordException;
+import dev.etl.error.Secrets;
 import dev.etl.record.Payload;
 import dev.etl.record.RecordMeta;
-import dev.etl.util.Secrets;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package dev.etl.kafka;
 
+import dev.etl.error.RateLimitedLog;
 import dev.etl.sink.DeadLetterEncoder;
 import dev.etl.sink.DeadLetterRecord;
-import dev.etl.util.RateLimitedLog;
 import io.micrometer.core.instrument.Counter;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

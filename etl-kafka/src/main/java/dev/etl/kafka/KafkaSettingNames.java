@@ -1,6 +1,6 @@
 package dev.etl.kafka;
 
-import dev.etl.util.Suggestion;
+import dev.etl.error.Suggestion;
 import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package dev.etl.kafka;
 
-import dev.etl.util.Secrets;
+import dev.etl.error.Secrets;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package dev.etl.autoconfigure;
 
+import dev.etl.error.Secrets;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
 import dev.etl.pipeline.RunReport;
-import dev.etl.util.Secrets;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;

@@ -1,6 +1,6 @@
 package dev.etl.autoconfigure;
 
-import dev.etl.util.Suggestion;
+import dev.etl.error.Suggestion;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;

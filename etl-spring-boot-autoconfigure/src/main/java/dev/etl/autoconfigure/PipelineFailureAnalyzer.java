@@ -1,6 +1,6 @@
 package dev.etl.autoconfigure;
 
-import dev.etl.util.Secrets;
+import dev.etl.error.Secrets;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -179,7 +179,8 @@ public final class BlockChains {
             Chunk head = o.head[shard];
             if (head != null && o.rows[shard] > 0) {
                 dropEmptyTail(head);
-                head.blockToken = DedupToken.ofBlock(sinkName, shard, topology, partitionIdentity, start, end);
+                head.blockToken =
+                        DedupToken.ofDeterministicBlock(sinkName, shard, topology, partitionIdentity, start, end);
                 heads[shard] = head;
                 bytes += o.bytes[shard];
             } else if (head != null) {

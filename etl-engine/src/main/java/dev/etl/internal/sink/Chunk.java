@@ -181,7 +181,7 @@ public final class Chunk {
     }
 
     /** Whether this chunk heads a deterministic block (written alone, with its own token). */
-    public boolean isBlock() {
+    public boolean isDeterministicBlock() {
         return blockToken != null;
     }
 

@@ -49,7 +49,8 @@ final class DedupToken {
      * name) is not a replay: dropping it would lose the rows it holds (issue 30). Thread-safe (a digest per
      * call; once per block).
      */
-    static String ofBlock(String sinkName, int shard, String topology, String partitionIdentity, long start, long end) {
+    static String ofDeterministicBlock(
+            String sinkName, int shard, String topology, String partitionIdentity, long start, long end) {
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");
             digest.update(("block2\0" + sinkName + "\0" + shard + "\0" + topology + "\0" + partitionIdentity + "\0"

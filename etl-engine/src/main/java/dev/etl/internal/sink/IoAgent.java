@@ -1,6 +1,6 @@
 package dev.etl.internal.sink;
 
-import dev.etl.util.RateLimitedLog;
+import dev.etl.error.RateLimitedLog;
 import java.util.function.LongSupplier;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;

@@ -87,7 +87,7 @@ final class ShardHoldings {
         Chunk chunk;
         // Stops at a full open batch: with a sealed batch still unwritten, that is the backpressure.
         while (!nextChunkOverflows && !open.isFull(maxRows, maxBytes) && (chunk = queue.peek()) != null) {
-            if (chunk.isBlock()) {
+            if (chunk.isDeterministicBlock()) {
                 // A deterministic block is an insert of its own: what is open is sealed first, and
                 // nothing joins the block (its bytes must be what a replay rebuilds).
                 if (!open.isEmpty()) {
@@ -95,7 +95,7 @@ final class ShardHoldings {
                     break;
                 }
                 queue.poll();
-                mergeBlock(chunk, nowNs);
+                mergeDeterministicBlock(chunk, nowNs);
                 nextChunkOverflows = true; // seal it now, alone
                 merged++;
                 break;
@@ -130,7 +130,7 @@ final class ShardHoldings {
      * marks the batch as that block. The chain's budget (its buffers' capacity) is exchanged for its
      * content, as for an ordinary chunk.
      */
-    private void mergeBlock(Chunk head, long nowNs) {
+    private void mergeDeterministicBlock(Chunk head, long nowNs) {
         String token = head.blockToken;
         int budgetBytes = head.budgetBytes;
         head.budgetBytes = 0;

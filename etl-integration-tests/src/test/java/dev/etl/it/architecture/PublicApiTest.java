@@ -30,6 +30,9 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code dev.etl.internal.*} is the engine's own: no class outside the engine uses it (the
  *       engine's and the Avro connector's module descriptors say the same to the module path; this
  *       test says it on the class path, where Spring Boot applications run);</li>
+ *   <li>the engine's API packages hold API only (issue 31): every top-level type in them is public, the
+ *       implementation behind them is in {@code dev.etl.internal.*}, and there is no grab-bag package
+ *       ({@code dev.etl.util});</li>
  *   <li>a public type of an API package exposes, in its public and protected signatures, only JDK
  *       types, etl API types, Micrometer's {@code MeterRegistry} family, JSpecify's nullness annotations
  *       ({@code org.jspecify.annotations}), and the client types of its own
@@ -76,12 +79,12 @@ class PublicApiTest {
     private static final List<String> ENGINE_API = List.of(
             "dev.etl.deser",
             "dev.etl.error",
+            "dev.etl.http",
             "dev.etl.ops",
             "dev.etl.pipeline",
             "dev.etl.record",
             "dev.etl.sink",
-            "dev.etl.source",
-            "dev.etl.util");
+            "dev.etl.source");
 
     /** JSpecify's {@code @NullMarked}, which every API package carries (issue 31). */
     private static final String NULL_MARKED = "org.jspecify.annotations.NullMarked";
@@ -127,6 +130,25 @@ class PublicApiTest {
                     .as("classes of %s imported", pkg)
                     .isTrue();
         }
+    }
+
+    @Test
+    void theEnginesApiPackagesHoldOnlyPublicTypes() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            if (!pkg.startsWith("dev.etl.internal")
+                    && isEngine(pkg)
+                    && c.isTopLevelClass()
+                    && !c.getSimpleName().equals("package-info")
+                    && !c.getModifiers().contains(JavaModifier.PUBLIC)) {
+                violations.add(c.getName() + " is not public: implementation belongs in dev.etl.internal.*");
+            }
+        }
+        assertThat(violations).as("non-API types in the engine's API packages").isEmpty();
+        assertThat(classes.stream().noneMatch((c) -> c.getPackageName().equals("dev.etl.util")))
+                .as("no dev.etl.util")
+                .isTrue();
     }
 
     @Test

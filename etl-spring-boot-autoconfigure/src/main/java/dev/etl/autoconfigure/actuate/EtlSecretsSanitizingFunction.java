@@ -1,6 +1,6 @@
 package dev.etl.autoconfigure.actuate;
 
-import dev.etl.util.Secrets;
+import dev.etl.error.Secrets;
 import org.springframework.boot.actuate.endpoint.SanitizableData;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 

@@ -4,7 +4,7 @@ import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTransport;
 import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.clickhouse.sharding.PlacementReport;
-import dev.etl.util.Secrets;
+import dev.etl.error.Secrets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.etl.autoconfigure.clickhouse;
 
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
-import dev.etl.util.Suggestion;
+import dev.etl.error.Suggestion;
 import java.net.URI;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

@@ -1,8 +1,8 @@
 package dev.etl.autoconfigure.health;
 
+import dev.etl.error.Secrets;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.pipeline.PipelineState;
-import dev.etl.util.Secrets;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.search.Search;
