@@ -361,7 +361,9 @@ class PublicApiTest {
         }
         assertThat(apiPackages).as("API packages found").contains("dev.etl.pipeline", "dev.etl.autoconfigure");
         assertThat(unmarked).as("API packages without @NullMarked").isEmpty();
+    }
 
+    /**
      * etl-clickhouse's API, type by type (issue 31): the public top-level types of its two packages. Anything
      * else is package-private; a new public type is a decision, made by adding it here (and to the module's
      * documentation).
