@@ -236,7 +236,10 @@ class PublicApiTest {
                             "dev.etl.autoconfigure.clickhouse")));
 
     private static final List<String> SPRING_CORE = List.of(
-            "dev.etl.autoconfigure", "dev.etl.autoconfigure.health", "dev.etl.autoconfigure.metrics", "dev.etl.autoconfigure.actuate");
+            "dev.etl.autoconfigure",
+            "dev.etl.autoconfigure.health",
+            "dev.etl.autoconfigure.metrics",
+            "dev.etl.autoconfigure.actuate");
 
     @Test
     void eachTechnologysAutoConfigurationSeesTheCoreAndItsOwnConnectorsOnly() {
