@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
  * (the class path of this module has them all). What it enforces is what docs/DESIGN.md lists:
  * <ul>
  *   <li>dependencies flow one way: engine ← connectors ← auto-configuration; connectors never see each
- *       other, the engine sees none of them; the Avro → RowBinary bridge ({@code dev.etl.transcode},
+ *       other; the core auto-configuration ({@code dev.etl.autoconfigure}, etl-spring-boot-autoconfigure)
+ *       sees no connector, each technology's ({@code dev.etl.autoconfigure.kafka}, etl-spring-boot-kafka,
+ *       and so on) the core, its own connector and the modules it builds on; the engine sees none of them; the Avro → RowBinary bridge ({@code dev.etl.transcode},
  *       etl-avro-clickhouse) sees the engine, the Avro and the ClickHouse connector only (the Avro
  *       connector's low-level byte layer {@code dev.etl.avro.binary} included); the backfill
  *       source ({@code dev.etl.s3}, etl-s3) the engine and the Kafka and Avro connectors it builds on;</li>
@@ -122,6 +124,12 @@ class PublicApiTest {
                 "dev.etl.datagen",
                 "dev.etl.s3",
                 "dev.etl.autoconfigure",
+                "dev.etl.autoconfigure.kafka",
+                "dev.etl.autoconfigure.avro",
+                "dev.etl.autoconfigure.json",
+                "dev.etl.autoconfigure.clickhouse",
+                "dev.etl.autoconfigure.transcode",
+                "dev.etl.autoconfigure.datagen",
                 "dev.etl.autoconfigure.s3",
                 "dev.etl.test.memory",
                 "dev.etl.test.source",
@@ -236,6 +244,68 @@ class PublicApiTest {
         }
         assertThat(violations)
                 .as("etl-s3 → a module other than engine, Kafka, Avro")
+                .isEmpty();
+    }
+
+    /**
+     * The Spring modules, by package (Spring Boot 4's layout: a small core and a module per technology):
+     * what each may use besides the engine, Spring and the core ({@code dev.etl.autoconfigure},
+     * {@code .health}, {@code .metrics}, {@code .actuate}, in etl-spring-boot-autoconfigure). The core sees no
+     * connector and no technology's module.
+     */
+    private static final Map<String, List<String>> SPRING_MODULES = Map.ofEntries(
+            Map.entry("dev.etl.autoconfigure.kafka", List.of("dev.etl.kafka")),
+            Map.entry("dev.etl.autoconfigure.avro", List.of("dev.etl.avro")),
+            Map.entry("dev.etl.autoconfigure.json", List.of("dev.etl.json")),
+            Map.entry("dev.etl.autoconfigure.clickhouse", List.of("dev.etl.clickhouse")),
+            // Generation from an Avro schema and its registration in the schema registry.
+            Map.entry("dev.etl.autoconfigure.datagen", List.of("dev.etl.datagen", "dev.etl.avro")),
+            // The backfill's work list is a Kafka topic read with the Kafka source's settings.
+            Map.entry(
+                    "dev.etl.autoconfigure.s3", List.of("dev.etl.s3", "dev.etl.kafka", "dev.etl.autoconfigure.kafka")),
+            // The transcoder over the registry's client, filling the ClickHouse sink's columns.
+            Map.entry(
+                    "dev.etl.autoconfigure.transcode",
+                    List.of(
+                            "dev.etl.transcode",
+                            "dev.etl.avro",
+                            "dev.etl.clickhouse",
+                            "dev.etl.autoconfigure.avro",
+                            "dev.etl.autoconfigure.clickhouse")));
+
+    private static final List<String> SPRING_CORE = List.of(
+            "dev.etl.autoconfigure",
+            "dev.etl.autoconfigure.health",
+            "dev.etl.autoconfigure.metrics",
+            "dev.etl.autoconfigure.actuate");
+
+    @Test
+    void eachTechnologysAutoConfigurationSeesTheCoreAndItsOwnConnectorsOnly() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            String pkg = c.getPackageName();
+            List<String> own;
+            if (SPRING_CORE.contains(pkg)) {
+                own = List.of();
+            } else if (SPRING_MODULES.containsKey(pkg)) {
+                own = SPRING_MODULES.get(pkg);
+            } else {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                String target = d.getTargetClass().getPackageName();
+                boolean allowed = !target.startsWith("dev.etl.")
+                        || isEngine(target)
+                        || target.equals(pkg)
+                        || SPRING_CORE.contains(target)
+                        || own.stream().anyMatch((m) -> target.equals(m) || target.startsWith(m + "."));
+                if (!allowed) {
+                    violations.add(d.getDescription());
+                }
+            }
+        }
+        assertThat(violations)
+                .as("a Spring module → a connector or another technology's module it does not build on")
                 .isEmpty();
     }
 

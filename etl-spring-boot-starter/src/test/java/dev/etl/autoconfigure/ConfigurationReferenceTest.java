@@ -4,16 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * The configuration reference, {@code docs/reference/configuration.md}, is generated from the metadata the
@@ -194,12 +198,34 @@ class ConfigurationReferenceTest {
         return value.asString();
     }
 
-    /** The main classes' metadata: the test classes have some of their own (EtlPropertyNamesTest's). */
+    /**
+     * The metadata of every etl module on the class path (the core and each technology's module write their
+     * own), merged: one {@code properties} array, sorted by name.
+     */
     private static JsonNode metadata() throws IOException {
-        Path main = Path.of("target", "classes", "META-INF", "spring-configuration-metadata.json");
-        assertThat(main).as("generated metadata").exists();
-        try (InputStream in = Files.newInputStream(main)) {
-            return JsonMapper.builder().build().readTree(in);
+        JsonMapper mapper = JsonMapper.builder().build();
+        Map<String, JsonNode> properties = new TreeMap<>();
+        Enumeration<URL> resources = ConfigurationReferenceTest.class
+                .getClassLoader()
+                .getResources("META-INF/spring-configuration-metadata.json");
+        while (resources.hasMoreElements()) {
+            URL resource = resources.nextElement();
+            if (resource.getPath().contains("/test-classes/")) {
+                continue; // a test's own properties class (EtlPropertyNamesTest's) is no etl property
+            }
+            try (InputStream in = resource.openStream()) {
+                for (JsonNode property : mapper.readTree(in).path("properties")) {
+                    String name = property.get("name").asString();
+                    if (name.startsWith("etl.") || name.startsWith("management.health.etl")) {
+                        properties.putIfAbsent(name, property);
+                    }
+                }
+            }
         }
+        assertThat(properties).as("generated metadata").isNotEmpty();
+        ObjectNode merged = mapper.createObjectNode();
+        ArrayNode array = merged.putArray("properties");
+        properties.values().forEach(array::add);
+        return merged;
     }
 }
