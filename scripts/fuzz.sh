@@ -41,9 +41,9 @@ log() { printf '%s [fuzz] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
 TARGETS=(
   "avro=dev.etl.avro.AvroDecoderFuzzTest#fastDecoderMatchesGenericDatumReader"
-  "transcoder-row=dev.etl.transcode.TranscoderFuzzTest#rowPlanMatchesTheObjectPath"
-  "transcoder-scan=dev.etl.transcode.TranscoderFuzzTest#scanPlanMatchesTheObjectPath"
-  "transcoder-explode=dev.etl.transcode.TranscoderFuzzTest#explodeMatchesTheReferenceModel"
+  "transcoder-row=dev.etl.avro.clickhouse.TranscoderFuzzTest#rowPlanMatchesTheObjectPath"
+  "transcoder-scan=dev.etl.avro.clickhouse.TranscoderFuzzTest#scanPlanMatchesTheObjectPath"
+  "transcoder-explode=dev.etl.avro.clickhouse.TranscoderFuzzTest#explodeMatchesTheReferenceModel"
   "json=dev.etl.json.JsonFramingFuzzTest#framingsMatchJacksonTreeParse"
   "s3-avro=dev.etl.s3.AvroContainerFuzzTest#readerMatchesDataFileStream"
   "s3-ndjson=dev.etl.s3.NdjsonReaderFuzzTest#readerMatchesTheLineRules"

@@ -6,7 +6,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Bounds on what one Avro body may claim, applied by the decoders etl has of its own: the fast path of
  * {@link AvroDeserializer} (its skipper of removed fields included), the Avro → RowBinary transcoder
- * ({@code dev.etl.transcode.AvroRowTranscoder}) and the S3 backfill's reader of Avro object container
+ * ({@code dev.etl.avro.clickhouse.AvroRowTranscoder}) and the S3 backfill's reader of Avro object container
  * files. An Avro array or map is written in blocks, each a count of items and then the items; a count
  * costs a few bytes whatever it says, so without a bound a payload of a few bytes claims billions of
  * items. A body over a bound is malformed: the record fails with a

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.autoconfigure.avro.SchemaRegistryConnectionDetails;
+import dev.etl.autoconfigure.avro.clickhouse.AvroTranscoderAutoConfiguration;
 import dev.etl.autoconfigure.clickhouse.ClickHouseConnectionDetails;
 import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
 import dev.etl.autoconfigure.clickhouse.ClickHouseSinkConfigCustomizer;
@@ -13,7 +14,6 @@ import dev.etl.autoconfigure.json.JsonDeserializerAutoConfiguration;
 import dev.etl.autoconfigure.kafka.KafkaDeadLetterAutoConfiguration;
 import dev.etl.autoconfigure.kafka.KafkaSourceAutoConfiguration;
 import dev.etl.autoconfigure.s3.S3BackfillAutoConfiguration;
-import dev.etl.autoconfigure.transcode.AvroTranscoderAutoConfiguration;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseType;

@@ -1,12 +1,12 @@
 package dev.etl.sample;
 
+import dev.etl.avro.clickhouse.AvroRowMapping;
+import dev.etl.avro.clickhouse.AvroRowTranscoder;
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
 import dev.etl.record.Payload;
 import dev.etl.sample.avro.Order;
-import dev.etl.transcode.AvroRowMapping;
-import dev.etl.transcode.AvroRowTranscoder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Profile;

@@ -2,11 +2,11 @@ package dev.etl.sample;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.etl.avro.clickhouse.AvroRowTranscoder;
 import dev.etl.sample.avro.OrderLine;
 import dev.etl.sample.avro.OrderStatus;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.test.capture.CaptureScript;
-import dev.etl.transcode.AvroRowTranscoder;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.test.context.ActiveProfiles;

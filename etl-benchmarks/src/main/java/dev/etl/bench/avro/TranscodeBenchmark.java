@@ -2,14 +2,14 @@ package dev.etl.bench.avro;
 
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.clickhouse.AvroRowMapping;
+import dev.etl.avro.clickhouse.AvroRowTranscoder;
 import dev.etl.bench.avro.generated.BenchEvent;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.internal.record.MutableRecordMeta;
 import dev.etl.record.Collector;
 import dev.etl.record.Payload;
 import dev.etl.sink.RowBuffer;
-import dev.etl.transcode.AvroRowMapping;
-import dev.etl.transcode.AvroRowTranscoder;
 import java.io.IOException;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;

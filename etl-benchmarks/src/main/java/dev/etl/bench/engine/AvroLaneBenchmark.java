@@ -2,6 +2,7 @@ package dev.etl.bench.engine;
 
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.clickhouse.AvroRowTranscoder;
 import dev.etl.bench.avro.AvroDecodeBenchmark;
 import dev.etl.bench.avro.TranscodeBenchmark;
 import dev.etl.bench.avro.generated.BenchEvent;
@@ -14,7 +15,6 @@ import dev.etl.ops.Chain;
 import dev.etl.ops.Chains;
 import dev.etl.sink.ChunkConfig;
 import dev.etl.sink.KeyHashRouter;
-import dev.etl.transcode.AvroRowTranscoder;
 import java.io.IOException;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;

@@ -63,7 +63,7 @@ class OrdersConsumerIT {
         ClassLoader loader = getClass().getClassLoader();
         assertThat(ClassUtils.isPresent("dev.etl.kafka.KafkaSource", loader)).isTrue();
         assertThat(ClassUtils.isPresent("dev.etl.clickhouse.ClickHouseSink", loader)).isTrue();
-        assertThat(ClassUtils.isPresent("dev.etl.transcode.AvroRowTranscoder", loader)).isTrue();
+        assertThat(ClassUtils.isPresent("dev.etl.avro.clickhouse.AvroRowTranscoder", loader)).isTrue();
         assertThat(ClassUtils.isPresent("org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration", loader))
                 .isTrue();
         assertThat(ClassUtils.isPresent("dev.etl.datagen.DatagenSource", loader)).isFalse();

@@ -1,0 +1,284 @@
+package dev.etl.avro.clickhouse;
+
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ColumnType;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.avro.Schema;
+
+/**
+ * Which Avro field goes into which ClickHouse column: one entry per column, in the table's column
+ * order (RowBinary is positional; {@link dev.etl.clickhouse.ClickHouseSink} validates
+ * {@link #columns()} against {@code system.columns} at startup), each naming the column, its
+ * ClickHouse type and the field path in the <em>reader</em> schema ({@code customer.name} for a
+ * field of a nested record).
+ *
+ * <pre>{@code
+ * AvroRowMapping orders = AvroRowMapping.builder(Order.getClassSchema())
+ *         .column("id", "UInt64", "id")
+ *         .column("customer", "String", "customer.name")
+ *         .column("amount", "Decimal(18, 2)", "amount")          // bytes, logicalType decimal(18, 2)
+ *         .column("ts", "DateTime64(3)", "created_at")           // long, logicalType timestamp-millis
+ *         .column("coupon", "Nullable(String)", "coupon")        // ["null", "string"]
+ *         .column("status", "Enum8('NEW' = 1, 'PAID' = 2)", "status")
+ *         .column("tags", "Array(String)", "tags")
+ *         .build();
+ * }</pre>
+ *
+ * <p><b>What converts to what</b> (the reader schema's type and logical type decide what a value
+ * means; the writer's is only how it is read, after Avro's promotions):
+ * <ul>
+ * <li>{@code int}, {@code long}: any Int8…Int64 or UInt8…UInt64 column (range-checked per value), Float32, Float64,
+ *     Decimal(P ≤ 18, s) as the <em>unscaled</em> value (cents {@code 1999} into Decimal(18, 2) is
+ *     19.99, as {@code RowBinaryEncoder.decimal64} takes it; more than P digits is an error);
+ *     {@code int} with {@code date}: Date, Date32; {@code long} with {@code timestamp-millis},
+ *     {@code -micros}, {@code -nanos} (or {@code local-timestamp-*}): DateTime (seconds, floor),
+ *     DateTime64(p) (scaled to p digits; rounding down, overflow is an error);</li>
+ * <li>{@code float}: Float32, Float64; {@code double}: Float64; {@code boolean}: Bool, UInt8;</li>
+ * <li>{@code string}, {@code bytes}: String, FixedString(n) (zero-padded; longer is an error);
+ *     {@code string} with {@code uuid}: UUID (the canonical 36-character form);
+ *     {@code bytes}/{@code fixed} with {@code decimal(p, s)}: Decimal(P, s) (same scale; a value
+ *     with more than P digits is an error); {@code fixed}: FixedString(n ≥ size), String;
+ *     {@code fixed(16)} with {@code uuid}: UUID;</li>
+ * <li>{@code enum}: Enum8/Enum16 by symbol name (every reader symbol must be a value of the column),
+ *     String;</li>
+ * <li>a union with {@code null}: Nullable(T) (null writes NULL); any other value into Nullable(T)
+ *     writes it as not null; {@code array<E>}: Array(T) with E converted as above;
+ *     {@code LowCardinality(T)} is written as T.</li>
+ * </ul>
+ * Maps, records as values and unions other than with {@code null} (or of types that all convert to
+ * the column) are not transcoded: map the record's fields instead, or use the object path
+ * ({@code AvroDeserializer} and a {@code RowBinaryEncoder}).
+ *
+ * <p><b>Schema evolution.</b> A writer schema is resolved against the reader schema by Avro's
+ * rules: fields by name or reader alias, promotions (int → long/float/double, long → float/double,
+ * float → double, string ↔ bytes), enum symbols by name with the reader's default, union branches.
+ * A mapped field the writer lacks is written as the reader field's default, encoded once at compile
+ * time. Fields no column reads are passed over, whatever their type, with the object path's decision
+ * ({@code GenericDatumReader(writer, reader)}): one the reader schema holds as Avro decodes it (an enum
+ * index must name a symbol the reader takes, a union branch one the reader can read, an array or map is
+ * read item by item whatever its blocks' byte sizes state), one only the writer has as Avro skips it
+ * (unchecked, a sized block jumped over).
+ *
+ * <p>Immutable and thread-safe; share one instance between lanes.
+ */
+public final class AvroRowMapping {
+    private final Schema reader;
+    private final List<Mapped> mapped;
+    private final List<ClickHouseColumn> columns;
+    private final String explode;
+    private final List<RecordCondition> conditions;
+    private final String shardKey;
+
+    /**
+     * One column: its declared name and type, parsed type, and reader field path ({@code null} for
+     * an {@link Builder#index index} column).
+     */
+    record Mapped(ClickHouseColumn column, ColumnType type, String path) {
+        boolean isIndex() {
+            return path == null;
+        }
+    }
+
+    /** A record filter: records whose field at {@code path} equals one of {@code values} are dropped (or kept). */
+    record RecordCondition(String path, List<Object> values, boolean keep) {}
+
+    private AvroRowMapping(Builder b) {
+        this.reader = b.reader;
+        this.mapped = List.copyOf(b.mapped);
+        this.columns = this.mapped.stream().map(Mapped::column).toList();
+        this.explode = b.explode;
+        this.conditions = List.copyOf(b.conditions);
+        this.shardKey = b.shardKey;
+    }
+
+    /** Starts a mapping whose field paths name fields of {@code readerSchema} (a record). */
+    public static Builder builder(Schema readerSchema) {
+        Objects.requireNonNull(readerSchema, "readerSchema");
+        if (readerSchema.getType() != Schema.Type.RECORD) {
+            throw new IllegalArgumentException("the reader schema must be a record, not " + readerSchema.getType());
+        }
+        return new Builder(readerSchema);
+    }
+
+    /** The reader schema the field paths refer to. */
+    public Schema readerSchema() {
+        return reader;
+    }
+
+    /** The columns in wire order, with their ClickHouse types as declared (for the sink's validation). */
+    public List<ClickHouseColumn> columns() {
+        return columns;
+    }
+
+    List<Mapped> mapped() {
+        return mapped;
+    }
+
+    /** The exploded array's reader path, or null (one row per record). */
+    String explode() {
+        return explode;
+    }
+
+    List<RecordCondition> conditions() {
+        return conditions;
+    }
+
+    /** The field {@link AvroRowTranscoder#shardKey} reads, or null. */
+    String shardKey() {
+        return shardKey;
+    }
+
+    /** Whether the plan needs the scanning form (several rows, filters, a key) rather than the single pass. */
+    private boolean scans() {
+        return explode != null
+                || !conditions.isEmpty()
+                || shardKey != null
+                || mapped.stream().anyMatch(Mapped::isIndex);
+    }
+
+    /**
+     * Compiles the plan for one writer schema.
+     *
+     * @throws AvroMappingException when a mapped field cannot be read from {@code writer} or written
+     *         to its column
+     */
+    Plan compile(Schema writer) {
+        return scans() ? new ScanCompiler(this, writer).compile() : new PlanCompiler(this, writer).compile();
+    }
+
+    @Override
+    public String toString() {
+        return "AvroRowMapping[" + reader.getFullName() + (explode != null ? " exploding " + explode : "") + " -> "
+                + columns + "]";
+    }
+
+    /** Declares columns in wire order. Not thread-safe. */
+    public static final class Builder {
+        private final Schema reader;
+        private final List<Mapped> mapped = new ArrayList<>();
+        private final Set<String> names = new HashSet<>();
+        private final List<RecordCondition> conditions = new ArrayList<>();
+        private String explode;
+        private String shardKey;
+
+        private Builder(Schema reader) {
+            this.reader = reader;
+        }
+
+        /**
+         * Adds column {@code column} of ClickHouse type {@code type} (as the server spells it, e.g.
+         * {@code Nullable(Decimal(18, 2))}), written from the reader field at {@code fieldPath}
+         * (dot-separated through nested records).
+         */
+        public Builder column(String column, String type, String fieldPath) {
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            return add(column, type, fieldPath);
+        }
+
+        private Builder add(String column, String type, String fieldPath) {
+            Objects.requireNonNull(column, "column");
+            Objects.requireNonNull(type, "type");
+            if (!names.add(column)) {
+                throw new IllegalArgumentException("column '" + column + "' declared twice");
+            }
+            ColumnType parsed;
+            try {
+                parsed = ConversionCompiler.columnType(type);
+            } catch (IllegalArgumentException e) {
+                throw new AvroMappingException(
+                        fieldPath == null ? "(element index)" : fieldPath, column, "-", type, e.getMessage());
+            }
+            mapped.add(new Mapped(new ClickHouseColumn(column, type), parsed, fieldPath));
+            return this;
+        }
+
+        /** Adds a column written from the reader field of the same name. */
+        public Builder column(String column, String type) {
+            return column(column, type, column);
+        }
+
+        /**
+         * Writes one row per element of the array at {@code arrayPath} (an array of records in the
+         * reader schema) instead of one per record: an order becomes its lines. Columns whose path
+         * starts with {@code arrayPath + "."} read the element's fields ({@code lines.sku}); the others
+         * read the record's, repeated on every row of it. A record whose array is empty has no row.
+         * At most one array per mapping.
+         */
+        public Builder explode(String arrayPath) {
+            Objects.requireNonNull(arrayPath, "arrayPath");
+            if (explode != null) {
+                throw new IllegalStateException("explode('" + arrayPath + "'): the mapping explodes '" + explode
+                        + "' already (at most one array per mapping)");
+            }
+            explode = arrayPath;
+            return this;
+        }
+
+        /**
+         * Adds a column holding the element's position in the {@link #explode exploded} array, from 0
+         * (an order's line number); {@code type} is an integer type (UInt8…UInt64, Int8…Int64).
+         */
+        public Builder index(String column, String type) {
+            return add(column, type, null);
+        }
+
+        /**
+         * Drops the records whose field at {@code fieldPath} equals one of {@code values}: they write
+         * no row, and their offsets commit like any other's. The field (not inside the exploded array)
+         * is an enum (values are symbol names), a string, an int or long (values are numbers) or a
+         * boolean. The field is read, not decoded: filtering this way costs no object. Several
+         * conditions all apply.
+         */
+        public Builder dropWhen(String fieldPath, Object... values) {
+            return condition(fieldPath, values, false);
+        }
+
+        /** Keeps only the records whose field at {@code fieldPath} equals one of {@code values}; see {@link #dropWhen}. */
+        public Builder keepWhen(String fieldPath, Object... values) {
+            return condition(fieldPath, values, true);
+        }
+
+        private Builder condition(String fieldPath, Object[] values, boolean keep) {
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            if (values.length == 0) {
+                throw new IllegalArgumentException(
+                        (keep ? "keepWhen" : "dropWhen") + "('" + fieldPath + "'): name at least one value");
+            }
+            for (Object v : values) {
+                Objects.requireNonNull(v, "value of " + fieldPath);
+            }
+            conditions.add(new RecordCondition(fieldPath, List.of(values), keep));
+            return this;
+        }
+
+        /**
+         * Names the int or long field (not inside the exploded array) that
+         * {@link AvroRowTranscoder#shardKey} reads, so that rows are sharded by it
+         * ({@link AvroRowTranscoder#shardKeyRouter()}) exactly as {@code KeyHashRouter.byKey} shards
+         * objects by the same value.
+         */
+        public Builder shardKey(String fieldPath) {
+            shardKey = Objects.requireNonNull(fieldPath, "fieldPath");
+            return this;
+        }
+
+        /**
+         * Builds the mapping and compiles it against the reader schema as writer, so every mapping
+         * error shows here rather than at the first record.
+         *
+         * @throws AvroMappingException naming the field, the column and both types
+         */
+        public AvroRowMapping build() {
+            if (mapped.isEmpty()) {
+                throw new IllegalStateException("a mapping needs at least one column");
+            }
+            AvroRowMapping mapping = new AvroRowMapping(this);
+            mapping.compile(reader);
+            return mapping;
+        }
+    }
+}

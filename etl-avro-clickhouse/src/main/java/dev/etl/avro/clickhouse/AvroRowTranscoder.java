@@ -1,0 +1,413 @@
+package dev.etl.avro.clickhouse;
+
+import dev.etl.avro.SchemaRegistryClient;
+import dev.etl.avro.WriterSchemas;
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroFraming;
+import dev.etl.avro.binary.MalformedAvroException;
+import dev.etl.avro.clickhouse.WriterPlans.Compiled;
+import dev.etl.clickhouse.ColumnEncodeException;
+import dev.etl.error.DeserializationException;
+import dev.etl.error.ErrorClass;
+import dev.etl.error.FatalPipelineException;
+import dev.etl.record.Payload;
+import dev.etl.record.RecordMeta;
+import dev.etl.sink.KeyHashRouter;
+import dev.etl.sink.MultiRowEncoder;
+import dev.etl.sink.RowBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.apache.avro.Schema;
+
+/**
+ * Writes one RowBinary row per Avro payload, straight from the Avro bytes: no record is
+ * materialised, nothing is allocated per record. A {@link MultiRowEncoder} of the raw {@link Payload},
+ * so a chain that needs no object ends in the sink without decoding:
+ *
+ * <pre>{@code
+ * AvroRowMapping mapping = AvroRowMapping.builder(readerSchema)...build();
+ * AvroRowTranscoder.Builder orders = AvroRowTranscoder.confluent(mapping, registry);   // shared by lanes
+ * SinkDefinition sink = ClickHouseSink.definition("orders", "orders-pipeline", config, mapping.columns(), registry);
+ * ChainFactory chains = ctx -> Chains.from(ctx, Deserializer.payload())
+ *         .filter("not-tombstone", Payload::isPresent)
+ *         .sink("orders", orders.build(), KeyHashRouter.byRecordKey());              // build() per lane
+ * }</pre>
+ *
+ * <p><b>Compiled once per writer schema.</b> The first payload of a writer schema id fetches the
+ * schema from the registry (cached there forever) and compiles the mapping for it into a plan that
+ * reads the body once in writer order and writes the columns in table order; the plan is cached in
+ * the {@link Builder}, so every lane compiles a writer schema id once per process, and in the lane,
+ * so the next payload of that id costs one primitive-map lookup (none when it is the previous
+ * payload's id). A writer schema that cannot be transcoded (a mapped field of an incompatible type,
+ * or missing without a reader default) is cached as its error: every payload of that id fails alike.
+ *
+ * <p><b>Rows without a registry id.</b> The Confluent mode also reads payloads in Avro's single-object
+ * encoding ({@code C3 01}, the writer schema's 8-byte little-endian CRC-64-AVRO fingerprint, the body;
+ * a Confluent payload starts with 0x00, so the two cannot be confused): the rows a backfill reads
+ * from object storage, whose writer schemas it registers in {@link WriterSchemas#shared()} (or the
+ * {@link Builder#writerSchemas set given to the builder}) before their first row. Plans are compiled
+ * and cached per fingerprint exactly as per id. A fingerprint not registered (yet) fails each of its
+ * payloads and is not remembered, so the first payload after its registration is transcoded.
+ *
+ * <p><b>Per lane.</b> Build one instance per lane, inside the {@code ChainFactory}: it owns the
+ * cursor and its scratch. Called on the lane thread only: an instance called from a second thread
+ * (typically {@code build()} called outside the {@code ChainFactory} lambda, so every lane shares it)
+ * fails the pipeline at that thread's first record with a {@link FatalPipelineException} saying so; the
+ * check is one field read and compare per record.
+ *
+ * <p><b>Errors</b>, thrown from {@link #encode}/{@link #transcode} and handled by the sink stage's
+ * policy (the stage cuts the partial row back out of the buffer):
+ * <ul>
+ * <li>{@link ColumnEncodeException} naming the column: a value out of its column's range, null for a
+ *     non-Nullable column, too long for a FixedString, more digits than the Decimal's precision;</li>
+ * <li>{@link DeserializationException} with the schema id (-1 for a single-object payload, whose
+ *     message names the fingerprint): a payload shorter than its header, a bad magic byte, an unknown
+ *     schema id or fingerprint, a writer schema the mapping cannot read (with the
+ *     {@link AvroMappingException} as cause), a body that does not match its writer schema
+ *     (truncated, malformed varint, bad union or enum index, an invalid block count, trailing bytes) or
+ *     claims more array items than {@link dev.etl.avro.AvroLimits} allows, a tombstone;</li>
+ * <li>{@link FatalPipelineException}: the registry could not be asked (unreachable, slow, 5xx after
+ *     the client's bounded retries) — the pipeline fails rather than drop good records, as
+ *     {@code AvroDeserializer} does by default.</li>
+ * </ul>
+ */
+public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
+    private static final VarHandle OWNER;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(AvroRowTranscoder.class, "owner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** What {@link #last} was looked up by. */
+    private static final byte LAST_NONE = 0;
+
+    private static final byte LAST_ID = 1;
+    private static final byte LAST_FINGERPRINT = 2;
+
+    private final Builder shared;
+    /** The thread of the first call; set once (CAS), then read plainly on every call. */
+    @SuppressWarnings("unused") // accessed through OWNER as well
+    private Thread owner;
+
+    private final AvroCursor in = new AvroCursor();
+    private final Int2ObjectHashMap<Compiled> plans = new Int2ObjectHashMap<>();
+    private final Long2ObjectHashMap<Compiled> fingerprintPlans = new Long2ObjectHashMap<>();
+    private byte lastKind = LAST_NONE;
+    private int lastId;
+    private long lastFingerprint;
+    private Compiled last;
+    /** What {@link #resolve} found: the payload's plan, schema id (-1 when none) and body offset. */
+    private Compiled current;
+
+    private int currentId;
+    /** The payload {@link #shardKey} scanned (identity), so that encoding it next does not scan again; else null. */
+    private byte[] scannedArray;
+
+    private int scannedOffset;
+    private int scannedLength;
+    private boolean scannedDropped;
+
+    private AvroRowTranscoder(Builder shared) {
+        this.shared = shared;
+        if (shared.raw != null) {
+            use(shared.raw);
+        }
+    }
+
+    /**
+     * Confluent wire format (magic byte 0, 4-byte schema id, body), writer schemas from
+     * {@code registry}; and Avro single-object payloads, writer schemas from the
+     * {@link Builder#writerSchemas(WriterSchemas) WriterSchemas}.
+     */
+    public static Builder confluent(AvroRowMapping mapping, SchemaRegistryClient registry) {
+        return new Builder(
+                Objects.requireNonNull(mapping, "mapping"), Objects.requireNonNull(registry, "registry"), null);
+    }
+
+    /**
+     * Raw Avro bodies, all written with {@code writerSchema}; compiled here, so a mapping error is
+     * thrown now.
+     *
+     * @throws AvroMappingException when the mapping cannot read {@code writerSchema}
+     */
+    public static Builder raw(AvroRowMapping mapping, Schema writerSchema) {
+        return new Builder(
+                Objects.requireNonNull(mapping, "mapping"), null, Objects.requireNonNull(writerSchema, "writerSchema"));
+    }
+
+    @Override
+    public int encodeRows(Payload value, RecordMeta meta, RowBuffer out) {
+        if (!value.isPresent()) {
+            throw tombstone();
+        }
+        return transcode(value.array(), value.offset(), value.length(), out);
+    }
+
+    /**
+     * Appends the payload's one row (a mapping without {@link AvroRowMapping.Builder#explode explode}
+     * or conditions); the sink stage calls {@link #encodeRows}.
+     *
+     * @throws IllegalStateException when the payload has no row or several
+     */
+    @Override
+    public void encode(Payload value, RecordMeta meta, RowBuffer out) {
+        int rows = encodeRows(value, meta, out);
+        if (rows != 1) {
+            throw new IllegalStateException(this + " wrote " + rows + " rows for one payload: call encodeRows");
+        }
+    }
+
+    private static DeserializationException tombstone() {
+        return DeserializationException.of(
+                -1,
+                "a tombstone (absent value) has no row: filter tombstones before "
+                        + "the sink (.filter(\"not-tombstone\", Payload::isPresent))",
+                null);
+    }
+
+    /**
+     * Appends the rows of the payload in {@code array[offset, offset + length)} to {@code out}: one,
+     * or with {@link AvroRowMapping.Builder#explode explode} one per element, none when a
+     * {@link AvroRowMapping.Builder#dropWhen condition} drops the record.
+     *
+     * @return how many rows were appended
+     */
+    public int transcode(byte[] array, int offset, int length, RowBuffer out) {
+        byte[] scanned = scannedArray;
+        scannedArray = null;
+        if (scanned == array && scannedOffset == offset && scannedLength == length) {
+            // shardKey(...) scanned this payload just now (routing, then encoding): emit from that scan.
+            return emit(out, scannedDropped);
+        }
+        resolve(array, offset, length);
+        Compiled compiled = current;
+        try {
+            return compiled.plan.write(in, out);
+        } catch (MalformedAvroException e) {
+            throw malformed(compiled, e);
+        }
+    }
+
+    /**
+     * The {@link AvroRowMapping.Builder#shardKey shard key} of the payload (the field's value), for
+     * routing: {@link #shardKeyRouter()} shards by it as {@code KeyHashRouter.byKey} shards by the
+     * same value of an object. Scans the payload, which the next {@link #encodeRows} of the same
+     * payload then does not repeat.
+     *
+     * @throws IllegalStateException when the mapping names no shard key
+     * @throws DeserializationException as {@link #encodeRows} does for a payload it cannot read
+     */
+    public long shardKey(Payload value) {
+        if (!value.isPresent()) {
+            throw tombstone();
+        }
+        byte[] array = value.array();
+        int offset = value.offset();
+        int length = value.length();
+        scannedArray = null;
+        resolve(array, offset, length);
+        Compiled compiled = current;
+        if (!(compiled.plan instanceof ScanPlan plan) || !plan.hasKey()) {
+            throw new IllegalStateException(
+                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        }
+        try {
+            scannedDropped = plan.scan(in);
+        } catch (MalformedAvroException e) {
+            throw malformed(compiled, e);
+        }
+        long key = plan.key(in);
+        scannedArray = array;
+        scannedOffset = offset;
+        scannedLength = length;
+        return key;
+    }
+
+    /**
+     * A router for this lane's sink stage that shards by {@link #shardKey}: {@code
+     * .sink(transcoder, transcoder.shardKeyRouter())}.
+     */
+    public KeyHashRouter<Payload> shardKeyRouter() {
+        if (shared.mapping.shardKey() == null) {
+            throw new IllegalStateException(
+                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        }
+        return KeyHashRouter.byKey(this::shardKey);
+    }
+
+    private int emit(RowBuffer out, boolean dropped) {
+        Compiled compiled = current;
+        try {
+            return ((ScanPlan) compiled.plan).emit(in, out, dropped);
+        } catch (MalformedAvroException e) {
+            throw malformed(compiled, e);
+        }
+    }
+
+    private DeserializationException malformed(Compiled compiled, MalformedAvroException e) {
+        return DeserializationException.of(
+                currentId, "Avro body does not match writer schema " + compiled.label + ": " + e.getMessage(), null);
+    }
+
+    /** Finds the payload's plan ({@link #current}) and wraps the cursor around its body. */
+    private void resolve(byte[] array, int offset, int length) {
+        if (owner != Thread.currentThread()) {
+            claimOwner();
+        }
+        Compiled compiled;
+        int id;
+        int bodyOffset;
+        if (shared.raw != null) {
+            compiled = last;
+            id = -1;
+            bodyOffset = offset;
+        } else if (AvroFraming.isConfluent(array, offset, length)) {
+            id = AvroFraming.schemaId(array, offset);
+            compiled = lastKind == LAST_ID && id == lastId ? last : lookup(id);
+            bodyOffset = offset + AvroFraming.CONFLUENT_HEADER_LENGTH;
+        } else {
+            compiled = singleObject(array, offset, length);
+            id = -1;
+            bodyOffset = offset + AvroFraming.SINGLE_OBJECT_HEADER_LENGTH;
+        }
+        if (compiled.error != null) {
+            throw DeserializationException.of(
+                    id,
+                    "writer schema " + compiled.label + " cannot be transcoded: " + compiled.error.getMessage(),
+                    compiled.error);
+        }
+        current = compiled;
+        currentId = id;
+        in.wrap(array, bodyOffset, length - (bodyOffset - offset));
+    }
+
+    /** The plan of a single-object payload; else the payload is too short or of a bad magic byte. */
+    private Compiled singleObject(byte[] array, int offset, int length) {
+        if (!AvroFraming.isSingleObject(array, offset, length)) {
+            throw AvroFraming.unframed(array, offset, length);
+        }
+        if (length < AvroFraming.SINGLE_OBJECT_HEADER_LENGTH) {
+            throw AvroFraming.shortSingleObject(length);
+        }
+        long fingerprint = AvroFraming.fingerprint(array, offset);
+        if (lastKind == LAST_FINGERPRINT && fingerprint == lastFingerprint) {
+            return last;
+        }
+        Compiled compiled = fingerprintPlans.get(fingerprint);
+        if (compiled == null) {
+            compiled = shared.plans.byFingerprint(fingerprint);
+            fingerprintPlans.put(fingerprint, compiled);
+        }
+        use(compiled);
+        lastKind = LAST_FINGERPRINT;
+        lastFingerprint = fingerprint;
+        return compiled;
+    }
+
+    /**
+     * First call (records the calling thread) or a call from another thread (fails). A plain read that
+     * sees {@code null} only means this thread has not seen the owner yet; the CAS decides.
+     */
+    private void claimOwner() {
+        Thread current = Thread.currentThread();
+        Thread previous = (Thread) OWNER.compareAndExchange(this, null, current);
+        if (previous == null || previous == current) {
+            return;
+        }
+        throw new FatalPipelineException(
+                ErrorClass.ENCODE,
+                "AvroRowTranscoder " + this + " is used by threads '"
+                        + previous.getName() + "' and '" + current.getName()
+                        + "': one instance must serve one lane (it "
+                        + "reuses its cursor, so sharing it corrupts rows). Call build() inside the ChainFactory lambda, e.g. "
+                        + "ctx -> Chains.from(ctx, Deserializer.payload()).sink(builder.build(), router), and share the "
+                        + "AvroRowTranscoder.Builder instead",
+                null);
+    }
+
+    private Compiled lookup(int id) {
+        Compiled compiled = plans.get(id);
+        if (compiled == null) {
+            compiled = shared.plans.byId(id);
+            plans.put(id, compiled);
+        }
+        use(compiled);
+        lastKind = LAST_ID;
+        lastId = id;
+        return compiled;
+    }
+
+    private void use(Compiled compiled) {
+        if (compiled.plan != null) {
+            in.ensureMarks(compiled.plan.markCount());
+        }
+        last = compiled;
+    }
+
+    @Override
+    public String toString() {
+        return "AvroRowTranscoder[" + shared.mapping + "]";
+    }
+
+    /**
+     * The shared part: the mapping, the wire format, and the plans compiled so far per writer schema
+     * id and fingerprint. Thread-safe; build one per pipeline and call {@link #build()} once per lane.
+     */
+    public static final class Builder {
+        private final AvroRowMapping mapping;
+        private final Compiled raw;
+        private final WriterPlans plans;
+        private volatile boolean built;
+
+        private Builder(AvroRowMapping mapping, SchemaRegistryClient registry, Schema rawWriter) {
+            this.mapping = mapping;
+            this.plans = new WriterPlans(mapping, registry);
+            this.raw = rawWriter != null ? plans.raw(rawWriter) : null;
+        }
+
+        /**
+         * Where single-object payloads find their writer schema by fingerprint (default
+         * {@link WriterSchemas#shared()}, where a backfill registers its files' schemas); another
+         * instance isolates a test. Call it before the first {@link #build()}.
+         *
+         * @throws IllegalStateException on a {@link #raw raw} builder (raw bodies have no header that
+         *         could name a writer schema), or after {@link #build()}
+         */
+        public Builder writerSchemas(WriterSchemas writerSchemas) {
+            Objects.requireNonNull(writerSchemas, "writerSchemas");
+            if (raw != null) {
+                throw new IllegalStateException("writerSchemas(...) applies to confluent(mapping, registry): raw "
+                        + "bodies have no header that could name a single-object writer schema");
+            }
+            if (built) {
+                throw new IllegalStateException(
+                        "writerSchemas(...) must be set before the first build(): lanes already read with the other");
+            }
+            plans.writerSchemas(writerSchemas);
+            return this;
+        }
+
+        /** A transcoder for one lane. */
+        public AvroRowTranscoder build() {
+            built = true;
+            return new AvroRowTranscoder(this);
+        }
+
+        /** The mapping this builder's transcoders write. */
+        public AvroRowMapping mapping() {
+            return mapping;
+        }
+
+        /** How many writer schemas were compiled so far (each at most once per id or fingerprint). */
+        public int compilations() {
+            return plans.compilations();
+        }
+    }
+}

@@ -1,5 +1,0 @@
-/** The Avro → ClickHouse RowBinary bridge: {@code AvroRowTranscoder} and the {@code AvroRowMapping} it compiles from a table's columns. Public API. */
-@NullMarked
-package dev.etl.transcode;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,5 +1,0 @@
-/** Auto-configuration of the Avro → ClickHouse RowBinary transcoder. Public API. */
-@NullMarked
-package dev.etl.autoconfigure.transcode;
-
-import org.jspecify.annotations.NullMarked;
