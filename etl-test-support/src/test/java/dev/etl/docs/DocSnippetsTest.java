@@ -30,8 +30,7 @@ class DocSnippetsTest {
     /** The opt-out of {@link #everyJavaBlockIsASnippetOfCompiledCode}: the text before its reason. */
     static final String NOT_COMPILABLE = "<!-- not compilable:";
 
-    private static final Pattern NOT_COMPILABLE_MARKER =
-            Pattern.compile(Pattern.quote(NOT_COMPILABLE) + "(.*?)-->");
+    private static final Pattern NOT_COMPILABLE_MARKER = Pattern.compile(Pattern.quote(NOT_COMPILABLE) + "(.*?)-->");
 
     @Test
     void everyMarkedSnippetInTheDocsMatchesItsSource() throws IOException {

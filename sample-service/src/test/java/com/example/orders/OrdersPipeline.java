@@ -26,7 +26,8 @@ class OrdersPipeline {
 
     @Bean
     ChainFactory orders(SchemaRegistryClient registry) {
-        AvroDeserializer.Builder<Order> avro = AvroDeserializer.specific(Order.class).confluent(registry);
+        AvroDeserializer.Builder<Order> avro =
+                AvroDeserializer.specific(Order.class).confluent(registry);
         return ctx -> Chains.from(ctx, avro.build()) // build() here: one deserializer per lane
                 .filter("not-cancelled", o -> o.getStatus() != OrderStatus.CANCELLED)
                 .map("to-row", OrderRow::of)

@@ -16,8 +16,9 @@ class OrdersPipelineWiringTest {
     void declaresTheChainFactoryAndTheRowEncoder() {
         new ApplicationContextRunner()
                 .withUserConfiguration(OrdersPipeline.class)
-                .withBean(SchemaRegistryClient.class, () -> SchemaRegistryClient.builder("http://localhost:1")
-                        .build())
+                .withBean(
+                        SchemaRegistryClient.class,
+                        () -> SchemaRegistryClient.builder("http://localhost:1").build())
                 .run((context) -> {
                     assertThat(context).hasSingleBean(ChainFactory.class);
                     RowBinaryEncoder<?> rows = context.getBean(RowBinaryEncoder.class);

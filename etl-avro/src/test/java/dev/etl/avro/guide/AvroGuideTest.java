@@ -48,7 +48,8 @@ class AvroGuideTest {
     // The builder can be shared; build() once per lane (in your ChainFactory): an instance used by a
     // second lane thread fails the pipeline at that thread's first record.
     static ChainFactory ordersChain(SchemaRegistryClient registry) {
-        AvroDeserializer.Builder<Order> orders = AvroDeserializer.specific(Order.class).confluent(registry);
+        AvroDeserializer.Builder<Order> orders =
+                AvroDeserializer.specific(Order.class).confluent(registry);
         return ctx -> Chains.from(ctx, orders.build())
                 .filter("paid", o -> o.getPaid())
                 .map("to-row", OrderRow::of)
@@ -58,22 +59,30 @@ class AvroGuideTest {
 
     @Test
     void theChainFactoryBuildsWithoutCallingTheRegistry() {
-        SchemaRegistryClient registry = SchemaRegistryClient.builder("http://localhost:1").build();
+        SchemaRegistryClient registry =
+                SchemaRegistryClient.builder("http://localhost:1").build();
 
         assertThat(ordersChain(registry)).isNotNull();
     }
 
     @Test
     void aSingleObjectRowIsReadByTheTopicsDeserializer() throws Exception {
-        Order record = Order.newBuilder().setId(7).setCustomer("c-7").setAmountCents(1250).setPaid(true).build();
+        Order record = Order.newBuilder()
+                .setId(7)
+                .setCustomer("c-7")
+                .setAmountCents(1250)
+                .setPaid(true)
+                .build();
         Schema writerSchema = Order.getClassSchema();
         // A registry that does not answer: a single-object row needs no registry call.
-        SchemaRegistryClient registry = SchemaRegistryClient.builder("http://localhost:1").build();
+        SchemaRegistryClient registry =
+                SchemaRegistryClient.builder("http://localhost:1").build();
 
         // tag::single-object[]
         WriterSchemas.shared().register(writerSchema); // idempotent, thread-safe; returns the fingerprint
         byte[] row = AvroWireFormat.singleObject(writerSchema, record);
-        AvroDeserializer<Order> d = AvroDeserializer.specific(Order.class).confluent(registry).build();
+        AvroDeserializer<Order> d =
+                AvroDeserializer.specific(Order.class).confluent(registry).build();
         // d reads `row` and the topic's Confluent payloads alike
         // end::single-object[]
 

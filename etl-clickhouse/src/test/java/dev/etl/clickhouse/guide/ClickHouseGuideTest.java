@@ -41,7 +41,13 @@ import org.junit.jupiter.api.Test;
 class ClickHouseGuideTest {
 
     /** The record the snippets write. */
-    record Order(long id, String customer, long amountCents, long tsMillis, @Nullable String coupon, List<String> tags) {}
+    record Order(
+            long id,
+            String customer,
+            long amountCents,
+            long tsMillis,
+            @Nullable String coupon,
+            List<String> tags) {}
 
     static SinkDefinition configuring(MeterRegistry meterRegistry) {
         // tag::configuring[]
@@ -100,8 +106,8 @@ class ClickHouseGuideTest {
     static Router<Order> placement(RowBinaryEncoder<Order> encoder, MeterRegistry meterRegistry) {
         // tag::placement[]
         // shop.orders = Distributed(prod, shop, orders_local, cityHash64(id)) over shop.orders_local
-        DistributedPlacement placement = new DistributedPlacement(
-                ShardingKey.cityHash64("id", KeyType.UINT64), ShardWeights.uniform(2));
+        DistributedPlacement placement =
+                new DistributedPlacement(ShardingKey.cityHash64("id", KeyType.UINT64), ShardWeights.uniform(2));
 
         ClickHouseSinkConfig config = ClickHouseSinkConfig.builder()
                 .table("shop", "orders_local") // the shard-local table
@@ -127,9 +133,10 @@ class ClickHouseGuideTest {
 
     static DistributedPlacement readPlacement() throws ClickHouseRequestException {
         // tag::read-placement[]
-        ClickHouseTransport reads = new ClickHouseHttpTransport(Duration.ofSeconds(2), Duration.ofSeconds(10), "etl",
-                System.getenv("CH_PASSWORD"), false);
-        DistributedPlacement placement = DistributedPlacement.read(reads, URI.create("http://ch-1a:8123"), "shop", "orders");
+        ClickHouseTransport reads = new ClickHouseHttpTransport(
+                Duration.ofSeconds(2), Duration.ofSeconds(10), "etl", System.getenv("CH_PASSWORD"), false);
+        DistributedPlacement placement =
+                DistributedPlacement.read(reads, URI.create("http://ch-1a:8123"), "shop", "orders");
         // end::read-placement[]
         return placement;
     }

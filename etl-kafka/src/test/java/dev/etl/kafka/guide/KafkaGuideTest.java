@@ -50,7 +50,10 @@ class KafkaGuideTest {
                 .source(source)
                 .sink(clickhouse)
                 .deadLetter(KafkaDeadLetterWriter.sink(
-                        "dead-letter", Map.of("bootstrap.servers", "broker-1:9092"), "orders-dlq", Duration.ofSeconds(30)))
+                        "dead-letter",
+                        Map.of("bootstrap.servers", "broker-1:9092"),
+                        "orders-dlq",
+                        Duration.ofSeconds(30)))
                 .chains(ctx -> Chains.from(ctx, deserializer, ErrorPolicy.DEAD_LETTER)
                         .sink(router)) // a record its deserializer refuses goes to orders-dlq
                 .build();

@@ -105,17 +105,23 @@ class TestingGuideTest {
         // tag::stub-registry[]
         try (StubSchemaRegistry registry = StubSchemaRegistry.start()) {
             int id = registry.register("orders-value", ORDER); // or registry.put(1, schema)
-            SchemaRegistryClient client = SchemaRegistryClient.builder(registry.url()).build();
-            AvroDeserializer.Builder<GenericRecord> orders = AvroDeserializer.generic(ORDER).confluent(client);
-            run(sink, ctx -> Chains.from(ctx, orders.build()) // the real deserializer, the stub's schemas
-                    .map("to-row", o -> o.get("id").toString())
-                    .sink(TestEncoders.string(), KeyHashRouter.byRecordKey()));
+            SchemaRegistryClient client =
+                    SchemaRegistryClient.builder(registry.url()).build();
+            AvroDeserializer.Builder<GenericRecord> orders =
+                    AvroDeserializer.generic(ORDER).confluent(client);
+            run(
+                    sink,
+                    ctx -> Chains.from(ctx, orders.build()) // the real deserializer, the stub's schemas
+                            .map("to-row", o -> o.get("id").toString())
+                            .sink(TestEncoders.string(), KeyHashRouter.byRecordKey()));
 
             long offset = handle.push(0, null, AvroWireFormat.confluent(id, ORDER, order));
-            assertThat(handle.awaitCommitted(0, offset + 1, Duration.ofSeconds(10))).isTrue();
+            assertThat(handle.awaitCommitted(0, offset + 1, Duration.ofSeconds(10)))
+                    .isTrue();
         }
         // end::stub-registry[]
 
-        assertThat(TestEncoders.decodeStrings(sink.script().writes().get(0).bytes())).containsExactly("42");
+        assertThat(TestEncoders.decodeStrings(sink.script().writes().get(0).bytes()))
+                .containsExactly("42");
     }
 }
