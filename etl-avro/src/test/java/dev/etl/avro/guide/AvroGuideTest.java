@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.Fixtures;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.avro.WriterSchemas;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.record.Payload;
-import dev.etl.record.RecordMeta;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.sink.RowEncoder;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
 
@@ -86,44 +83,9 @@ class AvroGuideTest {
         // d reads `row` and the topic's Confluent payloads alike
         // end::single-object[]
 
-        List<Order> out = new ArrayList<>();
-        d.deserialize(new Payload(), new Payload().wrap(row), new Meta(), out::add);
-        assertThat(out).singleElement().satisfies(o -> {
+        assertThat(Fixtures.decode(d, row)).singleElement().satisfies(o -> {
             assertThat(o.getId()).isEqualTo(7);
             assertThat(o.getCustomer()).hasToString("c-7");
         });
-    }
-
-    /** Metadata of a record read at partition 0, offset 0. */
-    private static final class Meta implements RecordMeta {
-        @Override
-        public int partition() {
-            return 0;
-        }
-
-        @Override
-        public long offset() {
-            return 0;
-        }
-
-        @Override
-        public long timestampMs() {
-            return -1;
-        }
-
-        @Override
-        public int keyHash() {
-            return 0;
-        }
-
-        @Override
-        public Payload sourceKey() {
-            return new Payload();
-        }
-
-        @Override
-        public Payload sourceValue() {
-            return new Payload();
-        }
     }
 }

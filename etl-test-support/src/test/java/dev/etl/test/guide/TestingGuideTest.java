@@ -5,12 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.etl.avro.AvroDeserializer;
 import dev.etl.avro.AvroWireFormat;
 import dev.etl.avro.SchemaRegistryClient;
-import dev.etl.deser.Deserializer;
 import dev.etl.error.ErrorPolicy;
 import dev.etl.ops.ChainFactory;
 import dev.etl.ops.Chains;
-import dev.etl.pipeline.Pipeline;
-import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
 import dev.etl.sink.KeyHashRouter;
 import dev.etl.test.avro.StubSchemaRegistry;
@@ -19,6 +16,8 @@ import dev.etl.test.capture.CaptureSink;
 import dev.etl.test.capture.TestEncoders;
 import dev.etl.test.memory.MemorySource;
 import dev.etl.test.memory.MemorySourceHandle;
+import dev.etl.test.pipeline.PipelineFixture;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.apache.avro.Schema;
@@ -29,15 +28,9 @@ import org.junit.jupiter.api.Test;
 
 /** The code of {@code docs/guides/testing.md} (its snippets are these regions), run against the test doubles. */
 class TestingGuideTest {
-    private static final Duration WAIT = Duration.ofSeconds(20);
     private static final Schema ORDER = new Schema.Parser().parse("""
             {"type": "record", "name": "Order", "namespace": "com.example",
              "fields": [{"name": "id", "type": "long"}]}""");
-
-    /** Each value's bytes as a string row. */
-    private static final ChainFactory PASS_THROUGH = ctx -> Chains.from(ctx, Deserializer.bytes())
-            .map("to-string", b -> new String(b, StandardCharsets.UTF_8))
-            .sink(TestEncoders.string(), KeyHashRouter.byRecordKey());
 
     private final MemorySource source = MemorySource.create();
     private final MemorySourceHandle handle = source.handle();
@@ -45,28 +38,20 @@ class TestingGuideTest {
 
     @AfterEach
     void stop() throws InterruptedException {
-        if (runtime != null) {
-            runtime.shutdown();
-            runtime.awaitTermination(WAIT);
-        }
+        PipelineFixture.stop(runtime);
     }
 
+    /** Starts a pipeline over the memory source into {@code sink}, lane 0 reading partition 0. */
     private void run(CaptureSink sink, ChainFactory chains) {
-        runtime = Pipeline.builder(PipelineConfig.builder("testing-guide")
-                        .checkpointInterval(Duration.ofMillis(50))
-                        .pollTimeout(Duration.ofMillis(20))
-                        .build())
-                .source(source)
-                .sink(sink.definition())
-                .chains(chains)
-                .build();
+        runtime = PipelineFixture.build(
+                PipelineFixture.fastConfig("testing-guide").build(), source, sink, chains, new SimpleMeterRegistry());
         runtime.start();
         handle.assign(0, 0);
     }
 
     @Test
     void waitForCommitsNotForTime() throws Exception {
-        run(CaptureSink.create("capture", 1), PASS_THROUGH);
+        run(CaptureSink.create("capture", 1), PipelineFixture.passThrough());
         byte[] bytes = "order-1".getBytes(StandardCharsets.UTF_8);
 
         // tag::await-commit[]
@@ -80,9 +65,9 @@ class TestingGuideTest {
         CaptureSink sink = CaptureSink.create(
                 "capture", 1, CaptureSink.TEST_BATCHING, CaptureSink.TEST_RETRY, 64, ErrorPolicy.SKIP);
         CaptureScript script = sink.script();
-        run(sink, PASS_THROUGH);
-        byte[] bytes = "bad".getBytes(StandardCharsets.UTF_8);
-        byte[] next = "good".getBytes(StandardCharsets.UTF_8);
+        run(sink, PipelineFixture.passThrough());
+        byte[] bytes = "first".getBytes(StandardCharsets.UTF_8);
+        byte[] next = "second".getBytes(StandardCharsets.UTF_8);
 
         // tag::not-committed[]
         script.failNextPermanently(0, 1); // under a SKIP sink policy: the batch fails, the pipeline runs on
