@@ -6,8 +6,11 @@ import dev.etl.record.RecordMeta;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Pushes payloads through a deserializer and collects what it emits. */
-final class Fixtures {
+/**
+ * Pushes payloads through a deserializer and collects what it emits (public for the guide tests of
+ * {@code dev.etl.avro.guide}).
+ */
+public final class Fixtures {
     private Fixtures() {}
 
     /** A record's metadata as a test sets it (the engine's own is internal). */
@@ -65,7 +68,7 @@ final class Fixtures {
         return out;
     }
 
-    static <T> List<T> decode(Deserializer<T> deserializer, byte[]... values) throws Exception {
+    public static <T> List<T> decode(Deserializer<T> deserializer, byte[]... values) throws Exception {
         List<T> out = new ArrayList<>();
         Meta meta = new Meta();
         Payload key = new Payload();

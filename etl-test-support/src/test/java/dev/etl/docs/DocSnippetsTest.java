@@ -21,10 +21,16 @@ import org.junit.jupiter.api.Test;
  * reader can copy it into a file of their own; a region of members or statements is shown alone, without
  * a {@code package} or {@code import} line (never a header over bare members). YAML, properties and shell
  * files mark regions with {@code # tag::tag[]} and {@code # end::tag[]} and are shown without a header.
+ * Every {@code ```java} block of the docs is such a snippet: there are no hand-written Java fragments.
  * Edit the source, run this test with {@code -Detl.docs.write=true} (or copy what it prints when it fails).
  */
 class DocSnippetsTest {
     private static final Pattern MARKER = Pattern.compile("<!-- snippet: (\\S+)#(\\S+) -->");
+
+    /** The opt-out of {@link #everyJavaBlockIsASnippetOfCompiledCode}: the text before its reason. */
+    static final String NOT_COMPILABLE = "<!-- not compilable:";
+
+    private static final Pattern NOT_COMPILABLE_MARKER = Pattern.compile(Pattern.quote(NOT_COMPILABLE) + "(.*?)-->");
 
     @Test
     void everyMarkedSnippetInTheDocsMatchesItsSource() throws IOException {
@@ -64,82 +70,43 @@ class DocSnippetsTest {
     }
 
     /**
-     * Java blocks that are not compiled snippets (fragments) still show their imports, and every import
-     * names a class that exists (on this module's test classpath or as a source file of the repository).
+     * Every Java block in the docs is a snippet of compiled code: a {@code ```java} fence preceded by a
+     * {@code <!-- snippet: path#tag -->} marker (checked against its source above). The only opt-out is a
+     * {@value #NOT_COMPILABLE} marker with a reason ({@code <!-- not compilable: shows the compile error
+     * of ... -->}) on the line before the fence, for a block that cannot compile by nature (one that shows
+     * a compile error); none needs it today. Fails naming the page and line of each hand-written block.
      */
     @Test
-    void everyOtherJavaBlockShowsItsImportsAndTheyExist() throws IOException {
+    void everyJavaBlockIsASnippetOfCompiledCode() {
         Path root = repositoryRoot();
         List<String> problems = new ArrayList<>();
-        try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
-            for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).toList()) {
-                List<String> lines = Files.readAllLines(doc);
-                for (int i = 0; i < lines.size(); i++) {
-                    if (!lines.get(i).startsWith("```java")
-                            || (i > 0 && MARKER.matcher(lines.get(i - 1)).find())) {
-                        continue;
-                    }
-                    String where = root.relativize(doc) + ":" + (i + 1);
-                    String block = fencedBlockAfter(lines, i);
-                    if (!block.startsWith("import ") && !block.startsWith("package ")) {
-                        problems.add(where + ": a Java block without its imports");
-                        continue;
-                    }
-                    for (String line : block.split("\n")) {
-                        if (!line.startsWith("import ")) {
-                            continue;
-                        }
-                        String name = line.substring(0, line.length() - 1)
-                                .replace("import static ", "")
-                                .replace("import ", "");
-                        if (line.startsWith("import static ")) {
-                            name = name.substring(0, name.lastIndexOf('.'));
-                        }
-                        if (!classExists(name)) {
-                            problems.add(where + ": " + line + " names no class");
-                        }
-                    }
+        int java = 0;
+        for (Path doc : MarkdownPage.markdownUnder(root.resolve("docs"))) {
+            List<String> lines = MarkdownPage.read(doc).lines;
+            for (int i = 0; i < lines.size(); i++) {
+                if (!lines.get(i).startsWith("```java")) {
+                    continue;
                 }
+                java++;
+                String where = root.relativize(doc) + ":" + (i + 1);
+                String before = i > 0 ? lines.get(i - 1) : "";
+                if (MARKER.matcher(before).find()) {
+                    continue;
+                }
+                Matcher optOut = NOT_COMPILABLE_MARKER.matcher(before);
+                if (optOut.find()) {
+                    if (optOut.group(1).isBlank()) {
+                        problems.add(where + ": a '" + NOT_COMPILABLE + "' marker without its reason");
+                    }
+                    continue;
+                }
+                problems.add(where + ": a hand-written Java block; put the code in a tagged region of a compiled"
+                        + " test of the module whose API it shows, and mark the block with"
+                        + " <!-- snippet: path#tag --> (then run this test with -Detl.docs.write=true)");
             }
         }
-        assertThat(problems).as("Java blocks in docs/").isEmpty();
-    }
-
-    /** On this module's test classpath, or a source file in the repository (Spring Boot modules). */
-    private static boolean classExists(String name) {
-        if (sourceFileExists(name)) {
-            return true;
-        }
-        String candidate = name;
-        while (true) {
-            try {
-                Class.forName(candidate, false, DocSnippetsTest.class.getClassLoader());
-                return true;
-            } catch (ClassNotFoundException e) {
-                int dot = candidate.lastIndexOf('.');
-                if (dot < 0) {
-                    return false;
-                }
-                candidate = candidate.substring(0, dot) + "$" + candidate.substring(dot + 1); // a nested class
-                if (candidate.indexOf('.') < 0) {
-                    return false;
-                }
-            }
-        }
-    }
-
-    /** A top-level class of that name in some module's {@code src/main/java} or {@code src/test/java}. */
-    private static boolean sourceFileExists(String name) {
-        String file = name.replace('.', '/') + ".java";
-        try (Stream<Path> modules = Files.list(repositoryRoot())) {
-            return modules.filter(Files::isDirectory)
-                    .anyMatch((module) ->
-                            Files.isRegularFile(module.resolve("src/main/java").resolve(file))
-                                    || Files.isRegularFile(
-                                            module.resolve("src/test/java").resolve(file)));
-        } catch (IOException e) {
-            return false;
-        }
+        assertThat(problems).as("Java blocks in docs/ that are not compiled").isEmpty();
+        assertThat(java).as("Java blocks found under docs/").isPositive();
     }
 
     private static String region(Path source, String tag, String where, List<String> problems) throws IOException {

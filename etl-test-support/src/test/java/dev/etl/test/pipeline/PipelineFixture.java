@@ -14,15 +14,19 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
-/** Shared set-up for pipeline behaviour tests: a memory source, a capture sink, short intervals. */
-final class PipelineFixture {
-    static final Duration WAIT = Duration.ofSeconds(20);
+/**
+ * Shared set-up for pipeline behaviour tests: a memory source, a capture sink, short intervals (public for
+ * the guide tests of {@code dev.etl.test.guide}).
+ */
+public final class PipelineFixture {
+    public static final Duration WAIT = Duration.ofSeconds(20);
 
     private PipelineFixture() {}
 
     /** Config with fast commits and polls, so tests observe effects quickly. */
-    static PipelineConfig.Builder fastConfig(String name) {
+    public static PipelineConfig.Builder fastConfig(String name) {
         return PipelineConfig.builder(name)
                 .checkpointInterval(Duration.ofMillis(50))
                 .pollTimeout(Duration.ofMillis(20))
@@ -46,11 +50,11 @@ final class PipelineFixture {
         };
     }
 
-    static ChainFactory passThrough() {
+    public static ChainFactory passThrough() {
         return ctx -> Chains.from(ctx, strings()).sink(TestEncoders.string(), byPartition());
     }
 
-    static PipelineRuntime build(
+    public static PipelineRuntime build(
             PipelineConfig config,
             MemorySource source,
             CaptureSink sink,
@@ -62,6 +66,14 @@ final class PipelineFixture {
                 .chains(chains)
                 .meterRegistry(registry)
                 .build();
+    }
+
+    /** Shuts {@code runtime} down, if built, and waits for its end (an {@code @AfterEach}). */
+    public static void stop(@Nullable PipelineRuntime runtime) throws InterruptedException {
+        if (runtime != null) {
+            runtime.shutdown();
+            runtime.awaitTermination(WAIT);
+        }
     }
 
     static byte[] utf8(String s) {
