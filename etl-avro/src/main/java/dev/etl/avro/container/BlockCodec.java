@@ -69,16 +69,21 @@ abstract class BlockCodec implements AutoCloseable {
             case "deflate":
                 return new Deflate();
             case "zstandard":
-                requireLibrary(name, "com.github.luben.zstd.ZstdDecompressCtx");
+                requireLibrary(name, BlockCodec.class);
                 return new Zstandard();
             default:
                 return new ViaAvro(name, avroCodec(name));
         }
     }
 
-    private static void requireLibrary(String name, String className) {
+    /** Fails naming the library when the class {@code name} needs is not visible to {@code user}'s loader. */
+    private static void requireLibrary(String name, Class<?> user) {
+        String needs = requiredClass(name);
+        if (needs == null) {
+            return;
+        }
         try {
-            Class.forName(className, false, BlockCodec.class.getClassLoader());
+            Class.forName(needs, false, user.getClassLoader());
         } catch (ClassNotFoundException | LinkageError e) {
             throw new MalformedAvroException(
                     "codec " + name + " needs " + requiredLibrary(name) + " on the class path", e);
@@ -86,15 +91,7 @@ abstract class BlockCodec implements AutoCloseable {
     }
 
     private static Codec avroCodec(String name) {
-        String needs = requiredClass(name);
-        if (needs != null) {
-            try {
-                Class.forName(needs, false, CodecFactory.class.getClassLoader());
-            } catch (ClassNotFoundException | LinkageError e) {
-                throw new MalformedAvroException(
-                        "codec " + name + " needs " + requiredLibrary(name) + " on the class path", e);
-            }
-        }
+        requireLibrary(name, CodecFactory.class);
         CodecFactory factory;
         try {
             factory = CodecFactory.fromString(name);
@@ -121,6 +118,8 @@ abstract class BlockCodec implements AutoCloseable {
                 return "org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream";
             case "xz":
                 return "org.tukaani.xz.XZInputStream";
+            case "zstandard":
+                return "com.github.luben.zstd.ZstdDecompressCtx";
             default:
                 return null;
         }
