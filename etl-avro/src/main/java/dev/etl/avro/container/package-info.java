@@ -10,7 +10,8 @@
  *
  * <p>Codecs: {@code null} and {@code deflate} always; {@code zstandard} with zstd-jni
  * ({@code com.github.luben:zstd-jni}, an optional dependency of etl-avro: add it, or depend on etl-s3,
- * which brings it); {@code snappy}, {@code bzip2} and {@code xz} through Avro's codec classes, with
- * their libraries. Without its library, a codec fails naming it.
+ * which brings it; on the module path, resolve its module {@code com.github.luben.zstd_jni} too, as
+ * etl-avro only {@code requires static} it); {@code snappy}, {@code bzip2} and {@code xz} through Avro's
+ * codec classes, with their libraries. Without its library, a codec fails naming it.
  */
 package dev.etl.avro.container;
