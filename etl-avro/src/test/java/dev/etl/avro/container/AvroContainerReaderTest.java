@@ -196,6 +196,23 @@ class AvroContainerReaderTest {
         assertCorrupt(truncated, "the object ends inside");
     }
 
+    @Test
+    void aBlockWhoseRecordCountDisagreesWithItsBytesIsCorrupt() throws Exception {
+        byte[] file = write(records(50), CodecFactory.nullCodec(), 1 << 20);
+        int countAt =
+                (int) AvroContainerHeader.read(new ByteArrayInputStream(file)).length();
+        assertThat(file[countAt]).as("50 records, zig-zag, one byte").isEqualTo((byte) 100);
+        assertCorrupt(withByte(file, countAt, 1), "bad record count -1 (the block at byte " + countAt + ")");
+        assertCorrupt(withByte(file, countAt, 98), "bytes follow the block's 49 records");
+        assertCorrupt(withByte(file, countAt, 102), "record 50 (at byte ");
+    }
+
+    private static byte[] withByte(byte[] file, int at, int value) {
+        byte[] copy = file.clone();
+        copy[at] = (byte) value;
+        return copy;
+    }
+
     private static void assertCorrupt(byte[] file, String message) throws IOException {
         List<Object> handed = new ArrayList<>();
         try (AvroContainerReader reader =
