@@ -90,7 +90,8 @@ public final class AvroContainerReader implements AutoCloseable {
      * @param fileLength    the file's length in bytes, or -1 when unknown
      * @param maxBlockBytes the largest block (compressed or decompressed) the file may have: the bound on
      *                      the reader's memory
-     * @throws MalformedAvroException as {@link AvroContainerHeader#read} does
+     * @throws MalformedAvroException as {@link AvroContainerHeader#read} does (then {@code in} is left open,
+     *                                the caller's to close)
      */
     public static AvroContainerReader open(InputStream in, long fileLength, int maxBlockBytes) throws IOException {
         ContainerInput input = new ContainerInput(in, 0);
