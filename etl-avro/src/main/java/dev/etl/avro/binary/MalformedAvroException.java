@@ -1,5 +1,7 @@
 package dev.etl.avro.binary;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Avro bytes that do not match their writer schema: truncated, a malformed varint, a bad union index,
  * an invalid block count or size, a negative length, trailing bytes, or more array items than
@@ -27,7 +29,7 @@ public final class MalformedAvroException extends RuntimeException {
      * An error whose message says what is wrong and where, caused by {@code cause} (a schema that does not
      * parse, a block that does not decompress, a codec whose library is missing).
      */
-    public MalformedAvroException(String message, Throwable cause) {
+    public MalformedAvroException(String message, @Nullable Throwable cause) {
         super(message, cause, false, false);
     }
 }

@@ -12,4 +12,7 @@
  * Nothing here is thread-safe; a cursor belongs to one lane. Most applications need none of it: they use
  * {@code AvroDeserializer} or the transcoder.
  */
+@NullMarked
 package dev.etl.avro.binary;
+
+import org.jspecify.annotations.NullMarked;

@@ -13,6 +13,7 @@ import java.util.zip.Inflater;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.file.Codec;
 import org.apache.avro.file.CodecFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decompresses the blocks of an Avro object container file. {@code null}, {@code deflate} and
@@ -110,7 +111,7 @@ abstract class BlockCodec implements AutoCloseable {
         }
     }
 
-    private static String requiredClass(String name) {
+    private static @Nullable String requiredClass(String name) {
         switch (name) {
             case "snappy":
                 return "org.xerial.snappy.Snappy";

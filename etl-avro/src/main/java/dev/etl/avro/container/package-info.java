@@ -14,4 +14,7 @@
  * etl-avro only {@code requires static} it); {@code snappy}, {@code bzip2} and {@code xz} through Avro's
  * codec classes, with their libraries. Without its library, a codec fails naming it.
  */
+@NullMarked
 package dev.etl.avro.container;
+
+import org.jspecify.annotations.NullMarked;
