@@ -26,9 +26,10 @@ import org.apache.avro.io.DecoderFactory;
 import org.junit.jupiter.api.Test;
 
 /**
- * The backfill's Avro object container reader ({@link AvroContainerFormat}: {@link AvroSplitReader},
- * {@link AvroFileInput}, {@link AvroContainerHeader}, the codecs; record ends by {@code AvroSkipper}) on arbitrary
- * files, against Avro's {@link DataFileStream}.
+ * The backfill's Avro object container reader ({@link AvroContainerFormat}: {@link AvroSplitReader} over
+ * etl-avro's {@code dev.etl.avro.container} — {@code AvroContainerReader}, {@code AvroContainerHeader}, its
+ * buffered source and codecs; record ends by {@code AvroSkipper}) on arbitrary files, against Avro's
+ * {@link DataFileStream}.
  *
  * <p>Input: byte 0 is the split size ({@code 0}: the object is read whole only; else the object is also
  * planned in splits of {@code 8 × byte 0} bytes and each split read), byte 1 the rows to skip (0–3), the

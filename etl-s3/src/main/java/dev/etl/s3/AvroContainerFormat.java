@@ -1,5 +1,7 @@
 package dev.etl.s3;
 
+import dev.etl.avro.container.AvroContainerHeader;
+import dev.etl.avro.container.AvroContainerReader;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,11 +18,13 @@ import java.util.Locale;
  * begins before {@code end}, reading past {@code end} to finish the last. Every block belongs to exactly
  * one split; a split may own none (a block larger than a split).
  *
- * <p><b>Rows.</b> Each record is handed to {@link RowOutput#row} in Avro's single-object encoding: the
- * 10-byte header of {@link AvroRows} (the file's writer schema, registered once per read with
- * {@link AvroRows#register}) followed by the record's binary body exactly as in the file. The bodies are
- * delimited by skipping over the writer schema, never decoded into objects. {@code skipRows} skips whole
- * blocks by their record counts without decompressing them.
+ * <p><b>Rows.</b> The file is read by etl-avro's {@link AvroContainerReader} (header, blocks, codecs,
+ * record boundaries); this format adds what is about object storage. Each record is handed to
+ * {@link RowOutput#row} in Avro's single-object encoding: the 10-byte header of {@link AvroRows} (the
+ * file's writer schema, registered once per read with {@link AvroRows#register}) followed by the record's
+ * binary body exactly as in the file. The bodies are delimited by skipping over the writer schema, never
+ * decoded into objects. {@code skipRows} skips whole blocks by their record counts without decompressing
+ * them.
  *
  * <p><b>Codecs.</b> {@code null}, {@code deflate} and {@code zstandard} are built in; {@code snappy},
  * {@code bzip2} and {@code xz} use Avro's codec classes and need their library on the class path
@@ -30,7 +34,8 @@ import java.util.Locale;
  * <p><b>Errors.</b> Bad magic, a sync marker that does not match the header's, a negative or absurd
  * block count or size, a block that does not decompress, a record that runs past its block (or bytes
  * left after its last record), a truncated object: {@link CorruptSplitException} naming the object, the
- * block's byte position and what was wrong, thrown before any row of that block is delivered. A failure
+ * block's byte position and what was wrong (the reader's {@code MalformedAvroException} is its cause),
+ * thrown before any row of that block is delivered. A failure
  * of the store is an {@link IOException}. Stateless and thread-safe; memory per read is one block
  * (compressed and decompressed) plus a 64 KiB buffer.
  */
@@ -85,8 +90,8 @@ public final class AvroContainerFormat implements BackfillFormat {
             throw new IllegalArgumentException("splitBytes must be positive, not " + splitBytes);
         }
         WorkItem whole = new WorkItem(NAME, object.bucket(), object.key(), 0, -1, object.size(), object.etag());
+        // Reading the header also checks that this process can decode the file's codec.
         AvroContainerHeader header = AvroSplitReader.header(store, whole, NO_PROGRESS);
-        AvroBlockCodec.forName(header.codec(), whole.describe()).close();
         List<WorkItem> items = new ArrayList<>();
         long start = 0;
         long next = header.length() + splitBytes;
@@ -105,9 +110,7 @@ public final class AvroContainerFormat implements BackfillFormat {
         if (skipRows < 0) {
             throw new IllegalArgumentException("skipRows must not be negative, not " + skipRows);
         }
-        try (AvroSplitReader reader = new AvroSplitReader(store, item, out, maxBlockBytes)) {
-            reader.read(skipRows);
-        }
+        new AvroSplitReader(store, item, out, maxBlockBytes).read(skipRows);
     }
 
     @Override

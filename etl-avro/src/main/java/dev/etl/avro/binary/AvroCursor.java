@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.avro.util.Utf8;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A cursor over one Avro binary body in a {@code byte[]}: zig-zag varints, little-endian floats and
@@ -355,7 +356,7 @@ public final class AvroCursor {
     }
 
     /** Reads a string into {@code reuse} when it is a {@link Utf8} (growing its array only if needed), else a new one. */
-    public Utf8 readUtf8(Object reuse) {
+    public Utf8 readUtf8(@Nullable Object reuse) {
         int length = readLength();
         Utf8 utf8 = reuse instanceof Utf8 ? (Utf8) reuse : new Utf8();
         utf8.setByteLength(length);
@@ -373,7 +374,7 @@ public final class AvroCursor {
     }
 
     /** Reads bytes into {@code reuse} when it is a large enough array-backed buffer, as {@code BinaryDecoder.readBytes} does. */
-    public ByteBuffer readBytes(Object reuse) {
+    public ByteBuffer readBytes(@Nullable Object reuse) {
         int length = readLength();
         ByteBuffer out;
         if (reuse instanceof ByteBuffer

@@ -61,6 +61,8 @@ class PublicApiTest {
             Map.entry("dev.etl.avro", List.of("org.apache.avro.")),
             // etl-avro's low-level byte layer (cursor, skipper, framing): Avro's Schema and Utf8.
             Map.entry("dev.etl.avro.binary", List.of("org.apache.avro.")),
+            // etl-avro's reader of object container files: Avro's Schema (the header's writer schema).
+            Map.entry("dev.etl.avro.container", List.of("org.apache.avro.")),
             Map.entry("dev.etl.json", List.of("tools.jackson.")),
             Map.entry("dev.etl.datagen", List.of("org.apache.avro.")),
             Map.entry("dev.etl.clickhouse", List.of("com.clickhouse.")),
@@ -118,6 +120,7 @@ class PublicApiTest {
                 "dev.etl.kafka",
                 "dev.etl.avro",
                 "dev.etl.avro.binary",
+                "dev.etl.avro.container",
                 "dev.etl.json",
                 "dev.etl.clickhouse",
                 "dev.etl.avro.clickhouse",
@@ -368,6 +371,29 @@ class PublicApiTest {
         }
         assertThat(published)
                 .containsExactlyInAnyOrder("AvroCursor", "AvroFraming", "AvroSkipper", "MalformedAvroException");
+    }
+
+    /**
+     * etl-avro's reader of object container files (issue 31, moved from etl-s3) is as small as its job: the
+     * header and the reader, final classes, and the reader's callback for records. Its buffered source and
+     * its codecs stay package-private.
+     */
+    @Test
+    void theAvroContainerPackagePublishesItsHeaderReaderAndHandlerOnly() {
+        Set<String> published = new TreeSet<>();
+        for (JavaClass c : classes) {
+            if (c.getPackageName().equals("dev.etl.avro.container")
+                    && c.getModifiers().contains(JavaModifier.PUBLIC)
+                    && isPublicApi(c)) {
+                published.add(c.getName().substring(c.getPackageName().length() + 1));
+                if (!c.isInterface()) {
+                    assertThat(c.getModifiers()).as(c.getName()).contains(JavaModifier.FINAL);
+                }
+            }
+        }
+        assertThat(published)
+                .containsExactlyInAnyOrder(
+                        "AvroContainerHeader", "AvroContainerReader", "AvroContainerReader$RecordHandler");
     }
 
     /**

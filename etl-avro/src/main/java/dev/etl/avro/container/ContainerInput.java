@@ -1,64 +1,74 @@
-package dev.etl.s3;
+package dev.etl.avro.container;
 
+import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.MalformedAvroException;
 import java.io.IOException;
+import java.io.InputStream;
 
 /**
- * Buffered reads of an Avro object container file over an {@link ObjectRange}: varints, whole byte
+ * Buffered reads of an Avro object container file over an {@link InputStream}: varints (decoded by the
+ * shared {@link AvroCursor} over the buffer, so the codebase has one varint implementation), whole byte
  * runs (a block's data goes straight into the caller's array), skips and the sync-marker scan a split
- * starts with. Truncation and malformed varints raise {@link CorruptSplitException} naming the object
- * and the byte position; failures of the store stay {@link IOException}s. One reader thread.
+ * starts with. Truncation and malformed varints raise {@link MalformedAvroException} naming the byte
+ * position in the file; failures of the stream stay {@link IOException}s. One reader thread.
  */
-final class AvroFileInput implements AutoCloseable {
+final class ContainerInput {
     private static final int BUFFER = 64 * 1024;
+    /** The longest varint (a long): with this many bytes buffered, the cursor needs no more. */
+    private static final int MAX_VARINT = 10;
 
-    private final ObjectRange range;
-    private final String where;
+    private final InputStream in;
     private final byte[] buf = new byte[BUFFER];
+    private final AvroCursor cursor = new AvroCursor();
     private int bpos;
     private int blim;
-    /** The object position of {@code buf[0]}. */
+    /** The file position of {@code buf[0]}. */
     private long bufStart;
 
-    AvroFileInput(ObjectRange range, String where) {
-        this.range = range;
-        this.where = where;
-        this.bufStart = range.position();
+    /** @param position the file position of the stream's next byte */
+    ContainerInput(InputStream in, long position) {
+        this.in = in;
+        this.bufStart = position;
     }
 
-    /** The object position of the next byte. */
+    /** The file position of the next byte. */
     long position() {
         return bufStart + bpos;
     }
 
-    /** Whether the object has no more bytes. */
+    /** Whether the file has no more bytes. */
     boolean atEnd() throws IOException {
         return bpos == blim && fill() <= 0;
     }
 
-    long readLong(String what) throws IOException, CorruptSplitException {
+    /** Reads a zig-zag varint long ({@code what} names it in errors). */
+    long readLong(String what) throws IOException {
         long at = position();
-        long value = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            if (bpos == blim && fill() <= 0) {
-                throw corrupt("the object ends inside " + what + " at byte " + at, null);
-            }
-            int b = buf[bpos++];
-            value |= (long) (b & 0x7f) << shift;
-            if (b >= 0) {
-                return (value >>> 1) ^ -(value & 1);
-            }
+        while (blim - bpos < MAX_VARINT && fill() > 0) {
+            // buffer the longest varint, or up to the end of the file
         }
-        throw corrupt("malformed varint (" + what + ") at byte " + at, null);
+        int available = blim - bpos;
+        cursor.wrap(buf, bpos, available);
+        try {
+            long value = cursor.readLong();
+            bpos = cursor.mark();
+            return value;
+        } catch (MalformedAvroException e) {
+            // Fewer than MAX_VARINT bytes buffered means the file ended: the cursor ran out of bytes.
+            throw available < MAX_VARINT
+                    ? new MalformedAvroException("the object ends inside " + what + " at byte " + at)
+                    : new MalformedAvroException("malformed varint (" + what + ") at byte " + at);
+        }
     }
 
     /** Reads exactly {@code len} bytes into {@code dst}. */
-    void readFully(byte[] dst, int off, int len, String what) throws IOException, CorruptSplitException {
+    void readFully(byte[] dst, int off, int len, String what) throws IOException {
         long at = position();
         int buffered = Math.min(len, blim - bpos);
         System.arraycopy(buf, bpos, dst, off, buffered);
         bpos += buffered;
         int done = buffered;
-        // The rest straight from the store, past the buffer: a block's data is copied once.
+        // The rest straight from the stream, past the buffer: a block's data is copied once.
         while (done < len) {
             if (len - done < BUFFER / 2) {
                 if (fill() <= 0) {
@@ -73,7 +83,7 @@ final class AvroFileInput implements AutoCloseable {
             bufStart += blim;
             bpos = 0;
             blim = 0;
-            int n = range.read(dst, off + done, len - done);
+            int n = in.read(dst, off + done, len - done);
             if (n < 0) {
                 throw truncated(what, at, len, done);
             }
@@ -83,7 +93,7 @@ final class AvroFileInput implements AutoCloseable {
     }
 
     /** Skips exactly {@code n} bytes. */
-    void skipFully(long n, String what) throws IOException, CorruptSplitException {
+    void skipFully(long n, String what) throws IOException {
         long at = position();
         int buffered = (int) Math.min(n, blim - bpos);
         bpos += buffered;
@@ -94,10 +104,17 @@ final class AvroFileInput implements AutoCloseable {
         bufStart += blim;
         bpos = 0;
         blim = 0;
-        long skipped = range.skip(left);
-        bufStart += skipped;
-        if (skipped < left) {
-            throw truncated(what, at, n, n - left + skipped);
+        while (left > 0) {
+            long skipped = in.skip(left);
+            if (skipped <= 0) {
+                // InputStream.skip may skip nothing before the end: one read tells the end apart.
+                if (in.read() < 0) {
+                    throw truncated(what, at, n, n - left);
+                }
+                skipped = 1;
+            }
+            bufStart += skipped;
+            left -= skipped;
         }
     }
 
@@ -150,24 +167,19 @@ final class AvroFileInput implements AutoCloseable {
         if (blim == buf.length) {
             return 0;
         }
-        int n = range.read(buf, blim, buf.length - blim);
+        int n = in.read(buf, blim, buf.length - blim);
         if (n > 0) {
             blim += n;
         }
         return n;
     }
 
-    CorruptSplitException corrupt(String what, Throwable cause) {
-        return new CorruptSplitException(where + ": " + what, cause);
+    private static MalformedAvroException truncated(String what, long at, long wanted, long got) {
+        return new MalformedAvroException(
+                "the object ends inside " + what + " at byte " + at + " (" + got + " of " + wanted + " bytes)");
     }
 
-    private CorruptSplitException truncated(String what, long at, long wanted, long got) {
-        return corrupt(
-                "the object ends inside " + what + " at byte " + at + " (" + got + " of " + wanted + " bytes)", null);
-    }
-
-    @Override
-    public void close() {
-        range.close();
+    void close() throws IOException {
+        in.close();
     }
 }

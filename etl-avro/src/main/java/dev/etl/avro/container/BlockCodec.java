@@ -1,8 +1,9 @@
-package dev.etl.s3;
+package dev.etl.avro.container;
 
 import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
+import dev.etl.avro.binary.MalformedAvroException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.ByteBuffer;
@@ -12,17 +13,19 @@ import java.util.zip.Inflater;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.file.Codec;
 import org.apache.avro.file.CodecFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Decompresses the blocks of an Avro object container file. {@code null}, {@code deflate} and
  * {@code zstandard} are decoded here, reusing one inflater or zstd context and one output array per
- * split; any other codec Avro knows ({@code snappy}, {@code bzip2}, {@code xz}, or one registered with
+ * reader; any other codec Avro knows ({@code snappy}, {@code bzip2}, {@code xz}, or one registered with
  * {@link CodecFactory#addCodec}) goes through Avro's own codec class, provided the library it needs is
- * on the class path. One split read; not thread-safe.
+ * on the class path. {@code zstandard} needs zstd-jni, an optional dependency of etl-avro. One reader;
+ * not thread-safe.
  */
-abstract class AvroBlockCodec implements AutoCloseable {
-    /** Bytes kept free before a block's data: the first row's single-object header is written there. */
-    static final int HEADROOM = AvroRows.HEADER_LENGTH;
+abstract class BlockCodec implements AutoCloseable {
+    /** Bytes kept free before a block's data: the first record's single-object header may be written there. */
+    static final int HEADROOM = AvroContainerReader.HEADROOM;
 
     /** The decompressed block: {@code [HEADROOM, HEADROOM + length)} of {@link #data()}. */
     private byte[] data = new byte[HEADROOM + 64 * 1024];
@@ -58,36 +61,43 @@ abstract class AvroBlockCodec implements AutoCloseable {
     /**
      * The codec for a file's {@code avro.codec}.
      *
-     * @throws CorruptSplitException naming the codec and, for one whose library is missing, the library
+     * @throws MalformedAvroException naming the codec and, for one whose library is missing, the library
      */
-    static AvroBlockCodec forName(String name, String where) throws CorruptSplitException {
+    static BlockCodec forName(String name) {
         switch (name) {
             case "null":
                 return new Stored();
             case "deflate":
                 return new Deflate();
             case "zstandard":
+                requireLibrary(name, BlockCodec.class);
                 return new Zstandard();
             default:
-                return new ViaAvro(name, avroCodec(name, where));
+                return new ViaAvro(name, avroCodec(name));
         }
     }
 
-    private static Codec avroCodec(String name, String where) throws CorruptSplitException {
+    /** Fails naming the library when the class {@code name} needs is not visible to {@code user}'s loader. */
+    private static void requireLibrary(String name, Class<?> user) {
         String needs = requiredClass(name);
-        if (needs != null) {
-            try {
-                Class.forName(needs, false, CodecFactory.class.getClassLoader());
-            } catch (ClassNotFoundException | LinkageError e) {
-                throw new CorruptSplitException(
-                        where + ": codec " + name + " needs " + requiredLibrary(name) + " on the class path", e);
-            }
+        if (needs == null) {
+            return;
         }
+        try {
+            Class.forName(needs, false, user.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new MalformedAvroException(
+                    "codec " + name + " needs " + requiredLibrary(name) + " on the class path", e);
+        }
+    }
+
+    private static Codec avroCodec(String name) {
+        requireLibrary(name, CodecFactory.class);
         CodecFactory factory;
         try {
             factory = CodecFactory.fromString(name);
         } catch (AvroRuntimeException e) {
-            throw new CorruptSplitException(where + ": unknown Avro codec '" + name + "'", e);
+            throw new MalformedAvroException("unknown Avro codec '" + name + "'", e);
         }
         try {
             // Avro keeps createInstance protected; DataFileStream calls it from inside the package.
@@ -95,14 +105,13 @@ abstract class AvroBlockCodec implements AutoCloseable {
             create.setAccessible(true);
             return (Codec) create.invoke(factory);
         } catch (InvocationTargetException e) {
-            throw new CorruptSplitException(
-                    where + ": codec " + name + " cannot be created: " + e.getCause(), e.getCause());
+            throw new MalformedAvroException("codec " + name + " cannot be created: " + e.getCause(), e.getCause());
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            throw new CorruptSplitException(where + ": codec " + name + " cannot be created: " + e, e);
+            throw new MalformedAvroException("codec " + name + " cannot be created: " + e, e);
         }
     }
 
-    private static String requiredClass(String name) {
+    private static @Nullable String requiredClass(String name) {
         switch (name) {
             case "snappy":
                 return "org.xerial.snappy.Snappy";
@@ -110,6 +119,8 @@ abstract class AvroBlockCodec implements AutoCloseable {
                 return "org.apache.commons.compress.compressors.bzip2.BZip2CompressorInputStream";
             case "xz":
                 return "org.tukaani.xz.XZInputStream";
+            case "zstandard":
+                return "com.github.luben.zstd.ZstdDecompressCtx";
             default:
                 return null;
         }
@@ -121,6 +132,8 @@ abstract class AvroBlockCodec implements AutoCloseable {
                 return "org.xerial.snappy:snappy-java";
             case "bzip2":
                 return "org.apache.commons:commons-compress";
+            case "zstandard":
+                return "com.github.luben:zstd-jni";
             default:
                 return "org.tukaani:xz";
         }
@@ -135,7 +148,7 @@ abstract class AvroBlockCodec implements AutoCloseable {
         }
     }
 
-    private static final class Stored extends AvroBlockCodec {
+    private static final class Stored extends BlockCodec {
         @Override
         boolean stored() {
             return true;
@@ -148,7 +161,7 @@ abstract class AvroBlockCodec implements AutoCloseable {
     }
 
     /** Raw deflate (RFC 1951, no zlib header), as Avro's DeflateCodec writes it. */
-    private static final class Deflate extends AvroBlockCodec {
+    private static final class Deflate extends BlockCodec {
         private final Inflater inflater = new Inflater(true);
 
         @Override
@@ -191,7 +204,7 @@ abstract class AvroBlockCodec implements AutoCloseable {
     }
 
     /** One or more zstd frames; the output array grows until a block fits, then stays. */
-    private static final class Zstandard extends AvroBlockCodec {
+    private static final class Zstandard extends BlockCodec {
         private final ZstdDecompressCtx ctx = new ZstdDecompressCtx();
 
         @Override
@@ -229,7 +242,7 @@ abstract class AvroBlockCodec implements AutoCloseable {
     }
 
     /** Avro's own codec class: it allocates its output per block, which we copy after the headroom. */
-    private static final class ViaAvro extends AvroBlockCodec {
+    private static final class ViaAvro extends BlockCodec {
         private final String name;
         private final Codec codec;
 
