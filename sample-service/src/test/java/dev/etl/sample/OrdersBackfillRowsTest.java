@@ -53,7 +53,11 @@ class OrdersBackfillRowsTest {
 
         assertThat(source.awaitCommitted(0, last + 1, OrdersPipelineTest.WAIT)).isTrue();
         List<Row> rows = new ArrayList<>();
+        java.util.Set<String> tokens = new java.util.HashSet<>();
         for (CaptureScript.Write write : sink.writes()) {
+            if (write.dedupToken() != null && !tokens.add(write.dedupToken())) {
+                continue; // a block written again under its token: ClickHouse keeps one copy, so the table does
+            }
             for (Row row : OrdersPipelineTest.decode(write.bytes())) {
                 if (row.orderId() == 7 || row.orderId() == 8) { // the slice's context is shared with other tests
                     rows.add(row);
