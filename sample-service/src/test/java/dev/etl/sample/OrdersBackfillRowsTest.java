@@ -12,7 +12,9 @@ import dev.etl.test.capture.CaptureScript;
 import dev.etl.test.memory.MemorySourceHandle;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
@@ -53,7 +55,7 @@ class OrdersBackfillRowsTest {
 
         assertThat(source.awaitCommitted(0, last + 1, OrdersPipelineTest.WAIT)).isTrue();
         List<Row> rows = new ArrayList<>();
-        java.util.Set<String> tokens = new java.util.HashSet<>();
+        Set<String> tokens = new HashSet<>();
         for (CaptureScript.Write write : sink.writes()) {
             if (write.dedupToken() != null && !tokens.add(write.dedupToken())) {
                 continue; // a block written again under its token: ClickHouse keeps one copy, so the table does
