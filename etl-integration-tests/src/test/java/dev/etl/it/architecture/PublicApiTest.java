@@ -486,6 +486,7 @@ class PublicApiTest {
                         "dev.etl.clickhouse.ClickHouseShardWriter",
                         "dev.etl.clickhouse.ClickHouseSink",
                         "dev.etl.clickhouse.ClickHouseSinkConfig",
+                        "dev.etl.clickhouse.ClickHouseTableSchema",
                         "dev.etl.clickhouse.ClickHouseTls",
                         "dev.etl.clickhouse.ClickHouseTransport",
                         "dev.etl.clickhouse.ClickHouseType",
