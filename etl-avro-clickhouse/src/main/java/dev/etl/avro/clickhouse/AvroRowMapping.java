@@ -74,12 +74,17 @@ public final class AvroRowMapping {
     private final String shardKey;
 
     /**
-     * One column: its declared name and type, parsed type, and reader field path ({@code null} for
-     * an {@link Builder#index index} column).
+     * One column: its declared name and type, parsed type, its source as written ({@code null} for an
+     * {@link Builder#index index} column: a reader field path, or an expression) and parsed.
      */
-    record Mapped(ClickHouseColumn column, ColumnType type, String path) {
+    record Mapped(ClickHouseColumn column, ColumnType type, String path, ColumnSource source) {
         boolean isIndex() {
             return path == null;
+        }
+
+        /** Whether the column is an expression (computed), not a field path. */
+        boolean isComputed() {
+            return source != null && !(source instanceof ColumnSource.Path);
         }
     }
 
@@ -133,11 +138,13 @@ public final class AvroRowMapping {
     }
 
     /** Whether the plan needs the scanning form (several rows, filters, a key) rather than the single pass. */
-    private boolean scans() {
+    boolean scans() {
         return explode != null
                 || !conditions.isEmpty()
                 || shardKey != null
-                || mapped.stream().anyMatch(Mapped::isIndex);
+                || mapped.stream()
+                        .anyMatch(m ->
+                                m.isIndex() || m.isComputed() || ScanCompiler.firstArray(reader, m.path(), false) >= 0);
     }
 
     /**
@@ -186,13 +193,15 @@ public final class AvroRowMapping {
                 throw new IllegalArgumentException("column '" + column + "' declared twice");
             }
             ColumnType parsed;
+            ColumnSource source;
             try {
                 parsed = ConversionCompiler.columnType(type);
+                source = fieldPath == null ? null : ColumnSource.parse(fieldPath);
             } catch (IllegalArgumentException e) {
                 throw new AvroMappingException(
                         fieldPath == null ? "(element index)" : fieldPath, column, "-", type, e.getMessage());
             }
-            mapped.add(new Mapped(new ClickHouseColumn(column, type), parsed, fieldPath));
+            mapped.add(new Mapped(new ClickHouseColumn(column, type), parsed, fieldPath, source));
             return this;
         }
 
