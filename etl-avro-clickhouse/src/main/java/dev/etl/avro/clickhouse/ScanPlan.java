@@ -22,8 +22,9 @@ import org.apache.avro.Schema;
  *     where the record does;</li>
  * <li><b>Emit</b>: for every element of the array (or once, without one), scan the element's fields
  *     the same way, then write the row's columns in table order, each converted from its mark (the
- *     record's fields repeat on every row of it), the element's index, or a reader default encoded
- *     at compile time.</li>
+ *     record's fields repeat on every row of it), the element's index, a reader default or constant encoded
+ *     at compile time, or a {@link Computed} value (a length, a sum over an array walked from its mark, a
+ *     product, {@code now()} read once per record, an array projection).</li>
  * </ol>
  * The transcoder may scan for {@link #key} (routing) and then emit from the same scan.
  */

@@ -495,4 +495,41 @@ class ComputedColumnsTest {
         assertThat(seconds).isEqualTo(millis / 1000);
         assertThat(micros).isEqualTo(millis * 1000);
     }
+
+    @Test
+    void computedColumnsAllocateNothingPerRecord() {
+        AvroRowMapping exploded = AvroRowMapping.builder(ORDER)
+                .explode("lines")
+                .column("id", "UInt64")
+                .column("line_cents", "Int64", "lines.qty * lines.unit_cents")
+                .column("order_cents", "Int64", "sum(lines.qty * lines.unit_cents)")
+                .column("at", "DateTime64(3)", "now()")
+                .build();
+        AvroRowTranscoder plain = AvroRowTranscoder.raw(everyKind(), ORDER).build();
+        AvroRowTranscoder lines = AvroRowTranscoder.raw(exploded, ORDER).build();
+        SplittableRandom random = new SplittableRandom(17);
+        byte[][] bodies = new byte[64][];
+        for (int i = 0; i < bodies.length; i++) {
+            bodies[i] = encode(ORDER, randomOrder(ORDER, random), i % 2 == 1);
+        }
+        RowBuffer out = new RowBuffer(1 << 16);
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long thread = Thread.currentThread().getId();
+        long rows = 0;
+        for (int round = 0; round < 2; round++) {
+            long before = threads.getThreadAllocatedBytes(thread);
+            for (int i = 0; i < 20_000; i++) {
+                out.reset();
+                byte[] body = bodies[i % bodies.length];
+                rows += plain.transcode(body, 0, body.length, out);
+                rows += lines.transcode(body, 0, body.length, out);
+            }
+            long allocated = threads.getThreadAllocatedBytes(thread) - before;
+            if (round == 1) {
+                assertThat(allocated).as("bytes allocated for 20,000 records").isLessThan(20_000);
+            }
+        }
+        assertThat(rows).isPositive();
+    }
 }
