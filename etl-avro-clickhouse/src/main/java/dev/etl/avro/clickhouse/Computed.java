@@ -10,7 +10,9 @@ import dev.etl.sink.RowBuffer;
  * the writer schema fixes (a missing array, two missing operands) are folded at compile time into a
  * {@link ScanPlan#SOURCE_CONSTANT} instead.
  *
- * <p>Reads only from the marks of the record's scan and the cursor: an array is iterated from its mark with its
+ * <p>Items that take no bytes count against the record's budget ({@link AvroCursor#zeroByteItems}) as they are
+ * read for a row, as {@link ArrayBlocks} counts them. Reads only from the marks of the record's scan and the
+ * cursor: an array is iterated from its mark with its
  * own element {@link ScanPlan.Steps steps} (and marks of its own, so the exploded array's element marks of the row
  * being written stay), nothing is allocated. Integers are computed in a {@code long} with exact overflow (an
  * overflow is a {@link ValueRejected}, so a {@code ColumnEncodeException} naming the column), floats in a
@@ -188,29 +190,28 @@ final class Computed {
             default:
                 break;
         }
-        if (floating) {
-            double v;
-            if (stash >= 0 && index > 0) {
-                v = Double.longBitsToDouble(stashed(in));
-            } else {
-                v = op == PRODUCT ? a.asDouble(in) * b.asDouble(in) : sumDouble(in);
-                if (stash >= 0) {
-                    stash(in, Double.doubleToRawLongBits(v));
-                }
-            }
-            target.writeDouble(v, out);
+        // A double travels as its bits, so that one loop and one stash serve both kinds.
+        long v;
+        if (stash >= 0 && index > 0) {
+            v = stashed(in);
         } else {
-            long v;
-            if (stash >= 0 && index > 0) {
-                v = stashed(in);
-            } else {
-                v = op == PRODUCT ? multiply(a.asLong(in), b.asLong(in)) : sumLong(in);
-                if (stash >= 0) {
-                    stash(in, v);
-                }
+            v = op == PRODUCT ? product(in) : sum(in);
+            if (stash >= 0) {
+                stash(in, v);
             }
+        }
+        if (floating) {
+            target.writeDouble(Double.longBitsToDouble(v), out);
+        } else {
             target.writeLong(v, out);
         }
+    }
+
+    /** PRODUCT: a long, or a double's bits. */
+    private long product(AvroCursor in) {
+        return floating
+                ? Double.doubleToRawLongBits(a.asDouble(in) * b.asDouble(in))
+                : multiply(a.asLong(in), b.asLong(in));
     }
 
     private void stash(AvroCursor in, long v) {
@@ -238,59 +239,38 @@ final class Computed {
         }
     }
 
-    /** LENGTH, SUM and SUM_PRODUCT in long: one pass over the array's blocks, element by element. */
-    private long sumLong(AvroCursor in) {
-        long budget = in.zeroByteItemsLeft();
+    /**
+     * LENGTH, SUM and SUM_PRODUCT: one pass over the array's blocks, element by element; a long, or (floating) a
+     * double's bits.
+     */
+    private long sum(AvroCursor in) {
         ScanPlan.Steps steps = iter.steps;
         in.reset(in.marked(iter.startMark));
         long total = 0;
         long sum = 0;
+        double sumDouble = 0;
         for (long n = in.blockCount(total); n != 0; n = in.blockCount(total)) {
             total += n;
             for (long i = 0; i < n; i++) {
                 int from = in.mark();
                 ScanPlan.run(steps, in);
                 int next = in.mark();
-                boolean zero = i == 0 && in.zeroByteItems(from, n);
-                long v = op == LENGTH ? 1 : op == SUM ? a.asLong(in) : multiply(a.asLong(in), b.asLong(in));
+                // Items that take no bytes: the rest of the block is the same value again.
+                long times = i == 0 && in.zeroByteItems(from, n) ? n : 1;
+                if (floating) {
+                    double v = op == SUM ? a.asDouble(in) : a.asDouble(in) * b.asDouble(in);
+                    sumDouble += v * times;
+                } else {
+                    long v = op == LENGTH ? 1 : op == SUM ? a.asLong(in) : multiply(a.asLong(in), b.asLong(in));
+                    sum = add(sum, times == 1 ? v : multiply(v, times));
+                }
                 in.reset(next);
-                if (zero) {
-                    // Items that take no bytes: the rest of the block is the same value again.
-                    sum = add(sum, multiply(v, n));
+                if (times != 1) {
                     break;
                 }
-                sum = add(sum, v);
             }
         }
-        in.zeroByteItemsLeft(budget);
-        return sum;
-    }
-
-    /** SUM and SUM_PRODUCT in double. */
-    private double sumDouble(AvroCursor in) {
-        long budget = in.zeroByteItemsLeft();
-        ScanPlan.Steps steps = iter.steps;
-        in.reset(in.marked(iter.startMark));
-        long total = 0;
-        double sum = 0;
-        for (long n = in.blockCount(total); n != 0; n = in.blockCount(total)) {
-            total += n;
-            for (long i = 0; i < n; i++) {
-                int from = in.mark();
-                ScanPlan.run(steps, in);
-                int next = in.mark();
-                boolean zero = i == 0 && in.zeroByteItems(from, n);
-                double v = op == SUM ? a.asDouble(in) : a.asDouble(in) * b.asDouble(in);
-                in.reset(next);
-                if (zero) {
-                    sum += v * n;
-                    break;
-                }
-                sum += v;
-            }
-        }
-        in.zeroByteItemsLeft(budget);
-        return sum;
+        return floating ? Double.doubleToRawLongBits(sumDouble) : sum;
     }
 
     /** PROJECTION: counts the elements (RowBinary needs the count first), then writes one value per element. */
@@ -298,7 +278,7 @@ final class Computed {
         long budget = in.zeroByteItemsLeft();
         ScanPlan.Steps steps = iter.steps;
         long count = lengthOf(in, steps);
-        in.zeroByteItemsLeft(budget);
+        in.zeroByteItemsLeft(budget); // the same items are counted again as they are written
         out.writeVarUInt(count);
         in.reset(in.marked(iter.startMark));
         long total = 0;
@@ -319,7 +299,6 @@ final class Computed {
                 in.reset(next);
             }
         }
-        in.zeroByteItemsLeft(budget);
     }
 
     private void projected(AvroCursor in, RowBuffer out) {

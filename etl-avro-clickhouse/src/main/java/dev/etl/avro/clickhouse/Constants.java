@@ -80,15 +80,24 @@ final class Constants {
             }
         }
         Conversion conversion = new ConversionCompiler(m.path(), m.column().name()).compile(schema, schema, type);
-        byte[] avro = ReaderDefaults.avroBytes(schema, datum);
-        AvroCursor in = new AvroCursor();
-        in.wrap(avro, 0, avro.length);
-        RowBuffer out = new RowBuffer(16);
         try {
-            conversion.write(in, out);
+            return converted(conversion, schema, datum);
         } catch (ValueRejected e) {
             throw error(m, "the constant does not fit the column: " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code value} of Avro type {@code schema}, Avro-encoded and written by {@code conversion}: its RowBinary bytes.
+     *
+     * @throws ValueRejected when the value does not fit the conversion's column
+     */
+    static byte[] converted(Conversion conversion, Schema schema, Object value) {
+        byte[] avro = ReaderDefaults.avroBytes(schema, value);
+        AvroCursor in = new AvroCursor();
+        in.wrap(avro, 0, avro.length);
+        RowBuffer out = new RowBuffer(16);
+        conversion.write(in, out);
         return out.toByteArray();
     }
 

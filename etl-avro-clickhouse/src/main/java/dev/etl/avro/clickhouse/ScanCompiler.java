@@ -675,15 +675,14 @@ final class ScanCompiler {
         if (leaf != null) {
             conversion = compiler.compile(leaf.writer(), leaf.reader(), elementType);
         } else {
-            ReaderDefaults.Default d = ReaderDefaults.of(
-                    it.readerElement,
-                    inner,
-                    it.inner.present,
-                    it.writerElement.getFullName(),
-                    m.path(),
-                    m.column().name(),
-                    m.column().type());
-            constant = encode(compiler.compile(d.schema(), d.schema(), elementType), d.schema(), d.value(), m);
+            ReaderDefaults.Default d =
+                    ReaderDefaults.of(it.readerElement, inner, it.inner.present, it.writerElement.getFullName(), m);
+            try {
+                constant = Constants.converted(
+                        compiler.compile(d.schema(), d.schema(), elementType), d.schema(), d.value());
+            } catch (ValueRejected e) {
+                throw computedError(m, "the reader default does not fit the column: " + e.getMessage());
+            }
         }
         if (it.iter == null) {
             constant(c, new byte[] {0}); // the writer lacks the array: always empty
@@ -786,14 +785,7 @@ final class ScanCompiler {
         }
         return number(
                 null,
-                ReaderDefaults.of(
-                        it.readerElement,
-                        inner,
-                        it.inner.present,
-                        it.writerElement.getFullName(),
-                        m.path(),
-                        m.column().name(),
-                        m.column().type()),
+                ReaderDefaults.of(it.readerElement, inner, it.inner.present, it.writerElement.getFullName(), m),
                 it.arrayPath + "." + inner,
                 m);
     }
@@ -825,9 +817,7 @@ final class ScanCompiler {
                         path,
                         level.present,
                         inElement ? writerElement.getFullName() : writer.getFullName(),
-                        m.path(),
-                        m.column().name(),
-                        m.column().type()),
+                        m),
                 o.path(),
                 m);
     }
@@ -885,19 +875,5 @@ final class ScanCompiler {
                             + AvroTypeNames.describe(reader));
         }
         return new Num(Computed.Operand.field(leaf.mark(), read), floating);
-    }
-
-    /** A reader default as one value of a conversion's column, at compile time. */
-    private static byte[] encode(Conversion conversion, Schema schema, Object value, Mapped m) {
-        byte[] avro = ReaderDefaults.avroBytes(schema, value);
-        dev.etl.avro.binary.AvroCursor in = new dev.etl.avro.binary.AvroCursor();
-        in.wrap(avro, 0, avro.length);
-        dev.etl.sink.RowBuffer out = new dev.etl.sink.RowBuffer(16);
-        try {
-            conversion.write(in, out);
-        } catch (ValueRejected e) {
-            throw computedError(m, "the reader default does not fit the column: " + e.getMessage());
-        }
-        return out.toByteArray();
     }
 }
