@@ -19,6 +19,11 @@ import org.apache.avro.Schema.Type;
  * into a {@link ScanPlan}. Walks the writer's fields in writer order as {@link PlanCompiler} does
  * (nested records inlined, fields matched to reader fields by name or reader alias); every field
  * something reads is marked, the rest skipped. Fields the writer lacks take the reader's defaults.
+ *
+ * <p>Computed columns ({@link ColumnSource}: lengths, sums, products, constants, {@code now()}) and array
+ * projections compile to {@link Computed} sources: every array one iterates is marked in the record's scan and
+ * gets element steps and marks of its own ({@link Iteration}); constants and whatever the writer schema fixes (a
+ * missing array with an empty default, two defaulted operands) are folded into constant bytes here.
  */
 final class ScanCompiler {
     private final AvroRowMapping mapping;
