@@ -135,9 +135,9 @@ final class ScanCompiler {
                         "the exploded array is written one element per row: map its elements' fields ('" + elementPrefix
                                 + "<field>') instead");
             } else if (explode != null && m.path().startsWith(elementPrefix)) {
-                element.need(m.path().substring(elementPrefix.length()));
+                element.need(UnionBranch.fieldPath(m.path().substring(elementPrefix.length())));
             } else {
-                record.need(m.path());
+                record.need(UnionBranch.fieldPath(m.path())); // amount[long] reads field amount
             }
         }
         for (RecordCondition c : mapping.conditions()) {
@@ -229,7 +229,7 @@ final class ScanCompiler {
                 continue;
             }
             Level level = inElement ? element : record;
-            String path = inElement ? m.path().substring(elementPrefix.length()) : m.path();
+            String path = UnionBranch.fieldPath(inElement ? m.path().substring(elementPrefix.length()) : m.path());
             Leaf leaf = level.found.get(path);
             if (leaf != null) {
                 sources[c] = ScanPlan.SOURCE_MARK;
