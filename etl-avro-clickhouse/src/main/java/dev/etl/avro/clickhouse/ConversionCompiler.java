@@ -283,9 +283,10 @@ final class ConversionCompiler {
                         writer,
                         reader,
                         type,
-                        "a " + r.getName() + " is written to String, FixedString, IPv6"
-                                + (r == Type.STRING ? ", IPv4 or (with logicalType uuid) UUID" : " (16 bytes)")
-                                + " columns only");
+                        r == Type.STRING
+                                ? "a string is written to String, FixedString, IPv4, IPv6 or (with logicalType uuid) "
+                                        + "UUID columns only"
+                                : "a bytes is written to String, FixedString or IPv6 (16 bytes) columns only");
             case FIXED: {
                 if (w != Type.FIXED || writer.getFixedSize() != reader.getFixedSize()) {
                     throw promotion(writer, reader, type);

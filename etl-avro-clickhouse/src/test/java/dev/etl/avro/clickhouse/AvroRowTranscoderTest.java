@@ -304,7 +304,7 @@ class AvroRowTranscoderTest {
                         .column("unmapped", "Map(String, Int64)")
                         .build())
                 .isInstanceOf(AvroMappingException.class)
-                .hasMessageContaining("Map(String, Int64)")
+                .hasMessageContaining("column 'unmapped'")
                 .hasMessageContaining("a string is written to String");
         assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
                         .column("customer", "String")

@@ -113,7 +113,8 @@ class AvroTranscoderTypesIT {
         byte[] written = out.toByteArray();
         post("INSERT INTO " + db.table("shipments") + " FORMAT RowBinary", written);
 
-        assertThat(new String(get("SELECT * FROM " + db.table("shipments") + " WHERE id IN (1, 2, 3, 4) ORDER BY id "
+        assertThat(new String(
+                        get("SELECT * FROM " + db.table("shipments") + " WHERE id IN (1, 2, 3, 4) ORDER BY id "
                                 + "FORMAT TabSeparated"),
                         StandardCharsets.UTF_8))
                 .isEqualTo("1\t(10001,'Città 1',['Via Roma 1','scala B'])\t[]\t[(1.5,'P1'),(1.5,'P1')]\tcarrier-1"
