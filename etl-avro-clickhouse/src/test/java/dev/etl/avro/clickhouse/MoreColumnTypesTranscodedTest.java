@@ -422,6 +422,32 @@ class MoreColumnTypesTranscodedTest {
                 .hasMessageContaining("the other branches write NULL");
     }
 
+    // tag::branches[]
+    /** A union of several types ({@code amount: ["null", "long", "string"]}): a column per branch, or a Variant. */
+    static AvroRowMapping paymentMapping(Schema readerSchema) {
+        return AvroRowMapping.builder(readerSchema)
+                .column("amount_cents", "Nullable(Int64)", "amount[long]") // a string amount writes NULL here
+                .column("amount_text", "Nullable(String)", "amount[string]") // a long amount writes NULL here
+                .column("amount", "Variant(Int64, String)") // on servers that have Variant
+                .build();
+    }
+    // end::branches[]
+
+    @Test
+    void theGuidesBranchMappingWritesEachBranchIntoItsColumn() {
+        Schema payment = parse("""
+                {"type": "record", "name": "Payment", "fields": [
+                  {"name": "amount", "type": ["null", "long", "string"]}]}""");
+        AvroRowMapping mapping = paymentMapping(payment);
+        GenericData.Record r = new GenericData.Record(payment);
+        r.put("amount", 5L);
+        assertThat(hex(mapping, payment, r)).isEqualTo("00" + "0500000000000000" + "01" + "00" + "0500000000000000");
+        r.put("amount", "x");
+        assertThat(hex(mapping, payment, r)).isEqualTo("01" + "00" + "0178" + "01" + "0178");
+        r.put("amount", null);
+        assertThat(hex(mapping, payment, r)).isEqualTo("01" + "01" + "ff");
+    }
+
     @Test
     void aBranchColumnFollowsTheWriterSchema() {
         // The writer has only long (a union member of the reader) and lacks the field in the second case.
