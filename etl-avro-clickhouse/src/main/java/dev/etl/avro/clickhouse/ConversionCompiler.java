@@ -96,6 +96,31 @@ final class ConversionCompiler {
      * {@code type}. When the field path names a union branch ({@code amount[long]}, see {@link UnionBranch}),
      * only that branch's values are converted and the others write NULL.
      */
+    /**
+     * Refuses a mapping that writes a record whole (a Tuple column) and also maps a field inside it to another
+     * column: the plans read a mapped record as one value and do not descend into it.
+     */
+    static void requireTuplesNotAlsoDescended(List<AvroRowMapping.Mapped> mapped) {
+        for (AvroRowMapping.Mapped whole : mapped) {
+            if (whole.isIndex() || whole.type().kind() != ColumnType.Kind.TUPLE) {
+                continue;
+            }
+            String prefix = UnionBranch.fieldPath(whole.path()) + ".";
+            for (AvroRowMapping.Mapped m : mapped) {
+                if (!m.isIndex() && m.path().startsWith(prefix)) {
+                    throw new AvroMappingException(
+                            m.path(),
+                            m.column().name(),
+                            "-",
+                            m.column().type(),
+                            "column '" + whole.column().name() + "' writes the record '" + whole.path()
+                                    + "' whole (a Tuple), so its fields cannot also be mapped to other columns: "
+                                    + "map the record whole or field by field");
+                }
+            }
+        }
+    }
+
     Conversion compile(Schema writer, Schema reader, ColumnType type) {
         String selector = UnionBranch.selector(field);
         return selector == null ? convert(writer, reader, type) : branch(selector, writer, reader, type);

@@ -53,6 +53,7 @@ final class PlanCompiler {
         this.markOf = new int[n];
         this.conversionOf = new Conversion[n];
         Arrays.fill(markOf, -1);
+        ConversionCompiler.requireTuplesNotAlsoDescended(mapped);
         for (int c = 0; c < n; c++) {
             String path = UnionBranch.fieldPath(mapped.get(c).path()); // amount[long] reads field amount
             columnsByPath.computeIfAbsent(path, p -> new ArrayList<>()).add(c);

@@ -115,6 +115,7 @@ final class ScanCompiler {
         this.writer = writer;
         this.explode = mapping.explode();
         this.elementPrefix = explode == null ? null : explode + ".";
+        ConversionCompiler.requireTuplesNotAlsoDescended(mapping.mapped());
         for (Mapped m : mapping.mapped()) {
             if (m.isIndex()) {
                 if (explode == null) {

@@ -216,6 +216,24 @@ class MoreColumnTypesTranscodedTest {
     }
 
     @Test
+    void aRecordWrittenWholeIsNotAlsoMappedFieldByField() {
+        assertThatThrownBy(() -> AvroRowMapping.builder(POINT_READER)
+                        .column("p", "Tuple(Int64, String, Int32)")
+                        .column("label", "String", "p.label")
+                        .build())
+                .isInstanceOf(AvroMappingException.class)
+                .hasMessageContaining("column 'label'")
+                .hasMessageContaining("column 'p' writes the record 'p' whole (a Tuple)");
+        assertThatThrownBy(() -> AvroRowMapping.builder(POINT_READER)
+                        .column("label", "String", "p.label")
+                        .column("p", "Tuple(Int64, String, Int32)")
+                        .shardKey("id")
+                        .build())
+                .isInstanceOf(AvroMappingException.class)
+                .hasMessageContaining("whole (a Tuple)");
+    }
+
+    @Test
     void aTupleInAnArrayAndATupleInATuple() {
         Schema schema = parse("""
                 {"type": "record", "name": "R", "fields": [
