@@ -45,13 +45,21 @@ import org.apache.avro.Schema;
  *     {@code fixed(16)} with {@code uuid}: UUID;</li>
  * <li>{@code enum}: Enum8/Enum16 by symbol name (every reader symbol must be a value of the column),
  *     String;</li>
+ * <li>{@code string}: IPv4 (dotted quad), IPv6 (any RFC 4291 text form); {@code int} (the address's
+ *     32 bits), {@code long} (unsigned), {@code fixed(4)}: IPv4; {@code fixed(16)}, 16 {@code bytes}: IPv6;</li>
  * <li>a union with {@code null}: Nullable(T) (null writes NULL); any other value into Nullable(T)
- *     writes it as not null; {@code array<E>}: Array(T) with E converted as above;
- *     {@code LowCardinality(T)} is written as T.</li>
+ *     writes it as not null; {@code array<E>}: Array(T) with E converted as above (Array(Array(T))
+ *     too); {@code map<V>}: Map(K, T) with String, LowCardinality(String) or FixedString(n) keys;
+ *     {@code LowCardinality(T)} is written as T;</li>
+ * <li>{@code record}: Tuple(T1, …) (fields by position in the reader's order, or by name for a named
+ *     Tuple; a field the writer lacks from the reader default);</li>
+ * <li>a union of several types: Variant(T1, …) (each branch into the first type it converts to), or
+ *     one branch per column with a path suffix: {@code amount[long]}, {@code amount[com.acme.Money]}
+ *     into Nullable(T), the other branches writing NULL.</li>
  * </ul>
- * Maps (but see {@code length(...)} below), records as values and unions other than with {@code null} (or of
- * types that all convert to the column) are not transcoded: map the record's fields instead, or use the object path
- * ({@code AvroDeserializer} and a {@code RowBinaryEncoder}).
+ * Records into other columns than Tuple (map their fields instead) and paths through a union are not
+ * transcoded; a map is read whole into a Map column or counted by {@code length(...)} (below). Otherwise use the
+ * object path ({@code AvroDeserializer} and a {@code RowBinaryEncoder}).
  *
  * <p><b>Computed columns.</b> The source of {@link Builder#column(String, String, String) column(column, type,
  * source)} is a field path or one of a closed set of expressions (a source containing {@code (}, {@code *} or

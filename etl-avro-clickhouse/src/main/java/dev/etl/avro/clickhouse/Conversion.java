@@ -1,8 +1,10 @@
 package dev.etl.avro.clickhouse;
 
 import dev.etl.avro.binary.AvroCursor;
+import dev.etl.avro.binary.AvroSkipper;
 import dev.etl.avro.binary.MalformedAvroException;
 import dev.etl.sink.RowBuffer;
+import org.apache.avro.Schema;
 
 /**
  * One compiled value conversion: reads one Avro value of a writer type (as the reader schema sees
@@ -51,6 +53,26 @@ final class Conversion {
     static final int OP_LONG_TO_UINT64 = 23;
     /** A {@code ["null", "string"]} (either order) into {@code Nullable(String)}: {@link #size} is the null branch. */
     static final int OP_NULLABLE_STRING = 24;
+    /** An Avro map as {@code Map(K, V)}: {@link #children}[0] is the {@link #OP_PAIR} of key and value. */
+    static final int OP_MAP = 25;
+    /** A map entry: the key ({@link #children}[0]) then the value ({@link #children}[1]). */
+    static final int OP_PAIR = 26;
+    /** A record as {@code Tuple(...)}: see {@link #tuple}. */
+    static final int OP_TUPLE = 27;
+    /** A dotted-quad string as IPv4. */
+    static final int OP_IPV4_STRING = 28;
+    /** A fixed(4) (network order) as IPv4. */
+    static final int OP_IPV4_FIXED = 29;
+    /** An RFC 4291 text as IPv6. */
+    static final int OP_IPV6_STRING = 30;
+    /** A fixed(16) (network order) as IPv6. */
+    static final int OP_IPV6_FIXED = 31;
+    /** A bytes value of 16 bytes (network order) as IPv6. */
+    static final int OP_IPV6_BYTES = 32;
+    /** A Variant's discriminator {@link #width} (255: NULL), then {@link #children}[0]'s value when there is one. */
+    static final int OP_VARIANT = 33;
+    /** A union branch another column reads: passed over ({@link #passes}[0] or {@link #skipSchemas}[0]), NULL written. */
+    static final int OP_OTHER_BRANCH = 34;
 
     // How a number is written.
     static final int WRITE_INT = 1;
@@ -84,6 +106,18 @@ final class Conversion {
     private final int precision;
     /** Union branches by writer index; the element of an array; the value under a Nullable. */
     final Conversion[] children;
+    /**
+     * Tuple: per writer field in writer order, how it is passed over when not written: {@link ResolvedSkip}
+     * (the object path decodes it) or, when that is null, {@link AvroSkipper} on {@link #skipSchemas}. The union
+     * branch another column reads: element 0.
+     */
+    private final ResolvedSkip[] passes;
+
+    private final Schema[] skipSchemas;
+    /** Tuple: per element, the writer field it is converted from ({@link #children} index), or -1 for a constant. */
+    private final int[] elementFields;
+    /** Tuple: per element, the RowBinary bytes of the reader default when the writer lacks the field. */
+    private final byte[][] constants;
     /** The ClickHouse type written, for messages. */
     final String columnType;
 
@@ -102,6 +136,10 @@ final class Conversion {
         this.limitMagnitude = b.limitMagnitude;
         this.precision = b.precision;
         this.children = b.children;
+        this.passes = b.passes;
+        this.skipSchemas = b.skipSchemas;
+        this.elementFields = b.elementFields;
+        this.constants = b.constants;
         this.columnType = b.columnType;
     }
 
@@ -246,11 +284,97 @@ final class Conversion {
                 out.writeByte(0);
                 children[0].write(in, out);
                 return;
-            case OP_ARRAY:
+            case OP_ARRAY, OP_MAP:
                 ArrayBlocks.write(children[0], in, out);
+                return;
+            case OP_PAIR:
+                children[0].write(in, out);
+                children[1].write(in, out);
+                return;
+            case OP_TUPLE:
+                tuple(in, out);
+                return;
+            case OP_IPV4_STRING:
+                IpText.writeIpv4(in, out);
+                return;
+            case OP_IPV4_FIXED:
+                in.require(4);
+                out.writeIntLE((in.peek(0) & 0xff) << 24
+                        | (in.peek(1) & 0xff) << 16
+                        | (in.peek(2) & 0xff) << 8
+                        | in.peek(3) & 0xff);
+                in.skip(4);
+                return;
+            case OP_IPV6_STRING:
+                IpText.writeIpv6(in, out);
+                return;
+            case OP_IPV6_BYTES: {
+                int at = in.position();
+                int length = in.readLength();
+                if (length != 16) {
+                    in.skip(length);
+                    throw new ValueRejected(
+                            "an IPv6 address of " + length + " bytes at byte " + at + " (expected 16, network order)");
+                }
+                Conversion.copy(in, 16, out);
+                return;
+            }
+            case OP_IPV6_FIXED:
+                Conversion.copy(in, 16, out);
+                return;
+            case OP_VARIANT:
+                out.writeByte(width);
+                if (children != null) {
+                    children[0].write(in, out);
+                }
+                return;
+            case OP_OTHER_BRANCH:
+                pass(0, in);
+                out.writeByte(1);
                 return;
             default:
                 throw new IllegalStateException("opcode " + op);
+        }
+    }
+
+    /**
+     * A record as a Tuple: the elements in the tuple's order, each converted from its writer field (or a
+     * reader default's constant). Avro writes the fields in writer order without framing, so an element whose
+     * field comes before the one just written is found again from the record's start; the common case (the
+     * elements in writer order) is one pass. Writer fields no element reads are passed over as the object path
+     * decides ({@link #passes}).
+     */
+    private void tuple(AvroCursor in, RowBuffer out) {
+        int start = in.mark();
+        int next = 0; // the writer field at the cursor
+        for (int e = 0; e < elementFields.length; e++) {
+            int k = elementFields[e];
+            if (k < 0) {
+                byte[] c = constants[e];
+                out.writeBytes(c, 0, c.length);
+                continue;
+            }
+            if (k < next) {
+                in.reset(start);
+                next = 0;
+            }
+            while (next < k) {
+                pass(next++, in);
+            }
+            children[k].write(in, out);
+            next = k + 1;
+        }
+        while (next < skipSchemas.length) {
+            pass(next++, in);
+        }
+    }
+
+    private void pass(int field, AvroCursor in) {
+        ResolvedSkip resolved = passes[field];
+        if (resolved != null) {
+            resolved.skip(in);
+        } else {
+            AvroSkipper.skip(skipSchemas[field], in);
         }
     }
 
@@ -395,8 +519,31 @@ final class Conversion {
             case OP_FIXED_TO_FIXED_STRING, OP_FIXED_TO_STRING, OP_DECIMAL_FIXED:
                 in.skip(size);
                 return;
-            case OP_UUID_FIXED:
+            case OP_UUID_FIXED, OP_IPV6_FIXED:
                 in.skip(16);
+                return;
+            case OP_IPV4_FIXED:
+                in.skip(4);
+                return;
+            case OP_IPV4_STRING, OP_IPV6_STRING, OP_IPV6_BYTES:
+                in.skipLengthPrefixed();
+                return;
+            case OP_PAIR:
+                children[0].skip(in);
+                children[1].skip(in);
+                return;
+            case OP_TUPLE:
+                for (int k = 0; k < skipSchemas.length; k++) {
+                    pass(k, in);
+                }
+                return;
+            case OP_VARIANT:
+                if (children != null) {
+                    children[0].skip(in);
+                }
+                return;
+            case OP_OTHER_BRANCH:
+                pass(0, in);
                 return;
             case OP_ENUM_CODE, OP_ENUM_STRING:
                 in.readInt();
@@ -415,7 +562,7 @@ final class Conversion {
                 children[index].skip(in);
                 return;
             }
-            case OP_ARRAY: {
+            case OP_ARRAY, OP_MAP: {
                 // Item by item, a block's byte size ignored: what the conversion reads afterwards (ArrayBlocks
                 // counts an array in several blocks with this, then writes it) and what Avro decodes.
                 long total = 0;
@@ -454,6 +601,10 @@ final class Conversion {
         byte[] limitMagnitude;
         int precision;
         Conversion[] children;
+        ResolvedSkip[] passes;
+        Schema[] skipSchemas;
+        int[] elementFields;
+        byte[][] constants;
 
         private Builder(int op, String columnType) {
             this.op = op;
@@ -510,6 +661,19 @@ final class Conversion {
 
         Builder children(Conversion... children) {
             this.children = children;
+            return this;
+        }
+
+        /** How writer fields (a tuple's) or a value (another union branch) are passed over; see {@link #passes}. */
+        Builder passes(ResolvedSkip[] passes, Schema[] skipSchemas) {
+            this.passes = passes;
+            this.skipSchemas = skipSchemas;
+            return this;
+        }
+
+        Builder elements(int[] elementFields, byte[][] constants) {
+            this.elementFields = elementFields;
+            this.constants = constants;
             return this;
         }
 

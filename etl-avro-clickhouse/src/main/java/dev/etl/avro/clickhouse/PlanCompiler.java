@@ -53,8 +53,9 @@ final class PlanCompiler {
         this.markOf = new int[n];
         this.conversionOf = new Conversion[n];
         Arrays.fill(markOf, -1);
+        ConversionCompiler.requireTuplesNotAlsoDescended(mapped);
         for (int c = 0; c < n; c++) {
-            String path = mapped.get(c).path();
+            String path = UnionBranch.fieldPath(mapped.get(c).path()); // amount[long] reads field amount
             columnsByPath.computeIfAbsent(path, p -> new ArrayList<>()).add(c);
             for (int dot = path.indexOf('.'); dot >= 0; dot = path.indexOf('.', dot + 1)) {
                 needed.add(path.substring(0, dot));
@@ -72,7 +73,7 @@ final class PlanCompiler {
         List<Item> items = new ArrayList<>();
         walk(writer, mapping.readerSchema(), "", items);
         for (int c = 0; c < n; c++) {
-            if (!present.contains(mapped.get(c).path())) {
+            if (!present.contains(UnionBranch.fieldPath(mapped.get(c).path()))) {
                 constantOf[c] = defaultBytes(c);
             }
         }

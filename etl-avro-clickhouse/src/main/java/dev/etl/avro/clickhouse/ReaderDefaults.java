@@ -29,7 +29,7 @@ final class ReaderDefaults {
     static Default of(Schema root, String path, Set<String> present, String writerName, AvroRowMapping.Mapped m) {
         return of(
                 root,
-                path,
+                UnionBranch.fieldPath(path),
                 present,
                 writerName,
                 m.path(),

@@ -155,6 +155,7 @@ final class ScanCompiler {
         this.writer = writer;
         this.explode = mapping.explode();
         this.elementPrefix = explode == null ? null : explode + ".";
+        ConversionCompiler.requireTuplesNotAlsoDescended(mapping.mapped());
         for (Mapped m : mapping.mapped()) {
             if (m.isIndex()) {
                 if (explode == null) {
@@ -178,9 +179,9 @@ final class ScanCompiler {
                 }
                 int array = firstArray(mapping.readerSchema(), m.path(), false);
                 if (array >= 0 && !m.path().substring(0, array).equals(explode)) {
-                    iteration(m, m.path().substring(0, array)).need(m.path().substring(array + 1));
+                    iteration(m, m.path().substring(0, array)).need(UnionBranch.fieldPath(m.path().substring(array + 1)));
                 } else {
-                    need(m.path());
+                    need(UnionBranch.fieldPath(m.path())); // amount[long] reads field amount
                 }
             } else {
                 needComputed(m);
@@ -410,7 +411,7 @@ final class ScanCompiler {
                 continue;
             }
             Level level = inElement ? element : record;
-            String path = inElement ? m.path().substring(elementPrefix.length()) : m.path();
+            String path = UnionBranch.fieldPath(inElement ? m.path().substring(elementPrefix.length()) : m.path());
             Leaf leaf = level.found.get(path);
             if (leaf != null) {
                 sources[c] = ScanPlan.SOURCE_MARK;
@@ -674,7 +675,7 @@ final class ScanCompiler {
         ColumnType elementType = m.type().inner();
         ConversionCompiler compiler =
                 new ConversionCompiler(m.path(), m.column().name());
-        Leaf leaf = it.inner.found.get(inner);
+        Leaf leaf = it.inner.found.get(UnionBranch.fieldPath(inner));
         Conversion conversion = null;
         byte[] constant = null;
         if (leaf != null) {

@@ -301,14 +301,15 @@ class AvroRowTranscoderTest {
                         .build())
                 .hasMessageContaining("scale 2 differs");
         assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
-                        .column("unmapped", "Map(String, String)")
+                        .column("unmapped", "Map(String, Int64)")
                         .build())
                 .isInstanceOf(AvroMappingException.class)
-                .hasMessageContaining("Map");
+                .hasMessageContaining("column 'unmapped'")
+                .hasMessageContaining("a string is written to String");
         assertThatThrownBy(() -> AvroRowMapping.builder(ORDER)
                         .column("customer", "String")
                         .build())
-                .hasMessageContaining("a record is not a column value");
+                .hasMessageContaining("a record is written to Tuple(...) columns only");
         assertThatThrownBy(() ->
                         AvroRowMapping.builder(ORDER).column("qty", "Date").build())
                 .hasMessageContaining("logicalType date");

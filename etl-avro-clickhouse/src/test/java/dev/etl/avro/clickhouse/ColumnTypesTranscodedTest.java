@@ -31,10 +31,10 @@ class ColumnTypesTranscodedTest {
 
     @Test
     void aTypeTheTranscoderDoesNotWriteIsRefusedNamingColumnAndType() {
-        assertThatThrownBy(() -> AvroRowMapping.builder(READER).column("name", "Map(String, UInt8)"))
+        assertThatThrownBy(() -> AvroRowMapping.builder(READER).column("name", "Map(String, UInt128)"))
                 .isInstanceOf(AvroMappingException.class)
                 .hasMessageContaining("column 'name'")
-                .hasMessageContaining("type 'Map(String, UInt8)' is not supported by the Avro transcoder");
+                .hasMessageContaining("type 'UInt128' is not supported by the Avro transcoder");
         assertThatThrownBy(() -> AvroRowMapping.builder(READER).column("id", "Array(Int128)"))
                 .isInstanceOf(AvroMappingException.class)
                 .hasMessageContaining("ClickHouse type 'Array(Int128)': type 'Int128' is not supported");
