@@ -179,7 +179,8 @@ final class ScanCompiler {
                 }
                 int array = firstArray(mapping.readerSchema(), m.path(), false);
                 if (array >= 0 && !m.path().substring(0, array).equals(explode)) {
-                    iteration(m, m.path().substring(0, array)).need(UnionBranch.fieldPath(m.path().substring(array + 1)));
+                    iteration(m, m.path().substring(0, array))
+                            .need(UnionBranch.fieldPath(m.path().substring(array + 1)));
                 } else {
                     need(UnionBranch.fieldPath(m.path())); // amount[long] reads field amount
                 }
