@@ -248,6 +248,9 @@ final class ClickHouseSchemaValidator {
                                 + " does not match the encoder (" + config.validation() + " validation):\n" + diff,
                         null);
             }
+            if (!caps.dedupToken() && schema != null) {
+                warnOfDefaultsPerInsert(shard, replica, expected, schema);
+            }
         }
         log.info(
                 "ClickHouse shard {} replica {}: {} engine {} validated ({}), token={}, async_insert={}",
@@ -259,6 +262,41 @@ final class ClickHouseSchemaValidator {
                 caps.dedupToken(),
                 caps.asyncInsert());
         return caps;
+    }
+
+    /** A function whose value differs from one insert to the next. */
+    private static final Pattern PER_INSERT = Pattern.compile(
+            "\\b(now|now64|nowInBlock|today|yesterday|rand|rand32|rand64|randConstant|generateUUIDv4|"
+                    + "currentTimestamp|hostName|uptime|rowNumberInAllBlocks|blockNumber)\\s*\\(",
+            Pattern.CASE_INSENSITIVE);
+
+    /**
+     * Without {@code insert_deduplication_token} a Replicated table drops a retried block only when the part
+     * it writes is the same, after the server filled in the defaults: a {@code DEFAULT now()} the insert leaves
+     * to the server makes a retry in another second a new block (verified on 18.16). Warns naming such columns.
+     */
+    private void warnOfDefaultsPerInsert(
+            int shard, String replica, List<ClickHouseColumn> expected, ClickHouseTableSchema schema) {
+        Set<String> written = new HashSet<>();
+        expected.forEach(c -> written.add(c.name()));
+        List<String> perInsert = new ArrayList<>();
+        for (ClickHouseColumn c : schema.insertable()) {
+            String expression = schema.defaultExpression(c.name());
+            if (!written.contains(c.name()) && PER_INSERT.matcher(expression).find()) {
+                perInsert.add(c.name() + " DEFAULT " + expression);
+            }
+        }
+        if (!perInsert.isEmpty()) {
+            log.warn(
+                    "ClickHouse shard {} replica {}: table {} computes {} per insert and the server has no "
+                            + "insert_deduplication_token: a retried or replayed batch is a different block once that value "
+                            + "changed (DEFAULT now(): in another second) and is stored again; write the column from the "
+                            + "record instead",
+                    shard,
+                    replica,
+                    config.qualifiedTable(),
+                    perInsert);
+        }
     }
 
     /** ClickHouse's READONLY error: a write, or a setting change, by a user whose profile has readonly != 0. */

@@ -141,6 +141,29 @@ class ClickHouseSchemaValidatorTest {
                         """);
     }
 
+    /** The example of docs/connectors/clickhouse.md#startup-validation. */
+    @Test
+    void theDiffShownInTheConnectorDocs() {
+        List<ClickHouseColumn> encoder =
+                List.of(col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("custmer", "String"));
+        ClickHouseTableSchema table = ClickHouseTableSchema.of(
+                List.of(
+                        col("id", "UInt64"),
+                        col("amount", "Float64"),
+                        col("customer", "String"),
+                        col("inserted_at", "DateTime")),
+                Set.of("inserted_at"));
+        String docs;
+        try {
+            docs = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/connectors/clickhouse.md"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        String diff = ClickHouseSchemaValidator.columnDiff(encoder, table, ValidationMode.FULL);
+        assertThat(diff).contains("<- type differs", "did you mean 'customer'?", "map it, or give it a DEFAULT");
+        assertThat(docs).contains("validation):\n" + diff + "```");
+    }
+
     @Test
     void dedupVerdictPerEngineAndServer() {
         ClickHouseCapabilities old = ClickHouseCapabilities.legacy("18.16.1");
@@ -288,6 +311,32 @@ class ClickHouseSchemaValidatorTest {
             assertThat(logs.list)
                     .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
                     .noneSatisfy(m -> assertThat(m).contains("inserted blocks"));
+        } finally {
+            logger.detachAppender(logs);
+        }
+    }
+
+    @Test
+    void aDefaultComputedPerInsertIsWarnedAboutWhereTheServerHasNoDedupTokens() {
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logs.start();
+        logger.addAppender(logs);
+        try {
+            FakeTransport t = server(
+                    "ReplicatedMergeTree",
+                    "id\tUInt64\t\t\namount\tDecimal(18, 2)\t\t\ncustomer\tString\t\t\n"
+                            + "inserted_at\tDateTime\tDEFAULT\tnow()\ntotal\tInt64\tDEFAULT\tid * 2\n");
+            new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
+            assertThat(logs.list)
+                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .filteredOn(m -> m.contains("per insert"))
+                    .hasSize(2) // once per replica, as the other warnings of the check
+                    .allSatisfy(m -> assertThat(m)
+                            .contains("computes [inserted_at DEFAULT now()] per insert")
+                            .doesNotContain("total"));
         } finally {
             logger.detachAppender(logs);
         }
