@@ -21,7 +21,6 @@ import dev.etl.test.infra.InfraEndpoints;
 import dev.etl.test.infra.InfraServer;
 import dev.etl.test.infra.LocalInfra;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,9 +71,7 @@ class ClickHouseColumnListIT {
     }
 
     private static void replicated(String table, String columns) {
-        db.execute("CREATE TABLE " + db.table(table) + " ON CLUSTER " + db.cluster() + " " + columns
-                + " ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + db.name() + "/" + table
-                + "', '{replica}') ORDER BY id");
+        ItTables.replicated(db, table, columns);
     }
 
     private static String table(Transport transport, InsertFormat format) {
@@ -83,15 +80,7 @@ class ClickHouseColumnListIT {
     }
 
     private static ClickHouseSinkConfig.Builder config(String table) {
-        ClickHouseSinkConfig.Builder b = ClickHouseSinkConfig.builder()
-                .table(db.name(), table)
-                .validation(ValidationMode.FULL)
-                .breaker(2, Duration.ofSeconds(30))
-                .socketTimeout(Duration.ofSeconds(30));
-        for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
-            b.shard(shard.replicaUrls().toArray(String[]::new));
-        }
-        return b;
+        return ItTables.config(db, table).validation(ValidationMode.FULL);
     }
 
     private static SinkDefinition sink(ClickHouseSinkConfig config) {
@@ -111,9 +100,7 @@ class ClickHouseColumnListIT {
     }
 
     private static void syncReplicas(String table) {
-        for (String url : infra.clickhouseReplicaUrls()) {
-            ClickHouseHttp.query(url, "SYSTEM SYNC REPLICA " + db.table(table));
-        }
+        ItTables.syncReplicas(db, table);
     }
 
     static List<Arguments> transportsAndFormats() {

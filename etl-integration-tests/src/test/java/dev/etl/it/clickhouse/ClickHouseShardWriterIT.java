@@ -73,20 +73,11 @@ class ClickHouseShardWriterIT {
     }
 
     private static void replicated(String table, String columns) {
-        db.execute("CREATE TABLE " + db.table(table) + " ON CLUSTER " + db.cluster() + " " + columns
-                + " ENGINE = ReplicatedMergeTree('/clickhouse/tables/{shard}/" + db.name() + "/" + table
-                + "', '{replica}') ORDER BY id");
+        ItTables.replicated(db, table, columns);
     }
 
     private static ClickHouseSinkConfig.Builder config(String table) {
-        ClickHouseSinkConfig.Builder b = ClickHouseSinkConfig.builder()
-                .table(db.name(), table)
-                .breaker(2, Duration.ofSeconds(30))
-                .socketTimeout(Duration.ofSeconds(30));
-        for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
-            b.shard(shard.replicaUrls().toArray(String[]::new));
-        }
-        return b;
+        return ItTables.config(db, table);
     }
 
     private static SinkDefinition sink(ClickHouseSinkConfig config) {
@@ -114,9 +105,7 @@ class ClickHouseShardWriterIT {
     }
 
     private static void syncReplicas(String table) {
-        for (String url : infra.clickhouseReplicaUrls()) {
-            ClickHouseHttp.query(url, "SYSTEM SYNC REPLICA " + db.table(table));
-        }
+        ItTables.syncReplicas(db, table);
     }
 
     @Test
