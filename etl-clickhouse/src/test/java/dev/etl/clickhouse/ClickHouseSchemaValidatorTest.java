@@ -44,10 +44,15 @@ class ClickHouseSchemaValidatorTest {
     }
 
     @Test
-    void matchingColumnsHaveNoDiff() {
+    void matchingColumnsHaveNoDiffInAnyOrder() {
         ClickHouseTableSchema actual =
                 table(col("id", "UInt64"), col("amount", "Decimal64(2)"), col("customer", "String"));
         assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.FULL))
+                .isNull();
+        // the insert names its columns: the encoder's order need not follow the table's
+        ClickHouseTableSchema swapped =
+                table(col("customer", "String"), col("id", "UInt64"), col("amount", "Decimal(18, 2)"));
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, swapped, ValidationMode.FULL))
                 .isNull();
     }
 
@@ -64,14 +69,6 @@ class ClickHouseSchemaValidatorTest {
         assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.NAMES))
                 .isNull();
         assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.OFF))
-                .isNull();
-    }
-
-    @Test
-    void theEncodersOrderNeedNotFollowTheTables() {
-        ClickHouseTableSchema swapped =
-                table(col("customer", "String"), col("id", "UInt64"), col("amount", "Decimal(18, 2)"));
-        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, swapped, ValidationMode.FULL))
                 .isNull();
     }
 
@@ -285,8 +282,8 @@ class ClickHouseSchemaValidatorTest {
                 .isEqualTo(-1);
     }
 
-    @Test
-    void aSmallReplayWindowIsWarnedAboutWithTheNumbers() {
+    /** What the validator logged while {@code validation} ran. */
+    private static List<String> logged(Runnable validation) {
         ch.qos.logback.classic.Logger logger =
                 (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
         ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
@@ -294,52 +291,44 @@ class ClickHouseSchemaValidatorTest {
         logs.start();
         logger.addAppender(logs);
         try {
-            FakeTransport t =
-                    server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
-            java.util.function.Function<String, String> base = t.queries;
-            t.queries = sql -> sql.contains("merge_tree_settings WHERE name = 'replicated_deduplication_window'")
-                    ? "100\n"
-                    : base.apply(sql);
-            new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
-            assertThat(logs.list)
-                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
-                    .anySatisfy(m -> assertThat(m)
-                            .contains("keeps the hashes of its last 100 inserted blocks")
-                            .contains("replicated_deduplication_window = 1000"));
-            logs.list.clear();
-            new ClickHouseSchemaValidator(config().deterministicBlocks(false).build(), t).validateShard(0, EXPECTED);
-            assertThat(logs.list)
-                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
-                    .noneSatisfy(m -> assertThat(m).contains("inserted blocks"));
+            validation.run();
+            return logs.list.stream()
+                    .map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .toList();
         } finally {
             logger.detachAppender(logs);
         }
     }
 
     @Test
+    void aSmallReplayWindowIsWarnedAboutWithTheNumbers() {
+        FakeTransport t = server("ReplicatedMergeTree", "id\tUInt64\t\namount\tDecimal(18, 2)\t\ncustomer\tString\t\n");
+        java.util.function.Function<String, String> base = t.queries;
+        t.queries = sql -> sql.contains("merge_tree_settings WHERE name = 'replicated_deduplication_window'")
+                ? "100\n"
+                : base.apply(sql);
+        assertThat(logged(() -> new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED)))
+                .anySatisfy(m -> assertThat(m)
+                        .contains("keeps the hashes of its last 100 inserted blocks")
+                        .contains("replicated_deduplication_window = 1000"));
+        assertThat(logged(() -> new ClickHouseSchemaValidator(
+                                config().deterministicBlocks(false).build(), t)
+                        .validateShard(0, EXPECTED)))
+                .noneSatisfy(m -> assertThat(m).contains("inserted blocks"));
+    }
+
+    @Test
     void aDefaultComputedPerInsertIsWarnedAboutWhereTheServerHasNoDedupTokens() {
-        ch.qos.logback.classic.Logger logger =
-                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
-        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
-                new ch.qos.logback.core.read.ListAppender<>();
-        logs.start();
-        logger.addAppender(logs);
-        try {
-            FakeTransport t = server(
-                    "ReplicatedMergeTree",
-                    "id\tUInt64\t\t\namount\tDecimal(18, 2)\t\t\ncustomer\tString\t\t\n"
-                            + "inserted_at\tDateTime\tDEFAULT\tnow()\ntotal\tInt64\tDEFAULT\tid * 2\n");
-            new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
-            assertThat(logs.list)
-                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
-                    .filteredOn(m -> m.contains("per insert"))
-                    .hasSize(2) // once per replica, as the other warnings of the check
-                    .allSatisfy(m -> assertThat(m)
-                            .contains("computes [inserted_at DEFAULT now()] per insert")
-                            .doesNotContain("total"));
-        } finally {
-            logger.detachAppender(logs);
-        }
+        FakeTransport t = server(
+                "ReplicatedMergeTree",
+                "id\tUInt64\t\t\namount\tDecimal(18, 2)\t\t\ncustomer\tString\t\t\n"
+                        + "inserted_at\tDateTime\tDEFAULT\tnow()\ntotal\tInt64\tDEFAULT\tid * 2\n");
+        assertThat(logged(() -> new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED)))
+                .filteredOn(m -> m.contains("per insert"))
+                .hasSize(2) // once per replica, as the other warnings of the check
+                .allSatisfy(m -> assertThat(m)
+                        .contains("computes [inserted_at DEFAULT now()] per insert")
+                        .doesNotContain("total"));
     }
 
     @Test
