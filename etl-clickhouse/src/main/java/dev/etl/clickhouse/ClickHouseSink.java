@@ -23,6 +23,10 @@ import java.util.Objects;
  *         .sink(KeyHashRouter.byKey(Row::id)); // written with ORDERS_ENCODER, the validated encoder
  * }</pre>
  *
+ * <p>Every insert names the sink's columns ({@code INSERT INTO `db`.`table` (`a`, `b`, …) FORMAT …}, see
+ * {@link ClickHouseInsert}), so the encoder's column order need not be the table's and the table's columns
+ * with a {@code DEFAULT} may be left out; a sink defined with no columns inserts without a list.
+ *
  * <p>When the engine starts the sink it calls the writer factory once per shard; that call validates
  * the shard's replicas ({@code ClickHouseSchemaValidator}: version, capabilities, engine, columns) and
  * fails startup with a {@link ClickHouseSchemaException} on a mismatch. Capabilities are read there,
