@@ -8,10 +8,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.avro.Schema;
@@ -135,15 +135,12 @@ public final class AvroTableMapping {
         private final ClickHouseTableSchema table;
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private final Set<String> indexColumns = new LinkedHashSet<>();
-        private final List<Condition> conditions = new ArrayList<>();
+        /** The conditions and the key, applied to the whole mapping (not to a column compiled alone). */
+        private final List<Consumer<AvroRowMapping.Builder>> recordSteps = new ArrayList<>();
         /** Problems of the calls themselves (an array exploded twice), reported with the others. */
         private final List<String> callProblems = new ArrayList<>();
 
         private @Nullable String explode;
-        private @Nullable String shardKey;
-
-        /** A {@code dropWhen}/{@code keepWhen} as given, its values read as the field's type at build time. */
-        private record Condition(String path, List<Object> values, boolean keep) {}
 
         private Builder(Schema reader, ClickHouseTableSchema table) {
             this.reader = reader;
@@ -192,27 +189,66 @@ public final class AvroTableMapping {
          * read as that type ({@code "7"}, {@code "true"}), as configuration files spell them.
          */
         public Builder dropWhen(String fieldPath, Object... values) {
-            return condition(fieldPath, values, false);
+            Object[] typed = asFieldType(fieldPath, values);
+            recordSteps.add(b -> b.dropWhen(fieldPath, typed));
+            return this;
         }
 
         /** Keeps only the records whose field at {@code fieldPath} equals one of {@code values}; see {@link #dropWhen}. */
         public Builder keepWhen(String fieldPath, Object... values) {
-            return condition(fieldPath, values, true);
-        }
-
-        private Builder condition(String fieldPath, Object[] values, boolean keep) {
-            Objects.requireNonNull(fieldPath, "fieldPath");
-            for (Object v : values) {
-                Objects.requireNonNull(v, "value of " + fieldPath);
-            }
-            conditions.add(new Condition(fieldPath, List.of(values), keep));
+            Object[] typed = asFieldType(fieldPath, values);
+            recordSteps.add(b -> b.keepWhen(fieldPath, typed));
             return this;
         }
 
         /** Names the int or long field the transcoder's shard key reads; see {@link AvroRowMapping.Builder#shardKey}. */
         public Builder shardKey(String fieldPath) {
-            shardKey = Objects.requireNonNull(fieldPath, "fieldPath");
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            recordSteps.add(b -> b.shardKey(fieldPath));
             return this;
+        }
+
+        /**
+         * The condition's values as the field's type takes them: a string for an int or long field as a
+         * number, for a boolean as a Boolean (configuration spells every value as a string); others as given,
+         * for {@link RecordFilter} to judge.
+         */
+        private Object[] asFieldType(String fieldPath, Object[] values) {
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            for (Object v : values) {
+                Objects.requireNonNull(v, "value of " + fieldPath);
+            }
+            Schema field = reader;
+            for (String name : fieldPath.split("\\.", -1)) {
+                Schema.Field f = field.getType() == Schema.Type.RECORD ? field.getField(name) : null;
+                if (f == null) {
+                    return values.clone(); // no such field: the mapping's build says so
+                }
+                field = f.schema();
+            }
+            Object[] typed = values.clone();
+            for (int i = 0; i < typed.length; i++) {
+                if (!(typed[i] instanceof String s)) {
+                    continue;
+                }
+                String v = s.strip();
+                switch (field.getType()) {
+                    case INT, LONG -> {
+                        try {
+                            typed[i] = Long.parseLong(v);
+                        } catch (NumberFormatException e) {
+                            // left a string: the filter says it is not an integer number
+                        }
+                    }
+                    case BOOLEAN -> {
+                        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+                            typed[i] = Boolean.parseBoolean(v);
+                        }
+                    }
+                    default -> {}
+                }
+            }
+            return typed;
         }
 
         /**
@@ -288,7 +324,7 @@ public final class AvroTableMapping {
             AvroRowMapping mapping = null;
             if (!written.isEmpty()) {
                 try {
-                    mapping = whole(written, explodes, fields);
+                    mapping = whole(written, explodes);
                 } catch (AvroMappingException | IllegalArgumentException | IllegalStateException e) {
                     problems.add(e.getMessage());
                 }
@@ -374,7 +410,7 @@ public final class AvroTableMapping {
         }
 
         /** The mapping of the columns that compiled alone, with the array, the conditions and the key. */
-        private AvroRowMapping whole(List<Derivation> columns, boolean explodes, ReaderFields fields) {
+        private AvroRowMapping whole(List<Derivation> columns, boolean explodes) {
             AvroRowMapping.Builder b = AvroRowMapping.builder(reader);
             if (explodes) {
                 b.explode(Objects.requireNonNull(explode));
@@ -382,16 +418,8 @@ public final class AvroTableMapping {
             for (Derivation d : columns) {
                 add(b, d);
             }
-            for (Condition c : conditions) {
-                Object[] values = fields.asFieldValues(c.path(), c.values());
-                if (c.keep()) {
-                    b.keepWhen(c.path(), values);
-                } else {
-                    b.dropWhen(c.path(), values);
-                }
-            }
-            if (shardKey != null) {
-                b.shardKey(shardKey);
+            for (Consumer<AvroRowMapping.Builder> step : recordSteps) {
+                step.accept(b);
             }
             return b.build();
         }
@@ -567,38 +595,6 @@ public final class AvroTableMapping {
                 }
             }
             return read;
-        }
-
-        /**
-         * The condition's values as the field's type takes them: a string for an int or long field as a
-         * number, for a boolean as a Boolean (configuration spells every value as a string); others as given.
-         */
-        Object[] asFieldValues(String path, List<Object> values) {
-            Schema.Type type = null;
-            for (Field f : fields) {
-                if (f.path().equals(path)) {
-                    type = f.schema().getType();
-                }
-            }
-            Object[] out = values.toArray();
-            for (int i = 0; i < out.length; i++) {
-                if (!(out[i] instanceof String s)) {
-                    continue;
-                }
-                String v = s.strip();
-                if (type == Schema.Type.INT || type == Schema.Type.LONG) {
-                    try {
-                        out[i] = Long.parseLong(v);
-                    } catch (NumberFormatException e) {
-                        // left a string: the filter says it is not an integer number
-                    }
-                } else if (type == Schema.Type.BOOLEAN
-                        && (v.toLowerCase(Locale.ROOT).equals("true")
-                                || v.toLowerCase(Locale.ROOT).equals("false"))) {
-                    out[i] = Boolean.parseBoolean(v);
-                }
-            }
-            return out;
         }
     }
 }
