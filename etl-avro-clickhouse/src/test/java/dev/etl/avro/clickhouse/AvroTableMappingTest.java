@@ -320,6 +320,35 @@ class AvroTableMappingTest {
     }
 
     @Test
+    void anIndexOrASecondArrayTheTableCannotTakeIsReportedWithTheRest() {
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, table("id UInt64", "line_no UInt16"))
+                        .explode("lines")
+                        .explode("lines")
+                        .index("line_nr")
+                        .source("line_no", "id")
+                        .build())
+                .isInstanceOfSatisfying(
+                        AvroTableMappingException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "index('line_nr'): the table has no insertable column 'line_nr'; did you mean 'line_no'?",
+                                        "explode('lines'): the mapping explodes 'lines' already (at most one array per mapping)"));
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, table("line_no UInt16"))
+                        .index("line_no")
+                        .build())
+                .hasMessageContaining("an index column needs an exploded array");
+    }
+
+    @Test
+    void aTableWhoseEveryColumnIsLeftToItsDefaultHasNoColumnToWrite() {
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, table(Set.of("inserted_at"), "inserted_at DateTime"))
+                        .build())
+                .isInstanceOf(AvroTableMappingException.class)
+                .hasMessageContaining("no column to write: the table's insertable columns [inserted_at] all have a"
+                        + " DEFAULT and no field matches any of them");
+    }
+
+    @Test
     void everyFieldThatCannotGoIntoItsColumnIsReported() {
         ClickHouseTableSchema orders =
                 table("id UInt64", "customer_name UInt64", "coupon String", "status Enum8('NEW' = 0)");
