@@ -35,8 +35,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Which field a column takes.</b> Every insertable column of the table, in table order, gets a source:
  * <ol>
  * <li>its {@link Builder#source source}, when one is given (a field path, or any source
- *     {@link AvroRowMapping.Builder#column(String, String, String)} takes), or the element index when it is
- *     named by {@link Builder#index index};</li>
+ *     {@link AvroRowMapping.Builder#column(String, String, String)} takes), the element index when it is
+ *     named by {@link Builder#index index}, or nothing when it is left to its {@code DEFAULT} by
+ *     {@link Builder#serverDefault serverDefault};</li>
  * <li>else the field it names. A field's path is its name, with a dot for each nested record it is in
  *     ({@code customer.name}); inside the {@link Builder#explode exploded} array's elements both the full
  *     path ({@code lines.sku}) and the path within the element ({@code sku}) count. A column names a field
@@ -135,6 +136,7 @@ public final class AvroTableMapping {
         private final ClickHouseTableSchema table;
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private final Set<String> indexColumns = new LinkedHashSet<>();
+        private final Set<String> serverDefaults = new LinkedHashSet<>();
         /** The conditions and the key, applied to the whole mapping (not to a column compiled alone). */
         private final List<Consumer<AvroRowMapping.Builder>> recordSteps = new ArrayList<>();
         /** Problems of the calls themselves (an array exploded twice), reported with the others. */
@@ -180,6 +182,17 @@ public final class AvroTableMapping {
         /** Writes {@code column} (an integer column of the table) as the exploded element's position, from 0. */
         public Builder index(String column) {
             indexColumns.add(Objects.requireNonNull(column, "column"));
+            return this;
+        }
+
+        /**
+         * Leaves {@code column} to the table's {@code DEFAULT} expression even when a field names it: it is not
+         * in the mapping's columns, so the insert leaves it to the server (an insert time the server should
+         * set, not the producer's field of the same name). A column without a {@code DEFAULT}, or one the
+         * table lacks, is an error of {@link #build()}.
+         */
+        public Builder serverDefault(String column) {
+            serverDefaults.add(Objects.requireNonNull(column, "column"));
             return this;
         }
 
@@ -308,12 +321,8 @@ public final class AvroTableMapping {
                             + " column '" + o.getKey() + "'" + didYouMean(o.getKey(), columnNames()));
                 }
             }
-            for (String name : indexColumns) {
-                if (table.column(name) == null) {
-                    problems.add("index('" + name + "'): the table has no insertable column '" + name + "'"
-                            + didYouMean(name, columnNames()));
-                }
-            }
+            unknownColumns("index", indexColumns, problems);
+            unknownColumns("serverDefault", serverDefaults, problems);
             problems.addAll(callProblems);
             if (explode != null && !explodes) {
                 problems.add("explode('" + explode + "'): the reader schema " + reader.getFullName()
@@ -360,20 +369,39 @@ public final class AvroTableMapping {
 
         private Derivation derive(ClickHouseColumn column, ReaderFields fields) {
             String name = column.name();
+            List<String> declared = new ArrayList<>();
             String override = overrides.get(name);
-            if (override != null && indexColumns.contains(name)) {
+            if (override != null) {
+                declared.add("source('" + name + "', '" + override + "')");
+            }
+            if (indexColumns.contains(name)) {
+                declared.add("index('" + name + "')");
+            }
+            if (serverDefaults.contains(name)) {
+                declared.add("serverDefault('" + name + "')");
+            }
+            if (declared.size() > 1) {
                 return new Derivation(
                         column,
                         Kind.PROBLEM,
                         null,
-                        describe(column) + ": both source('" + name + "', '" + override + "') and index('" + name
-                                + "') are given");
+                        describe(column) + ": " + String.join(" and ", declared) + " are given");
             }
             if (override != null) {
                 return new Derivation(column, Kind.FIELD, override, null);
             }
             if (indexColumns.contains(name)) {
                 return new Derivation(column, Kind.INDEX, null, null);
+            }
+            if (serverDefaults.contains(name)) {
+                return table.hasDefault(name)
+                        ? new Derivation(column, Kind.DEFAULT, null, null)
+                        : new Derivation(
+                                column,
+                                Kind.PROBLEM,
+                                null,
+                                describe(column) + ": serverDefault('" + name + "') is given, but the table has no"
+                                        + " DEFAULT for it");
             }
             List<String> matches = fields.match(name);
             if (matches.size() == 1) {
@@ -388,6 +416,15 @@ public final class AvroTableMapping {
                                 + " all match its name; give its source (source('" + name + "', <field path>))");
             }
             return new Derivation(column, table.hasDefault(name) ? Kind.DEFAULT : Kind.UNMATCHED, null, null);
+        }
+
+        private void unknownColumns(String declaration, Set<String> names, List<String> problems) {
+            for (String name : names) {
+                if (table.column(name) == null) {
+                    problems.add(declaration + "('" + name + "'): the table has no insertable column '" + name + "'"
+                            + didYouMean(name, columnNames()));
+                }
+            }
         }
 
         private List<String> columnNames() {
@@ -448,7 +485,7 @@ public final class AvroTableMapping {
 
     /** Whether {@code candidate} is close enough to {@code name} to be a suggestion rather than noise. */
     private static boolean near(String name, String candidate) {
-        return Suggestion.distance(name, candidate) <= Math.max(2, name.length() / 3);
+        return Suggestion.distance(name, candidate) <= Math.max(2, (name.length() + 1) / 2);
     }
 
     /**

@@ -294,6 +294,30 @@ class AvroTableMappingTest {
     }
 
     @Test
+    void aColumnAFieldNamesIsLeftToItsDefaultOnlyWhenDeclared() {
+        ClickHouseTableSchema orders = table(Set.of("updated_ms"), "id UInt64", "updated_ms Int64");
+
+        AvroTableMapping derived = AvroTableMapping.derive(ORDER, orders)
+                .serverDefault("updated_ms")
+                .build();
+
+        assertThat(derived.sources()).containsExactly(Map.entry("id", "id"));
+        assertThat(derived.leftToDefaults()).containsExactly("updated_ms");
+        assertThat(derived.unstoredFields()).contains("updated_ms");
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, orders)
+                        .serverDefault("id")
+                        .serverDefault("updated")
+                        .build())
+                .isInstanceOfSatisfying(
+                        AvroTableMappingException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "column 'id' (UInt64): serverDefault('id') is given, but the table has no DEFAULT for it",
+                                        "serverDefault('updated'): the table has no insertable column 'updated'; did you mean"
+                                                + " 'updated_ms'?"));
+    }
+
+    @Test
     void everyMistakeIsInOneMessage() {
         ClickHouseTableSchema orders = table(
                 Set.of("inserted_at"),
