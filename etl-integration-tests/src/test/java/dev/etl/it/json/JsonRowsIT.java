@@ -52,13 +52,11 @@ class JsonRowsIT {
                     new ClickHouseColumn("big", "UInt64")),
             Set.of());
 
-    private static final List<String> MESSAGES = List.of(
-            """
+    private static final List<String> MESSAGES = List.of("""
             {"id": 1, "customer": {"name": "Ann \\"A\\" \\u00e9\\ud83d\\ude00", "tier": 1}, "status": "new",
              "amount": 12.5, "ts": "2024-05-01T12:30:00Z", "day": "2024-05-01", "tags": ["a", "b\\tc"],
              "score": 0.1, "trace": "123e4567-e89b-12d3-a456-426614174000", "code": "ab", "small": -128,
-             "big": "18446744073709551615", "ignored": {"x": [1, 2, {"y": null}]}}""",
-            """
+             "big": "18446744073709551615", "ignored": {"x": [1, 2, {"y": null}]}}""", """
             {"big": 0, "small": 127, "code": "xyz", "trace": "00000000-0000-0000-0000-000000000001",
              "score": -1.5e-3, "coupon": "SPRING", "tags": [], "day": 19000, "ts": 1714566600,
              "amount": "-0.07", "status": "paid", "customer": {"name": "Bob"}, "id": 2}""");
@@ -78,14 +76,13 @@ class JsonRowsIT {
     @Test
     void jsonRowsLandAndReadBackAsTheMessagesSaid() {
         JsonRowTranscoder.Builder orders = JsonRowTranscoder.builder(TABLE).field("customer", "customer.name");
-        ClickHouseSinkConfig.Builder config = ClickHouseSinkConfig.builder()
-                .table(db.name(), "json_orders")
-                .socketTimeout(Duration.ofSeconds(30));
+        ClickHouseSinkConfig.Builder config =
+                ClickHouseSinkConfig.builder().table(db.name(), "json_orders").socketTimeout(Duration.ofSeconds(30));
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             config.shard(shard.replicaUrls().toArray(String[]::new));
         }
-        SinkDefinition sink = ClickHouseSink.definition(
-                "json", "it", config.build(), orders.columns(), new SimpleMeterRegistry());
+        SinkDefinition sink =
+                ClickHouseSink.definition("json", "it", config.build(), orders.columns(), new SimpleMeterRegistry());
         JsonRowTranscoder transcoder = orders.build();
         RowBuffer rows = new RowBuffer(1024);
         for (String message : MESSAGES) {
