@@ -160,6 +160,17 @@ final class JsonNumbers {
 
     /** The double nearest to the JSON number {@code b[from, to)} (a valid number). */
     static double toDouble(byte[] b, int from, int to) {
+        return nearest(b, from, to, false);
+    }
+
+    /** The float nearest to the JSON number {@code b[from, to)} (a valid number): never a double rounded again. */
+    static float toFloat(byte[] b, int from, int to) {
+        // A float widened to a double and narrowed back is the same float.
+        return (float) nearest(b, from, to, true);
+    }
+
+    /** The double, or with {@code single} the float (widened, exactly), nearest to the number's value. */
+    private static double nearest(byte[] b, int from, int to, boolean single) {
         int i = from;
         boolean negative = b[i] == '-';
         if (negative) {
@@ -202,63 +213,17 @@ final class JsonNumbers {
         if (m == 0) {
             return negative ? -0.0 : 0.0;
         }
-        if (!dropped && m < (1L << 53) && exp10 >= -22 && exp10 <= 22) {
-            // Clinger's fast path: m and 10^|exp10| are exact doubles, so one IEEE operation rounds once.
-            double d = exp10 < 0 ? m / POW10_DOUBLE[-exp10] : m * POW10_DOUBLE[exp10];
-            return negative ? -d : d;
-        }
-        return Double.parseDouble(ascii(b, from, to));
-    }
-
-    /** The float nearest to the JSON number {@code b[from, to)} (a valid number): never a double rounded again. */
-    static float toFloat(byte[] b, int from, int to) {
-        int i = from;
-        boolean negative = b[i] == '-';
-        if (negative) {
-            i++;
-        }
-        long m = 0;
-        int digits = 0;
-        int exp10 = 0;
-        boolean dropped = false;
-        for (; i < to && JsonScanner.digit(b[i]); i++) {
-            int d = b[i] - '0';
-            if (m == 0 && d == 0) {
-                continue;
-            }
-            if (digits < 18) {
-                m = m * 10 + d;
-                digits++;
-            } else {
-                exp10++;
-                dropped |= d != 0;
-            }
-        }
-        if (i < to && b[i] == '.') {
-            for (i++; i < to && JsonScanner.digit(b[i]); i++) {
-                int d = b[i] - '0';
-                if (m == 0 && d == 0) {
-                    exp10--;
-                } else if (digits < 18) {
-                    m = m * 10 + d;
-                    digits++;
-                    exp10--;
-                } else {
-                    dropped |= d != 0;
-                }
-            }
-        }
-        if (i < to) {
-            exp10 += exponent(b, i + 1, to);
-        }
-        if (m == 0) {
-            return negative ? -0.0f : 0.0f;
-        }
-        if (!dropped && m < (1L << 24) && exp10 >= -10 && exp10 <= 10) {
+        // Clinger's fast path: m and 10^|exp10| are exact in the type, so one IEEE operation rounds once.
+        if (!dropped && single && m < (1L << 24) && exp10 >= -10 && exp10 <= 10) {
             float f = exp10 < 0 ? m / POW10_FLOAT[-exp10] : m * POW10_FLOAT[exp10];
             return negative ? -f : f;
         }
-        return Float.parseFloat(ascii(b, from, to));
+        if (!dropped && !single && m < (1L << 53) && exp10 >= -22 && exp10 <= 22) {
+            double d = exp10 < 0 ? m / POW10_DOUBLE[-exp10] : m * POW10_DOUBLE[exp10];
+            return negative ? -d : d;
+        }
+        String text = ascii(b, from, to);
+        return single ? Float.parseFloat(text) : Double.parseDouble(text);
     }
 
     /** The exponent after 'e' at {@code b[from, to)}, saturated far beyond any double's range. */

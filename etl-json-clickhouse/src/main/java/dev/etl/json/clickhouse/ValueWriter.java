@@ -568,6 +568,15 @@ abstract class ValueWriter {
         }
     }
 
+    /**
+     * After an element or a field of a validated array or object: the next one's start, or the position of
+     * the closing bracket.
+     */
+    static int next(JsonScanner in, int p) {
+        p = in.skipWhitespace(p);
+        return in.bytes[p] == ',' ? in.skipWhitespace(p + 1) : p;
+    }
+
     /** Array(T): a JSON array, element by element. */
     static final class ArrayWriter extends ValueWriter {
         private final ValueWriter element;
@@ -592,12 +601,6 @@ abstract class ValueWriter {
                 element.write(in, p, valueEnd, out);
                 p = next(in, valueEnd);
             }
-        }
-
-        /** After an element: the next element's start, or the position of the closing ']'. */
-        private static int next(JsonScanner in, int p) {
-            p = in.skipWhitespace(p);
-            return in.bytes[p] == ',' ? in.skipWhitespace(p + 1) : p;
         }
     }
 
@@ -629,11 +632,6 @@ abstract class ValueWriter {
                 value.write(in, v, valueEnd, out);
                 p = next(in, valueEnd);
             }
-        }
-
-        private static int next(JsonScanner in, int p) {
-            p = in.skipWhitespace(p);
-            return in.bytes[p] == ',' ? in.skipWhitespace(p + 1) : p;
         }
     }
 }
