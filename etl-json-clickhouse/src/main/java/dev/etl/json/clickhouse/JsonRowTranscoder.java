@@ -300,7 +300,8 @@ public final class JsonRowTranscoder implements MultiRowEncoder<Payload> {
             this.table = table;
             List<ClickHouseColumn> columns = new ArrayList<>();
             List<ValueWriter> writerList = new ArrayList<>();
-            Map<String, Integer> slotByPath = new LinkedHashMap<>();
+            // By segments: a column named "a.b" (one field of that name) and a path "a.b" (b inside a) differ.
+            Map<List<String>, Integer> slotByPath = new LinkedHashMap<>();
             List<Integer> slotList = new ArrayList<>();
             List<String> pathList = new ArrayList<>();
             FieldNames rootNames = new FieldNames();
@@ -323,20 +324,20 @@ public final class JsonRowTranscoder implements MultiRowEncoder<Payload> {
                                     + "topic with code");
                 }
                 String path = fields.getOrDefault(c.name(), c.name());
-                Integer slot = slotByPath.get(path);
+                List<String> segments = fields.containsKey(c.name()) ? List.of(path.split("\\.", -1)) : List.of(path);
+                Integer slot = slotByPath.get(segments);
                 if (slot == null) {
                     slot = slotByPath.size();
-                    slotByPath.put(path, slot);
-                    String[] segments = fields.containsKey(c.name()) ? path.split("\\.", -1) : new String[] {path};
+                    slotByPath.put(segments, slot);
                     FieldNames level = rootNames;
-                    for (int i = 0; i < segments.length - 1; i++) {
-                        FieldNames.Entry e = level.entry(segments[i]);
+                    for (int i = 0; i < segments.size() - 1; i++) {
+                        FieldNames.Entry e = level.entry(segments.get(i));
                         if (e.below == null) {
                             e.below = new FieldNames();
                         }
                         level = e.below;
                     }
-                    level.entry(segments[segments.length - 1]).slot = slot;
+                    level.entry(segments.get(segments.size() - 1)).slot = slot;
                 }
                 columns.add(c);
                 writerList.add(writer);

@@ -336,6 +336,15 @@ class JsonRowTranscoderTest {
     }
 
     @Test
+    void aColumnNamedWithADotTakesTheFieldOfThatNameNotAPath() {
+        JsonRowTranscoder t = JsonRowTranscoder.builder(table("a.b", "Int8", "nested", "Int8"))
+                .field("nested", "a.b")
+                .build();
+        assertThat(transcode(t, "{\"a\": {\"b\": 2}, \"a.b\": 1}"))
+                .isEqualTo(expected(List.of(ClickHouseTypes.int8(), ClickHouseTypes.int8()), List.of(1, 2)));
+    }
+
+    @Test
     void aMissingFieldIsNullForNullableElseTheRecordFails() {
         JsonRowTranscoder t = JsonRowTranscoder.builder(table("a", "Nullable(Int8)", "b", "Int8"))
                 .build();
