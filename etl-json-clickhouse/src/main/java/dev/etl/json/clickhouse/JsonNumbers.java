@@ -222,6 +222,9 @@ final class JsonNumbers {
             double d = exp10 < 0 ? m / POW10_DOUBLE[-exp10] : m * POW10_DOUBLE[exp10];
             return negative ? -d : d;
         }
+        if (!dropped && !single) {
+            return EiselLemire.toDouble(m, exp10, negative);
+        }
         String text = ascii(b, from, to);
         return single ? Float.parseFloat(text) : Double.parseDouble(text);
     }
