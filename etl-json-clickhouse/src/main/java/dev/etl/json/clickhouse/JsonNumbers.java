@@ -8,9 +8,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * Numbers read from their JSON text ({@code b[from, to)}: a number token, or a string's content), without
  * a {@code String} on the common path: integers exactly (range errors, never wrap-around), decimals
- * exactly from the digits (never through a double), floating point correctly rounded (a fast exact path
- * for up to 15 significant digits and a power of ten up to 22, the JDK's parser otherwise, which
- * allocates). Failures throw {@link ValueRejected} with the problem; the caller adds the column.
+ * exactly from the digits (never through a double), floating point correctly rounded (Clinger's exact
+ * fast path, then for a double of up to 18 significant digits {@link EiselLemire}; beyond those, and for a
+ * float beyond its fast path, the JDK's parser, which allocates). Failures throw {@link ValueRejected} with the problem; the caller adds the column.
  */
 final class JsonNumbers {
     private static final double[] POW10_DOUBLE = new double[23];
