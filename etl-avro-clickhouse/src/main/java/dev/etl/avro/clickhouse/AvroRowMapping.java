@@ -10,9 +10,9 @@ import java.util.Set;
 import org.apache.avro.Schema;
 
 /**
- * Which Avro field goes into which ClickHouse column: one entry per column, in the table's column
- * order (RowBinary is positional; {@link dev.etl.clickhouse.ClickHouseSink} validates
- * {@link #columns()} against {@code system.columns} at startup), each naming the column, its
+ * Which Avro field goes into which ClickHouse column: one entry per column (the inserts name the
+ * columns, in this order; {@link dev.etl.clickhouse.ClickHouseSink} validates
+ * {@link #columns()} against {@code system.columns} by name at startup), each naming the column, its
  * ClickHouse type and the field path in the <em>reader</em> schema ({@code customer.name} for a
  * field of a nested record).
  *
@@ -75,7 +75,8 @@ import org.apache.avro.Schema;
  *     time (an integer into a Decimal is the unscaled value, as for an {@code int} field);</li>
  * <li>{@code now()}: the time the record is encoded into DateTime or DateTime64(p), one clock read per record
  *     (a replayed block is encoded again with new values under its old token, so the server keeps the first
- *     insert's values: the token decides);</li>
+ *     insert's values: the token decides; a server without dedup tokens, such as 18.16, compares content and
+ *     stores the replay again);</li>
  * <li>an <b>array projection</b>: a path through an unexploded array of records into an {@code Array(T)}
  *     column, one value per element ({@code lines.sku} into {@code Array(String)}): a {@code Nested} column's
  *     sub-columns.</li>
