@@ -181,6 +181,18 @@ class TablePipelineAutoConfigurationTest {
     }
 
     @Test
+    void theUnknownNameCheckKnowsTheFromGroupAndItsFreeKeys() {
+        this.runner
+                .withPropertyValues(
+                        "etl.sink.clickhouse.from.keep-when.customer[0]=customer-1",
+                        "etl.sink.clickhouse.from.colums.price=lines.price_cents")
+                .run((context) -> assertThat(invalid(context.getStartupFailure()))
+                        .hasMessageContaining("etl.sink.clickhouse.from.colums.price")
+                        .hasMessageContaining("did you mean etl.sink.clickhouse.from.columns")
+                        .hasMessageNotContaining("keep-when"));
+    }
+
+    @Test
     void aTopicTheSourceDoesNotSubscribeToFailsStartup() {
         this.runner.withPropertyValues("etl.source.kafka.topics=payments").run((context) -> {
             assertThat(invalid(context.getStartupFailure()))
