@@ -141,6 +141,7 @@ class PublicApiTest {
                 "dev.etl.autoconfigure.json",
                 "dev.etl.autoconfigure.clickhouse",
                 "dev.etl.autoconfigure.avro.clickhouse",
+                "dev.etl.autoconfigure.json.clickhouse",
                 "dev.etl.autoconfigure.datagen",
                 "dev.etl.autoconfigure.s3",
                 "dev.etl.test.memory",
@@ -308,7 +309,11 @@ class PublicApiTest {
                             "dev.etl.avro",
                             "dev.etl.clickhouse",
                             "dev.etl.autoconfigure.avro",
-                            "dev.etl.autoconfigure.clickhouse")));
+                            "dev.etl.autoconfigure.clickhouse")),
+            // JSON topics into tables from YAML alone: the JSON rows as a format of the ClickHouse sink's tables.
+            Map.entry(
+                    "dev.etl.autoconfigure.json.clickhouse",
+                    List.of("dev.etl.json.clickhouse", "dev.etl.clickhouse", "dev.etl.autoconfigure.clickhouse")));
 
     private static final List<String> SPRING_CORE = List.of(
             "dev.etl.autoconfigure",
