@@ -58,56 +58,10 @@ final class ClickHouseSchemaValidator {
         List<ClickHouseCapabilities> reachable = new ArrayList<>();
         List<String> unreachable = new ArrayList<>();
         for (URI uri : config.shards().get(shard)) {
-            String replica = ClickHouseShardWriter.describe(uri);
             try {
                 reachable.add(validateReplica(shard, uri, expected));
             } catch (ClickHouseRequestException e) {
-                if (e.kind() == ClickHouseRequestException.Kind.HTTP && e.serverCode() == READONLY) {
-                    throw readOnly(
-                            shard, replica, "the server refused a read with its own settings: " + e.serverText(), e);
-                }
-                SSLException tls = sslCause(e);
-                if (tls != null) {
-                    throw new ClickHouseSchemaException(
-                            replica,
-                            config.qualifiedTable(),
-                            "TLS with ClickHouse shard " + shard + " replica " + replica + " failed: "
-                                    + tlsProblem(tls, uri) + " (" + tls + ")",
-                            e);
-                }
-                if (e.kind() == ClickHouseRequestException.Kind.HTTP) {
-                    throw new ClickHouseSchemaException(
-                            replica,
-                            config.qualifiedTable(),
-                            "cannot validate table "
-                                    + config.qualifiedTable() + " on shard " + shard + " replica " + replica + ": "
-                                    + e.serverText(),
-                            e);
-                }
-                if (e.getCause() instanceof InterruptedException
-                        || Thread.currentThread().isInterrupted()) {
-                    // The application is stopping (e.g. SIGTERM during startup): not a replica problem.
-                    Thread.currentThread().interrupt();
-                    log.info(
-                            "validation of {} on ClickHouse shard {} replica {} interrupted (the application is "
-                                    + "stopping)",
-                            config.qualifiedTable(),
-                            shard,
-                            replica);
-                    throw new ClickHouseSchemaException(
-                            replica,
-                            config.qualifiedTable(),
-                            "interrupted while validating "
-                                    + config.qualifiedTable() + " on ClickHouse shard " + shard + " replica " + replica
-                                    + " (the application is stopping; the replica was not found unreachable)",
-                            e);
-                }
-                log.warn(
-                        "ClickHouse shard {} replica {} unreachable at startup, not validated: {}",
-                        shard,
-                        replica,
-                        e.serverText());
-                unreachable.add(replica + " (" + e.serverText() + ")");
+                unreachable.add(unreachable(shard, uri, e, Task.VALIDATE));
             }
         }
         if (reachable.isEmpty()) {
@@ -119,6 +73,116 @@ final class ClickHouseSchemaValidator {
                     null);
         }
         return ClickHouseCapabilities.common(reachable);
+    }
+
+    /**
+     * The table's columns ({@link ClickHouseTableSchema#read}) as the first reachable replica describes
+     * them, shards and replicas in configuration order; an unreachable replica is logged and the next one
+     * asked, every other failure is handled as in {@link #validateShard}.
+     *
+     * @throws ClickHouseSchemaException when the table does not exist on the replica that answered, the
+     *                                   replica refuses the read (read-only user, TLS, an error answer), or
+     *                                   no replica of any shard is reachable
+     */
+    ClickHouseTableSchema readTable() {
+        List<String> unreachable = new ArrayList<>();
+        for (int shard = 0; shard < config.shards().size(); shard++) {
+            for (URI uri : config.shards().get(shard)) {
+                try {
+                    ClickHouseTableSchema schema =
+                            ClickHouseTableSchema.fetch(transport, uri, config.database(), config.table());
+                    if (schema == null) {
+                        String replica = ClickHouseShardWriter.describe(uri);
+                        throw new ClickHouseSchemaException(
+                                replica,
+                                config.qualifiedTable(),
+                                "table " + config.qualifiedTable() + " does not exist on shard " + shard + " replica "
+                                        + replica + " (system.columns lists no column of it)",
+                                null);
+                    }
+                    return schema;
+                } catch (ClickHouseRequestException e) {
+                    unreachable.add(unreachable(shard, uri, e, Task.READ_COLUMNS));
+                }
+            }
+        }
+        throw new ClickHouseSchemaException(
+                null,
+                config.qualifiedTable(),
+                "no replica of any ClickHouse shard is reachable to read the columns of " + config.qualifiedTable()
+                        + ": " + unreachable,
+                null);
+    }
+
+    /** What a startup read of a replica was for, in the words of its messages. */
+    private enum Task {
+        VALIDATE("validate", "validating", "not validated"),
+        READ_COLUMNS("read the columns of", "reading the columns of", "asking the next one for the columns");
+
+        final String verb;
+        final String during;
+        final String skipped;
+
+        Task(String verb, String during, String skipped) {
+            this.verb = verb;
+            this.during = during;
+            this.skipped = skipped;
+        }
+    }
+
+    /**
+     * Handles a failed startup read of a replica: throws a {@link ClickHouseSchemaException} for what is
+     * no outage (a read-only user, TLS, an error answer, an interruption); returns the replica and the
+     * failure for the "no replica reachable" message when the replica is unreachable (logged; the caller
+     * goes on with the next).
+     */
+    private String unreachable(int shard, URI uri, ClickHouseRequestException e, Task task) {
+        String replica = ClickHouseShardWriter.describe(uri);
+        if (e.kind() == ClickHouseRequestException.Kind.HTTP && e.serverCode() == READONLY) {
+            throw readOnly(shard, replica, "the server refused a read with its own settings: " + e.serverText(), e);
+        }
+        SSLException tls = sslCause(e);
+        if (tls != null) {
+            throw new ClickHouseSchemaException(
+                    replica,
+                    config.qualifiedTable(),
+                    "TLS with ClickHouse shard " + shard + " replica " + replica + " failed: " + tlsProblem(tls, uri)
+                            + " (" + tls + ")",
+                    e);
+        }
+        if (e.kind() == ClickHouseRequestException.Kind.HTTP) {
+            throw new ClickHouseSchemaException(
+                    replica,
+                    config.qualifiedTable(),
+                    "cannot " + task.verb + " table " + config.qualifiedTable() + " on shard " + shard + " replica "
+                            + replica + ": " + e.serverText(),
+                    e);
+        }
+        if (e.getCause() instanceof InterruptedException
+                || Thread.currentThread().isInterrupted()) {
+            // The application is stopping (e.g. SIGTERM during startup): not a replica problem.
+            Thread.currentThread().interrupt();
+            log.info(
+                    "{} {} on ClickHouse shard {} replica {} interrupted (the application is stopping)",
+                    task.during,
+                    config.qualifiedTable(),
+                    shard,
+                    replica);
+            throw new ClickHouseSchemaException(
+                    replica,
+                    config.qualifiedTable(),
+                    "interrupted while " + task.during + " " + config.qualifiedTable() + " on ClickHouse shard "
+                            + shard + " replica " + replica
+                            + " (the application is stopping; the replica was not found unreachable)",
+                    e);
+        }
+        log.warn(
+                "ClickHouse shard {} replica {} unreachable at startup, {}: {}",
+                shard,
+                replica,
+                task.skipped,
+                e.serverText());
+        return replica + " (" + e.serverText() + ")";
     }
 
     private ClickHouseCapabilities validateReplica(int shard, URI uri, List<ClickHouseColumn> expected)
@@ -169,21 +233,9 @@ final class ClickHouseSchemaValidator {
             log.warn("{}", message);
         }
         if (config.validation() != ValidationMode.OFF) {
-            List<ClickHouseColumn> actual = new ArrayList<>();
-            String body = transport.query(
-                    uri,
-                    "SELECT name, type, default_kind FROM system.columns WHERE " + where + "table = "
-                            + literal(config.table()) + " FORMAT TabSeparated");
-            for (String line : body.split("\n")) {
-                if (line.isEmpty()) {
-                    continue;
-                }
-                String[] f = line.split("\t", -1);
-                String kind = f.length > 2 ? f[2] : "";
-                if (!kind.equals("MATERIALIZED") && !kind.equals("ALIAS")) {
-                    actual.add(new ClickHouseColumn(unescapeTsv(f[0]), unescapeTsv(f[1])));
-                }
-            }
+            ClickHouseTableSchema schema =
+                    ClickHouseTableSchema.fetch(transport, uri, config.database(), config.table());
+            List<ClickHouseColumn> actual = schema == null ? List.of() : schema.insertable();
             String diff = columnDiff(expected, actual, config.validation());
             if (diff != null) {
                 throw new ClickHouseSchemaException(
@@ -515,7 +567,7 @@ final class ClickHouseSchemaValidator {
         return sb.toString();
     }
 
-    private static String literal(String s) {
+    static String literal(String s) {
         return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
     }
 }

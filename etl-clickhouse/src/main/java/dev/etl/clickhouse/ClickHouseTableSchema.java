@@ -1,5 +1,8 @@
 package dev.etl.clickhouse;
 
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +15,11 @@ import org.jspecify.annotations.Nullable;
  * may carry, in table order ({@code MATERIALIZED} and {@code ALIAS} columns excluded: an insert never
  * carries them), and which of those have a {@code DEFAULT} expression, so that an insert with an explicit
  * column list may leave them to the server. What a mapping derived by column name is derived from.
+ *
+ * <p>{@link #read(ClickHouseSinkConfig)} reads it from a server ({@code system.columns}: {@code name},
+ * {@code type}, {@code default_kind}); startup validation reads it with the same query. A column whose
+ * {@code default_kind} is {@code DEFAULT} (or {@code EPHEMERAL}, on servers that have it) has a default;
+ * one with none, or an empty kind, has not (left out of an insert it would get its type's zero value).
  *
  * <p>Immutable.
  */
@@ -48,6 +56,67 @@ public final class ClickHouseTableSchema {
     public static ClickHouseTableSchema of(List<ClickHouseColumn> insertable, Set<String> withDefault) {
         return new ClickHouseTableSchema(
                 Objects.requireNonNull(insertable, "insertable"), Objects.requireNonNull(withDefault, "withDefault"));
+    }
+
+    /**
+     * The table of {@code config} ({@link ClickHouseSinkConfig#database()}, {@link ClickHouseSinkConfig#table()})
+     * as the first reachable replica describes it (shards, then replicas, in configuration order), read over
+     * {@code transport}. Failures are handled as startup validation handles them: an unreachable replica is
+     * logged and the next one is asked; a TLS handshake that fails, a read-only user, an error answer or an
+     * interruption fail at once, naming the replica. Blocking: call at startup.
+     *
+     * @throws ClickHouseSchemaException when the table does not exist on the replica that answered, on the
+     *                                   failures above, or when no replica of any shard is reachable
+     */
+    public static ClickHouseTableSchema read(ClickHouseSinkConfig config, ClickHouseTransport transport) {
+        return new ClickHouseSchemaValidator(
+                        Objects.requireNonNull(config, "config"), Objects.requireNonNull(transport, "transport"))
+                .readTable();
+    }
+
+    /**
+     * {@link #read(ClickHouseSinkConfig, ClickHouseTransport)} over raw HTTP with {@code config}'s
+     * credentials, timeouts and TLS ({@link ClickHouseHttpTransport#of}: the transport the sink reads
+     * through, whichever transport it inserts with).
+     */
+    public static ClickHouseTableSchema read(ClickHouseSinkConfig config) {
+        try (ClickHouseHttpTransport transport = ClickHouseHttpTransport.of(config)) {
+            return read(config, transport);
+        }
+    }
+
+    /**
+     * The one query of a table's columns on one replica, or null when {@code system.columns} lists none
+     * (no such table).
+     */
+    static @Nullable ClickHouseTableSchema fetch(
+            ClickHouseTransport transport, URI replica, String database, String table)
+            throws ClickHouseRequestException {
+        String body = transport.query(
+                replica,
+                "SELECT name, type, default_kind FROM system.columns WHERE database = "
+                        + ClickHouseSchemaValidator.literal(database) + " AND table = "
+                        + ClickHouseSchemaValidator.literal(table) + " FORMAT TabSeparated");
+        List<ClickHouseColumn> insertable = new ArrayList<>();
+        Set<String> withDefault = new HashSet<>();
+        boolean any = false;
+        for (String line : body.split("\n")) {
+            if (line.isEmpty()) {
+                continue;
+            }
+            any = true;
+            String[] f = line.split("\t", -1);
+            String name = ClickHouseSchemaValidator.unescapeTsv(f[0]);
+            String kind = f.length > 2 ? f[2] : "";
+            if (kind.equals("MATERIALIZED") || kind.equals("ALIAS")) {
+                continue; // never carried by an insert
+            }
+            insertable.add(new ClickHouseColumn(name, ClickHouseSchemaValidator.unescapeTsv(f.length > 1 ? f[1] : "")));
+            if (kind.equals("DEFAULT") || kind.equals("EPHEMERAL")) {
+                withDefault.add(name);
+            }
+        }
+        return any ? new ClickHouseTableSchema(insertable, withDefault) : null;
     }
 
     /** The columns an insert may carry, in table order. */

@@ -151,6 +151,15 @@ final class ClickHousePropertiesValidation {
                             + "etl.sink.clickhouse.tables.<name>.placement.*");
         }
         tables(clickHouse);
+        from(errors, clickHouse.getFrom(), "from", "etl.sink.clickhouse.from");
+        if (clickHouse.getFrom().isConfigured() && !StringUtils.hasText(clickHouse.getTable())) {
+            errors.rejectValue(
+                    "from.topic",
+                    INVALID,
+                    "etl.sink.clickhouse.from.topic is set but etl.sink.clickhouse.table is not: name the table "
+                            + "whose rows come from topic "
+                            + clickHouse.getFrom().getTopic());
+        }
     }
 
     /** {@code tables.<name>.*}: a sink name, a table, batch settings and a placement each. */
@@ -210,7 +219,54 @@ final class ClickHousePropertiesValidation {
                     field + ".placement",
                     prefix + ".placement",
                     clickHouse.getShards().size());
+            from(errors, table.getFrom(), field + ".from", prefix + ".from");
         });
+    }
+
+    /**
+     * The checks of one {@code from} group: at most one reader schema, none for JSON, and nothing else set
+     * without a topic (the topic is what turns the derived pipeline on).
+     */
+    static void from(Errors errors, ClickHouseTableSourceProperties from, String field, String prefix) {
+        List<String> schemas = from.schemaSources();
+        if (!from.isConfigured()) {
+            boolean anything = !schemas.isEmpty()
+                    || from.getExplode() != null
+                    || from.getIndex() != null
+                    || from.getShardKey() != null
+                    || !from.getColumns().isEmpty()
+                    || !from.getDropWhen().isEmpty()
+                    || !from.getKeepWhen().isEmpty();
+            if (anything) {
+                errors.rejectValue(
+                        field + ".topic",
+                        INVALID,
+                        prefix + ".topic must be set: it names the topic whose records are the table's rows, and "
+                                + "the rest of " + prefix + ".* describes how they are read");
+            }
+            return;
+        }
+        if (schemas.size() > 1) {
+            errors.rejectValue(
+                    field + ".subject",
+                    INVALID,
+                    prefix + " names its Avro reader schema " + schemas.size() + " ways " + schemas
+                            + ": set one of subject, schema and schema-class");
+        }
+        if (from.getFormat() == ClickHouseTableSourceProperties.Format.JSON && !schemas.isEmpty()) {
+            errors.rejectValue(
+                    field + ".format",
+                    INVALID,
+                    prefix + ".format=json reads fields by column name and takes no Avro reader schema, but " + schemas
+                            + " is set");
+        }
+        if (from.getIndex() != null && from.getExplode() == null) {
+            errors.rejectValue(
+                    field + ".index",
+                    INVALID,
+                    prefix + ".index (" + from.getIndex() + ") numbers the elements of the exploded array: set "
+                            + prefix + ".explode too");
+        }
     }
 
     /**

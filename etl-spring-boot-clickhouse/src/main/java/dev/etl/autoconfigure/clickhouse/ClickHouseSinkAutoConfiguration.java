@@ -4,6 +4,7 @@ import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
+import dev.etl.clickhouse.ClickHouseTableSchema;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.ValidationMode;
 import dev.etl.clickhouse.sharding.DistributedPlacement;
@@ -28,6 +29,7 @@ import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 
 /**
  * The ClickHouse sinks: when {@code etl.sink.clickhouse.table} is set, a {@link SinkDefinition} named
@@ -127,11 +129,15 @@ public final class ClickHouseSinkAutoConfiguration {
             EtlClickHouseProperties clickHouse,
             PipelineConfig pipeline,
             ClickHouseEncoders encoders,
+            ClickHouseTablePipelines pipelines,
             ObjectProvider<ClickHouseSinkColumns> sinkColumns,
             ObjectProvider<MeterRegistry> meterRegistries) {
         MeterRegistry registry = meterRegistries.getIfUnique();
-        ClickHouseSinkColumns declared = sinkColumns.getIfUnique();
-        RowBinaryEncoder<?> encoder = (declared != null) ? encoders.singleOrNull() : encoders.single(config);
+        ClickHouseTableRows rows = pipelines.rows(clickHouse.getName());
+        ClickHouseSinkColumns declared =
+                (rows != null) ? new ClickHouseSinkColumns(rows.columns()) : sinkColumns.getIfUnique();
+        RowBinaryEncoder<?> encoder =
+                (rows != null) ? null : (declared != null) ? encoders.singleOrNull() : encoders.single(config);
         List<ClickHouseColumn> columns =
                 (encoder != null) ? encoder.columns() : (declared != null) ? declared.columns() : List.of();
         return ClickHouseSinkMapping.definition(
@@ -144,6 +150,30 @@ public final class ClickHouseSinkAutoConfiguration {
                 (registry != null) ? registry : new SimpleMeterRegistry());
     }
 
+    /** How the pipelines of tables with a {@code from} read the table's columns: from a replica. */
+    @Bean
+    @ConditionalOnMissingBean
+    ClickHouseTablePipelines.SchemaReader etlClickHouseTableSchemaReader() {
+        return ClickHouseTableSchema::read;
+    }
+
+    /**
+     * The pipelines of the tables with a {@code from}: their rows, and a chain factory per topic
+     * ({@link ClickHouseTablesRegistrar} defines those beans).
+     */
+    @Bean(ClickHouseTablePipelines.BEAN)
+    ClickHouseTablePipelines etlClickHouseTablePipelines(
+            EtlClickHouseProperties clickHouse,
+            Environment environment,
+            ObjectProvider<ClickHouseSinkConfig> singleConfig,
+            ObjectProvider<ClickHouseTables> tables,
+            ObjectProvider<ClickHouseTableRows.Factory> factories,
+            ObjectProvider<MeterRegistry> meterRegistries,
+            ClickHouseTablePipelines.SchemaReader schemas) {
+        return new ClickHouseTablePipelines(
+                clickHouse, environment, singleConfig, tables, factories, meterRegistries, schemas);
+    }
+
     /** The factory of the named tables' beans (see {@link ClickHouseTablesRegistrar}). */
     @Bean(ClickHouseTablesRegistrar.FACTORY)
     ClickHouseTables etlClickHouseTables(
@@ -152,8 +182,10 @@ public final class ClickHouseSinkAutoConfiguration {
             ObjectProvider<PipelineConfig> pipeline,
             ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
             ObjectProvider<MeterRegistry> meterRegistries,
-            ClickHouseEncoders encoders) {
-        return new ClickHouseTables(clickHouse, connection, pipeline, customizers, meterRegistries, encoders);
+            ClickHouseEncoders encoders,
+            ObjectProvider<ClickHouseTablePipelines> pipelines) {
+        return new ClickHouseTables(
+                clickHouse, connection, pipeline, customizers, meterRegistries, encoders, pipelines);
     }
 
     /**

@@ -9,7 +9,8 @@ import org.springframework.util.unit.DataSize;
  * One named table ({@code etl.sink.clickhouse.tables.<name>.*}): a ClickHouse sink of its own, named
  * {@code <name>}, over the connection and the settings of {@code etl.sink.clickhouse.*} (shards,
  * replicas, credentials, timeouts, transport, retries, breakers, chunks, queue capacity, server
- * settings). Its rows are written with the {@code RowBinaryEncoder} bean qualified {@code <name>}.
+ * settings). Its rows are written with the {@code RowBinaryEncoder} bean qualified {@code <name>}, or, with
+ * {@code from.topic}, by the pipeline the starter derives from the table and the topic's schema.
  * Every property left unset here takes the value of the same property under {@code etl.sink.clickhouse}.
  */
 public class ClickHouseTableProperties {
@@ -39,6 +40,9 @@ public class ClickHouseTableProperties {
 
     @NestedConfigurationProperty
     private final ClickHousePlacementProperties placement = new ClickHousePlacementProperties();
+
+    @NestedConfigurationProperty
+    private final ClickHouseTableSourceProperties from = new ClickHouseTableSourceProperties();
 
     public @Nullable String getTable() {
         return this.table;
@@ -78,6 +82,10 @@ public class ClickHouseTableProperties {
 
     public ClickHousePlacementProperties getPlacement() {
         return this.placement;
+    }
+
+    public ClickHouseTableSourceProperties getFrom() {
+        return this.from;
     }
 
     /** When this table's shard workers seal a batch; unset values are "etl.sink.clickhouse.batch.*". */

@@ -35,6 +35,8 @@ final class ClickHouseTables {
 
     private final ClickHouseEncoders encoders;
 
+    private final ObjectProvider<ClickHouseTablePipelines> pipelines;
+
     private final Map<String, ClickHouseSinkConfig> configs = new ConcurrentHashMap<>();
 
     private final Map<String, DistributedPlacement> placements = new ConcurrentHashMap<>();
@@ -45,26 +47,31 @@ final class ClickHouseTables {
             ObjectProvider<PipelineConfig> pipeline,
             ObjectProvider<ClickHouseSinkConfigCustomizer> customizers,
             ObjectProvider<MeterRegistry> registries,
-            ClickHouseEncoders encoders) {
+            ClickHouseEncoders encoders,
+            ObjectProvider<ClickHouseTablePipelines> pipelines) {
         this.clickHouse = clickHouse;
         this.connection = connection;
         this.pipeline = pipeline;
         this.customizers = customizers;
         this.registries = registries;
         this.encoders = encoders;
+        this.pipelines = pipelines;
     }
 
     /** The sink of table {@code name}. */
     SinkDefinition sink(String name) {
         ClickHouseSinkConfig config = config(name);
         MeterRegistry registry = this.registries.getIfUnique();
+        MeterRegistry meters = (registry != null) ? registry : new SimpleMeterRegistry();
+        String pipelineName = this.pipeline.getObject().name();
+        if (table(name).getFrom().isConfigured()) {
+            // the rows come from the derived pipeline: validated against its columns, chains pass its encoders
+            ClickHouseTableRows rows = this.pipelines.getObject().rows(name);
+            return ClickHouseSinkMapping.definition(
+                    name, pipelineName, config, this.clickHouse, rows.columns(), null, meters);
+        }
         return ClickHouseSinkMapping.definition(
-                name,
-                this.pipeline.getObject().name(),
-                config,
-                this.clickHouse,
-                this.encoders.table(name, config),
-                (registry != null) ? registry : new SimpleMeterRegistry());
+                name, pipelineName, config, this.clickHouse, this.encoders.table(name, config), meters);
     }
 
     /** The placement {@code tables.<name>.placement.*} declares. */

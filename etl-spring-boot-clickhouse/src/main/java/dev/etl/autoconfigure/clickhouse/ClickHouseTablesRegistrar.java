@@ -1,6 +1,7 @@
 package dev.etl.autoconfigure.clickhouse;
 
 import dev.etl.clickhouse.sharding.DistributedPlacement;
+import dev.etl.ops.ChainFactory;
 import dev.etl.sink.SinkDefinition;
 import java.util.LinkedHashSet;
 import java.util.Map;
@@ -22,7 +23,9 @@ import org.springframework.util.StringUtils;
  * order, after the {@code etl.sink.clickhouse.table} sink's: a {@link SinkDefinition}
  * {@code etlClickHouseSink.<name>} and, with {@code placement.distributed-table}, a
  * {@link DistributedPlacement} {@code etlClickHousePlacement.<name>}, both qualified {@code <name>} and
- * made by the {@link ClickHouseTables} bean. The placement is injected only by its qualifier (it is not a
+ * made by the {@link ClickHouseTables} bean; and per topic that a table's {@code from.topic} names, a
+ * {@code ChainFactory} {@code etlClickHouseTablePipeline.<topic>} made by the {@link ClickHouseTablePipelines}
+ * bean. The placement is injected only by its qualifier (it is not a
  * default candidate), so an unqualified {@code DistributedPlacement} is still the {@code table} sink's. A bean of the application with the same name replaces
  * the table's.
  */
@@ -54,6 +57,18 @@ class ClickHouseTablesRegistrar implements ImportBeanDefinitionRegistrar, Enviro
                         "placement",
                         name,
                         false);
+            }
+        }
+        // one chain factory per topic that tables read (etl.sink.clickhouse[.tables.<name>].from.topic)
+        for (String topic : ClickHouseTablePipelines.topics(this.environment).keySet()) {
+            String bean = "etlClickHouseTablePipeline." + topic;
+            if (!registry.containsBeanDefinition(bean)) {
+                RootBeanDefinition definition = new RootBeanDefinition();
+                definition.setTargetType(ChainFactory.class);
+                definition.setFactoryBeanName(ClickHouseTablePipelines.BEAN);
+                definition.setFactoryMethodName("chainFactory");
+                definition.getConstructorArgumentValues().addIndexedArgumentValue(0, topic);
+                registry.registerBeanDefinition(bean, definition);
             }
         }
     }

@@ -156,6 +156,9 @@ public class EtlClickHouseProperties implements Validator {
     @NestedConfigurationProperty
     private final ClickHousePlacementProperties placement = new ClickHousePlacementProperties();
 
+    @NestedConfigurationProperty
+    private final ClickHouseTableSourceProperties from = new ClickHouseTableSourceProperties();
+
     public String getName() {
         return this.name;
     }
@@ -330,6 +333,10 @@ public class EtlClickHouseProperties implements Validator {
 
     public ClickHousePlacementProperties getPlacement() {
         return this.placement;
+    }
+
+    public ClickHouseTableSourceProperties getFrom() {
+        return this.from;
     }
 
     /** Insert transports. */

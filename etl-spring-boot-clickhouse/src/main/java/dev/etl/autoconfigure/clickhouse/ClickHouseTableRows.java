@@ -1,0 +1,67 @@
+package dev.etl.autoconfigure.clickhouse;
+
+import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ClickHouseTableSchema;
+import dev.etl.record.Payload;
+import dev.etl.sink.MultiRowEncoder;
+import dev.etl.sink.Router;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A table's rows read from a topic's payloads, as {@code etl.sink.clickhouse[.tables.<name>].from.*}
+ * describes them: the columns the insert names (and the sink validates), an encoder and router per lane,
+ * and what to log at startup. Made by the {@link Factory} bean of the topic's format (the Avro
+ * transcoder's or the JSON transcoder's auto-configuration); the ClickHouse auto-configuration builds the
+ * sink and the chain from it.
+ */
+public interface ClickHouseTableRows {
+
+    /** The columns each row carries, in wire order: the insert's column list. */
+    List<ClickHouseColumn> columns();
+
+    /**
+     * A new encoder and its router for one lane, called on the lane's thread when its chain is built.
+     */
+    Lane lane();
+
+    /** Each column's source (column → field path or computed source), in column order, for the startup log. */
+    Map<String, String> sources();
+
+    /** The fields of the topic's records that no column stores (leaf paths), for the log and a gauge. */
+    List<String> unstoredFields();
+
+    /**
+     * One lane's encoder (it writes the rows of each payload) and router (it picks each payload's shard).
+     *
+     * @param encoder the lane's encoder
+     * @param router  the lane's router
+     */
+    record Lane(MultiRowEncoder<Payload> encoder, Router<Payload> router) {
+        public Lane {
+            Objects.requireNonNull(encoder, "encoder");
+            Objects.requireNonNull(router, "router");
+        }
+    }
+
+    /**
+     * Derives a table's rows for one {@link ClickHouseTableSourceProperties.Format}: a bean each format's
+     * auto-configuration declares.
+     */
+    interface Factory {
+
+        /** The format this factory reads. */
+        ClickHouseTableSourceProperties.Format format();
+
+        /**
+         * The rows of {@code table} from the records {@code from} describes.
+         *
+         * @param property the {@code from} group's property name ({@code etl.sink.clickhouse.tables.refunds.from}),
+         *                 which every error names
+         * @throws dev.etl.autoconfigure.InvalidEtlConfigurationException when the mapping cannot be derived:
+         *         one message for every mistake
+         */
+        ClickHouseTableRows create(String property, ClickHouseTableSourceProperties from, ClickHouseTableSchema table);
+    }
+}
