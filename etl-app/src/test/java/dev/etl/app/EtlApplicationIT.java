@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code SPRING_CONFIG_ADDITIONAL_LOCATION} for the column overrides (a name with an underscore, such as
  * {@code order_id}, cannot be a map key in an environment variable): the sample's orders, one row per
  * order line, cancelled orders dropped, reach the sample's {@code orders} table; SIGTERM drains and the
- * process exits 0. A mapping mistake ends the process non-zero with one message naming the property.
+ * process exits 0. A mapping mistake ends the process non-zero with one message naming the {@code from}
+ * group, the column and the missing field.
  */
 @LocalInfra
 class EtlApplicationIT {
@@ -49,7 +50,7 @@ class EtlApplicationIT {
 
     /** The sample's orders table (sample-service/src/main/resources/sql/orders.sql), in a test database. */
     private static final String ORDERS_TABLE = """
-            CREATE TABLE %1$s.orders ON CLUSTER %2$s (
+            CREATE TABLE %1$s.%3$s ON CLUSTER %2$s (
                 order_id    UInt64,
                 line_no     UInt16,
                 customer    String,
@@ -59,7 +60,7 @@ class EtlApplicationIT {
                 price       Decimal64(2),
                 coupon      Nullable(String),
                 updated_ms  Int64
-            ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/%1$s/orders', '{replica}', updated_ms)
+            ) ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/%1$s/%3$s', '{replica}', updated_ms)
             ORDER BY (order_id, line_no)""";
 
     /** What the sample's OrdersTranscodingConfiguration says in code, as configuration. */
@@ -93,7 +94,7 @@ class EtlApplicationIT {
     void runsTheOrdersPipelineFromEnvironmentVariablesAndAMountedYamlAlone(
             InfraEndpoints infra, ClickHouseTestDatabase db, KafkaTestTopics topics, @TempDir Path dir)
             throws Exception {
-        db.execute(ORDERS_TABLE.formatted(db.name(), db.cluster()));
+        db.execute(ORDERS_TABLE.formatted(db.name(), db.cluster(), "orders"));
         String topic = topics.create("etl-app", PARTITIONS);
         Expected expected = produceOrders(infra, topic);
         Path mapping = Files.writeString(dir.resolve("mapping.yaml"), MAPPING);
@@ -131,7 +132,8 @@ class EtlApplicationIT {
     void aMappingMistakeEndsTheProcessNonZeroWithOneMessageNamingTheProperty(
             InfraEndpoints infra, ClickHouseTestDatabase db, KafkaTestTopics topics, @TempDir Path dir)
             throws Exception {
-        db.execute(ORDERS_TABLE.formatted(db.name(), db.cluster()));
+        // The class shares one database: this test's own copy of the table
+        db.execute(ORDERS_TABLE.formatted(db.name(), db.cluster(), "orders_mistake"));
         String topic = topics.create("etl-app-mistake", 1);
         register(infra, topic);
         // "lines.price_cent": no such field of the order lines
@@ -139,7 +141,9 @@ class EtlApplicationIT {
                 dir.resolve("mapping.yaml"), MAPPING.replace("lines.price_cents", "lines.price_cent"));
         Path log = dir.resolve("child.log");
 
-        this.child = start(environment(infra, db, topic, mapping, freePort()), log);
+        Map<String, String> env = environment(infra, db, topic, mapping, freePort());
+        env.put("ETL_SINK_CLICKHOUSE_TABLE", "orders_mistake");
+        this.child = start(env, log);
         assertThat(this.child.waitFor(150, TimeUnit.SECONDS))
                 .as("the process ended by itself")
                 .isTrue();
@@ -147,8 +151,9 @@ class EtlApplicationIT {
         assertThat(this.child.exitValue()).as(output).isNotZero();
         assertThat(output)
                 .contains("APPLICATION FAILED TO START")
-                .contains("etl.sink.clickhouse.from.columns.price")
-                .contains("price_cent");
+                .contains("etl.sink.clickhouse.from:")
+                .contains("column 'price'")
+                .contains("no field 'price_cent'");
         assertThat(output.split("APPLICATION FAILED TO START", -1))
                 .as("one failure report")
                 .hasSize(2);
