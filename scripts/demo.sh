@@ -24,6 +24,7 @@
 # Environment:
 #   DEMO_ORDERS        orders to produce (default 200000)
 #   DEMO_TIMEOUT_S     longest wait for the service to catch up (default 240)
+#   DEMO_READY_TIMEOUT_S  longest wait for each application's /readyz after its start (default 90)
 #   DEMO_HTTP_PORT     the service's HTTP port (default: a free port from 18480 up), bound to 127.0.0.1
 #                      only (SERVER_ADDRESS; Actuator shares the port; the demo checks it with ss)
 #   DEMO_SKIP_BUILD=1  use the jar (and with DEMO_RUN=image the image) that is there
@@ -62,6 +63,7 @@ INFRA_DIR="${ETL_INFRA_DIR:-$REPO_ROOT/.infra}"
 source "$REPO_ROOT/scripts/lib/run-support.sh"
 ORDERS="${DEMO_ORDERS:-200000}"
 TIMEOUT_S="${DEMO_TIMEOUT_S:-240}"
+READY_TIMEOUT_S="${DEMO_READY_TIMEOUT_S:-90}"
 RUN_ID="$(date +%Y%m%d_%H%M%S)"
 TOPIC="orders-$RUN_ID"
 DB="demo_$RUN_ID"
@@ -328,7 +330,7 @@ run_pipeline() { # name database group
   t=$SECONDS
   until curl -sf -o /dev/null --max-time 2 "$BASE/readyz"; do
     kill -0 "$SERVICE_PID" 2>/dev/null || fail "$RUN_NAME exited during startup"
-    ((SECONDS - t < 90)) || fail "$RUN_NAME was not ready within 90 s ($BASE/readyz)"
+    ((SECONDS - t < READY_TIMEOUT_S)) || fail "$RUN_NAME was not ready within $READY_TIMEOUT_S s ($BASE/readyz; DEMO_READY_TIMEOUT_S)"
     sleep 0.5
   done
   if [[ "$RUN_MODE" == image ]]; then
