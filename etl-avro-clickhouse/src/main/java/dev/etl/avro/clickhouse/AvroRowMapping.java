@@ -53,6 +53,33 @@ import org.apache.avro.Schema;
  * the column) are not transcoded: map the record's fields instead, or use the object path
  * ({@code AvroDeserializer} and a {@code RowBinaryEncoder}).
  *
+ * <p><b>Computed columns.</b> The source of {@link Builder#column(String, String, String) column(column, type,
+ * source)} is a field path or one of a closed set of expressions (a source containing {@code (}, {@code *} or
+ * {@code '}, or starting with a digit or {@code -}, is an expression; Avro names cannot):
+ * <ul>
+ * <li>{@code length(path)}: the number of elements of the array or map at {@code path};</li>
+ * <li>{@code sum(path)}: the sum over an array's elements ({@code lines.qty}: a field of each element of the
+ *     array of records {@code lines}; or an array of numbers); {@code sum(a * b)}: of the product of two of the
+ *     element's fields ({@code sum(lines.qty * lines.unit_cents)});</li>
+ * <li>{@code a * b}: the product of two numbers of the row (record fields, fields of the exploded array's
+ *     element, number literals);</li>
+ * <li>a constant: {@code 0}, {@code -1}, {@code 2.5}, {@code 'web'} ({@code ''} is a quote), encoded at compile
+ *     time (an integer into a Decimal is the unscaled value, as for an {@code int} field);</li>
+ * <li>{@code now()}: the time the record is encoded into DateTime or DateTime64(p), one clock read per record
+ *     (a replayed block is encoded again with new values under its old token, so the server keeps the first
+ *     insert's values: the token decides);</li>
+ * <li>an <b>array projection</b>: a path through an unexploded array of records into an {@code Array(T)}
+ *     column, one value per element ({@code lines.sku} into {@code Array(String)}): a {@code Nested} column's
+ *     sub-columns.</li>
+ * </ul>
+ * Integers ({@code int}/{@code long} after promotion) are computed in a {@code long} with exact overflow (a
+ * {@link dev.etl.clickhouse.ColumnEncodeException} naming the column, as for a value out of range), floats in a
+ * {@code double} (into Float32/Float64 only); integer results go to Int8…UInt64 (range-checked), Float32/64 or
+ * Decimal(P ≤ 18, s) as the unscaled value. Operands that may be null (a union) or are decimals are refused at
+ * build time. A missing field takes its reader default (folded at compile time); a missing array needs an empty
+ * default (length 0, sum 0, an empty projection). A computed column compiles the mapping into the scanning
+ * plan, which allocates nothing per record either.
+ *
  * <p><b>Schema evolution.</b> A writer schema is resolved against the reader schema by Avro's
  * rules: fields by name or reader alias, promotions (int → long/float/double, long → float/double,
  * float → double, string ↔ bytes), enum symbols by name with the reader's default, union branches.
@@ -74,12 +101,17 @@ public final class AvroRowMapping {
     private final String shardKey;
 
     /**
-     * One column: its declared name and type, parsed type, and reader field path ({@code null} for
-     * an {@link Builder#index index} column).
+     * One column: its declared name and type, parsed type, its source as written ({@code null} for an
+     * {@link Builder#index index} column: a reader field path, or an expression) and parsed.
      */
-    record Mapped(ClickHouseColumn column, ColumnType type, String path) {
+    record Mapped(ClickHouseColumn column, ColumnType type, String path, ColumnSource source) {
         boolean isIndex() {
             return path == null;
+        }
+
+        /** Whether the column is an expression (computed), not a field path. */
+        boolean isComputed() {
+            return source != null && !(source instanceof ColumnSource.Path);
         }
     }
 
@@ -133,11 +165,13 @@ public final class AvroRowMapping {
     }
 
     /** Whether the plan needs the scanning form (several rows, filters, a key) rather than the single pass. */
-    private boolean scans() {
+    boolean scans() {
         return explode != null
                 || !conditions.isEmpty()
                 || shardKey != null
-                || mapped.stream().anyMatch(Mapped::isIndex);
+                || mapped.stream()
+                        .anyMatch(m ->
+                                m.isIndex() || m.isComputed() || ScanCompiler.firstArray(reader, m.path(), false) >= 0);
     }
 
     /**
@@ -172,7 +206,10 @@ public final class AvroRowMapping {
         /**
          * Adds column {@code column} of ClickHouse type {@code type} (as the server spells it, e.g.
          * {@code Nullable(Decimal(18, 2))}), written from the reader field at {@code fieldPath}
-         * (dot-separated through nested records).
+         * (dot-separated through nested records), or computed by the expression {@code fieldPath} is (see
+         * <em>Computed columns</em> above).
+         *
+         * @throws AvroMappingException when the expression is malformed (naming the position)
          */
         public Builder column(String column, String type, String fieldPath) {
             Objects.requireNonNull(fieldPath, "fieldPath");
@@ -186,13 +223,15 @@ public final class AvroRowMapping {
                 throw new IllegalArgumentException("column '" + column + "' declared twice");
             }
             ColumnType parsed;
+            ColumnSource source;
             try {
                 parsed = ConversionCompiler.columnType(type);
+                source = fieldPath == null ? null : ColumnSource.parse(fieldPath);
             } catch (IllegalArgumentException e) {
                 throw new AvroMappingException(
                         fieldPath == null ? "(element index)" : fieldPath, column, "-", type, e.getMessage());
             }
-            mapped.add(new Mapped(new ClickHouseColumn(column, type), parsed, fieldPath));
+            mapped.add(new Mapped(new ClickHouseColumn(column, type), parsed, fieldPath, source));
             return this;
         }
 

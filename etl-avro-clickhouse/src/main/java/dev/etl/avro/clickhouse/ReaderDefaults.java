@@ -1,7 +1,5 @@
 package dev.etl.avro.clickhouse;
 
-import dev.etl.avro.binary.AvroCursor;
-import dev.etl.sink.RowBuffer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -105,14 +103,10 @@ final class ReaderDefaults {
 
     /** The default as column {@code m}'s RowBinary bytes: Avro-encoded with its schema, converted like any value. */
     static byte[] rowBinary(Default d, AvroRowMapping.Mapped m) {
-        byte[] avro = avroBytes(d.schema(), d.value());
         Conversion conversion =
                 new ConversionCompiler(m.path(), m.column().name()).compile(d.schema(), d.schema(), m.type());
-        AvroCursor in = new AvroCursor();
-        in.wrap(avro, 0, avro.length);
-        RowBuffer out = new RowBuffer(16);
         try {
-            conversion.write(in, out);
+            return Constants.converted(conversion, d.schema(), d.value());
         } catch (ValueRejected e) {
             throw new AvroMappingException(
                     m.path(),
@@ -121,7 +115,6 @@ final class ReaderDefaults {
                     m.column().type(),
                     "the reader default does not fit the column: " + e.getMessage());
         }
-        return out.toByteArray();
     }
 
     /** The default's Avro binary encoding. */

@@ -7,6 +7,7 @@ import dev.etl.clickhouse.ColumnType;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,9 +28,16 @@ final class ScanCompiler {
     private final Level record = new Level();
     private final Level element = new Level();
     private int markCount;
+    // The column sources, filled by compile().
+    private int[] sources;
+    private int[] sourceArgs;
+    private Conversion[] conversions;
+    private byte[][] constants;
+    private Computed[] computed;
     private int arrayMark = -1;
     private Schema writerElement;
     private Schema readerElement;
+    private final Map<String, Iteration> iterations = new LinkedHashMap<>();
 
     /** One level (the record, or the exploded array's element): what it reads and the steps found. */
     private static final class Level {
@@ -91,7 +99,7 @@ final class ScanCompiler {
             }
         }
 
-        ScanPlan.Steps steps() {
+        ScanPlan.Steps steps(ScanPlan.Steps arrayElement) {
             int n = ops.size();
             int[] o = new int[n];
             int[] a = new int[n];
@@ -104,11 +112,38 @@ final class ScanCompiler {
                     a,
                     skips.toArray(new Schema[0]),
                     resolved.toArray(new ResolvedSkip[0]),
-                    filters.toArray(new RecordFilter[0]));
+                    filters.toArray(new RecordFilter[0]),
+                    arrayElement);
         }
     }
 
     private record Leaf(int mark, Schema writer, Schema reader) {}
+
+    /** A non-exploded array (or the exploded one) that computed columns iterate: its element's own level. */
+    private static final class Iteration {
+        final String arrayPath;
+        final Level inner = new Level();
+        /** Whether the element itself (an array of numbers) is read. */
+        boolean whole;
+        /** After the walk: the element schemas (null when the writer lacks the array: every column is folded). */
+        Schema writerElement;
+
+        Schema readerElement;
+        Computed.Iter iter;
+        Leaf wholeLeaf;
+
+        Iteration(String arrayPath) {
+            this.arrayPath = arrayPath;
+        }
+
+        void need(String inner) {
+            if (inner.isEmpty()) {
+                whole = true;
+            } else {
+                this.inner.need(inner);
+            }
+        }
+    }
 
     ScanCompiler(AvroRowMapping mapping, Schema writer) {
         this.mapping = mapping;
@@ -126,18 +161,24 @@ final class ScanCompiler {
                             "an index column needs an exploded array (explode(arrayPath))");
                 }
                 checkIndexType(m);
-            } else if (explode != null && m.path().equals(explode)) {
-                throw new AvroMappingException(
-                        m.path(),
-                        m.column().name(),
-                        "array",
-                        m.column().type(),
-                        "the exploded array is written one element per row: map its elements' fields ('" + elementPrefix
-                                + "<field>') instead");
-            } else if (explode != null && m.path().startsWith(elementPrefix)) {
-                element.need(m.path().substring(elementPrefix.length()));
+            } else if (m.source() instanceof ColumnSource.Path) {
+                if (explode != null && m.path().equals(explode)) {
+                    throw new AvroMappingException(
+                            m.path(),
+                            m.column().name(),
+                            "array",
+                            m.column().type(),
+                            "the exploded array is written one element per row: map its elements' fields ('"
+                                    + elementPrefix + "<field>') instead");
+                }
+                int array = firstArray(mapping.readerSchema(), m.path(), false);
+                if (array >= 0 && !m.path().substring(0, array).equals(explode)) {
+                    iteration(m, m.path().substring(0, array)).need(m.path().substring(array + 1));
+                } else {
+                    need(m.path());
+                }
             } else {
-                record.need(m.path());
+                needComputed(m);
             }
         }
         for (RecordCondition c : mapping.conditions()) {
@@ -153,6 +194,125 @@ final class ScanCompiler {
             for (int dot = explode.indexOf('.'); dot >= 0; dot = explode.indexOf('.', dot + 1)) {
                 record.needed.add(explode.substring(0, dot));
             }
+        }
+    }
+
+    /** A field of the row: the exploded array's element's, or the record's. */
+    private void need(String path) {
+        if (explode != null && path.startsWith(elementPrefix)) {
+            element.need(path.substring(elementPrefix.length()));
+        } else {
+            record.need(path);
+        }
+    }
+
+    /** What a computed column reads. */
+    private void needComputed(Mapped m) {
+        ColumnSource source = m.source();
+        if (source instanceof ColumnSource.Length l) {
+            int array = firstArray(mapping.readerSchema(), l.path(), true);
+            if (array != l.path().length()) {
+                throw computedError(
+                        m,
+                        array < 0
+                                ? "length(...) counts an array or a map: '" + l.path() + "' is neither"
+                                : "length(...) of an array inside the array '"
+                                        + l.path().substring(0, array) + "' is not supported");
+            }
+            iteration(m, l.path());
+        } else if (source instanceof ColumnSource.Sum sum) {
+            int array = firstArray(mapping.readerSchema(), sum.path(), true);
+            if (array < 0) {
+                throw computedError(m, "sum(...) adds up an array's elements: '" + sum.path() + "' is not in an array");
+            }
+            String arrayPath = sum.path().substring(0, array);
+            String inner = array == sum.path().length() ? "" : sum.path().substring(array + 1);
+            Iteration it = iteration(m, arrayPath);
+            it.need(inner);
+            if (sum.factor() != null) {
+                String prefix = arrayPath + ".";
+                if (!sum.factor().startsWith(prefix) || inner.isEmpty()) {
+                    throw computedError(
+                            m,
+                            "sum(a * b) multiplies two fields of the elements of one array of records ('" + prefix
+                                    + "<field>')");
+                }
+                it.need(sum.factor().substring(prefix.length()));
+            }
+        } else if (source instanceof ColumnSource.Product p) {
+            for (ColumnSource.Operand o : List.of(p.a(), p.b())) {
+                if (o.path() == null) {
+                    continue;
+                }
+                int array = firstArray(mapping.readerSchema(), o.path(), true);
+                if (array >= 0 && !o.path().substring(0, array).equals(explode)) {
+                    throw computedError(
+                            m,
+                            "a product reads fields of the row; '" + o.path() + "' is in the array '"
+                                    + o.path().substring(0, array) + "' (sum(...) adds up an array's elements)");
+                }
+                need(o.path());
+            }
+        }
+        // Constants and now() read nothing.
+    }
+
+    /** The iteration over the array at {@code arrayPath} (the exploded one, or a field of the record). */
+    private Iteration iteration(Mapped m, String arrayPath) {
+        if (explode != null && arrayPath.startsWith(elementPrefix)) {
+            throw computedError(m, "an array inside the exploded array is not iterated");
+        }
+        Iteration it = iterations.get(arrayPath);
+        if (it == null) {
+            it = new Iteration(arrayPath);
+            iterations.put(arrayPath, it);
+            if (!arrayPath.equals(explode)) {
+                record.need(arrayPath);
+            }
+        }
+        return it;
+    }
+
+    private static AvroMappingException computedError(Mapped m, String problem) {
+        return new AvroMappingException(
+                m.path(), m.column().name(), "-", m.column().type(), problem);
+    }
+
+    /**
+     * Where the first array (or, when {@code maps}, map) on {@code path} in {@code reader} ends: the length of the
+     * path prefix that names it; -1 when the path passes no array before its last segment (or names none at all,
+     * when {@code maps}), or does not resolve (the compilers report that).
+     *
+     * @param whole whether the last segment counts: an aggregate's array may be the path itself
+     */
+    static int firstArray(Schema reader, String path, boolean whole) {
+        if (path == null) {
+            return -1;
+        }
+        Schema current = reader;
+        int start = 0;
+        while (true) {
+            int dot = path.indexOf('.', start);
+            boolean last = dot < 0;
+            if (current.getType() != Type.RECORD) {
+                return -1;
+            }
+            Schema.Field f = current.getField(last ? path.substring(start) : path.substring(start, dot));
+            if (f == null) {
+                return -1;
+            }
+            Type t = f.schema().getType();
+            if (t == Type.ARRAY || (whole && last && t == Type.MAP)) {
+                if (last && !whole) {
+                    return -1;
+                }
+                return last ? path.length() : dot;
+            }
+            if (last) {
+                return -1;
+            }
+            current = f.schema();
+            start = dot + 1;
         }
     }
 
@@ -208,12 +368,16 @@ final class ScanCompiler {
                 dropAll |= RecordFilter.dropsDefault(c, d.schema(), d.value());
             }
         }
+        for (Iteration it : iterations.values()) {
+            compileIteration(it);
+        }
         List<Mapped> mapped = mapping.mapped();
         int n = mapped.size();
-        int[] sources = new int[n];
-        int[] sourceArgs = new int[n];
-        Conversion[] conversions = new Conversion[n];
-        byte[][] constants = new byte[n][];
+        sources = new int[n];
+        sourceArgs = new int[n];
+        conversions = new Conversion[n];
+        constants = new byte[n][];
+        computed = new Computed[n];
         ColumnType[] types = new ColumnType[n];
         for (int c = 0; c < n; c++) {
             Mapped m = mapped.get(c);
@@ -222,10 +386,22 @@ final class ScanCompiler {
                 sources[c] = ScanPlan.SOURCE_INDEX;
                 continue;
             }
+            if (m.isComputed()) {
+                compileComputed(c, m);
+                continue;
+            }
+            int array = firstArray(reader, m.path(), false);
+            if (array >= 0 && !m.path().substring(0, array).equals(explode)) {
+                compileProjection(
+                        c,
+                        m,
+                        iterations.get(m.path().substring(0, array)),
+                        m.path().substring(array + 1));
+                continue;
+            }
             boolean inElement = explode != null && m.path().startsWith(elementPrefix);
             if (inElement && !arrayPresent) {
-                constants[c] = new byte[0]; // never written: no record of this writer has a row
-                sources[c] = ScanPlan.SOURCE_CONSTANT;
+                constant(c, new byte[0]); // never written: no record of this writer has a row
                 continue;
             }
             Level level = inElement ? element : record;
@@ -239,8 +415,7 @@ final class ScanCompiler {
             } else {
                 Schema root = inElement ? readerElement : reader;
                 String writerName = inElement ? writerElement.getFullName() : writer.getFullName();
-                sources[c] = ScanPlan.SOURCE_CONSTANT;
-                constants[c] = ReaderDefaults.rowBinary(ReaderDefaults.of(root, path, level.present, writerName, m), m);
+                constant(c, ReaderDefaults.rowBinary(ReaderDefaults.of(root, path, level.present, writerName, m), m));
             }
         }
         int keyRead = ScanPlan.KEY_NONE;
@@ -282,15 +457,17 @@ final class ScanCompiler {
                         "the writer's " + AvroTypeNames.describe(leaf.writer()) + " cannot be read as the key");
             }
         }
+        ScanPlan.Steps elementSteps = arrayPresent ? element.steps(null) : null;
         return new ScanPlan(
-                record.steps(),
-                arrayPresent ? element.steps() : null,
+                record.steps(elementSteps),
+                elementSteps,
                 arrayMark,
                 dropAll,
                 sources,
                 sourceArgs,
                 conversions,
                 constants,
+                computed,
                 types,
                 mapping.columns().toArray(new ClickHouseColumn[0]),
                 keyRead,
@@ -371,5 +548,332 @@ final class ScanCompiler {
         writerElement = writerArray.getElementType();
         readerElement = readerArray.getElementType();
         walk(writerElement, readerElement, "", element, false);
+    }
+
+    private void constant(int c, byte[] bytes) {
+        sources[c] = ScanPlan.SOURCE_CONSTANT;
+        constants[c] = bytes;
+    }
+
+    private void computed(int c, Computed value) {
+        sources[c] = ScanPlan.SOURCE_COMPUTED;
+        computed[c] = value;
+    }
+
+    /**
+     * Two marks that keep a value read from the record alone for the exploded record's rows after the first
+     * (computed once per record), or -1 when the record has one row.
+     */
+    private int stash() {
+        if (explode == null) {
+            return -1;
+        }
+        int stash = markCount;
+        markCount += 2;
+        return stash;
+    }
+
+    /** Finds an iterated array in the writer and compiles the steps over one element. */
+    private void compileIteration(Iteration it) {
+        Schema reader = mapping.readerSchema();
+        if (it.arrayPath.equals(explode)) {
+            if (arrayMark < 0) {
+                return; // the writer lacks the exploded array: no record has a row
+            }
+            elementSteps(it, writerElement, readerElement, Type.ARRAY);
+            it.iter = new Computed.Iter(arrayMark, it.inner.steps(null));
+            return;
+        }
+        Leaf leaf = record.found.get(it.arrayPath);
+        if (leaf == null) {
+            ReaderDefaults.Default d = ReaderDefaults.of(
+                    reader, it.arrayPath, record.present, writer.getFullName(), it.arrayPath, "-", "-");
+            boolean empty = d.value() instanceof java.util.Collection<?> list && list.isEmpty()
+                    || d.value() instanceof Map<?, ?> map && map.isEmpty();
+            if (!empty) {
+                throw new AvroMappingException(
+                        it.arrayPath,
+                        "-",
+                        AvroTypeNames.describe(d.schema()),
+                        "-",
+                        "the writer schema " + writer.getFullName() + " lacks the array and its reader default is "
+                                + "not empty: only an empty default (length 0, sum 0, an empty projection) is supported");
+            }
+            Schema r = d.schema();
+            // Compiled against the reader for its checks; every column over it is folded (nothing to iterate).
+            elementSteps(it, element(r), element(r), r.getType());
+            return;
+        }
+        Type type = leaf.reader().getType();
+        if ((type != Type.ARRAY && type != Type.MAP) || leaf.writer().getType() != type) {
+            throw new AvroMappingException(
+                    it.arrayPath,
+                    "-",
+                    AvroTypeNames.describe(leaf.reader()),
+                    "-",
+                    "iterated as an array"
+                            + (type == Type.UNION ? ", but it is a union (a nullable array is not iterated)" : "")
+                            + "; the writer has " + AvroTypeNames.describe(leaf.writer()));
+        }
+        elementSteps(it, element(leaf.writer()), element(leaf.reader()), type);
+        it.iter = new Computed.Iter(leaf.mark(), it.inner.steps(null));
+    }
+
+    private static Schema element(Schema collection) {
+        return collection.getType() == Type.MAP ? collection.getValueType() : collection.getElementType();
+    }
+
+    /** The steps over one element (one entry of a map: its key, then its value). */
+    private void elementSteps(Iteration it, Schema writerItem, Schema readerItem, Type collection) {
+        it.writerElement = writerItem;
+        it.readerElement = readerItem;
+        Level level = it.inner;
+        if (collection == Type.MAP) {
+            if (it.whole || !level.leaves.isEmpty()) {
+                throw new AvroMappingException(
+                        it.arrayPath, "-", "map", "-", "of a map only the length(...) is computed");
+            }
+            level.step(RowPlan.SKIP_LENGTH, 0, null, null);
+            level.skip(writerItem, readerItem);
+            return;
+        }
+        if (it.whole) {
+            int mark = markCount++;
+            level.step(ScanPlan.MARK, mark, null, null);
+            level.skip(writerItem, writerItem);
+            it.wholeLeaf = new Leaf(mark, writerItem, readerItem);
+        } else if (!level.leaves.isEmpty()) {
+            if (writerItem.getType() != Type.RECORD || readerItem.getType() != Type.RECORD) {
+                throw new AvroMappingException(
+                        it.arrayPath,
+                        "-",
+                        AvroTypeNames.describe(readerItem),
+                        "-",
+                        "a path goes through the array '" + it.arrayPath + "', whose elements are not records");
+            }
+            walk(writerItem, readerItem, "", level, false);
+        } else {
+            level.skip(writerItem, readerItem);
+        }
+    }
+
+    /** {@code lines.sku} into {@code Array(String)}: one value per element of the unexploded array. */
+    private void compileProjection(int c, Mapped m, Iteration it, String inner) {
+        if (m.type().kind() != ColumnType.Kind.ARRAY) {
+            throw computedError(
+                    m,
+                    "the path goes through the array '" + it.arrayPath + "', which is not exploded: one value per "
+                            + "element, so the column is an Array(...) (a Nested column's sub-column), or explode('"
+                            + it.arrayPath + "')");
+        }
+        ColumnType elementType = m.type().inner();
+        ConversionCompiler compiler =
+                new ConversionCompiler(m.path(), m.column().name());
+        Leaf leaf = it.inner.found.get(inner);
+        Conversion conversion = null;
+        byte[] constant = null;
+        if (leaf != null) {
+            conversion = compiler.compile(leaf.writer(), leaf.reader(), elementType);
+        } else {
+            ReaderDefaults.Default d =
+                    ReaderDefaults.of(it.readerElement, inner, it.inner.present, it.writerElement.getFullName(), m);
+            try {
+                constant = Constants.converted(
+                        compiler.compile(d.schema(), d.schema(), elementType), d.schema(), d.value());
+            } catch (ValueRejected e) {
+                throw computedError(m, "the reader default does not fit the column: " + e.getMessage());
+            }
+        }
+        if (it.iter == null) {
+            constant(c, new byte[] {0}); // the writer lacks the array: always empty
+        } else {
+            computed(c, Computed.projection(it.iter, conversion, leaf == null ? -1 : leaf.mark(), constant));
+        }
+    }
+
+    /** A number a computed column reads: where (or which constant), and whether it is a float. */
+    private record Num(Computed.Operand operand, boolean floating) {}
+
+    private void compileComputed(int c, Mapped m) {
+        ColumnSource source = m.source();
+        if (source instanceof ColumnSource.Number || source instanceof ColumnSource.Text) {
+            constant(c, Constants.rowBinary(m));
+            return;
+        }
+        if (source instanceof ColumnSource.Now) {
+            computed(c, Constants.now(m));
+            return;
+        }
+        if (source instanceof ColumnSource.Length l) {
+            Iteration it = iterations.get(l.path());
+            NumberColumn target = target(m, false);
+            if (it.iter != null) {
+                computed(c, Computed.length(it.iter, target, stash()));
+            } else {
+                constant(c, arrayMark < 0 && l.path().equals(explode) ? new byte[0] : target.bytesOf(0L));
+            }
+            return;
+        }
+        if (source instanceof ColumnSource.Sum sum) {
+            int array = firstArray(mapping.readerSchema(), sum.path(), true);
+            String arrayPath = sum.path().substring(0, array);
+            Iteration it = iterations.get(arrayPath);
+            if (arrayPath.equals(explode) && arrayMark < 0) {
+                constant(c, new byte[0]); // no record of this writer has a row
+                return;
+            }
+            Num a = elementOperand(
+                    it, array == sum.path().length() ? "" : sum.path().substring(array + 1), m);
+            Num b = sum.factor() == null
+                    ? null
+                    : elementOperand(it, sum.factor().substring(arrayPath.length() + 1), m);
+            boolean floating = a.floating() || (b != null && b.floating());
+            NumberColumn target = target(m, floating);
+            if (it.iter == null) {
+                constant(c, floating ? target.bytesOf(0.0) : target.bytesOf(0L));
+            } else {
+                computed(
+                        c,
+                        Computed.sum(it.iter, a.operand(), b == null ? null : b.operand(), floating, target, stash()));
+            }
+            return;
+        }
+        ColumnSource.Product p = (ColumnSource.Product) source;
+        boolean inElement = false;
+        for (ColumnSource.Operand o : List.of(p.a(), p.b())) {
+            inElement |= o.path() != null && explode != null && o.path().startsWith(elementPrefix);
+        }
+        if (inElement && arrayMark < 0) {
+            constant(c, new byte[0]); // no record of this writer has a row
+            return;
+        }
+        Num a = rowOperand(p.a(), m);
+        Num b = rowOperand(p.b(), m);
+        boolean floating = a.floating() || b.floating();
+        NumberColumn target = target(m, floating);
+        if (a.operand().isConstant() && b.operand().isConstant()) {
+            try {
+                constant(
+                        c,
+                        floating
+                                ? target.bytesOf(a.operand().doubleValue * b.operand().doubleValue)
+                                : target.bytesOf(Computed.multiply(a.operand().longValue, b.operand().longValue)));
+            } catch (ValueRejected e) {
+                throw computedError(m, "the constant product does not fit the column: " + e.getMessage());
+            }
+            return;
+        }
+        computed(c, Computed.product(a.operand(), b.operand(), floating, target, inElement ? -1 : stash()));
+    }
+
+    private static NumberColumn target(Mapped m, boolean floating) {
+        try {
+            return NumberColumn.of(m.type(), floating);
+        } catch (IllegalArgumentException e) {
+            throw computedError(m, e.getMessage());
+        }
+    }
+
+    /** A field of one element of the iterated array ({@code inner} empty: the element itself). */
+    private Num elementOperand(Iteration it, String inner, Mapped m) {
+        if (inner.isEmpty()) {
+            return number(it.wholeLeaf, null, inner, m);
+        }
+        Leaf leaf = it.inner.found.get(inner);
+        if (leaf != null) {
+            return number(leaf, null, it.arrayPath + "." + inner, m);
+        }
+        return number(
+                null,
+                ReaderDefaults.of(it.readerElement, inner, it.inner.present, it.writerElement.getFullName(), m),
+                it.arrayPath + "." + inner,
+                m);
+    }
+
+    /** A product's operand: a number, a field of the record or of the exploded array's element. */
+    private Num rowOperand(ColumnSource.Operand o, Mapped m) {
+        if (o.path() == null) {
+            ColumnSource.Number n = o.number();
+            if (!n.integral()) {
+                return new Num(Computed.Operand.constant(n.value().doubleValue()), true);
+            }
+            try {
+                return new Num(Computed.Operand.constant(n.value().longValueExact()), false);
+            } catch (ArithmeticException e) {
+                throw computedError(m, "the number " + n.text() + " does not fit a 64-bit integer");
+            }
+        }
+        boolean inElement = explode != null && o.path().startsWith(elementPrefix);
+        Level level = inElement ? element : record;
+        String path = inElement ? o.path().substring(elementPrefix.length()) : o.path();
+        Leaf leaf = level.found.get(path);
+        if (leaf != null) {
+            return number(leaf, null, o.path(), m);
+        }
+        return number(
+                null,
+                ReaderDefaults.of(
+                        inElement ? readerElement : mapping.readerSchema(),
+                        path,
+                        level.present,
+                        inElement ? writerElement.getFullName() : writer.getFullName(),
+                        m),
+                o.path(),
+                m);
+    }
+
+    /** An operand read from {@code leaf}, or the constant {@code d} (a reader default) when it is null. */
+    private static Num number(Leaf leaf, ReaderDefaults.Default d, String path, Mapped m) {
+        Schema reader = leaf != null ? leaf.reader() : d.schema();
+        Schema writer = leaf != null ? leaf.writer() : d.schema();
+        Type r = reader.getType();
+        if (r == Type.UNION || writer.getType() == Type.UNION) {
+            throw computedError(
+                    m,
+                    "'" + path + "' is a union (" + AvroTypeNames.describe(reader) + "): a computed column reads "
+                            + "numbers that cannot be null (int, long, float, double)");
+        }
+        if (r != Type.INT && r != Type.LONG && r != Type.FLOAT && r != Type.DOUBLE) {
+            throw computedError(
+                    m,
+                    "'" + path + "' is " + AvroTypeNames.describe(reader) + ", not an int, long, float or double"
+                            + (reader.getLogicalType() != null
+                                    ? " (logicalType " + reader.getLogicalType().getName() + " values are not computed)"
+                                    : ""));
+        }
+        boolean floating = r == Type.FLOAT || r == Type.DOUBLE;
+        if (leaf == null) {
+            Object v = d.value();
+            return floating
+                    ? new Num(Computed.Operand.constant(((java.lang.Number) v).doubleValue()), true)
+                    : new Num(Computed.Operand.constant(((java.lang.Number) v).longValue()), false);
+        }
+        Type w = writer.getType();
+        int read = switch (r) {
+            case INT -> w == Type.INT ? Conversion.READ_INT : -1;
+            case LONG -> w == Type.INT ? Conversion.READ_INT : w == Type.LONG ? Conversion.READ_LONG : -1;
+            case FLOAT ->
+                switch (w) {
+                    case INT -> Conversion.READ_INT_AS_FLOAT;
+                    case LONG -> Conversion.READ_LONG_AS_FLOAT;
+                    case FLOAT -> Conversion.READ_FLOAT;
+                    default -> -1;
+                };
+            default ->
+                switch (w) {
+                    case INT -> Conversion.READ_INT;
+                    case LONG -> Conversion.READ_LONG;
+                    case FLOAT -> Conversion.READ_FLOAT;
+                    case DOUBLE -> Conversion.READ_DOUBLE;
+                    default -> -1;
+                };
+        };
+        if (read < 0) {
+            throw computedError(
+                    m,
+                    "'" + path + "': writer " + AvroTypeNames.describe(writer) + " does not resolve to reader "
+                            + AvroTypeNames.describe(reader));
+        }
+        return new Num(Computed.Operand.field(leaf.mark(), read), floating);
     }
 }

@@ -22,8 +22,9 @@ import org.apache.avro.Schema;
  *     where the record does;</li>
  * <li><b>Emit</b>: for every element of the array (or once, without one), scan the element's fields
  *     the same way, then write the row's columns in table order, each converted from its mark (the
- *     record's fields repeat on every row of it), the element's index, or a reader default encoded
- *     at compile time.</li>
+ *     record's fields repeat on every row of it), the element's index, a reader default or constant encoded
+ *     at compile time, or a {@link Computed} value (a length, a sum over an array walked from its mark, a
+ *     product, {@code now()} read once per record, an array projection).</li>
  * </ol>
  * The transcoder may scan for {@link #key} (routing) and then emit from the same scan.
  */
@@ -39,6 +40,8 @@ final class ScanPlan implements Plan {
     static final int SOURCE_MARK = 0;
     static final int SOURCE_INDEX = 1;
     static final int SOURCE_CONSTANT = 2;
+    /** A {@link Computed} column: a length, a sum, a product, now(), an array projection. */
+    static final int SOURCE_COMPUTED = 3;
 
     // How the key is read.
     static final int KEY_NONE = 0;
@@ -58,6 +61,10 @@ final class ScanPlan implements Plan {
     private final int[] sourceArgs;
     private final Conversion[] conversions;
     private final byte[][] constants;
+    private final Computed[] computed;
+    /** Whether a column is now(): the clock is read once per record. */
+    private final boolean readsClock;
+
     private final ColumnType[] types;
     private final ClickHouseColumn[] columns;
     private final int keyRead;
@@ -72,13 +79,16 @@ final class ScanPlan implements Plan {
         final Schema[] skips;
         final ResolvedSkip[] resolved;
         final RecordFilter[] filters;
+        /** The element steps of an ARRAY step (the exploded array), or null. */
+        final Steps element;
 
-        Steps(int[] ops, int[] args, Schema[] skips, ResolvedSkip[] resolved, RecordFilter[] filters) {
+        Steps(int[] ops, int[] args, Schema[] skips, ResolvedSkip[] resolved, RecordFilter[] filters, Steps element) {
             this.ops = ops;
             this.args = args;
             this.skips = skips;
             this.resolved = resolved;
             this.filters = filters;
+            this.element = element;
         }
     }
 
@@ -91,6 +101,7 @@ final class ScanPlan implements Plan {
             int[] sourceArgs,
             Conversion[] conversions,
             byte[][] constants,
+            Computed[] computed,
             ColumnType[] types,
             ClickHouseColumn[] columns,
             int keyRead,
@@ -105,6 +116,12 @@ final class ScanPlan implements Plan {
         this.sourceArgs = sourceArgs;
         this.conversions = conversions;
         this.constants = constants;
+        this.computed = computed;
+        boolean clock = false;
+        for (Computed c : computed) {
+            clock |= c != null && c.op == Computed.NOW;
+        }
+        this.readsClock = clock;
         this.types = types;
         this.columns = columns;
         this.keyRead = keyRead;
@@ -132,7 +149,7 @@ final class ScanPlan implements Plan {
      * @throws MalformedAvroException when the body does not match the writer schema
      */
     boolean scan(AvroCursor in) {
-        boolean dropped = steps(record, in);
+        boolean dropped = run(record, in);
         if (in.remaining() != 0) {
             throw new MalformedAvroException(
                     in.remaining() + " trailing byte(s) after the record (body is " + in.length() + " bytes)");
@@ -169,9 +186,10 @@ final class ScanPlan implements Plan {
         }
         // The rows read again what the scan read (the record's fields once per row): counted afresh.
         in.resetZeroByteItems();
+        long nowMs = readsClock ? System.currentTimeMillis() : 0;
         if (element == null) {
             int end = in.mark();
-            row(in, out, 0);
+            row(in, out, 0, nowMs);
             in.reset(end);
             return 1;
         }
@@ -183,12 +201,12 @@ final class ScanPlan implements Plan {
             total += count;
             for (long i = 0; i < count; i++) {
                 int from = in.mark();
-                steps(element, in);
+                run(element, in);
                 int next = in.mark();
                 if (i == 0) {
                     in.zeroByteItems(from, count);
                 }
-                row(in, out, rows);
+                row(in, out, rows, nowMs);
                 in.reset(next);
                 rows++;
             }
@@ -197,7 +215,7 @@ final class ScanPlan implements Plan {
         return rows;
     }
 
-    private void row(AvroCursor in, RowBuffer out, int index) {
+    private void row(AvroCursor in, RowBuffer out, int index, long nowMs) {
         int[] sources = this.sources;
         int c = 0;
         try {
@@ -209,6 +227,9 @@ final class ScanPlan implements Plan {
                         break;
                     case SOURCE_INDEX:
                         writeIndex(types[c], index, out);
+                        break;
+                    case SOURCE_COMPUTED:
+                        computed[c].write(in, out, index, nowMs);
                         break;
                     default:
                         byte[] bytes = constants[c];
@@ -240,7 +261,7 @@ final class ScanPlan implements Plan {
     }
 
     /** Runs one level's steps from the cursor; returns whether a condition dropped the record. */
-    private boolean steps(Steps steps, AvroCursor in) {
+    static boolean run(Steps steps, AvroCursor in) {
         int[] ops = steps.ops;
         int[] args = steps.args;
         boolean dropped = false;
@@ -266,7 +287,7 @@ final class ScanPlan implements Plan {
                     dropped |= steps.filters[i].drops(in);
                     break;
                 case ARRAY:
-                    skipElements(in);
+                    skipElements(steps.element, in);
                     break;
                 case RowPlan.SKIP_RESOLVED:
                     steps.resolved[i].skip(in);
@@ -283,17 +304,17 @@ final class ScanPlan implements Plan {
      * Passes over the array under the cursor with the element's steps, item by item even in a block with a
      * byte size, as the rows will read it (so what the rows read is checked before the first is written).
      */
-    private void skipElements(AvroCursor in) {
+    private static void skipElements(Steps element, AvroCursor in) {
         long total = 0;
         for (long count = in.blockCount(total); count != 0; count = in.blockCount(total)) {
             total += count;
             int from = in.mark();
-            steps(element, in);
+            run(element, in);
             if (in.zeroByteItems(from, count)) {
                 continue; // the rest of the block takes no bytes either: nothing to pass
             }
             for (long i = 1; i < count; i++) {
-                steps(element, in);
+                run(element, in);
             }
         }
     }

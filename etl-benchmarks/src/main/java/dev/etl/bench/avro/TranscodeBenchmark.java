@@ -40,7 +40,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code fastPathAndEncode}: {@link AvroDeserializer}'s compiled fast path, then the same encoder;</li>
  * <li>{@code transcode}: {@link AvroRowTranscoder}, Avro bytes straight to the row;</li>
  * <li>{@code transcodeFiveOfFifteen}: the same for a table of five of the fields (the other ten skipped
- *     unread).</li>
+ *     unread);</li>
+ * <li>{@code transcodeOrderFields} and {@code transcodeOrderComputed} (issue 33): 1024 orders of 0–5 lines
+ *     ({@link #ORDER}), first three plain fields, then the same three plus computed columns: {@code
+ *     length(lines)}, {@code sum(lines.qty * lines.unit_cents)}, a product of two fields, a constant and the
+ *     lines' skus as an array projection (a Nested column's sub-column).</li>
  * </ul>
  * Every benchmark that writes a row writes the same bytes (checked in {@link #setUp}). Run with
  * {@code -prof gc} for {@code gc.alloc.rate.norm}; see {@code docs/BENCHMARKS.md}.
@@ -65,6 +69,25 @@ public class TranscodeBenchmark {
     private AvroRowTranscoder transcoder;
     private AvroRowTranscoder fiveColumns;
     private final RowBuffer out = new RowBuffer(1024);
+
+    /** An order with lines, for the computed columns. */
+    public static final Schema ORDER = new Schema.Parser().parse("""
+            {"type": "record", "name": "Order", "namespace": "bench", "fields": [
+              {"name": "id", "type": "long"},
+              {"name": "customer", "type": "string"},
+              {"name": "discount_cents", "type": "long"},
+              {"name": "factor", "type": "int"},
+              {"name": "lines", "type": {"type": "array", "items": {"type": "record", "name": "Line",
+                  "fields": [
+                    {"name": "sku", "type": "string"},
+                    {"name": "qty", "type": "int"},
+                    {"name": "unit_cents", "type": "long"}]}}}
+            ]}""");
+
+    private final byte[][] orders = new byte[RECORDS][];
+    private int nextOrder;
+    private AvroRowTranscoder orderFields;
+    private AvroRowTranscoder orderComputed;
 
     private final Payload key = new Payload();
     private final Payload value = new Payload();
@@ -140,6 +163,26 @@ public class TranscodeBenchmark {
                                 .build(),
                         schema)
                 .build();
+        Schema line = ORDER.getField("lines").schema().getElementType();
+        for (int i = 0; i < RECORDS; i++) {
+            org.apache.avro.generic.GenericRecord order = new org.apache.avro.generic.GenericData.Record(ORDER);
+            order.put("id", (long) i);
+            order.put("customer", "customer-" + random.nextInt(10_000));
+            order.put("discount_cents", (long) random.nextInt(1000));
+            order.put("factor", random.nextInt(1, 4));
+            java.util.List<GenericRecord> lines = new java.util.ArrayList<>();
+            for (int l = random.nextInt(6); l > 0; l--) {
+                GenericRecord item = new org.apache.avro.generic.GenericData.Record(line);
+                item.put("sku", "sku-" + random.nextInt(100_000));
+                item.put("qty", random.nextInt(1, 20));
+                item.put("unit_cents", (long) random.nextInt(100, 100_000));
+                lines.add(item);
+            }
+            order.put("lines", lines);
+            orders[i] = AvroWireFormat.raw(ORDER, order);
+        }
+        orderFields = AvroRowTranscoder.raw(orderFields(), ORDER).build();
+        orderComputed = AvroRowTranscoder.raw(orderComputed(), ORDER).build();
         for (int i = 0; i < RECORDS; i++) {
             next = i;
             byte[] a = genericDatumReaderAndEncode().toByteArray();
@@ -152,6 +195,29 @@ public class TranscodeBenchmark {
             }
         }
         next = 0;
+    }
+
+    /** Three plain fields of {@link #ORDER}. */
+    public static AvroRowMapping orderFields() {
+        return AvroRowMapping.builder(ORDER)
+                .column("id", "UInt64")
+                .column("customer", "String")
+                .column("discount_cents", "Int64")
+                .build();
+    }
+
+    /** The same three and computed columns: length, sum of products, product, constant, array projection. */
+    public static AvroRowMapping orderComputed() {
+        return AvroRowMapping.builder(ORDER)
+                .column("id", "UInt64")
+                .column("customer", "String")
+                .column("discount_cents", "Int64")
+                .column("n_lines", "UInt32", "length(lines)")
+                .column("total_cents", "Int64", "sum(lines.qty * lines.unit_cents)")
+                .column("discount_total", "Int64", "discount_cents * factor")
+                .column("channel", "LowCardinality(String)", "'web'")
+                .column("lines.sku", "Array(String)", "lines.sku")
+                .build();
     }
 
     private byte[] nextBody() {
@@ -203,5 +269,29 @@ public class TranscodeBenchmark {
         out.reset();
         fiveColumns.transcode(body, 0, body.length, out);
         return out;
+    }
+
+    @Benchmark
+    public RowBuffer transcodeOrderFields() {
+        byte[] body = nextOrder();
+        RowBuffer out = this.out;
+        out.reset();
+        orderFields.transcode(body, 0, body.length, out);
+        return out;
+    }
+
+    @Benchmark
+    public RowBuffer transcodeOrderComputed() {
+        byte[] body = nextOrder();
+        RowBuffer out = this.out;
+        out.reset();
+        orderComputed.transcode(body, 0, body.length, out);
+        return out;
+    }
+
+    private byte[] nextOrder() {
+        int i = nextOrder;
+        nextOrder = (i + 1) & (RECORDS - 1);
+        return orders[i];
     }
 }

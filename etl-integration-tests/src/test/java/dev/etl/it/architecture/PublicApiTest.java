@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
  *       sees no connector, each technology's ({@code dev.etl.autoconfigure.kafka}, etl-spring-boot-kafka,
  *       and so on) the core, its own connector and the modules it builds on; the engine sees none of them; the Avro → RowBinary bridge ({@code dev.etl.avro.clickhouse},
  *       etl-avro-clickhouse) sees the engine, the Avro and the ClickHouse connector only (the Avro
- *       connector's low-level byte layer {@code dev.etl.avro.binary} included); the backfill
+ *       connector's low-level byte layer {@code dev.etl.avro.binary} included); the JSON → RowBinary bridge
+ *       ({@code dev.etl.json.clickhouse}, etl-json-clickhouse) the engine and the ClickHouse connector only (it
+ *       scans JSON itself: no Jackson, not the JSON connector); the backfill
  *       source ({@code dev.etl.s3}, etl-s3) the engine and the Kafka and Avro connectors it builds on;</li>
  *   <li>{@code dev.etl.internal.*} is the engine's own: no class outside the engine uses it (the
  *       engine's and the Avro connector's module descriptors say the same to the module path; this
@@ -72,6 +74,8 @@ class PublicApiTest {
             Map.entry("dev.etl.s3", List.of("software.amazon.awssdk.", "org.apache.kafka.", "org.apache.avro.")),
             // The Avro → RowBinary bridge (etl-avro-clickhouse): Avro's types; ClickHouse's are etl's own.
             Map.entry("dev.etl.avro.clickhouse", List.of("org.apache.avro.")),
+            // The JSON → RowBinary bridge (etl-json-clickhouse): no third-party type (not Jackson's, unlike etl-json).
+            Map.entry("dev.etl.json.clickhouse", List.of()),
             Map.entry(
                     "dev.etl.autoconfigure",
                     List.of("org.springframework.", "org.apache.kafka.", "org.apache.avro.", "tools.jackson.")),
@@ -99,6 +103,9 @@ class PublicApiTest {
     /** The package of etl-avro-clickhouse, which bridges two connectors (so is none of them). */
     private static final String BRIDGE = "dev.etl.avro.clickhouse";
 
+    /** The package of etl-json-clickhouse, the JSON → RowBinary bridge (a bridge too, so no connector). */
+    private static final String JSON_BRIDGE = "dev.etl.json.clickhouse";
+
     /** The package of etl-s3, the backfill source, built on the Kafka source (and Avro's rows). */
     private static final String S3 = "dev.etl.s3";
 
@@ -124,6 +131,7 @@ class PublicApiTest {
                 "dev.etl.json",
                 "dev.etl.clickhouse",
                 "dev.etl.avro.clickhouse",
+                "dev.etl.json.clickhouse",
                 "dev.etl.datagen",
                 "dev.etl.s3",
                 "dev.etl.autoconfigure",
@@ -223,6 +231,31 @@ class PublicApiTest {
         }
         assertThat(violations)
                 .as("etl-avro-clickhouse → a module other than engine, Avro, ClickHouse")
+                .isEmpty();
+    }
+
+    @Test
+    void theJsonClickHouseBridgeDependsOnTheEngineAndTheClickHouseConnectorOnly() {
+        List<String> violations = new ArrayList<>();
+        for (JavaClass c : classes) {
+            if (!c.getPackageName().startsWith(JSON_BRIDGE)) {
+                continue;
+            }
+            for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                String target = d.getTargetClass().getPackageName();
+                boolean allowed = isEngine(target)
+                        || target.startsWith(JSON_BRIDGE)
+                        || "dev.etl.clickhouse".equals(connectorOf(target));
+                if (target.startsWith("dev.etl.") && !allowed
+                        || target.startsWith("org.springframework")
+                        || target.startsWith("tools.jackson")
+                        || target.startsWith("com.fasterxml.jackson")) {
+                    violations.add(d.getDescription());
+                }
+            }
+        }
+        assertThat(violations)
+                .as("etl-json-clickhouse → a module other than engine and ClickHouse, or a JSON library")
                 .isEmpty();
     }
 
@@ -576,6 +609,9 @@ class PublicApiTest {
         if (pkg.equals(BRIDGE) || pkg.startsWith(BRIDGE + ".")) {
             return null; // dev.etl.avro.clickhouse bridges two connectors: it is neither (its own test says what it
             // sees)
+        }
+        if (pkg.equals(JSON_BRIDGE) || pkg.startsWith(JSON_BRIDGE + ".")) {
+            return null; // dev.etl.json.clickhouse: the same, for JSON
         }
         return CONNECTORS.stream()
                 .filter((c) -> pkg.equals(c) || pkg.startsWith(c + "."))
