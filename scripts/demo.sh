@@ -353,8 +353,9 @@ run_pipeline() { # name database group
   fi
   info "probes $BASE/readyz $BASE/healthz, metrics $BASE/actuator/prometheus"
   if [[ "$RUN_NAME" == etl-app ]]; then
-    # What the application derived from the table and the schema (logged at startup, one line per column).
-    grep -E 'column|mapping' "$RUN_LOG" | grep -v -E 'WARN|ERROR' | head -n 12 | sed -E 's/^.* : /    | /' || true
+    # What the application derived from the table and the schema (logged at startup: column ← source, and
+    # the reader fields the table does not store).
+    grep -E 'ClickHouseTablePipelines' "$RUN_LOG" | head -n 4 | sed -E 's/^.* : //' | fold -s -w 108 | sed 's/^/    | /' || true
   fi
 
   # ---------------------------------------------------------------- progress ----
