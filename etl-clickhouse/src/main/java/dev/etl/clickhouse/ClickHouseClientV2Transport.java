@@ -34,8 +34,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Inserts through ClickHouse's Java client-v2 (0.10.0): per batch one
- * {@code client.insert(`db`.`table`, InputStream over the bytes, RowBinary or Native, InsertSettings)} with every
- * setting of the {@link ClickHouseInsert} as a server setting, waited for with a bound. Reads
+ * {@code client.insert(`db`.`table`, [`a`, `b`, …], InputStream over the bytes, RowBinary or Native, InsertSettings)}
+ * with the insert's {@linkplain ClickHouseInsert#quotedColumns() column list} (client-v2 puts the names into
+ * its statement as given, {@code INSERT INTO `db`.`table` (`a`, `b` ) FORMAT RowBinary}; an insert without
+ * columns uses the overload without a list) and every setting of the {@link ClickHouseInsert} as a server
+ * setting, waited for with a bound. Reads
  * ({@link #query}) go through a raw {@link ClickHouseHttpTransport}: client-v2 0.10.0's typed reads fail
  * against ClickHouse 18.16 (SPEC §8).
  *
@@ -194,8 +197,20 @@ final class ClickHouseClientV2Transport implements ClickHouseTransport {
             throws ClickHouseRequestException {
         CompletableFuture<InsertResponse> future = null;
         try {
-            future = client.insert(
-                    insert.quotedTable(), new ByteArrayInputStream(body, 0, length), format(insert.format()), settings);
+            // client-v2 writes "INSERT INTO <table> (<names joined by ", ">) FORMAT <format>" with the names as
+            // given (no quoting of its own), so they go in backquoted; without names it writes no list
+            future = insert.columns().isEmpty()
+                    ? client.insert(
+                            insert.quotedTable(),
+                            new ByteArrayInputStream(body, 0, length),
+                            format(insert.format()),
+                            settings)
+                    : client.insert(
+                            insert.quotedTable(),
+                            insert.quotedColumns(),
+                            new ByteArrayInputStream(body, 0, length),
+                            format(insert.format()),
+                            settings);
             try (InsertResponse response = future.get(waitMillis, TimeUnit.MILLISECONDS)) {
                 return writtenRows(response.getResponseHeaders());
             }

@@ -24,9 +24,10 @@ import org.slf4j.LoggerFactory;
  * {@code *MergeTree} only with {@code non_replicated_deduplication_window > 0} on a server that has
  * that setting (18.16 does not); anything else does not. No dedup: a WARN, or a refusal when
  * {@link ClickHouseSinkConfig#requireDedup()};</li>
- * <li>{@code system.columns} (without MATERIALIZED and ALIAS columns, which RowBinary inserts do not
- * carry) against the encoder's columns, per {@link ValidationMode}, with a column-by-column diff on
- * mismatch.</li>
+ * <li>{@code system.columns} ({@link ClickHouseTableSchema}: without MATERIALIZED and ALIAS columns,
+ * which inserts do not carry) against the encoder's columns by name, per {@link ValidationMode}: each
+ * encoder column must be in the table, each table column the encoder leaves out must have a
+ * {@code DEFAULT}; a column-by-column diff on mismatch.</li>
  * </ol>
  * A replica that cannot be reached is logged and skipped (it is checked by nobody until restart, and
  * the breaker handles it at runtime); a shard with no reachable replica fails validation. A failed TLS
@@ -235,8 +236,10 @@ final class ClickHouseSchemaValidator {
         if (config.validation() != ValidationMode.OFF) {
             ClickHouseTableSchema schema =
                     ClickHouseTableSchema.fetch(transport, uri, config.database(), config.table());
-            List<ClickHouseColumn> actual = schema == null ? List.of() : schema.insertable();
-            String diff = columnDiff(expected, actual, config.validation());
+            String diff = columnDiff(
+                    expected,
+                    schema == null ? ClickHouseTableSchema.of(List.of(), Set.of()) : schema,
+                    config.validation());
             if (diff != null) {
                 throw new ClickHouseSchemaException(
                         replica,
@@ -244,6 +247,9 @@ final class ClickHouseSchemaValidator {
                         "table " + table + " on shard " + shard + " replica " + replica
                                 + " does not match the encoder (" + config.validation() + " validation):\n" + diff,
                         null);
+            }
+            if (!caps.dedupToken() && schema != null) {
+                warnOfDefaultsPerInsert(shard, replica, expected, schema);
             }
         }
         log.info(
@@ -256,6 +262,41 @@ final class ClickHouseSchemaValidator {
                 caps.dedupToken(),
                 caps.asyncInsert());
         return caps;
+    }
+
+    /** A function whose value differs from one insert to the next. */
+    private static final Pattern PER_INSERT = Pattern.compile(
+            "\\b(now|now64|nowInBlock|today|yesterday|rand|rand32|rand64|randConstant|generateUUIDv4|"
+                    + "currentTimestamp|hostName|uptime|rowNumberInAllBlocks|blockNumber)\\s*\\(",
+            Pattern.CASE_INSENSITIVE);
+
+    /**
+     * Without {@code insert_deduplication_token} a Replicated table drops a retried block only when the part
+     * it writes is the same, after the server filled in the defaults: a {@code DEFAULT now()} the insert leaves
+     * to the server makes a retry in another second a new block (verified on 18.16). Warns naming such columns.
+     */
+    private void warnOfDefaultsPerInsert(
+            int shard, String replica, List<ClickHouseColumn> expected, ClickHouseTableSchema schema) {
+        Set<String> written = new HashSet<>();
+        expected.forEach(c -> written.add(c.name()));
+        List<String> perInsert = new ArrayList<>();
+        for (ClickHouseColumn c : schema.insertable()) {
+            String expression = schema.defaultExpression(c.name());
+            if (!written.contains(c.name()) && PER_INSERT.matcher(expression).find()) {
+                perInsert.add(c.name() + " DEFAULT " + expression);
+            }
+        }
+        if (!perInsert.isEmpty()) {
+            log.warn(
+                    "ClickHouse shard {} replica {}: table {} computes {} per insert and the server has no "
+                            + "insert_deduplication_token: a retried or replayed batch is a different block once that value "
+                            + "changed (DEFAULT now(): in another second) and is stored again; write the column from the "
+                            + "record instead",
+                    shard,
+                    replica,
+                    config.qualifiedTable(),
+                    perInsert);
+        }
     }
 
     /** ClickHouse's READONLY error: a write, or a setting change, by a user whose profile has readonly != 0. */
@@ -452,89 +493,115 @@ final class ClickHouseSchemaValidator {
     }
 
     /**
-     * A column-by-column diff, or null when the columns match under {@code mode}. Types are compared
-     * after their {@link ColumnType#canonical()} spelling.
+     * A column-by-column diff, or null when the encoder's columns fit the table under {@code mode}. The
+     * insert names its columns ({@link ClickHouseInsert}), so columns are matched by name and their order
+     * does not matter: every encoder column must be a column of the table (under {@code FULL} of the same
+     * type, compared after their {@link ColumnType#canonical()} spelling), none twice; every insertable table
+     * column the encoder does not write must have a {@code DEFAULT} (else the insert would store its type's
+     * zero value). The diff lists the encoder's columns in its order next to the table's column of the same
+     * name, then the table's columns the encoder does not write, in table order.
      */
-    static String columnDiff(List<ClickHouseColumn> expected, List<ClickHouseColumn> actual, ValidationMode mode) {
+    static String columnDiff(List<ClickHouseColumn> expected, ClickHouseTableSchema table, ValidationMode mode) {
         if (mode == ValidationMode.OFF) {
             return null;
         }
-        boolean same = expected.size() == actual.size();
-        for (int i = 0; same && i < expected.size(); i++) {
-            same = columnMatches(expected.get(i), actual.get(i), mode);
+        Set<String> written = new HashSet<>();
+        List<String> twice = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        boolean typeDiffers = false;
+        for (ClickHouseColumn e : expected) {
+            if (!written.add(e.name())) {
+                twice.add(e.name());
+            }
+            ClickHouseColumn a = table.column(e.name());
+            if (a == null) {
+                missing.add(e.name());
+            } else if (mode == ValidationMode.FULL && !typesMatch(e.type(), a.type())) {
+                typeDiffers = true;
+            }
         }
-        if (same) {
+        List<ClickHouseColumn> unwritten = new ArrayList<>();
+        List<String> zeroed = new ArrayList<>();
+        for (ClickHouseColumn a : table.insertable()) {
+            if (!written.contains(a.name())) {
+                unwritten.add(a);
+                if (!table.hasDefault(a.name())) {
+                    zeroed.add(a.name());
+                }
+            }
+        }
+        if (twice.isEmpty() && missing.isEmpty() && !typeDiffers && zeroed.isEmpty()) {
             return null;
         }
-        int nameWidth = 6;
-        int typeWidth = 8;
+        int nameWidth = "encoder".length();
+        int typeWidth = 0;
+        int tableTypeWidth = 0;
         for (ClickHouseColumn c : expected) {
             nameWidth = Math.max(nameWidth, c.name().length());
             typeWidth = Math.max(typeWidth, c.type().length());
         }
-        for (ClickHouseColumn c : actual) {
+        for (ClickHouseColumn c : table.insertable()) {
             nameWidth = Math.max(nameWidth, c.name().length());
+            tableTypeWidth = Math.max(tableTypeWidth, c.type().length());
         }
-        String format = "  %-3s %-" + nameWidth + "s %-" + typeWidth + "s | %-" + nameWidth + "s %s%s%n";
+        String format = "  %-3s %-" + nameWidth + "s %-" + Math.max(1, typeWidth) + "s | %-" + nameWidth + "s %-"
+                + Math.max(1, tableTypeWidth) + "s  %s";
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(format, "#", "encoder", "", "table", "", ""));
-        int rows = Math.max(expected.size(), actual.size());
-        for (int i = 0; i < rows; i++) {
-            ClickHouseColumn e = i < expected.size() ? expected.get(i) : null;
-            ClickHouseColumn a = i < actual.size() ? actual.get(i) : null;
+        line(sb, format, "#", "encoder", "", "table", "", "");
+        List<String> candidates = unwritten.stream().map(ClickHouseColumn::name).toList();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < expected.size(); i++) {
+            ClickHouseColumn e = expected.get(i);
+            ClickHouseColumn a = table.column(e.name());
             String note;
-            if (e == null) {
-                note = "   <- extra column in the table";
-            } else if (a == null) {
-                note = "   <- the table has no column here";
-            } else if (!e.name().equals(a.name())) {
-                note = "   <- name differs";
+            if (a == null) {
+                String closest = dev.etl.error.Suggestion.closest(e.name(), candidates);
+                note = "<- the table has no such column" + (closest == null ? "" : "; did you mean '" + closest + "'?");
+            } else if (!seen.add(e.name())) {
+                note = "<- written twice";
             } else if (mode == ValidationMode.FULL && !typesMatch(e.type(), a.type())) {
-                note = "   <- type differs";
+                note = "<- type differs";
             } else {
                 note = "";
             }
-            sb.append(String.format(
+            line(
+                    sb,
                     format,
-                    i + 1,
-                    e == null ? "-" : e.name(),
-                    e == null ? "" : e.type(),
+                    String.valueOf(i + 1),
+                    e.name(),
+                    e.type(),
                     a == null ? "-" : a.name(),
                     a == null ? "" : a.type(),
-                    note));
+                    note);
         }
-        Set<String> expectedNames = new HashSet<>();
-        expected.forEach(c -> expectedNames.add(c.name()));
-        Set<String> actualNames = new HashSet<>();
-        actual.forEach(c -> actualNames.add(c.name()));
-        List<String> missing = expected.stream()
-                .map(ClickHouseColumn::name)
-                .filter(n -> !actualNames.contains(n))
-                .toList();
-        List<String> extra = actual.stream()
-                .map(ClickHouseColumn::name)
-                .filter(n -> !expectedNames.contains(n))
-                .toList();
+        for (ClickHouseColumn a : unwritten) {
+            String note = table.hasDefault(a.name())
+                    ? "(not written: the server computes its DEFAULT)"
+                    : "<- not written by the encoder, and no DEFAULT";
+            line(sb, format, "-", "-", "", a.name(), a.type(), note);
+        }
         if (!missing.isEmpty()) {
             sb.append("  missing in the table: ").append(missing).append('\n');
         }
-        if (!extra.isEmpty()) {
-            sb.append("  not written by the encoder: ").append(extra).append('\n');
+        if (!twice.isEmpty()) {
+            sb.append("  written twice by the encoder: ").append(twice).append('\n');
         }
-        if (missing.isEmpty() && extra.isEmpty() && expected.size() == actual.size()) {
-            boolean orderOnly = false;
-            for (int i = 0; i < expected.size(); i++) {
-                orderOnly |= !expected.get(i).name().equals(actual.get(i).name());
-            }
-            if (orderOnly) {
-                sb.append("  same columns in a different order: RowBinary is positional, the order must match\n");
-            }
+        if (!zeroed.isEmpty()) {
+            boolean one = zeroed.size() == 1;
+            sb.append("  the insert would store the type's zero value in ")
+                    .append(zeroed)
+                    .append(" (table column")
+                    .append(one ? "" : "s")
+                    .append(" the encoder does not write, without a DEFAULT): ")
+                    .append(one ? "map it, or give it a DEFAULT" : "map them, or give them a DEFAULT")
+                    .append('\n');
         }
         return sb.toString();
     }
 
-    private static boolean columnMatches(ClickHouseColumn e, ClickHouseColumn a, ValidationMode mode) {
-        return e.name().equals(a.name()) && (mode != ValidationMode.FULL || typesMatch(e.type(), a.type()));
+    /** One row of the column diff, without trailing blanks. */
+    private static void line(StringBuilder sb, String format, Object... cells) {
+        sb.append(String.format(format, cells).stripTrailing()).append('\n');
     }
 
     /** Whether two type strings name the same wire type ({@link ColumnType#sameType}). */

@@ -26,9 +26,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes sealed batches of one shard as {@code INSERT INTO db.table FORMAT RowBinary} (or
+ * Writes sealed batches of one shard as {@code INSERT INTO db.table (a, b, …) FORMAT RowBinary} (or
  * {@code FORMAT Native}) to one replica at a time, straight into the shard-local table (never a
- * Distributed table: the insert's return is the durability signal).
+ * Distributed table: the insert's return is the durability signal). The column list is the sink's columns
+ * (its encoder's, in the encoder's order; see {@link ClickHouseInsert}): the table's columns it leaves out
+ * get their {@code DEFAULT}; a writer given no columns sends no list.
  *
  * <p><b>Format.</b> With {@link InsertFormat#ROW_BINARY} the batch's bytes are the body. With
  * {@link InsertFormat#NATIVE} the writer first transposes the batch's RowBinary rows into one Native
@@ -185,8 +187,9 @@ public final class ClickHouseShardWriter implements ShardWriter {
     }
 
     /**
-     * As the other constructors, for rows of {@code columns} (the sink's encoder's, in order), which
-     * {@link InsertFormat#NATIVE} needs to build its blocks; RowBinary ignores them.
+     * As the other constructors, for rows of {@code columns} (the sink's encoder's, in order): every insert
+     * names them ({@code INSERT INTO … (a, b, …)}; none: no list), refused rows are isolated by their
+     * boundaries, and {@link InsertFormat#NATIVE} builds its blocks from them.
      *
      * @throws UnsupportedNativeTypeException with {@code NATIVE}, when {@code columns} is empty or a column's
      *                                        type cannot be sent in a Native block
@@ -242,18 +245,19 @@ public final class ClickHouseShardWriter implements ShardWriter {
                             registry, pipelineName, sinkName, shard, describe(uris.get(i)), breaker));
         }
         this.sendToken = capabilities.dedupToken();
-        this.insert = insertRequest(config, capabilities);
+        this.insert = insertRequest(config, columnsCopy, capabilities);
         this.onClose = Objects.requireNonNull(onClose, "onClose");
         this.isolationLog = new RateLimitedLog(TimeUnit.SECONDS.toNanos(10), nanoClock);
     }
 
     /**
-     * The insert every batch of this writer sends (before the per-batch token): the shard-local table
-     * and, in this order, {@code wait_end_of_query=1}, {@code insert_deduplicate=1},
-     * {@code send_progress_in_http_headers=0}, {@code async_insert=0} where supported, then the
-     * configured extra settings.
+     * The insert every batch of this writer sends (before the per-batch token): the shard-local table,
+     * the names of {@code columns} as its column list (none when there are none) and, in this order,
+     * {@code wait_end_of_query=1}, {@code insert_deduplicate=1}, {@code send_progress_in_http_headers=0},
+     * {@code async_insert=0} where supported, then the configured extra settings.
      */
-    static ClickHouseInsert insertRequest(ClickHouseSinkConfig config, ClickHouseCapabilities capabilities) {
+    static ClickHouseInsert insertRequest(
+            ClickHouseSinkConfig config, List<ClickHouseColumn> columns, ClickHouseCapabilities capabilities) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("wait_end_of_query", "1");
         settings.put("insert_deduplicate", "1");
@@ -262,7 +266,12 @@ public final class ClickHouseShardWriter implements ShardWriter {
             settings.put("async_insert", "0");
         }
         settings.putAll(config.settings());
-        return new ClickHouseInsert(config.database(), config.table(), settings, config.format());
+        return new ClickHouseInsert(
+                config.database(),
+                config.table(),
+                columns.stream().map(ClickHouseColumn::name).toList(),
+                settings,
+                config.format());
     }
 
     /** A replica's URI for messages and metric tags: scheme, host and port, never user info. */

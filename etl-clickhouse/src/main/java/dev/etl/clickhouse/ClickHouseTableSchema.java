@@ -2,6 +2,7 @@ package dev.etl.clickhouse;
 
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * column list may leave them to the server. What a mapping derived by column name is derived from.
  *
  * <p>{@link #read(ClickHouseSinkConfig)} reads it from a server ({@code system.columns}: {@code name},
- * {@code type}, {@code default_kind}); startup validation reads it with the same query. A column whose
+ * {@code type}, {@code default_kind}, {@code default_expression}); startup validation reads it with the same
+ * query. A column whose
  * {@code default_kind} is {@code DEFAULT} (or {@code EPHEMERAL}, on servers that have it) has a default;
  * one with none, or an empty kind, has not (left out of an insert it would get its type's zero value).
  *
@@ -26,11 +28,16 @@ import org.jspecify.annotations.Nullable;
 public final class ClickHouseTableSchema {
     private final List<ClickHouseColumn> insertable;
     private final Set<String> withDefault;
+    /** The {@code DEFAULT} expressions as the server printed them, where read from a server. */
+    private final Map<String, String> defaultExpressions;
+
     private final Map<String, ClickHouseColumn> byName;
 
-    private ClickHouseTableSchema(List<ClickHouseColumn> insertable, Set<String> withDefault) {
+    private ClickHouseTableSchema(
+            List<ClickHouseColumn> insertable, Set<String> withDefault, Map<String, String> defaultExpressions) {
         this.insertable = List.copyOf(insertable);
         this.withDefault = Set.copyOf(withDefault);
+        this.defaultExpressions = Map.copyOf(defaultExpressions);
         Map<String, ClickHouseColumn> names = new LinkedHashMap<>();
         for (ClickHouseColumn c : this.insertable) {
             if (names.put(c.name(), c) != null) {
@@ -55,7 +62,9 @@ public final class ClickHouseTableSchema {
      */
     public static ClickHouseTableSchema of(List<ClickHouseColumn> insertable, Set<String> withDefault) {
         return new ClickHouseTableSchema(
-                Objects.requireNonNull(insertable, "insertable"), Objects.requireNonNull(withDefault, "withDefault"));
+                Objects.requireNonNull(insertable, "insertable"),
+                Objects.requireNonNull(withDefault, "withDefault"),
+                Map.of());
     }
 
     /**
@@ -94,11 +103,12 @@ public final class ClickHouseTableSchema {
             throws ClickHouseRequestException {
         String body = transport.query(
                 replica,
-                "SELECT name, type, default_kind FROM system.columns WHERE database = "
+                "SELECT name, type, default_kind, default_expression FROM system.columns WHERE database = "
                         + ClickHouseSchemaValidator.literal(database) + " AND table = "
                         + ClickHouseSchemaValidator.literal(table) + " FORMAT TabSeparated");
         List<ClickHouseColumn> insertable = new ArrayList<>();
         Set<String> withDefault = new HashSet<>();
+        Map<String, String> expressions = new HashMap<>();
         boolean any = false;
         for (String line : body.split("\n")) {
             if (line.isEmpty()) {
@@ -114,9 +124,10 @@ public final class ClickHouseTableSchema {
             insertable.add(new ClickHouseColumn(name, ClickHouseSchemaValidator.unescapeTsv(f.length > 1 ? f[1] : "")));
             if (kind.equals("DEFAULT") || kind.equals("EPHEMERAL")) {
                 withDefault.add(name);
+                expressions.put(name, ClickHouseSchemaValidator.unescapeTsv(f.length > 3 ? f[3] : ""));
             }
         }
-        return any ? new ClickHouseTableSchema(insertable, withDefault) : null;
+        return any ? new ClickHouseTableSchema(insertable, withDefault, expressions) : null;
     }
 
     /** The columns an insert may carry, in table order. */
@@ -132,6 +143,11 @@ public final class ClickHouseTableSchema {
     /** Whether {@code column} has a {@code DEFAULT} expression, so an insert may leave it out. */
     public boolean hasDefault(String column) {
         return withDefault.contains(column);
+    }
+
+    /** {@code column}'s {@code DEFAULT} expression as the server printed it, or "" (none, or not read from a server). */
+    String defaultExpression(String column) {
+        return defaultExpressions.getOrDefault(column, "");
     }
 
     @Override

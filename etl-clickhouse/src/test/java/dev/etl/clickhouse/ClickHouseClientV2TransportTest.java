@@ -150,6 +150,19 @@ class ClickHouseClientV2TransportTest {
     }
 
     @Test
+    void anInsertWithColumnsNamesThemBackquotedInTheStatement() throws Exception {
+        ClickHouseInsert insert = new ClickHouseInsert(
+                "shop",
+                "orders",
+                List.of("qty", "order id", "we`ird"),
+                Map.of("wait_end_of_query", "1"),
+                InsertFormat.NATIVE);
+        transport().insert(replica, insert, new byte[] {1}, 1);
+        assertThat(received.get(0).params())
+                .containsEntry("query", "INSERT INTO `shop`.`orders` (`qty`, `order id`, `we\\`ird` ) FORMAT Native");
+    }
+
+    @Test
     void credentialsAndClientSideCompression() throws Exception {
         transport(Duration.ofSeconds(10), "etl", "s3cret", true).insert(replica, insert(), new byte[] {1, 2, 3}, 3);
         Received r = received.get(0);

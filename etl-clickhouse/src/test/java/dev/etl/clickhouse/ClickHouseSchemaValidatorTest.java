@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class ClickHouseSchemaValidatorTest {
@@ -37,18 +38,22 @@ class ClickHouseSchemaValidatorTest {
         assertThat(ClickHouseSchemaValidator.typesMatch("UInt64", "Int64")).isFalse();
     }
 
+    /** A table without DEFAULT columns. */
+    private static ClickHouseTableSchema table(ClickHouseColumn... columns) {
+        return ClickHouseTableSchema.of(List.of(columns), Set.of());
+    }
+
     @Test
     void matchingColumnsHaveNoDiff() {
-        List<ClickHouseColumn> actual =
-                List.of(col("id", "UInt64"), col("amount", "Decimal64(2)"), col("customer", "String"));
+        ClickHouseTableSchema actual =
+                table(col("id", "UInt64"), col("amount", "Decimal64(2)"), col("customer", "String"));
         assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.FULL))
                 .isNull();
     }
 
     @Test
     void fullModeShowsTheColumnWithTheWrongType() {
-        List<ClickHouseColumn> actual =
-                List.of(col("id", "UInt64"), col("amount", "Float64"), col("customer", "String"));
+        ClickHouseTableSchema actual = table(col("id", "UInt64"), col("amount", "Float64"), col("customer", "String"));
         String diff = ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.FULL);
         assertThat(diff)
                 .contains("amount")
@@ -63,20 +68,100 @@ class ClickHouseSchemaValidatorTest {
     }
 
     @Test
-    void namesModeCatchesOrderMissingAndExtraColumns() {
-        List<ClickHouseColumn> swapped =
-                List.of(col("id", "UInt64"), col("customer", "String"), col("amount", "Decimal(18, 2)"));
-        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, swapped, ValidationMode.NAMES))
-                .contains("<- name differs")
-                .contains("different order");
-        List<ClickHouseColumn> other = List.of(
-                col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("customer", "String"), col("note", "String"));
-        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, other, ValidationMode.NAMES))
-                .contains("<- extra column in the table")
-                .contains("not written by the encoder: [note]");
-        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, other.subList(0, 2), ValidationMode.NAMES))
-                .contains("<- the table has no column here")
-                .contains("missing in the table: [customer]");
+    void theEncodersOrderNeedNotFollowTheTables() {
+        ClickHouseTableSchema swapped =
+                table(col("customer", "String"), col("id", "UInt64"), col("amount", "Decimal(18, 2)"));
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, swapped, ValidationMode.FULL))
+                .isNull();
+    }
+
+    @Test
+    void anEncoderColumnTheTableLacksFailsWithTheClosestUnwrittenColumn() {
+        ClickHouseTableSchema actual =
+                table(col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("customer_name", "String"));
+        String diff = ClickHouseSchemaValidator.columnDiff(EXPECTED, actual, ValidationMode.NAMES);
+        assertThat(diff)
+                .contains("<- the table has no such column; did you mean 'customer_name'?")
+                .contains("missing in the table: [customer]")
+                .contains("<- not written by the encoder, and no DEFAULT");
+    }
+
+    @Test
+    void aTableColumnLeftOutNeedsADefault() {
+        List<ClickHouseColumn> columns = List.of(
+                col("id", "UInt64"),
+                col("amount", "Decimal(18, 2)"),
+                col("customer", "String"),
+                col("inserted_at", "DateTime"),
+                col("note", "String"),
+                col("qty", "UInt32"));
+        ClickHouseTableSchema withDefaults = ClickHouseTableSchema.of(columns, Set.of("inserted_at", "note", "qty"));
+        assertThat(ClickHouseSchemaValidator.columnDiff(EXPECTED, withDefaults, ValidationMode.FULL))
+                .isNull();
+        ClickHouseTableSchema oneDefault = ClickHouseTableSchema.of(columns, Set.of("inserted_at"));
+        String diff = ClickHouseSchemaValidator.columnDiff(EXPECTED, oneDefault, ValidationMode.NAMES);
+        assertThat(diff)
+                .contains("the insert would store the type's zero value in [note, qty] (table columns the encoder "
+                        + "does not write, without a DEFAULT): map them, or give them a DEFAULT")
+                .contains("(not written: the server computes its DEFAULT)");
+        assertThat(diff.lines().filter(l -> l.contains("<- not written by the encoder, and no DEFAULT")))
+                .hasSize(2);
+        assertThat(ClickHouseSchemaValidator.columnDiff(
+                        EXPECTED,
+                        ClickHouseTableSchema.of(columns, Set.of("inserted_at", "note")),
+                        ValidationMode.NAMES))
+                .contains("zero value in [qty] (table column the encoder does not write, without a DEFAULT): map it, "
+                        + "or give it a DEFAULT");
+    }
+
+    @Test
+    void aColumnTheEncoderWritesTwiceFails() {
+        List<ClickHouseColumn> twice = List.of(col("id", "UInt64"), col("id", "UInt64"));
+        assertThat(ClickHouseSchemaValidator.columnDiff(twice, table(col("id", "UInt64")), ValidationMode.NAMES))
+                .contains("<- written twice")
+                .contains("written twice by the encoder: [id]");
+    }
+
+    @Test
+    void theDiffListsTheEncodersColumnsThenTheTablesUnwrittenOnes() {
+        List<ClickHouseColumn> columns = List.of(col("qty", "UInt32"), col("sku", "String"));
+        ClickHouseTableSchema actual = ClickHouseTableSchema.of(
+                List.of(col("inserted_at", "DateTime"), col("sku", "String"), col("price", "Int64")),
+                Set.of("inserted_at"));
+        assertThat(ClickHouseSchemaValidator.columnDiff(columns, actual, ValidationMode.FULL))
+                .isEqualTo("""
+                          #   encoder            | table
+                          1   qty         UInt32 | -                     <- the table has no such column; did you mean 'price'?
+                          2   sku         String | sku         String
+                          -   -                  | inserted_at DateTime  (not written: the server computes its DEFAULT)
+                          -   -                  | price       Int64     <- not written by the encoder, and no DEFAULT
+                          missing in the table: [qty]
+                          the insert would store the type's zero value in [price] (table column the encoder does not \
+                        write, without a DEFAULT): map it, or give it a DEFAULT
+                        """);
+    }
+
+    /** The example of docs/connectors/clickhouse.md#startup-validation. */
+    @Test
+    void theDiffShownInTheConnectorDocs() {
+        List<ClickHouseColumn> encoder =
+                List.of(col("id", "UInt64"), col("amount", "Decimal(18, 2)"), col("custmer", "String"));
+        ClickHouseTableSchema table = ClickHouseTableSchema.of(
+                List.of(
+                        col("id", "UInt64"),
+                        col("amount", "Float64"),
+                        col("customer", "String"),
+                        col("inserted_at", "DateTime")),
+                Set.of("inserted_at"));
+        String docs;
+        try {
+            docs = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/connectors/clickhouse.md"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        String diff = ClickHouseSchemaValidator.columnDiff(encoder, table, ValidationMode.FULL);
+        assertThat(diff).contains("<- type differs", "did you mean 'customer'?", "map it, or give it a DEFAULT");
+        assertThat(docs).contains("validation):\n" + diff + "```");
     }
 
     @Test
@@ -226,6 +311,32 @@ class ClickHouseSchemaValidatorTest {
             assertThat(logs.list)
                     .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
                     .noneSatisfy(m -> assertThat(m).contains("inserted blocks"));
+        } finally {
+            logger.detachAppender(logs);
+        }
+    }
+
+    @Test
+    void aDefaultComputedPerInsertIsWarnedAboutWhereTheServerHasNoDedupTokens() {
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(ClickHouseSchemaValidator.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logs =
+                new ch.qos.logback.core.read.ListAppender<>();
+        logs.start();
+        logger.addAppender(logs);
+        try {
+            FakeTransport t = server(
+                    "ReplicatedMergeTree",
+                    "id\tUInt64\t\t\namount\tDecimal(18, 2)\t\t\ncustomer\tString\t\t\n"
+                            + "inserted_at\tDateTime\tDEFAULT\tnow()\ntotal\tInt64\tDEFAULT\tid * 2\n");
+            new ClickHouseSchemaValidator(config().build(), t).validateShard(0, EXPECTED);
+            assertThat(logs.list)
+                    .extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                    .filteredOn(m -> m.contains("per insert"))
+                    .hasSize(2) // once per replica, as the other warnings of the check
+                    .allSatisfy(m -> assertThat(m)
+                            .contains("computes [inserted_at DEFAULT now()] per insert")
+                            .doesNotContain("total"));
         } finally {
             logger.detachAppender(logs);
         }

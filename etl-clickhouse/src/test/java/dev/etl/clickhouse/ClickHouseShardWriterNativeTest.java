@@ -66,8 +66,9 @@ class ClickHouseShardWriterNativeTest {
         writer(config().build()).write(batch(1, 1, new Row(1, "a"), new Row(2, null)));
         FakeTransport.Request request = transport.inserts.get(0);
         assertThat(request.insert().format()).isEqualTo(InsertFormat.NATIVE);
-        assertThat(request.insert().statement()).isEqualTo("INSERT INTO `shop`.`orders` FORMAT Native");
-        assertThat(request.query()).contains("query=INSERT+INTO+%60shop%60.%60orders%60+FORMAT+Native");
+        assertThat(request.insert().statement()).isEqualTo("INSERT INTO `shop`.`orders` (`id`, `name`) FORMAT Native");
+        assertThat(request.query())
+                .contains("query=INSERT+INTO+%60shop%60.%60orders%60+%28%60id%60%2C+%60name%60%29+FORMAT+Native");
         assertThat(HexFormat.of().formatHex(request.body()))
                 .isEqualTo("0202"
                         + "0269640655496e74363401000000000000000200000000000000" // id UInt64: 1, 2

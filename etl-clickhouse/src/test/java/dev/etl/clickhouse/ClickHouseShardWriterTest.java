@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.entry;
 import dev.etl.error.SinkWriteException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -388,6 +389,45 @@ class ClickHouseShardWriterTest {
                         "database=shop"
                                 + "&query=INSERT+INTO+%60shop%60.%60orders%60+FORMAT+RowBinary&wait_end_of_query=1&insert_deduplicate=1"
                                 + "&send_progress_in_http_headers=0&async_insert=0&insert_quorum=2&insert_deduplication_token=tok-3");
+    }
+
+    @Test
+    void theInsertNamesTheSinksColumnsInTheirOrderAndTheSameOnEveryAttempt() {
+        List<ClickHouseColumn> columns = List.of(
+                new ClickHouseColumn("qty", "UInt32"),
+                new ClickHouseColumn("order id", "UInt64"),
+                new ClickHouseColumn("we`ird", "String"));
+        ClickHouseShardWriter w = new ClickHouseShardWriter(
+                config().build(),
+                columns,
+                0,
+                "orders",
+                "p1",
+                ClickHouseCapabilities.legacy("18.16.1"),
+                transport,
+                registry,
+                clock::get,
+                () -> {});
+        transport.failNext(A, FakeTransport.connectRefused());
+        assertThatThrownBy(() -> w.write(TestBatch.of(3, 1))).isInstanceOf(SinkWriteException.class);
+        w.write(TestBatch.of(3, 2));
+        ClickHouseInsert insert = transport.inserts.get(0).insert();
+        assertThat(insert.columns()).containsExactly("qty", "order id", "we`ird");
+        assertThat(insert.statement())
+                .isEqualTo("INSERT INTO `shop`.`orders` (`qty`, `order id`, `we\\`ird`) FORMAT RowBinary");
+        assertThat(transport.inserts.get(0).query())
+                .startsWith("database=shop&query=INSERT+INTO+%60shop%60.%60orders%60+"
+                        + "%28%60qty%60%2C+%60order+id%60%2C+%60we%5C%60ird%60%29+FORMAT+RowBinary&");
+        assertThat(transport.inserts.get(1).query())
+                .isEqualTo(transport.inserts.get(0).query());
+    }
+
+    @Test
+    void aColumnNamedTwiceInAnInsertIsRefused() {
+        assertThatThrownBy(() -> new ClickHouseInsert(
+                        "d", "t", List.of("a", "b", "a"), java.util.Map.of(), InsertFormat.ROW_BINARY))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("named twice");
     }
 
     @Test

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class ClickHouseTableSchemaTest {
     private static final String COLUMNS = "id\tUInt64\t\n"
-            + "inserted_at\tDateTime\tDEFAULT\n"
+            + "inserted_at\tDateTime\tDEFAULT\tnow()\n"
             + "day\tDate\tMATERIALIZED\n"
             + "note\tString\tALIAS\n"
             + "odd\\tname\tEnum8(\\'a\\' = 1)\t\n";
@@ -38,12 +38,13 @@ class ClickHouseTableSchemaTest {
                         new ClickHouseColumn("inserted_at", "DateTime"),
                         new ClickHouseColumn("odd\tname", "Enum8('a' = 1)"));
         assertThat(schema.hasDefault("inserted_at")).isTrue();
+        assertThat(schema.defaultExpression("inserted_at")).isEqualTo("now()");
         assertThat(schema.hasDefault("id")).isFalse();
         assertThat(schema.column("day")).as("MATERIALIZED is never inserted").isNull();
         assertThat(schema.column("note")).as("ALIAS is never inserted").isNull();
         assertThat(asked)
                 .containsExactly(
-                        "SELECT name, type, default_kind FROM system.columns WHERE database = 'db' AND table = 't'"
+                        "SELECT name, type, default_kind, default_expression FROM system.columns WHERE database = 'db' AND table = 't'"
                                 + " FORMAT TabSeparated");
     }
 

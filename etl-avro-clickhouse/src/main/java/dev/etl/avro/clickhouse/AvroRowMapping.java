@@ -49,8 +49,8 @@ import org.apache.avro.Schema;
  *     writes it as not null; {@code array<E>}: Array(T) with E converted as above;
  *     {@code LowCardinality(T)} is written as T.</li>
  * </ul>
- * Maps, records as values and unions other than with {@code null} (or of types that all convert to
- * the column) are not transcoded: map the record's fields instead, or use the object path
+ * Maps (but see {@code length(...)} below), records as values and unions other than with {@code null} (or of
+ * types that all convert to the column) are not transcoded: map the record's fields instead, or use the object path
  * ({@code AvroDeserializer} and a {@code RowBinaryEncoder}).
  *
  * <p><b>Computed columns.</b> The source of {@link Builder#column(String, String, String) column(column, type,

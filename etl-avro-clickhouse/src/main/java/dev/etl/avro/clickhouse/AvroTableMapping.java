@@ -8,10 +8,10 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.avro.Schema;
@@ -35,8 +35,9 @@ import org.jspecify.annotations.Nullable;
  * <p><b>Which field a column takes.</b> Every insertable column of the table, in table order, gets a source:
  * <ol>
  * <li>its {@link Builder#source source}, when one is given (a field path, or any source
- *     {@link AvroRowMapping.Builder#column(String, String, String)} takes), or the element index when it is
- *     named by {@link Builder#index index};</li>
+ *     {@link AvroRowMapping.Builder#column(String, String, String)} takes), the element index when it is
+ *     named by {@link Builder#index index}, or nothing when it is left to its {@code DEFAULT} by
+ *     {@link Builder#serverDefault serverDefault};</li>
  * <li>else the field it names. A field's path is its name, with a dot for each nested record it is in
  *     ({@code customer.name}); inside the {@link Builder#explode exploded} array's elements both the full
  *     path ({@code lines.sku}) and the path within the element ({@code sku}) count. A column names a field
@@ -135,15 +136,13 @@ public final class AvroTableMapping {
         private final ClickHouseTableSchema table;
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private final Set<String> indexColumns = new LinkedHashSet<>();
-        private final List<Condition> conditions = new ArrayList<>();
+        private final Set<String> serverDefaults = new LinkedHashSet<>();
+        /** The conditions and the key, applied to the whole mapping (not to a column compiled alone). */
+        private final List<Consumer<AvroRowMapping.Builder>> recordSteps = new ArrayList<>();
         /** Problems of the calls themselves (an array exploded twice), reported with the others. */
         private final List<String> callProblems = new ArrayList<>();
 
         private @Nullable String explode;
-        private @Nullable String shardKey;
-
-        /** A {@code dropWhen}/{@code keepWhen} as given, its values read as the field's type at build time. */
-        private record Condition(String path, List<Object> values, boolean keep) {}
 
         private Builder(Schema reader, ClickHouseTableSchema table) {
             this.reader = reader;
@@ -187,32 +186,82 @@ public final class AvroTableMapping {
         }
 
         /**
+         * Leaves {@code column} to the table's {@code DEFAULT} expression even when a field names it: it is not
+         * in the mapping's columns, so the insert leaves it to the server (an insert time the server should
+         * set, not the producer's field of the same name). A column without a {@code DEFAULT}, or one the
+         * table lacks, is an error of {@link #build()}.
+         */
+        public Builder serverDefault(String column) {
+            serverDefaults.add(Objects.requireNonNull(column, "column"));
+            return this;
+        }
+
+        /**
          * Drops the records whose field at {@code fieldPath} equals one of {@code values}, as
          * {@link AvroRowMapping.Builder#dropWhen} does. A string value for an int, long or boolean field is
          * read as that type ({@code "7"}, {@code "true"}), as configuration files spell them.
          */
         public Builder dropWhen(String fieldPath, Object... values) {
-            return condition(fieldPath, values, false);
+            Object[] typed = asFieldType(fieldPath, values);
+            recordSteps.add(b -> b.dropWhen(fieldPath, typed));
+            return this;
         }
 
         /** Keeps only the records whose field at {@code fieldPath} equals one of {@code values}; see {@link #dropWhen}. */
         public Builder keepWhen(String fieldPath, Object... values) {
-            return condition(fieldPath, values, true);
-        }
-
-        private Builder condition(String fieldPath, Object[] values, boolean keep) {
-            Objects.requireNonNull(fieldPath, "fieldPath");
-            for (Object v : values) {
-                Objects.requireNonNull(v, "value of " + fieldPath);
-            }
-            conditions.add(new Condition(fieldPath, List.of(values), keep));
+            Object[] typed = asFieldType(fieldPath, values);
+            recordSteps.add(b -> b.keepWhen(fieldPath, typed));
             return this;
         }
 
         /** Names the int or long field the transcoder's shard key reads; see {@link AvroRowMapping.Builder#shardKey}. */
         public Builder shardKey(String fieldPath) {
-            shardKey = Objects.requireNonNull(fieldPath, "fieldPath");
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            recordSteps.add(b -> b.shardKey(fieldPath));
             return this;
+        }
+
+        /**
+         * The condition's values as the field's type takes them: a string for an int or long field as a
+         * number, for a boolean as a Boolean (configuration spells every value as a string); others as given,
+         * for {@link RecordFilter} to judge.
+         */
+        private Object[] asFieldType(String fieldPath, Object[] values) {
+            Objects.requireNonNull(fieldPath, "fieldPath");
+            for (Object v : values) {
+                Objects.requireNonNull(v, "value of " + fieldPath);
+            }
+            Schema field = reader;
+            for (String name : fieldPath.split("\\.", -1)) {
+                Schema.Field f = field.getType() == Schema.Type.RECORD ? field.getField(name) : null;
+                if (f == null) {
+                    return values.clone(); // no such field: the mapping's build says so
+                }
+                field = f.schema();
+            }
+            Object[] typed = values.clone();
+            for (int i = 0; i < typed.length; i++) {
+                if (!(typed[i] instanceof String s)) {
+                    continue;
+                }
+                String v = s.strip();
+                switch (field.getType()) {
+                    case INT, LONG -> {
+                        try {
+                            typed[i] = Long.parseLong(v);
+                        } catch (NumberFormatException e) {
+                            // left a string: the filter says it is not an integer number
+                        }
+                    }
+                    case BOOLEAN -> {
+                        if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
+                            typed[i] = Boolean.parseBoolean(v);
+                        }
+                    }
+                    default -> {}
+                }
+            }
+            return typed;
         }
 
         /**
@@ -272,12 +321,8 @@ public final class AvroTableMapping {
                             + " column '" + o.getKey() + "'" + didYouMean(o.getKey(), columnNames()));
                 }
             }
-            for (String name : indexColumns) {
-                if (table.column(name) == null) {
-                    problems.add("index('" + name + "'): the table has no insertable column '" + name + "'"
-                            + didYouMean(name, columnNames()));
-                }
-            }
+            unknownColumns("index", indexColumns, problems);
+            unknownColumns("serverDefault", serverDefaults, problems);
             problems.addAll(callProblems);
             if (explode != null && !explodes) {
                 problems.add("explode('" + explode + "'): the reader schema " + reader.getFullName()
@@ -288,7 +333,7 @@ public final class AvroTableMapping {
             AvroRowMapping mapping = null;
             if (!written.isEmpty()) {
                 try {
-                    mapping = whole(written, explodes, fields);
+                    mapping = whole(written, explodes);
                 } catch (AvroMappingException | IllegalArgumentException | IllegalStateException e) {
                     problems.add(e.getMessage());
                 }
@@ -324,20 +369,39 @@ public final class AvroTableMapping {
 
         private Derivation derive(ClickHouseColumn column, ReaderFields fields) {
             String name = column.name();
+            List<String> declared = new ArrayList<>();
             String override = overrides.get(name);
-            if (override != null && indexColumns.contains(name)) {
+            if (override != null) {
+                declared.add("source('" + name + "', '" + override + "')");
+            }
+            if (indexColumns.contains(name)) {
+                declared.add("index('" + name + "')");
+            }
+            if (serverDefaults.contains(name)) {
+                declared.add("serverDefault('" + name + "')");
+            }
+            if (declared.size() > 1) {
                 return new Derivation(
                         column,
                         Kind.PROBLEM,
                         null,
-                        describe(column) + ": both source('" + name + "', '" + override + "') and index('" + name
-                                + "') are given");
+                        describe(column) + ": " + String.join(" and ", declared) + " are given");
             }
             if (override != null) {
                 return new Derivation(column, Kind.FIELD, override, null);
             }
             if (indexColumns.contains(name)) {
                 return new Derivation(column, Kind.INDEX, null, null);
+            }
+            if (serverDefaults.contains(name)) {
+                return table.hasDefault(name)
+                        ? new Derivation(column, Kind.DEFAULT, null, null)
+                        : new Derivation(
+                                column,
+                                Kind.PROBLEM,
+                                null,
+                                describe(column) + ": serverDefault('" + name + "') is given, but the table has no"
+                                        + " DEFAULT for it");
             }
             List<String> matches = fields.match(name);
             if (matches.size() == 1) {
@@ -352,6 +416,15 @@ public final class AvroTableMapping {
                                 + " all match its name; give its source (source('" + name + "', <field path>))");
             }
             return new Derivation(column, table.hasDefault(name) ? Kind.DEFAULT : Kind.UNMATCHED, null, null);
+        }
+
+        private void unknownColumns(String declaration, Set<String> names, List<String> problems) {
+            for (String name : names) {
+                if (table.column(name) == null) {
+                    problems.add(declaration + "('" + name + "'): the table has no insertable column '" + name + "'"
+                            + didYouMean(name, columnNames()));
+                }
+            }
         }
 
         private List<String> columnNames() {
@@ -374,7 +447,7 @@ public final class AvroTableMapping {
         }
 
         /** The mapping of the columns that compiled alone, with the array, the conditions and the key. */
-        private AvroRowMapping whole(List<Derivation> columns, boolean explodes, ReaderFields fields) {
+        private AvroRowMapping whole(List<Derivation> columns, boolean explodes) {
             AvroRowMapping.Builder b = AvroRowMapping.builder(reader);
             if (explodes) {
                 b.explode(Objects.requireNonNull(explode));
@@ -382,16 +455,8 @@ public final class AvroTableMapping {
             for (Derivation d : columns) {
                 add(b, d);
             }
-            for (Condition c : conditions) {
-                Object[] values = fields.asFieldValues(c.path(), c.values());
-                if (c.keep()) {
-                    b.keepWhen(c.path(), values);
-                } else {
-                    b.dropWhen(c.path(), values);
-                }
-            }
-            if (shardKey != null) {
-                b.shardKey(shardKey);
+            for (Consumer<AvroRowMapping.Builder> step : recordSteps) {
+                step.accept(b);
             }
             return b.build();
         }
@@ -420,7 +485,7 @@ public final class AvroTableMapping {
 
     /** Whether {@code candidate} is close enough to {@code name} to be a suggestion rather than noise. */
     private static boolean near(String name, String candidate) {
-        return Suggestion.distance(name, candidate) <= Math.max(2, name.length() / 3);
+        return Suggestion.distance(name, candidate) <= Math.max(2, (name.length() + 1) / 2);
     }
 
     /**
@@ -567,38 +632,6 @@ public final class AvroTableMapping {
                 }
             }
             return read;
-        }
-
-        /**
-         * The condition's values as the field's type takes them: a string for an int or long field as a
-         * number, for a boolean as a Boolean (configuration spells every value as a string); others as given.
-         */
-        Object[] asFieldValues(String path, List<Object> values) {
-            Schema.Type type = null;
-            for (Field f : fields) {
-                if (f.path().equals(path)) {
-                    type = f.schema().getType();
-                }
-            }
-            Object[] out = values.toArray();
-            for (int i = 0; i < out.length; i++) {
-                if (!(out[i] instanceof String s)) {
-                    continue;
-                }
-                String v = s.strip();
-                if (type == Schema.Type.INT || type == Schema.Type.LONG) {
-                    try {
-                        out[i] = Long.parseLong(v);
-                    } catch (NumberFormatException e) {
-                        // left a string: the filter says it is not an integer number
-                    }
-                } else if (type == Schema.Type.BOOLEAN
-                        && (v.toLowerCase(Locale.ROOT).equals("true")
-                                || v.toLowerCase(Locale.ROOT).equals("false"))) {
-                    out[i] = Boolean.parseBoolean(v);
-                }
-            }
-            return out;
         }
     }
 }

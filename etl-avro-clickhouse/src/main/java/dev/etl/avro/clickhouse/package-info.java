@@ -1,4 +1,8 @@
-/** The Avro → ClickHouse RowBinary bridge: {@code AvroRowTranscoder} and the {@code AvroRowMapping} it compiles from a table's columns. Public API. */
+/**
+ * The Avro → ClickHouse RowBinary bridge: {@code AvroRowTranscoder} and the {@code AvroRowMapping} it compiles
+ * from a table's columns, written column by column or derived from the table by column name
+ * ({@code AvroTableMapping}). Public API.
+ */
 @NullMarked
 package dev.etl.avro.clickhouse;
 

@@ -294,6 +294,30 @@ class AvroTableMappingTest {
     }
 
     @Test
+    void aColumnAFieldNamesIsLeftToItsDefaultOnlyWhenDeclared() {
+        ClickHouseTableSchema orders = table(Set.of("updated_ms"), "id UInt64", "updated_ms Int64");
+
+        AvroTableMapping derived = AvroTableMapping.derive(ORDER, orders)
+                .serverDefault("updated_ms")
+                .build();
+
+        assertThat(derived.sources()).containsExactly(Map.entry("id", "id"));
+        assertThat(derived.leftToDefaults()).containsExactly("updated_ms");
+        assertThat(derived.unstoredFields()).contains("updated_ms");
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, orders)
+                        .serverDefault("id")
+                        .serverDefault("updated")
+                        .build())
+                .isInstanceOfSatisfying(
+                        AvroTableMappingException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "column 'id' (UInt64): serverDefault('id') is given, but the table has no DEFAULT for it",
+                                        "serverDefault('updated'): the table has no insertable column 'updated'; did you mean"
+                                                + " 'updated_ms'?"));
+    }
+
+    @Test
     void everyMistakeIsInOneMessage() {
         ClickHouseTableSchema orders = table(
                 Set.of("inserted_at"),
@@ -317,6 +341,35 @@ class AvroTableMappingTest {
                           - column 'total_cents' (Int64): no field of that name or path, and no DEFAULT
                           - source('statsu', 'status'): the table has no insertable column 'statsu'; did you mean 'status'?
                         reader fields no column stores: customer.name, lines, coupon, updated_ms""");
+    }
+
+    @Test
+    void anIndexOrASecondArrayTheTableCannotTakeIsReportedWithTheRest() {
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, table("id UInt64", "line_no UInt16"))
+                        .explode("lines")
+                        .explode("lines")
+                        .index("line_nr")
+                        .source("line_no", "id")
+                        .build())
+                .isInstanceOfSatisfying(
+                        AvroTableMappingException.class,
+                        e -> assertThat(e.problems())
+                                .containsExactly(
+                                        "index('line_nr'): the table has no insertable column 'line_nr'; did you mean 'line_no'?",
+                                        "explode('lines'): the mapping explodes 'lines' already (at most one array per mapping)"));
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, table("line_no UInt16"))
+                        .index("line_no")
+                        .build())
+                .hasMessageContaining("an index column needs an exploded array");
+    }
+
+    @Test
+    void aTableWhoseEveryColumnIsLeftToItsDefaultHasNoColumnToWrite() {
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, table(Set.of("inserted_at"), "inserted_at DateTime"))
+                        .build())
+                .isInstanceOf(AvroTableMappingException.class)
+                .hasMessageContaining("no column to write: the table's insertable columns [inserted_at] all have a"
+                        + " DEFAULT and no field matches any of them");
     }
 
     @Test

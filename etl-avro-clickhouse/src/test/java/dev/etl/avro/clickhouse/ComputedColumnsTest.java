@@ -532,4 +532,35 @@ class ComputedColumnsTest {
         }
         assertThat(rows).isPositive();
     }
+
+    @Test
+    void elementsThatTakeNoBytesAreCountedAndProjectedAndAHostileCountIsRefused() {
+        Schema writer = new Schema.Parser().parse("""
+                {"type": "record", "name": "Z", "fields": [
+                  {"name": "items", "type": {"type": "array", "items": {"type": "record", "name": "E", "fields": []}}}]}""");
+        Schema reader = new Schema.Parser().parse("""
+                {"type": "record", "name": "Z", "fields": [
+                  {"name": "items", "type": {"type": "array", "items": {"type": "record", "name": "E", "fields": [
+                    {"name": "w", "type": "int", "default": 3}]}}}]}""");
+        AvroRowMapping mapping = AvroRowMapping.builder(reader)
+                .column("n", "UInt32", "length(items)")
+                .column("total", "Int64", "sum(items.w)")
+                .column("ws", "Array(Int32)", "items.w")
+                .build();
+        // 1000 empty records in one block: count 1000 (zig-zag varint), no item bytes, the end of the array.
+        byte[] body = {(byte) 0xD0, 0x0F, 0};
+        RowBuffer expected =
+                new RowBuffer(64).writeIntLE(1000).writeLongLE(3000).writeVarUInt(1000);
+        for (int i = 0; i < 1000; i++) {
+            expected.writeIntLE(3);
+        }
+        assertThat(transcode(mapping, writer, body)).isEqualTo(expected.toByteArray());
+        // 2^30 of them: over the body's budget of items that take no bytes (within the collection limit).
+        byte[] hostile = {(byte) 0x80, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x08, 0};
+        assertThatThrownBy(() -> AvroRowTranscoder.raw(mapping, writer)
+                        .build()
+                        .transcode(hostile, 0, hostile.length, new RowBuffer(64)))
+                .isInstanceOf(dev.etl.error.DeserializationException.class)
+                .hasMessageContaining("take no bytes");
+    }
 }

@@ -50,6 +50,16 @@ class TranscoderPropertyTest {
         forEachSeed(seed -> check(seed, (seed & 1) == 0, true));
     }
 
+    /**
+     * Computed columns compile every mapping into the scanning plan: the random mapping with a string constant
+     * before its columns and a number constant after them writes the object path's row between the constants'
+     * bytes (issue 33).
+     */
+    @Test
+    void aRandomMappingBetweenConstantColumnsTranscodesLikeTheObjectPath() {
+        forEachSeed(seed -> check(seed, (seed & 1) == 0, false, true));
+    }
+
     private interface Property {
         void check(long seed) throws Exception;
     }
@@ -76,13 +86,33 @@ class TranscoderPropertyTest {
     }
 
     private static void check(long seed, boolean evolve, boolean scanning) throws Exception {
+        check(seed, evolve, scanning, false);
+    }
+
+    /** {@code 'k''x'} into a String first, {@code -7} into an Int64 last. */
+    private static final byte[] BEFORE = {3, 'k', '\'', 'x'};
+
+    private static final byte[] AFTER = {-7, -1, -1, -1, -1, -1, -1, -1};
+
+    private static AvroRowMapping betweenConstants(AvroRowMapping mapping) {
+        AvroRowMapping.Builder b =
+                AvroRowMapping.builder(mapping.readerSchema()).column("c_before", "String", "'k''x'");
+        for (AvroRowMapping.Mapped m : mapping.mapped()) {
+            b.column(m.column().name(), m.column().type(), m.path());
+        }
+        return b.column("c_after", "Int64", "-7").build();
+    }
+
+    private static void check(long seed, boolean evolve, boolean scanning, boolean constants) throws Exception {
         RandomCase c = new RandomCase(seed, evolve);
         assertThat(SchemaCompatibility.checkReaderWriterCompatibility(c.reader, c.writer)
                         .getType())
                 .as("the generator makes compatible pairs: %s", c)
                 .isEqualTo(SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE);
-        AvroRowTranscoder transcoder =
-                scanning ? null : AvroRowTranscoder.raw(c.mapping, c.writer).build();
+        AvroRowTranscoder transcoder = scanning
+                ? null
+                : AvroRowTranscoder.raw(constants ? betweenConstants(c.mapping) : c.mapping, c.writer)
+                        .build();
         ScanPlan scan = scanning ? new ScanCompiler(c.mapping, c.writer).compile() : null;
         AvroCursor cursor = new AvroCursor();
         ObjectPath reference = new ObjectPath(c.mapping, c.writer);
@@ -92,6 +122,13 @@ class TranscoderPropertyTest {
             byte[] expected;
             try {
                 expected = reference.row(body);
+                if (constants) {
+                    byte[] row = expected;
+                    expected = new byte[BEFORE.length + row.length + AFTER.length];
+                    System.arraycopy(BEFORE, 0, expected, 0, BEFORE.length);
+                    System.arraycopy(row, 0, expected, BEFORE.length, row.length);
+                    System.arraycopy(AFTER, 0, expected, BEFORE.length + row.length, AFTER.length);
+                }
             } catch (ColumnEncodeException e) {
                 expected = null;
             }

@@ -50,7 +50,8 @@ import org.junit.jupiter.api.Test;
  *       unpublished {@code dev.etl.test.infra}) is {@code @NullMarked} in its {@code package-info.java}:
  *       what its signatures do not mark {@code @Nullable} is never null.</li>
  *
- *   <li>etl-clickhouse publishes a fixed list of types; the rest of it is package-private.</li>
+ *   <li>etl-clickhouse publishes a fixed list of types; the rest of it is package-private; so does
+ *       etl-avro-clickhouse.</li>
  * </ul>
  */
 class PublicApiTest {
@@ -140,6 +141,7 @@ class PublicApiTest {
                 "dev.etl.autoconfigure.json",
                 "dev.etl.autoconfigure.clickhouse",
                 "dev.etl.autoconfigure.avro.clickhouse",
+                "dev.etl.autoconfigure.json.clickhouse",
                 "dev.etl.autoconfigure.datagen",
                 "dev.etl.autoconfigure.s3",
                 "dev.etl.test.memory",
@@ -307,7 +309,11 @@ class PublicApiTest {
                             "dev.etl.avro",
                             "dev.etl.clickhouse",
                             "dev.etl.autoconfigure.avro",
-                            "dev.etl.autoconfigure.clickhouse")));
+                            "dev.etl.autoconfigure.clickhouse")),
+            // JSON topics into tables from YAML alone: the JSON rows as a format of the ClickHouse sink's tables.
+            Map.entry(
+                    "dev.etl.autoconfigure.json.clickhouse",
+                    List.of("dev.etl.json.clickhouse", "dev.etl.clickhouse", "dev.etl.autoconfigure.clickhouse")));
 
     private static final List<String> SPRING_CORE = List.of(
             "dev.etl.autoconfigure",
@@ -542,6 +548,32 @@ class PublicApiTest {
                         "dev.etl.clickhouse.sharding.ShardWeights",
                         "dev.etl.clickhouse.sharding.ShardingFunction",
                         "dev.etl.clickhouse.sharding.ShardingKey");
+    }
+
+    /**
+     * etl-avro-clickhouse's API, type by type (issue 33): the mapping written column by column, the mapping
+     * derived from a table by column name, the transcoder, their builders and their two errors, each final.
+     * Its compilers, plans and conversions are package-private; a new public type is a decision made here.
+     */
+    @Test
+    void theAvroClickHouseBridgePublishesTheseTypesOnly() {
+        Set<String> published = new TreeSet<>();
+        for (JavaClass c : classes) {
+            if (c.getPackageName().equals(BRIDGE) && c.getModifiers().contains(JavaModifier.PUBLIC) && isPublicApi(c)) {
+                published.add(c.getName().substring(BRIDGE.length() + 1));
+                assertThat(c.getModifiers()).as(c.getName()).contains(JavaModifier.FINAL);
+            }
+        }
+        assertThat(published)
+                .containsExactlyInAnyOrder(
+                        "AvroMappingException",
+                        "AvroRowMapping",
+                        "AvroRowMapping$Builder",
+                        "AvroRowTranscoder",
+                        "AvroRowTranscoder$Builder",
+                        "AvroTableMapping",
+                        "AvroTableMapping$Builder",
+                        "AvroTableMappingException");
     }
 
     private static boolean isPublicApi(JavaClass c) {

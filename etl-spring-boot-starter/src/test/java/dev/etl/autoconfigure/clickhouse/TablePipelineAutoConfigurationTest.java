@@ -7,6 +7,7 @@ import dev.etl.autoconfigure.EtlPipelineLifecycle;
 import dev.etl.autoconfigure.InvalidEtlConfigurationException;
 import dev.etl.autoconfigure.avro.SchemaRegistryAutoConfiguration;
 import dev.etl.autoconfigure.avro.clickhouse.AvroTablePipelineAutoConfiguration;
+import dev.etl.autoconfigure.json.clickhouse.JsonTablePipelineAutoConfiguration;
 import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseTableSchema;
 import dev.etl.ops.ChainFactory;
@@ -181,6 +182,18 @@ class TablePipelineAutoConfigurationTest {
     }
 
     @Test
+    void theUnknownNameCheckKnowsTheFromGroupAndItsFreeKeys() {
+        this.runner
+                .withPropertyValues(
+                        "etl.sink.clickhouse.from.keep-when.customer[0]=customer-1",
+                        "etl.sink.clickhouse.from.colums.price=lines.price_cents")
+                .run((context) -> assertThat(invalid(context.getStartupFailure()))
+                        .hasMessageContaining("etl.sink.clickhouse.from.colums.price")
+                        .hasMessageContaining("did you mean etl.sink.clickhouse.from.columns")
+                        .hasMessageNotContaining("keep-when"));
+    }
+
+    @Test
     void aTopicTheSourceDoesNotSubscribeToFailsStartup() {
         this.runner.withPropertyValues("etl.source.kafka.topics=payments").run((context) -> {
             assertThat(invalid(context.getStartupFailure()))
@@ -211,6 +224,34 @@ class TablePipelineAutoConfigurationTest {
                 .run((context) -> assertThat(invalid(context.getStartupFailure()))
                         .hasMessageContaining("etl.sink.clickhouse.from.format=json (topic orders, table "
                                 + "default.orders_local) has nothing to read it with."));
+    }
+
+    @Test
+    void aJsonTopicIsReadByColumnNameWithTheJsonModule() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(
+                        JsonTablePipelineAutoConfiguration.class,
+                        ClickHouseSinkAutoConfiguration.class,
+                        EtlAutoConfiguration.class))
+                .withPropertyValues(
+                        "etl.pipeline.exit-on-failure=false",
+                        "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123",
+                        "etl.sink.clickhouse.table=order_totals",
+                        "etl.sink.clickhouse.from.topic=totals",
+                        "etl.sink.clickhouse.from.format=json",
+                        "etl.sink.clickhouse.from.columns.total=amount.cents")
+                .withUserConfiguration(Tables.class, MemorySourceNotStarted.class)
+                .run((context) -> {
+                    assertThat(context).hasNotFailed();
+                    ClickHouseTableRows rows =
+                            context.getBean(ClickHouseTablePipelines.class).rows("clickhouse");
+                    assertThat(rows.columns())
+                            .extracting(ClickHouseColumn::name)
+                            .containsExactly("id", "customer", "total");
+                    assertThat(rows.sources()).containsEntry("total", "amount.cents");
+                    assertThat(context.getBeansOfType(ChainFactory.class))
+                            .containsOnlyKeys("etlClickHouseTablePipeline.totals");
+                });
     }
 
     @Test
