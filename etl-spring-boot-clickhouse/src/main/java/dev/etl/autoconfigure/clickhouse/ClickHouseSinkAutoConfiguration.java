@@ -51,6 +51,11 @@ import org.springframework.core.env.Environment;
  * application's {@code AvroRowMapping}) names the {@code table} sink's columns to validate, and chains pass
  * the encoder that writes them.
  *
+ * <p>A table with {@code from.topic} ({@code etl.sink.clickhouse.from.*}, {@code tables.<name>.from.*}) is a
+ * pipeline from YAML alone ({@link ClickHouseTablePipelines}): its sink is validated against the columns
+ * derived from the table and the topic's schema, has no encoder of its own, and a {@code ChainFactory} per
+ * topic writes it.
+ *
  * <p>With {@code etl.sink.clickhouse.placement.distributed-table}, a {@link DistributedPlacement} bean
  * ({@code etlClickHousePlacement}) holds the placement the properties declare, for the chain's
  * {@code DistributedRouter}, and the sink checks it against the Distributed table at startup; a named
