@@ -7,10 +7,14 @@
 #                                  a non-root user, a CDS archive trained at build time), from
 #                                  sample-service/target/sample-service.jar (build it first:
 #                                  ./mvnw -q -pl sample-service -am package -DskipTests)
+#   scripts/image.sh app           the etl-app image (etl-app/Containerfile: a pipeline from configuration alone,
+#                                  built the sample's way FROM the same JRE image), from etl-app/target/etl-app.jar
+#                                  (build it first: ./mvnw -q -pl etl-app -am package -DskipTests)
 #   scripts/image.sh servers       the test servers' images, for Testcontainers: clickhouse (18.16, Debian's
 #                                  package), zookeeper (3.8, Debian's), kafka (4.1, its Maven jars),
 #                                  apicurio (2.6, its Maven distribution); or one of them by name
-#   scripts/image.sh all           all of the above
+#   scripts/image.sh all           all of the above (the etl-app image when its jar is there)
+#   scripts/image.sh NAME NAME...  several of them in turn (scripts/image.sh sample app)
 #   scripts/image.sh list          the images and whether they are built
 #   scripts/image.sh service start|stop|status
 #                                  the Docker API that Testcontainers speaks (podman system service) on
@@ -59,6 +63,7 @@ SUITE=bookworm
 BASE_IMAGE="$PREFIX/debian:$SUITE"
 JRE_IMAGE="$PREFIX/jre:17"
 SAMPLE_IMAGE="$PREFIX/sample-service"
+APP_IMAGE="$PREFIX/etl-app"
 CLICKHOUSE_IMAGE="$PREFIX/clickhouse-server:18.16"
 ZOOKEEPER_IMAGE="$PREFIX/zookeeper:3.8"
 KAFKA_IMAGE="$PREFIX/kafka:4.1"
@@ -66,6 +71,7 @@ KAFKA_IMAGE="$PREFIX/kafka:4.1"
 REGISTRY_VERSION="$(sed -n 's/^REGISTRY_VERSION="\(.*\)"$/\1/p' "$SCRIPTS_DIR/infra.sh")"
 APICURIO_IMAGE="$PREFIX/apicurio-registry-mem:$REGISTRY_VERSION"
 SAMPLE_JAR="$REPO_ROOT/sample-service/target/sample-service.jar"
+APP_JAR="$REPO_ROOT/etl-app/target/etl-app.jar"
 
 CONF="$IMAGE_DIR/containers.conf"
 SOCKET="$IMAGE_DIR/podman.sock"
@@ -243,25 +249,31 @@ need_jre() { image_exists "$JRE_IMAGE" || cmd_jre; }
 
 # ------------------------------------------------------------------ sample ----
 
-cmd_sample() {
-  local hash version
-  [[ -f "$SAMPLE_JAR" ]] || die "sample: no $SAMPLE_JAR: build it with ./mvnw -q -pl sample-service -am package -DskipTests"
+# An application's image from its module's Containerfile and executable jar, FROM the JRE image (the sample's
+# and etl-app's share every layer up to their own jars), tagged :latest and :<the jar's version>.
+build_app_image() { # name image module jar
+  local name="$1" image="$2" module="$3" jar="$4" hash version
+  [[ -f "$jar" ]] || die "$name: no $jar: build it with ./mvnw -q -pl $module -am package -DskipTests"
   need_jre
-  hash="$(inputs_hash "sample $(image_id "$JRE_IMAGE")" "$REPO_ROOT/sample-service/Containerfile" \
-    "$REPO_ROOT/sample-service/.dockerignore" "$SAMPLE_JAR")"
-  if up_to_date "$SAMPLE_IMAGE:latest" "$hash"; then
-    log "sample: $SAMPLE_IMAGE:latest is up to date"
+  hash="$(inputs_hash "$name $(image_id "$JRE_IMAGE")" "$REPO_ROOT/$module/Containerfile" \
+    "$REPO_ROOT/$module/.dockerignore" "$jar")"
+  if up_to_date "$image:latest" "$hash"; then
+    log "$name: $image:latest is up to date"
     return 0
   fi
-  version="$(unzip -p "$SAMPLE_JAR" META-INF/maven/dev.etl/sample-service/pom.properties 2>/dev/null |
+  version="$(unzip -p "$jar" "META-INF/maven/dev.etl/$module/pom.properties" 2>/dev/null |
     sed -n 's/^version=//p')"
-  build sample "$SAMPLE_IMAGE:latest" "$hash" "$REPO_ROOT/sample-service" "$REPO_ROOT/sample-service/Containerfile" \
+  build "$name" "$image:latest" "$hash" "$REPO_ROOT/$module" "$REPO_ROOT/$module/Containerfile" \
     --build-arg "JRE_IMAGE=$JRE_IMAGE"
   if [[ -n "$version" ]]; then
-    podman tag "$SAMPLE_IMAGE:latest" "$SAMPLE_IMAGE:$version"
-    log "sample: tagged $SAMPLE_IMAGE:$version"
+    podman tag "$image:latest" "$image:$version"
+    log "$name: tagged $image:$version"
   fi
 }
+
+cmd_sample() { build_app_image sample "$SAMPLE_IMAGE" sample-service "$SAMPLE_JAR"; }
+
+cmd_app() { build_app_image app "$APP_IMAGE" etl-app "$APP_JAR"; }
 
 # ------------------------------------------------------------------ servers ----
 
@@ -349,7 +361,7 @@ cmd_servers() {
 
 cmd_list() {
   local image state
-  for image in "$BASE_IMAGE" "$JRE_IMAGE" "$SAMPLE_IMAGE:latest" "$CLICKHOUSE_IMAGE" "$ZOOKEEPER_IMAGE" "$KAFKA_IMAGE" \
+  for image in "$BASE_IMAGE" "$JRE_IMAGE" "$SAMPLE_IMAGE:latest" "$APP_IMAGE:latest" "$CLICKHOUSE_IMAGE" "$ZOOKEEPER_IMAGE" "$KAFKA_IMAGE" \
     "$APICURIO_IMAGE"; do
     if image_exists "$image"; then
       state="$(podman image inspect --format '{{.Created.Format "2006-01-02 15:04"}} {{.Size}}' "$image" |
@@ -432,35 +444,45 @@ EOF
 cmd_clean() {
   local image
   cmd_service stop
-  for image in "$SAMPLE_IMAGE:latest" "$APICURIO_IMAGE" "$KAFKA_IMAGE" "$ZOOKEEPER_IMAGE" "$CLICKHOUSE_IMAGE" \
+  for image in "$SAMPLE_IMAGE:latest" "$APP_IMAGE:latest" "$APICURIO_IMAGE" "$KAFKA_IMAGE" "$ZOOKEEPER_IMAGE" "$CLICKHOUSE_IMAGE" \
     "$JRE_IMAGE" "$BASE_IMAGE"; do
     if image_exists "$image"; then
       podman rmi --force "$image" >/dev/null && log "removed $image"
     fi
   done
-  podman images --format '{{.Repository}}:{{.Tag}}' | grep -F "$SAMPLE_IMAGE:" | xargs -r podman rmi --force >/dev/null || true
+  podman images --format '{{.Repository}}:{{.Tag}}' | grep -F -e "$SAMPLE_IMAGE:" -e "$APP_IMAGE:" |
+    xargs -r podman rmi --force >/dev/null || true
   as_root rm -rf "$IMAGE_DIR/base" "$IMAGE_DIR/context"
   rm -f "$CACHE_DIR/debian-$SUITE-minbase.tar"
   log "removed the cached base file system"
 }
 
 usage() {
-  echo "usage: $0 base|jre|sample|servers|clickhouse|zookeeper|kafka|apicurio|all|list|env|clean|service start|stop|status" >&2
+  echo "usage: $0 base|jre|sample|app|servers|clickhouse|zookeeper|kafka|apicurio|all|list|env|clean|service start|stop|status" >&2
+  echo "       $0 NAME NAME... (several images in turn, e.g. sample app)" >&2
   exit 2
 }
 
 main() {
-  local cmd="${1:-}"
+  local cmd="${1:-}" c
   case "$cmd" in
     env) write_conf; cmd_env; return 0 ;;
-    base | jre | sample | servers | clickhouse | zookeeper | kafka | apicurio | all | list | service | clean) ;;
+    base | jre | sample | app | servers | clickhouse | zookeeper | kafka | apicurio | all | list | service | clean) ;;
     *) usage ;;
   esac
+  if [[ "$cmd" != service && $# -gt 1 ]]; then
+    for c in "$@"; do
+      case "$c" in
+        base | jre | sample | app | servers | clickhouse | zookeeper | kafka | apicurio) ;;
+        *) usage ;;
+      esac
+    done
+  fi
   ensure_tools
   case "$cmd" in
-    all) cmd_base; cmd_jre; cmd_servers; cmd_sample ;;
+    all) cmd_base; cmd_jre; cmd_servers; cmd_sample; [[ ! -f "$APP_JAR" ]] || cmd_app ;;
     service) shift; cmd_service "$@" ;;
-    *) "cmd_$cmd" ;;
+    *) for c in "$@"; do "cmd_$c"; done ;;
   esac
 }
 
