@@ -153,7 +153,9 @@ class EtlApplicationIT {
                 .contains("APPLICATION FAILED TO START")
                 .contains("etl.sink.clickhouse.from:")
                 .contains("column 'price'")
-                .contains("no field 'price_cent'");
+                .contains("no field 'price_cent'")
+                .contains("etl.sink.clickhouse.from.columns.price=lines.price_cent: ")
+                .contains("did you mean 'lines.price_cents'?");
         assertThat(output.split("APPLICATION FAILED TO START", -1))
                 .as("one failure report")
                 .hasSize(2);

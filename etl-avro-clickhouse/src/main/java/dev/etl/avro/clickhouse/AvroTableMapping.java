@@ -307,7 +307,12 @@ public final class AvroTableMapping {
                     case FIELD, INDEX -> {
                         String problem = compileAlone(d, explodes);
                         if (problem != null) {
-                            problems.add(problem);
+                            String source = d.source();
+                            problems.add(
+                                    source != null && overrides.containsKey(name)
+                                            ? "source('" + name + "', '" + source + "'): " + problem
+                                                    + unknownPathHint(source, fields)
+                                            : problem);
                         } else {
                             written.add(d);
                         }
@@ -476,6 +481,14 @@ public final class AvroTableMapping {
 
     private static String quoted(List<String> names) {
         return String.join(", ", names.stream().map(n -> "'" + n + "'").toList());
+    }
+
+    /** "did you mean" for a declared source that is a plain field path the reader schema does not have. */
+    private static String unknownPathHint(String source, ReaderFields fields) {
+        if (!ReaderFields.PATH.matcher(source).matches() || fields.leaves().contains(source)) {
+            return "";
+        }
+        return didYouMean(source, fields.leaves());
     }
 
     private static String didYouMean(String name, List<String> candidates) {

@@ -273,6 +273,18 @@ class AvroTableMappingTest {
     }
 
     @Test
+    void aSourceNamingAMissingFieldSaysWhichSourceAndTheClosestField() {
+        assertThatThrownBy(() -> AvroTableMapping.derive(ORDER, table("id UInt64", "updated Int64"))
+                        .source("updated", "updated_mss")
+                        .build())
+                .isInstanceOf(AvroTableMappingException.class)
+                .satisfies(e -> assertThat(((AvroTableMappingException) e).problems())
+                        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                        .startsWith("source('updated', 'updated_mss'): ")
+                        .endsWith("; did you mean 'updated_ms'?"));
+    }
+
+    @Test
     void columnsWithADefaultAndNoFieldAreLeftToTheServer() {
         ClickHouseTableSchema orders = table(
                 Set.of("inserted_at", "coupon"),
