@@ -18,6 +18,7 @@ import dev.etl.sink.RowBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Objects;
+import java.util.Set;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.apache.avro.Schema;
@@ -408,6 +409,15 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         /** How many writer schemas were compiled so far (each at most once per id or fingerprint). */
         public int compilations() {
             return plans.compilations();
+        }
+
+        /**
+         * The fields of the writer schemas seen so far that the reader schema lacks (leaf paths, e.g. a
+         * producer's new {@code channel} or {@code customer.tier}): Avro's resolution drops them, so no
+         * column stores them. Each writer schema that has such fields is also logged once, at WARN.
+         */
+        public Set<String> unreadWriterFields() {
+            return plans.unreadWriterFields();
         }
     }
 }

@@ -6,9 +6,14 @@ import dev.etl.avro.WriterSchemas;
 import dev.etl.error.DeserializationException;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.Schema;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The plans one {@link AvroRowTranscoder.Builder} compiled so far, shared by its lanes: per registry
@@ -22,11 +27,15 @@ import org.apache.avro.Schema;
  * before its exception, and decodes from the first payload after its schema is registered.
  */
 final class WriterPlans {
+    private static final Logger log = LoggerFactory.getLogger(WriterPlans.class);
+
     private final AvroRowMapping mapping;
     private final SchemaRegistryClient registry;
     private final ConcurrentHashMap<Integer, Compiled> byId = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, Compiled> byFingerprint = new ConcurrentHashMap<>();
     private final AtomicInteger compilations = new AtomicInteger();
+    /** Leaf paths of writer fields the reader schema lacks, over every writer schema compiled so far. */
+    private final Set<String> unreadWriterFields = ConcurrentHashMap.newKeySet();
     /** Set before the builder's first {@code build()}; volatile because lanes may be built on other threads. */
     private volatile WriterSchemas writerSchemas = WriterSchemas.shared();
 
@@ -43,9 +52,14 @@ final class WriterPlans {
         return compilations.get();
     }
 
+    Set<String> unreadWriterFields() {
+        return Set.copyOf(unreadWriterFields);
+    }
+
     /** Compiles a raw builder's one writer schema (counted like any compilation). */
     Compiled raw(Schema writer) {
         compilations.incrementAndGet();
+        noteUnreadFields(writer, writer.getFullName() + " (raw)");
         return new Compiled(mapping.compile(writer), null, writer.getFullName() + " (raw)");
     }
 
@@ -86,7 +100,45 @@ final class WriterPlans {
 
     private Compiled compile(Schema writer, String label) {
         compilations.incrementAndGet();
+        noteUnreadFields(writer, label);
         return Compiled.of(mapping, writer, label);
+    }
+
+    /**
+     * A writer schema with fields the reader schema lacks (a producer's newer schema): Avro's resolution
+     * drops them, so no column can store them. Said once per writer schema (compiling is once per id or
+     * fingerprint), and kept for {@link AvroRowTranscoder.Builder#unreadWriterFields()}.
+     */
+    private void noteUnreadFields(Schema writer, String label) {
+        List<String> unread = new ArrayList<>();
+        unread(writer, mapping.readerSchema(), "", unread);
+        if (unread.isEmpty()) {
+            return;
+        }
+        unreadWriterFields.addAll(unread);
+        log.warn(
+                "writer schema {} has {} field(s) the reader schema {} lacks, so the table does not store them: {} "
+                        + "(their values are dropped; to keep them, add the fields to the reader schema and the "
+                        + "columns to the table and the mapping)",
+                label,
+                unread.size(),
+                mapping.readerSchema().getFullName(),
+                unread);
+    }
+
+    /** Writer leaf paths under {@code prefix} without a reader field (by name or alias), through records. */
+    static void unread(Schema writer, Schema reader, String prefix, List<String> out) {
+        if (writer.getType() != Schema.Type.RECORD || reader.getType() != Schema.Type.RECORD) {
+            return;
+        }
+        for (Schema.Field wf : writer.getFields()) {
+            Schema.Field rf = PlanCompiler.readerField(reader, wf);
+            if (rf == null) {
+                out.add(prefix + wf.name());
+            } else {
+                unread(wf.schema(), rf.schema(), prefix + rf.name() + ".", out);
+            }
+        }
     }
 
     private Schema registrySchema(int id) {

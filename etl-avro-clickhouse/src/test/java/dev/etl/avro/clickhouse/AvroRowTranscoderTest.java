@@ -411,7 +411,29 @@ class AvroRowTranscoderTest {
             }
             assertThat(shared.compilations()).isEqualTo(2);
             assertThat(stub.requests()).isEqualTo(2);
+            assertThat(shared.unreadWriterFields())
+                    .as("v2's field the reader lacks: dropped by resolution, so named")
+                    .containsExactly("extra");
         }
+    }
+
+    @Test
+    void writerFieldsTheReaderLacksAreNamedWithTheirPath() {
+        Schema newer = new Schema.Parser()
+                .parse(ORDER.toString()
+                        .replace(
+                                "{\"name\":\"tier\",\"type\":\"int\"}",
+                                "{\"name\":\"tier\",\"type\":\"int\"},{\"name\":\"segment\",\"type\":\"string\"}")
+                        .replace(
+                                "{\"name\":\"id\",\"type\":\"long\"}",
+                                "{\"name\":\"id\",\"type\":\"long\"},{\"name\":\"channel\",\"type\":\"string\"}"));
+        assertThat(newer.getField("customer").schema().getField("segment")).isNotNull();
+
+        assertThat(AvroRowTranscoder.raw(everyType(), newer).unreadWriterFields())
+                .containsExactlyInAnyOrder("channel", "customer.segment");
+        assertThat(AvroRowTranscoder.raw(everyType(), ORDER).unreadWriterFields())
+                .as("the reader's own schema drops nothing")
+                .isEmpty();
     }
 
     @Test

@@ -29,7 +29,10 @@ public interface ClickHouseTableRows {
     /** Each column's source (column → field path or computed source), in column order, for the startup log. */
     Map<String, String> sources();
 
-    /** The fields of the topic's records that no column stores (leaf paths), for the log and a gauge. */
+    /**
+     * The fields of the topic's records that no column stores (leaf paths), for the log and a gauge; read
+     * again at each scrape, so it may grow as records of a producer's newer schema arrive.
+     */
     List<String> unstoredFields();
 
     /**

@@ -12,8 +12,10 @@ import dev.etl.clickhouse.ClickHouseTableSchema;
 import dev.etl.sink.KeyHashRouter;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.avro.Schema;
@@ -98,7 +100,15 @@ final class AvroTableRowsFactory implements ClickHouseTableRows.Factory {
 
             @Override
             public List<String> unstoredFields() {
-                return mapping.unstoredFields();
+                // The reader's fields no column reads, then those of newer writer schemas the reader lacks
+                // (seen as records arrive): the gauge follows a producer that adds a field.
+                Set<String> writerOnly = transcoders.unreadWriterFields();
+                if (writerOnly.isEmpty()) {
+                    return mapping.unstoredFields();
+                }
+                Set<String> all = new LinkedHashSet<>(mapping.unstoredFields());
+                writerOnly.stream().sorted().forEach(all::add);
+                return List.copyOf(all);
             }
 
             @Override
