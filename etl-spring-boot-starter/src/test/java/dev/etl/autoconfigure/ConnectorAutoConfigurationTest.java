@@ -25,6 +25,7 @@ import dev.etl.kafka.KafkaSource;
 import dev.etl.kafka.KafkaSourceConfig;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
+import dev.etl.sink.BatchConfig;
 import dev.etl.sink.RowBuffer;
 import dev.etl.sink.SinkDefinition;
 import dev.etl.source.Source;
@@ -383,6 +384,24 @@ class ConnectorAutoConfigurationTest {
                     assertThat(config.transport()).isEqualTo(ClickHouseSinkConfig.Transport.HTTP);
                     assertThat(config.rejectionCodes()).containsExactly(36, 1001);
                     assertThat(context).hasSingleBean(ClickHouseConnectionDetails.class);
+                });
+    }
+
+    @Test
+    void clickHouseSinkWithoutBatchSettingsGetsTheFastDefaults() {
+        this.runner
+                .withUserConfiguration(MemorySourceOnly.class, Encoder.class)
+                .withPropertyValues(
+                        "etl.sink.clickhouse.table=orders_local",
+                        "etl.sink.clickhouse.shards[0].replicas=http://127.0.0.1:18123")
+                .run((context) -> {
+                    SinkDefinition sink = context.getBean("etlClickHouseSink", SinkDefinition.class);
+                    // a million rows: under the server's max_insert_block_size (1,048,576), so a backlog's
+                    // block is sized by the lane's memory share and the bytes, not by a row count
+                    assertThat(sink.batch().maxRows()).isEqualTo(1_000_000).isLessThan(1_048_576);
+                    assertThat(sink.batch()).isEqualTo(BatchConfig.DEFAULTS);
+                    assertThat(context.getBean(ClickHouseSinkConfig.class).batch())
+                            .isEqualTo(BatchConfig.DEFAULTS);
                 });
     }
 

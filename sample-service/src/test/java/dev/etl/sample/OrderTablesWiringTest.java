@@ -48,7 +48,7 @@ class OrderTablesWiringTest {
             assertThat(cancelled.encoder()).isSameAs(OrderHeaderRow.CANCELLED_ENCODER);
             for (SinkDefinition sink : new SinkDefinition[] {lines, headers, cancelled}) {
                 assertThat(sink.shardCount()).isEqualTo(2); // the one connection
-                assertThat(sink.batch().maxRows()).isEqualTo(1_000_000); // etl.sink.clickhouse.batch
+                assertThat(sink.batch().maxRows()).isEqualTo(1_000_000); // the default, inherited by every table
             }
             assertThat(headers.batch().linger()).isEqualTo(Duration.ofSeconds(1));
             assertThat(cancelled.batch().linger()).isEqualTo(Duration.ofSeconds(2)); // its own

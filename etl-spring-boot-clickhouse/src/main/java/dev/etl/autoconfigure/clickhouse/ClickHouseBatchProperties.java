@@ -8,7 +8,8 @@ import org.springframework.util.unit.DataSize;
 public class ClickHouseBatchProperties {
 
     /**
-     * Rows at which a batch is sealed.
+     * Rows at which a batch is sealed. Keep it under the server's max_insert_block_size (1048576 by
+     * default), which splits a larger insert into several blocks.
      */
     private int maxRows = BatchConfig.DEFAULTS.maxRows();
 

@@ -90,7 +90,7 @@ class ClickHouseTablesAutoConfigurationTest {
                     // a table's own batch setting, the rest inherited from etl.sink.clickhouse.batch
                     assertThat(orders.batch().maxRows()).isEqualTo(500);
                     assertThat(orders.batch().linger()).isEqualTo(Duration.ofSeconds(2));
-                    assertThat(refunds.batch().maxRows()).isEqualTo(100_000);
+                    assertThat(refunds.batch().maxRows()).isEqualTo(1_000_000);
                     assertThat(refunds.batch().linger()).isEqualTo(Duration.ofSeconds(2));
                     // no etl.sink.clickhouse.table: no sink of that name
                     assertThat(context)
