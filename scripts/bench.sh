@@ -34,7 +34,7 @@
 #   BENCH_REPEATS             rounds of (baseline, etl) (default 2)
 #   BENCH_THREADS             etl lanes = baseline listener threads (default 2)
 #   BENCH_MAX_POLL_RECORDS    the baseline's max.poll.records, i.e. its insert batch (default 5000, as the
-#                             etl sample's etl.source.kafka.properties; 2000 makes the baseline ~2x slower)
+#                             etl Kafka source's default; 2000 makes the baseline ~2x slower)
 #   BENCH_RUN_TIMEOUT_S       longest wait for one run to write all rows (default 240)
 #   BENCH_POLL_S              row-count sampling period in seconds (default 0.2): the timing resolution
 #   BENCH_HEAP                -Xmx of both pipelines (default 1g)
