@@ -110,7 +110,7 @@ public final class FreshnessBench {
         // The measured window starts when the first measured order is due.
         long measureStartNs = producer.startNs + TimeUnit.SECONDS.toNanos(warmupS);
         sleepUntil(measureStartNs);
-        Map<String, Double> before = metrics.isEmpty() ? Map.of() : scrape(metrics);
+        Map<String, Double> before = metrics.isEmpty() ? Map.of() : scrapeOrEmpty(metrics);
         LagSampler lag = metrics.isEmpty() ? null : new LagSampler(metrics);
         if (lag != null) {
             lag.start();
@@ -127,7 +127,7 @@ public final class FreshnessBench {
         while (watch.replicatedThrough() < total && System.nanoTime() - deadlineNs < 0) {
             Thread.sleep(pollMs);
         }
-        Map<String, Double> after = metrics.isEmpty() ? Map.of() : scrape(metrics);
+        Map<String, Double> after = metrics.isEmpty() ? Map.of() : scrapeOrEmpty(metrics);
         watch.stop();
 
         long[] visible = new long[total - warmup];
@@ -183,7 +183,7 @@ public final class FreshnessBench {
                             + " records on a partition; %d of %d samples at or above 10,000 (a partition 'behind')%n",
                     lag.max, lag.behindSamples, lag.samples);
         }
-        if (!metrics.isEmpty()) {
+        if (!before.isEmpty() && !after.isEmpty()) {
             printMetrics(before, after);
         }
         System.out.flush();
@@ -242,13 +242,23 @@ public final class FreshnessBench {
         }
     }
 
+    /** {@link #scrape}, or nothing (said on stderr) when the pipeline does not answer: the latencies still count. */
+    private static Map<String, Double> scrapeOrEmpty(String url) throws InterruptedException {
+        try {
+            return scrape(url);
+        } catch (IOException e) {
+            System.err.println("scraping " + url + " failed, no meters for this run: " + e);
+            return Map.of();
+        }
+    }
+
     /** {@code etl_*} samples of a Prometheus scrape, summed over their tags (the lane's, shard's, ...). */
     private static Map<String, Double> scrape(String url) throws IOException, InterruptedException {
         HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         HttpResponse<String> response = client.send(
                 HttpRequest.newBuilder(URI.create(url))
-                        .timeout(Duration.ofSeconds(5))
+                        .timeout(Duration.ofSeconds(30))
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
         Map<String, Double> values = new TreeMap<>();
