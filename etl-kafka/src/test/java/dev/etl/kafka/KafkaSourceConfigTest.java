@@ -242,13 +242,16 @@ class KafkaSourceConfigTest {
         assertThat(base().build().consumerProperties())
                 .containsEntry("max.poll.records", 5000)
                 .containsEntry("fetch.min.bytes", 65536)
+                .containsEntry("fetch.max.wait.ms", 100)
                 .containsEntry("max.partition.fetch.bytes", 2097152);
         assertThat(base().property("max.poll.records", "300")
                         .property("fetch.min.bytes", 1)
+                        .property("fetch.max.wait.ms", "500")
                         .build()
                         .consumerProperties())
                 .containsEntry("max.poll.records", "300")
                 .containsEntry("fetch.min.bytes", 1)
+                .containsEntry("fetch.max.wait.ms", "500")
                 .containsEntry("max.partition.fetch.bytes", 2097152);
     }
 

@@ -179,7 +179,13 @@ public final class Lane implements Runnable, BatchHandler {
             context.reportSuppressed(false);
             boolean pending = handOffPending();
             applyBackpressure(pending, nowNs);
-            sourceLane.poll(pollTimeoutMs(pending, nextTimerNs, nowNs), this);
+            // Sealed blocks waiting for the commit that records their ends: poll briefly, so the commit's
+            // callback (run inside a poll) is followed at once by the hand-off, and a commit that had to
+            // wait for the one in flight goes out at the next iteration. The next block due by its linger
+            // bounds the wait like an operator timer. (Before, each cost up to a poll timeout; issue 34.)
+            boolean unrecorded = blocks != null && blocks.hasUnrecorded();
+            long nextDueNs = blocks == null ? nextTimerNs : Math.min(nextTimerNs, blocks.nextLingerDeadlineNs());
+            sourceLane.poll(pollTimeoutMs(pending || unrecorded, nextDueNs, nowNs), this);
             metrics.polls.increment();
             joined = sourceLane.hasJoined();
             handOffPending();
@@ -245,8 +251,9 @@ public final class Lane implements Runnable, BatchHandler {
     }
 
     /**
-     * How long the next poll may wait: the configured timeout, a short one while a chunk is pending, and
-     * never past the next operator timer (so a due timer fires within a few milliseconds on an idle topic).
+     * How long the next poll may wait: the configured timeout, a short one while a chunk is pending (or a
+     * sealed block waits for its boundary commit), and never past the next operator timer or block linger
+     * deadline (so a due timer fires, and a due block is sealed, within a few milliseconds on an idle topic).
      */
     private long pollTimeoutMs(boolean pending, long nextTimerNs, long nowNs) {
         long timeoutMs = pending ? PENDING_POLL_TIMEOUT_MS : pollTimeoutMs;

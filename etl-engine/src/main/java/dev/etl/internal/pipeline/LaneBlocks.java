@@ -305,6 +305,23 @@ public final class LaneBlocks implements BlockChains.DueListener {
         }
     }
 
+    /**
+     * When the next open block is due by its linger (lane clock), or {@link Long#MAX_VALUE} when none is
+     * open: the lane's poll waits no longer, so a block is sealed on time rather than up to a poll timeout
+     * (or a fetch) late. Per loop iteration.
+     */
+    long nextLingerDeadlineNs() {
+        long next = Long.MAX_VALUE;
+        for (PartitionBlocks b : partitions.values()) {
+            if (b.openedNs >= 0 && sealable(b)) {
+                long linger = b.behind ? backlogLingerNs : lingerNs;
+                long due = linger > Long.MAX_VALUE - b.openedNs ? Long.MAX_VALUE : b.openedNs + linger;
+                next = Math.min(next, due);
+            }
+        }
+        return next;
+    }
+
     /** Whether {@code b}'s open block may be sealed freely now (it has records, no recorded end ahead). */
     private static boolean sealable(PartitionBlocks b) {
         return b.blockStart >= 0 && b.position > b.blockStart && b.replayRemaining() == 0;

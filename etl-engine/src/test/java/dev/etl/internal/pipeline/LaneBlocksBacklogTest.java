@@ -107,6 +107,32 @@ class LaneBlocksBacklogTest {
     }
 
     @Test
+    void theLingerDeadlineIsWhenTheOpenBlockIsDue() {
+        lane(1_000_000);
+        assertThat(blocks.nextLingerDeadlineNs()).as("nothing open").isEqualTo(Long.MAX_VALUE);
+        long opened = nowNs;
+        batch(10, 0);
+        assertThat(blocks.nextLingerDeadlineNs())
+                .as("the lane's poll waits no longer than this")
+                .isEqualTo(opened + LINGER_NS);
+        after(LINGER_NS);
+        assertThat(sealed()).isEqualTo(1);
+        assertThat(blocks.nextLingerDeadlineNs()).as("sealed: nothing open").isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void behindTheLingerDeadlineIsTenLingers() {
+        lane(1_000_000);
+        long opened = nowNs;
+        batch(10, LaneBlocks.BACKLOG_RECORDS);
+        assertThat(blocks.nextLingerDeadlineNs()).isEqualTo(opened + LaneBlocks.BACKLOG_LINGERS * LINGER_NS);
+        batch(5, 0);
+        assertThat(blocks.nextLingerDeadlineNs())
+                .as("caught up: due one linger after its first record, i.e. now")
+                .isEqualTo(opened + LINGER_NS);
+    }
+
+    @Test
     void catchingUpRestoresTheLinger() {
         lane(1_000_000);
         batch(10, 50_000);
