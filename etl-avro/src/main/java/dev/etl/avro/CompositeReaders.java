@@ -8,21 +8,31 @@ import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericArray;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericFixed;
+import org.jspecify.annotations.Nullable;
 
 /** The {@link ValueReader}s of non-primitive types; each reuses the previous value where it can. */
 final class CompositeReaders {
     private CompositeReaders() {}
 
-    /** A writer union: reads the branch index, then the branch (each branch resolved against the reader). */
+    /**
+     * A writer union: reads the branch index, then the branch (each branch resolved against the reader).
+     *
+     * <p>A value the union displaced (a string that became null, a record that became a string) is kept
+     * as the spare and offered to the next read that has no old value, so a nullable field that goes
+     * null and back costs no new {@code Utf8} or record. Safe because the spare is referenced by nothing
+     * the decoder emits any more: every caller stores the returned value where {@code reuse} was. This
+     * makes the node lane-confined, as the whole tree is (compiled per lane's decoder).
+     */
     static final class Union extends ValueReader {
         private final ValueReader[] branches;
+        private @Nullable Object spare;
 
         Union(ValueReader[] branches) {
             this.branches = branches;
         }
 
         @Override
-        Object read(AvroCursor in, Object reuse) {
+        Object read(AvroCursor in, @Nullable Object reuse) {
             int at = in.position();
             int index = in.readInt();
             ValueReader[] branches = this.branches;
@@ -30,7 +40,15 @@ final class CompositeReaders {
                 throw new MalformedAvroException("union index " + index + " at byte " + at + " out of range for "
                         + branches.length + " branches");
             }
-            return branches[index].read(in, reuse);
+            if (reuse == null) {
+                reuse = spare;
+                spare = null;
+            }
+            Object value = branches[index].read(in, reuse);
+            if (value != reuse && reuse != null) {
+                spare = reuse;
+            }
+            return value;
         }
     }
 
