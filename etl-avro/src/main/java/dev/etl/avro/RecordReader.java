@@ -185,7 +185,7 @@ final class RecordReader extends ValueReader {
             Schema mutable = mutableDefaultSchemas[i];
             if (mutable == null) {
                 record.put(defaultPositions[i], defaults[i]);
-            } else if (!defaults[i].equals(record.get(defaultPositions[i]))) {
+            } else if (!equalsDefault(defaults[i], record.get(defaultPositions[i]))) {
                 // A copy, as Avro makes, so a change to the record cannot change the default; kept
                 // while it still equals the default, so a record of this writer copies it once.
                 record.put(defaultPositions[i], model.deepCopy(mutable, defaults[i]));
@@ -257,5 +257,47 @@ final class RecordReader extends ValueReader {
         } catch (Throwable e) {
             throw TypedSetter.rethrow(e);
         }
+    }
+
+    /**
+     * Whether {@code value} equals the default {@code expected}, without allocating (Avro's own
+     * {@code equals} of arrays and records compares through iterators): strings, bytes and fixed by
+     * their own {@code equals}, lists element by element, records field by field; maps never.
+     */
+    private static boolean equalsDefault(Object expected, Object value) {
+        if (expected == null || value == null) {
+            return expected == value;
+        }
+        if (expected instanceof java.util.List && value instanceof java.util.List) {
+            java.util.List<?> a = (java.util.List<?>) expected;
+            java.util.List<?> b = (java.util.List<?>) value;
+            if (a.size() != b.size()) {
+                return false;
+            }
+            for (int i = 0; i < a.size(); i++) {
+                if (!equalsDefault(a.get(i), b.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (expected instanceof IndexedRecord && value instanceof IndexedRecord) {
+            IndexedRecord a = (IndexedRecord) expected;
+            IndexedRecord b = (IndexedRecord) value;
+            if (!a.getSchema().getFullName().equals(b.getSchema().getFullName())) {
+                return false;
+            }
+            int fields = a.getSchema().getFields().size();
+            for (int i = 0; i < fields; i++) {
+                if (!equalsDefault(a.get(i), b.get(i))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (expected instanceof java.util.Map) {
+            return false;
+        }
+        return expected.equals(value);
     }
 }
