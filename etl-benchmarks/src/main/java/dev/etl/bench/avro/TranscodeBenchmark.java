@@ -123,13 +123,19 @@ public class TranscodeBenchmark {
                 .build();
     }
 
-    /** The object path's encoder for the same columns. */
-    public static RowBinaryEncoder<GenericRecord> encoder() {
+    /** The {@code device} column's Enum8 values: the enum's symbols, from 1. */
+    private static java.util.Map<String, Integer> devices() {
         java.util.Map<String, Integer> devices = new java.util.LinkedHashMap<>();
         devices.put("DESKTOP", 1);
         devices.put("MOBILE", 2);
         devices.put("TABLET", 3);
         devices.put("TV", 4);
+        return devices;
+    }
+
+    /** The object path's encoder for the same columns. */
+    public static RowBinaryEncoder<GenericRecord> encoder() {
+        java.util.Map<String, Integer> devices = devices();
         return RowBinaryEncoder.<GenericRecord>builder()
                 .uint64("id", r -> (Long) r.get(0))
                 .int64("timestamp_ms", r -> (Long) r.get(1))
@@ -151,11 +157,7 @@ public class TranscodeBenchmark {
 
     /** The same columns over the generated class's typed getters: no boxing, strings as their bytes. */
     public static RowBinaryEncoder<BenchEvent> specificEncoder() {
-        java.util.Map<String, Integer> devices = new java.util.LinkedHashMap<>();
-        devices.put("DESKTOP", 1);
-        devices.put("MOBILE", 2);
-        devices.put("TABLET", 3);
-        devices.put("TV", 4);
+        java.util.Map<String, Integer> devices = devices();
         return RowBinaryEncoder.<BenchEvent>builder()
                 .uint64("id", BenchEvent::getId)
                 .int64("timestamp_ms", BenchEvent::getTimestampMs)
