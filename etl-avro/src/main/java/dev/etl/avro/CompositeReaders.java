@@ -13,9 +13,23 @@ import org.apache.avro.generic.GenericFixed;
 final class CompositeReaders {
     private CompositeReaders() {}
 
-    /** A writer union: reads the branch index, then the branch (each branch resolved against the reader). */
+    /**
+     * A writer union: reads the branch index, then the branch (each branch resolved against the reader).
+     *
+     * <p>A value the union displaced (a string that became null, a record that became a string) is kept
+     * as a spare and offered to the next read that has no old value, so a nullable field that goes null
+     * and back costs no new {@code Utf8} or record. One node serves every element of an array of records,
+     * so several values may be displaced per record: the spares are a stack of at most
+     * {@value #MAX_SPARES}. Safe because a spare is referenced by nothing the decoder emits any more: every
+     * caller stores the returned value where {@code reuse} was. This makes the node lane-confined, as the
+     * whole tree is (compiled per lane's decoder).
+     */
     static final class Union extends ValueReader {
+        static final int MAX_SPARES = 64;
+
         private final ValueReader[] branches;
+        private Object[] spares = new Object[1];
+        private int spareCount;
 
         Union(ValueReader[] branches) {
             this.branches = branches;
@@ -30,7 +44,25 @@ final class CompositeReaders {
                 throw new MalformedAvroException("union index " + index + " at byte " + at + " out of range for "
                         + branches.length + " branches");
             }
-            return branches[index].read(in, reuse);
+            if (reuse == null && spareCount > 0) {
+                reuse = spares[--spareCount];
+                spares[spareCount] = null;
+            }
+            Object value = branches[index].read(in, reuse);
+            if (value != reuse && reuse != null) {
+                keep(reuse);
+            }
+            return value;
+        }
+
+        private void keep(Object displaced) {
+            if (spareCount == spares.length) {
+                if (spareCount == MAX_SPARES) {
+                    return;
+                }
+                spares = java.util.Arrays.copyOf(spares, spareCount * 2);
+            }
+            spares[spareCount++] = displaced;
         }
     }
 

@@ -4,8 +4,9 @@ import dev.etl.avro.binary.AvroCursor;
 
 /**
  * One node of a compiled decoder: reads one value of a (writer, reader) schema pair from an
- * {@link AvroCursor}. Built once per schema pair by {@link FastDecoderCompiler}; immutable, so a tree
- * may be shared, but the values it returns are the caller's (reused per lane).
+ * {@link AvroCursor}. Built per lane's decoder and schema pair by {@link FastDecoderCompiler}; lane-confined
+ * (a union keeps the values it displaced for its next read), and the values it returns are the caller's
+ * (reused per lane).
  *
  * <p>Leaf readers for primitives also have an {@link #opcode()}: a {@link RecordReader} inlines those
  * into its field loop instead of a virtual call per field.

@@ -182,9 +182,16 @@ public final class RowBuffer {
 
     /**
      * ClickHouse String from chars: LEB128 UTF-8 byte length, then the UTF-8 bytes, encoded in place
-     * without allocating (unpaired surrogates become '?', as {@link String#getBytes} does).
+     * without allocating (unpaired surrogates become '?', as {@link String#getBytes} does). A
+     * {@link Utf8CharSequence} (the Avro deserializer's strings) is written as the UTF-8 bytes it holds,
+     * copied as they are.
      */
     public RowBuffer writeString(CharSequence value) {
+        if (!(value instanceof String) && value instanceof Utf8CharSequence) {
+            // Avro's Utf8 would answer length() and charAt through a new String per value.
+            Utf8CharSequence utf8 = (Utf8CharSequence) value;
+            return writeStringBytes(utf8.getBytes(), 0, utf8.getByteLength());
+        }
         int chars = value.length();
         int utf8Length = utf8Length(value, chars);
         writeVarUInt(utf8Length);

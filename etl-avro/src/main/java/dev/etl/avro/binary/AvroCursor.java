@@ -355,10 +355,14 @@ public final class AvroCursor {
         return (int) length;
     }
 
-    /** Reads a string into {@code reuse} when it is a {@link Utf8} (growing its array only if needed), else a new one. */
+    /**
+     * Reads a string into {@code reuse} when it is a {@link Utf8} (growing its array only if needed), else a
+     * new one, which is also a {@link dev.etl.sink.Utf8CharSequence}: a {@code RowBuffer} writes it by copying
+     * its bytes, without a {@code String}.
+     */
     public Utf8 readUtf8(@Nullable Object reuse) {
         int length = readLength();
-        Utf8 utf8 = reuse instanceof Utf8 ? (Utf8) reuse : new Utf8();
+        Utf8 utf8 = reuse instanceof Utf8 ? (Utf8) reuse : new DecodedUtf8();
         utf8.setByteLength(length);
         System.arraycopy(buf, pos, utf8.getBytes(), 0, length);
         pos += length;

@@ -38,6 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <li>{@code genericDatumReaderAndEncode}: the same decode, then the project's {@link RowBinaryEncoder}
  *     (primitive accessors over the generic record) writes the row — the object path;</li>
  * <li>{@code fastPathAndEncode}: {@link AvroDeserializer}'s compiled fast path, then the same encoder;</li>
+ * <li>{@code fastPathSpecificAndEncode}: the fast path into the generated {@code BenchEvent}, then an
+ *     encoder of the same columns over its typed getters ({@link #specificEncoder()}) — the object path as
+ *     the guide writes it (issue 34: 0 B per record);</li>
  * <li>{@code transcode}: {@link AvroRowTranscoder}, Avro bytes straight to the row;</li>
  * <li>{@code transcodeFiveOfFifteen}: the same for a table of five of the fields (the other ten skipped
  *     unread);</li>
@@ -66,6 +69,10 @@ public class TranscodeBenchmark {
     private GenericRecord genericReuse;
     private RowBinaryEncoder<GenericRecord> encoder;
     private AvroDeserializer<GenericRecord> fastPath;
+    private AvroDeserializer<BenchEvent> fastPathSpecific;
+    private RowBinaryEncoder<BenchEvent> specificEncoder;
+    private BenchEvent lastSpecific;
+    private final Collector<BenchEvent> specificSink = v -> lastSpecific = v;
     private AvroRowTranscoder transcoder;
     private AvroRowTranscoder fiveColumns;
     private final RowBuffer out = new RowBuffer(1024);
@@ -116,13 +123,19 @@ public class TranscodeBenchmark {
                 .build();
     }
 
-    /** The object path's encoder for the same columns. */
-    public static RowBinaryEncoder<GenericRecord> encoder() {
+    /** The {@code device} column's Enum8 values: the enum's symbols, from 1. */
+    private static java.util.Map<String, Integer> devices() {
         java.util.Map<String, Integer> devices = new java.util.LinkedHashMap<>();
         devices.put("DESKTOP", 1);
         devices.put("MOBILE", 2);
         devices.put("TABLET", 3);
         devices.put("TV", 4);
+        return devices;
+    }
+
+    /** The object path's encoder for the same columns. */
+    public static RowBinaryEncoder<GenericRecord> encoder() {
+        java.util.Map<String, Integer> devices = devices();
         return RowBinaryEncoder.<GenericRecord>builder()
                 .uint64("id", r -> (Long) r.get(0))
                 .int64("timestamp_ms", r -> (Long) r.get(1))
@@ -142,6 +155,28 @@ public class TranscodeBenchmark {
                 .build();
     }
 
+    /** The same columns over the generated class's typed getters: no boxing, strings as their bytes. */
+    public static RowBinaryEncoder<BenchEvent> specificEncoder() {
+        java.util.Map<String, Integer> devices = devices();
+        return RowBinaryEncoder.<BenchEvent>builder()
+                .uint64("id", BenchEvent::getId)
+                .int64("timestamp_ms", BenchEvent::getTimestampMs)
+                .int32("user_id", BenchEvent::getUserId)
+                .string("session_id", BenchEvent::getSessionId)
+                .lowCardinalityString("country", BenchEvent::getCountry)
+                .enum8("device", devices, r -> r.getDevice().ordinal() + 1)
+                .float64("price", BenchEvent::getPrice)
+                .int32("quantity", BenchEvent::getQuantity)
+                .float32("discount", BenchEvent::getDiscount)
+                .bool("paid", BenchEvent::getPaid)
+                .nullableString("campaign", BenchEvent::getCampaign)
+                .float64("score", BenchEvent::getScore)
+                .string("page", BenchEvent::getPage)
+                .nullableString("referrer", BenchEvent::getReferrer)
+                .int32("version", BenchEvent::getVersion)
+                .build();
+    }
+
     @Setup
     public void setUp() throws IOException {
         Schema schema = BenchEvent.getClassSchema();
@@ -152,6 +187,9 @@ public class TranscodeBenchmark {
         genericReader = new GenericDatumReader<>(schema, schema);
         encoder = encoder();
         fastPath = AvroDeserializer.generic(schema).raw(schema).build();
+        fastPathSpecific =
+                AvroDeserializer.specific(BenchEvent.class).raw(schema).build();
+        specificEncoder = specificEncoder();
         transcoder = AvroRowTranscoder.raw(mapping(schema), schema).build();
         fiveColumns = AvroRowTranscoder.raw(
                         AvroRowMapping.builder(schema)
@@ -190,7 +228,9 @@ public class TranscodeBenchmark {
             byte[] b = transcode().toByteArray();
             next = i;
             byte[] c = fastPathAndEncode().toByteArray();
-            if (!java.util.Arrays.equals(a, b) || !java.util.Arrays.equals(a, c)) {
+            next = i;
+            byte[] d = fastPathSpecificAndEncode().toByteArray();
+            if (!java.util.Arrays.equals(a, b) || !java.util.Arrays.equals(a, c) || !java.util.Arrays.equals(a, d)) {
                 throw new IllegalStateException("record " + i + ": the paths write different rows");
             }
         }
@@ -250,6 +290,15 @@ public class TranscodeBenchmark {
         RowBuffer out = this.out;
         out.reset();
         encoder.encode(last, out);
+        return out;
+    }
+
+    @Benchmark
+    public RowBuffer fastPathSpecificAndEncode() {
+        fastPathSpecific.deserialize(key, value.wrap(nextBody()), meta, specificSink);
+        RowBuffer out = this.out;
+        out.reset();
+        specificEncoder.encode(lastSpecific, out);
         return out;
     }
 

@@ -44,7 +44,10 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@link LaneHotPathBenchmark}, over 500 distinct {@code BenchEvent} records (every field a column):
  * <ul>
  * <li>{@code laneTranscode}: {@code Deserializer.payload()} → {@code AvroRowTranscoder};</li>
- * <li>{@code laneObjectPath}: {@code AvroDeserializer}'s fast path → {@code RowBinaryEncoder};</li>
+ * <li>{@code laneObjectPath}: {@code AvroDeserializer}'s fast path into generic records → {@code
+ *     RowBinaryEncoder};</li>
+ * <li>{@code laneObjectPathSpecific}: the same into the generated {@code BenchEvent}, the encoder reading
+ *     its typed getters (issue 34: 0 B per record);</li>
  * <li>{@code handWrittenTranscode}: the hand-written loop of the same work (issue 15: the lane in ≤ 1.2×
  *     its time): per record the transcoder writes the row into one of two buffers picked by the
  *     router's hash, the buffers are reset per batch (the null sink); no chain, acks or checkpointer;</li>
@@ -66,6 +69,7 @@ public class AvroLaneBenchmark {
     private byte[][] bodies;
     private Lane transcoding;
     private Lane objectPath;
+    private Lane objectPathSpecific;
     private GenericDatumReader<GenericRecord> genericReader;
     private BinaryDecoder decoder;
     private GenericRecord genericReuse;
@@ -130,6 +134,12 @@ public class AvroLaneBenchmark {
         objectPath = new Lane(
                 bodies,
                 ctx -> Chains.from(ctx, avro.build()).sink(TranscodeBenchmark.encoder(), KeyHashRouter.byRecordKey()));
+        AvroDeserializer.Builder<BenchEvent> specific =
+                AvroDeserializer.specific(BenchEvent.class).raw(schema);
+        objectPathSpecific = new Lane(
+                bodies,
+                ctx -> Chains.from(ctx, specific.build())
+                        .sink(TranscodeBenchmark.specificEncoder(), KeyHashRouter.byRecordKey()));
         genericReader = new GenericDatumReader<>(schema, schema);
         handTranscoder = transcoder.build();
         keyHashes = new long[BATCH];
@@ -170,6 +180,12 @@ public class AvroLaneBenchmark {
     @OperationsPerInvocation(BATCH)
     public long laneObjectPath() {
         return objectPath.run();
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public long laneObjectPathSpecific() {
+        return objectPathSpecific.run();
     }
 
     @Benchmark
