@@ -33,8 +33,10 @@
 # sql/order_headers.sql), written by the sample's headers-* profiles, each a different way to write the
 # same rows: headers-transcode (the transcoder with computed columns), headers-objects (the generated
 # Order, a Java filter, a reused OrderHeaderRow and its encoder: the first-pipeline guide's object path),
-# headers-generic (GenericRecords, a filter and a map into a new row, as the docs show a generic chain).
-# OrderHeadersPathTest proves they write the same bytes for the same payloads. Those sides run against
+# headers-generic (GenericRecords, a filter and a map into a new row, as the docs show a generic chain),
+# headers-view (the record view, AvroView: a Java filter and the totals computed in Java over field handles,
+# written by the transcoder's view encoder). OrderHeadersPathTest proves they write the same bytes for the
+# same payloads. Those sides run against
 # order_headers instead of orders: each run its own database, count() and uniqExact(order_id) after FINAL
 # on every replica must both equal the non-cancelled orders the generator produced, and the insert limit
 # I writes order_headers rows (as many as a run writes), so L is this table's. The rounds rotate the
@@ -63,7 +65,8 @@
 #                             a headers-* profile of the sample (table order_headers); one invocation's
 #                             sides write one table (the limits are that table's)
 #   BENCH_PATHS=1             the paths for user code, like for like (above): BENCH_SIDES defaults to
-#                             "headers-transcode headers-objects headers-generic", BENCH_REPEATS to 3,
+#                             "headers-transcode headers-objects headers-generic headers-view",
+#                             BENCH_REPEATS to 3,
 #                             BENCH_ROTATE to 1
 #   BENCH_ROTATE=1            round r runs the sides starting from the r-th (default 0: the same order
 #                             every round; 1 with BENCH_PATHS=1), so that no side always runs first
@@ -116,7 +119,7 @@ case "${BENCH_PRESET:-}" in
   *) echo "BENCH_PRESET must be 10m or unset, got '$BENCH_PRESET'" >&2; exit 2 ;;
 esac
 if [[ "${BENCH_PATHS:-0}" == 1 ]]; then
-  : "${BENCH_SIDES:=headers-transcode headers-objects headers-generic}" "${BENCH_REPEATS:=3}" "${BENCH_ROTATE:=1}"
+  : "${BENCH_SIDES:=headers-transcode headers-objects headers-generic headers-view}" "${BENCH_REPEATS:=3}" "${BENCH_ROTATE:=1}"
 fi
 ORDERS="${BENCH_ORDERS:-1000000}"
 REPEATS="${BENCH_REPEATS:-2}"
@@ -228,7 +231,7 @@ require_java17
 ((${#SIDES[@]} > 0)) || fail "no sides to run (BENCH_SIDES is empty)"
 for side in "${SIDES[@]}"; do
   case "$side" in
-    baseline | etl | etl-objects | etl-merged | etl-native | headers-transcode | headers-objects | headers-generic) ;;
+    baseline | etl | etl-objects | etl-merged | etl-native | headers-transcode | headers-objects | headers-generic | headers-view) ;;
     *) fail "unknown side '$side' in BENCH_SIDES" ;;
   esac
   [[ "$(side_table "$side")" == "$TABLE" ]] \
