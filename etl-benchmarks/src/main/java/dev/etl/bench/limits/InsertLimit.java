@@ -288,15 +288,7 @@ public final class InsertLimit {
                 string(out, SKUS[random.nextInt(SKUS.length)]);
                 int32(out, 1 + random.nextInt(9));
                 int64(out, 50 + random.nextInt(10_000)); // Decimal64(2): cents
-                if (coupon) {
-                    out.write(0);
-                    string(out, "SAVE10");
-                } else {
-                    out.write(1);
-                }
-                updatedAt[i] = out.size();
-                int64(out, UPDATED_BASE + orderId);
-                rowEnd[i] = out.size();
+                rowEnd[i] = couponAndUpdated(out, coupon, orderId, updatedAt, i);
                 line++;
             }
             return new Body(out.toByteArray(), idAt, updatedAt, rowEnd, ids);
@@ -336,17 +328,26 @@ public final class InsertLimit {
                 out.write(lines >>> 8);
                 int32(out, (int) quantity);
                 int64(out, totalCents); // Decimal64(2): cents
-                if (coupon) {
-                    out.write(0);
-                    string(out, "SAVE10");
-                } else {
-                    out.write(1);
-                }
-                updatedAt[i] = out.size();
-                int64(out, UPDATED_BASE + orderId);
-                rowEnd[i] = out.size();
+                rowEnd[i] = couponAndUpdated(out, coupon, orderId, updatedAt, i);
             }
             return new Body(out.toByteArray(), idAt, updatedAt, rowEnd, ids);
+        }
+
+        /**
+         * The last two columns of both tables' rows, {@code coupon Nullable(String)} and {@code updated_ms}
+         * (recorded in {@code updatedAt[row]}); returns where the row ends.
+         */
+        private static int couponAndUpdated(
+                ByteArrayOutputStream out, boolean coupon, long orderId, int[] updatedAt, int row) {
+            if (coupon) {
+                out.write(0);
+                string(out, "SAVE10");
+            } else {
+                out.write(1);
+            }
+            updatedAt[row] = out.size();
+            int64(out, UPDATED_BASE + orderId);
+            return out.size();
         }
 
         /** Byte length of the first {@code rows} rows. */
