@@ -78,6 +78,8 @@ import org.apache.avro.Schema.Type;
  */
 public final class AvroView {
     private final Fields fields;
+    /** The last other {@link Fields} whose handles {@link #accept} found compatible. */
+    private Fields accepted;
     /** The transcoder's cursor: the scan's marks. */
     private final AvroCursor scanned;
     /** Reads values at marked positions (the scan's cursor keeps its state for the encoder). */
@@ -265,11 +267,24 @@ public final class AvroView {
         return index(array.arrayIndex);
     }
 
+    /**
+     * Handles of another {@link Fields} instance: fine when it describes the same reader schema and slots (leaf
+     * indexes are the reader schema's), checked once and remembered.
+     */
+    private void accept(Fields owner) {
+        if (!owner.mapping.readerSchema().equals(fields.mapping.readerSchema())
+                || !owner.slotNames.equals(fields.slotNames)) {
+            throw new IllegalArgumentException("a handle of " + owner + " (mapping " + owner.mapping
+                    + ") used on a view of another reader schema or computed columns: " + fields.mapping);
+        }
+        accepted = owner;
+    }
+
     // ---- reading --------------------------------------------------------------------------------------------
 
     private void check(Fields owner) {
-        if (owner != fields && owner.mapping != fields.mapping) {
-            throw new IllegalArgumentException("a handle of another mapping's fields: " + owner.mapping);
+        if (owner != fields && owner != accepted) {
+            accept(owner);
         }
         if (!live) {
             throw new IllegalStateException(
@@ -397,7 +412,7 @@ public final class AvroView {
             throw unreadable(field);
         }
         int length = in.readLength();
-        int from = in.position();
+        int from = in.mark();
         in.skip(length);
         string.set(in.array(), from, length);
         return string;
@@ -642,8 +657,14 @@ public final class AvroView {
         private String closest(String path) {
             String best = null;
             int bestDistance = Integer.MAX_VALUE;
+            String lower = path.toLowerCase(java.util.Locale.ROOT);
             for (String candidate : paths) {
-                int d = distance(path.toLowerCase(java.util.Locale.ROOT), candidate.toLowerCase(java.util.Locale.ROOT));
+                String c = candidate.toLowerCase(java.util.Locale.ROOT);
+                int d = distance(lower, c);
+                // An abbreviation ('qty' for 'quantity'): as close as a small typo.
+                if (d > 2 && isAbbreviation(lower, c)) {
+                    d = 2;
+                }
                 if (d < bestDistance) {
                     bestDistance = d;
                     best = candidate;
@@ -652,6 +673,20 @@ public final class AvroView {
             return best != null && bestDistance <= Math.max(2, path.length() / 3)
                     ? ": did you mean '" + best + "'?"
                     : "; its fields are " + paths;
+        }
+
+        /** Whether {@code a}'s letters appear in {@code b} in order, starting with its first. */
+        private static boolean isAbbreviation(String a, String b) {
+            if (a.isEmpty() || b.isEmpty() || a.charAt(0) != b.charAt(0)) {
+                return false;
+            }
+            int j = 0;
+            for (int i = 0; i < b.length() && j < a.length(); i++) {
+                if (b.charAt(i) == a.charAt(j)) {
+                    j++;
+                }
+            }
+            return j == a.length();
         }
 
         private static int distance(String a, String b) {
@@ -900,28 +935,22 @@ public final class AvroView {
             return ascii == 1 ? (char) array[offset + index] : chars[index];
         }
 
-        /** Whether the bytes are {@code text}'s UTF-8: for ASCII text, a byte compare without decoding. */
+        /**
+         * Whether the bytes are {@code text}'s UTF-8: for ASCII text a byte compare, nothing decoded or allocated;
+         * text with other characters is compared decoded (allocates).
+         */
         boolean contentEquals(String text) {
             int n = text.length();
-            if (n == length) {
-                boolean asciiText = true;
-                for (int i = 0; i < n; i++) {
-                    char c = text.charAt(i);
-                    if (c >= 0x80) {
-                        asciiText = false;
-                        break;
-                    }
-                    if (array[offset + i] != (byte) c) {
-                        return false;
-                    }
+            for (int i = 0; i < n; i++) {
+                char c = text.charAt(i);
+                if (c >= 0x80) {
+                    return toString().equals(text);
                 }
-                if (asciiText) {
-                    return true;
+                if (i >= length || array[offset + i] != (byte) c) {
+                    return false;
                 }
-            } else if (n > length) {
-                return false; // a UTF-8 encoding has at least one byte per char
             }
-            return toString().equals(text);
+            return n == length;
         }
 
         @Override
