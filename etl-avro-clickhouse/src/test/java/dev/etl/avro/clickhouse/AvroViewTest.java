@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.deser.Deserializer;
+import dev.etl.ops.ChainFactory;
+import dev.etl.ops.Chains;
 import dev.etl.record.Payload;
 import dev.etl.sink.MultiRowEncoder;
 import dev.etl.sink.RowBuffer;
@@ -175,6 +177,25 @@ class AvroViewTest {
         }
     }
     // end::view-chain[]
+
+    // tag::view-wiring[]
+    /** The chain: the payload read into the lane's view, Java filter and map, rows written from the view. */
+    static ChainFactory chains(AvroRowTranscoder.Builder transcoders, Totals totals) {
+        return ctx -> {
+            AvroRowTranscoder t = transcoders.build(); // per lane: owns the cursor and the view
+            return Chains.from(ctx, t.views())
+                    .filter("not-cancelled", totals::notCancelled)
+                    .map("totals", totals::totals)
+                    .sink(t.viewEncoder(), t.viewRouter());
+        };
+    }
+    // end::view-wiring[]
+
+    @Test
+    void theChainBuildsOnTheEngine() {
+        assertThat(chains(AvroRowTranscoder.raw(headers(), ORDER), new Totals(headers())))
+                .isNotNull();
+    }
 
     @Test
     void accessorsEqualWhatAvroDecodesFromTheSameBytes() throws Exception {
