@@ -508,37 +508,34 @@ public final class AvroView {
             this.slotNames = mapping.slotColumns();
         }
 
+        /** An int field. */
         public IntField intField(String path) {
-            return new IntField(this, null, record.leaf(path, "an int field", Type.INT), path);
+            return record.intField(this, null, path);
         }
 
         /** A long field, or an int field read as a long. */
         public LongField longField(String path) {
-            return new LongField(this, null, record.leaf(path, "a long or int field", Type.LONG, Type.INT), path);
+            return record.longField(this, null, path);
         }
 
         /** A double or float field, or an int or long read as a double. */
         public DoubleField doubleField(String path) {
-            return new DoubleField(
-                    this,
-                    null,
-                    record.leaf(
-                            path, "a double, float, long or int field", Type.DOUBLE, Type.FLOAT, Type.LONG, Type.INT),
-                    path);
+            return record.doubleField(this, null, path);
         }
 
+        /** A boolean field. */
         public BooleanField booleanField(String path) {
-            return new BooleanField(this, null, record.leaf(path, "a boolean field", Type.BOOLEAN), path);
+            return record.booleanField(this, null, path);
         }
 
         /** A string field (or bytes, read as UTF-8). */
         public StringField stringField(String path) {
-            return new StringField(this, null, record.leaf(path, "a string field", Type.STRING, Type.BYTES), path);
+            return record.stringField(this, null, path);
         }
 
+        /** An enum field. */
         public EnumField enumField(String path) {
-            int leaf = record.leaf(path, "an enum field", Type.ENUM);
-            return new EnumField(this, null, leaf, path, LeafSet.valueType(record.schemas.get(leaf)));
+            return record.enumField(this, null, path);
         }
 
         /** An array of records, whose elements' fields {@link ArrayField#intField} and the others make handles of. */
@@ -635,6 +632,32 @@ public final class AvroView {
                 }
             }
             return value != null ? value : leaf;
+        }
+
+        IntField intField(Fields owner, ArrayField array, String path) {
+            return new IntField(owner, array, leaf(path, "an int field", Type.INT), path);
+        }
+
+        LongField longField(Fields owner, ArrayField array, String path) {
+            return new LongField(owner, array, leaf(path, "a long or int field", Type.LONG, Type.INT), path);
+        }
+
+        DoubleField doubleField(Fields owner, ArrayField array, String path) {
+            int leaf = leaf(path, "a double, float, long or int field", Type.DOUBLE, Type.FLOAT, Type.LONG, Type.INT);
+            return new DoubleField(owner, array, leaf, path);
+        }
+
+        BooleanField booleanField(Fields owner, ArrayField array, String path) {
+            return new BooleanField(owner, array, leaf(path, "a boolean field", Type.BOOLEAN), path);
+        }
+
+        StringField stringField(Fields owner, ArrayField array, String path) {
+            return new StringField(owner, array, leaf(path, "a string field", Type.STRING, Type.BYTES), path);
+        }
+
+        EnumField enumField(Fields owner, ArrayField array, String path) {
+            int leaf = leaf(path, "an enum field", Type.ENUM);
+            return new EnumField(owner, array, leaf, path, valueType(schemas.get(leaf)));
         }
 
         int leaf(String path, String expected, Type... types) {
@@ -810,34 +833,34 @@ public final class AvroView {
             this.leaves = leaves;
         }
 
+        /** An int field of the elements. */
         public IntField intField(String path) {
-            return new IntField(owner, this, leaves.leaf(path, "an int field", Type.INT), path);
+            return leaves.intField(owner, this, path);
         }
 
+        /** A long (or int) field of the elements. */
         public LongField longField(String path) {
-            return new LongField(owner, this, leaves.leaf(path, "a long or int field", Type.LONG, Type.INT), path);
+            return leaves.longField(owner, this, path);
         }
 
+        /** A number field of the elements, read as a double. */
         public DoubleField doubleField(String path) {
-            return new DoubleField(
-                    owner,
-                    this,
-                    leaves.leaf(
-                            path, "a double, float, long or int field", Type.DOUBLE, Type.FLOAT, Type.LONG, Type.INT),
-                    path);
+            return leaves.doubleField(owner, this, path);
         }
 
+        /** A boolean field of the elements. */
         public BooleanField booleanField(String path) {
-            return new BooleanField(owner, this, leaves.leaf(path, "a boolean field", Type.BOOLEAN), path);
+            return leaves.booleanField(owner, this, path);
         }
 
+        /** A string (or bytes) field of the elements. */
         public StringField stringField(String path) {
-            return new StringField(owner, this, leaves.leaf(path, "a string field", Type.STRING, Type.BYTES), path);
+            return leaves.stringField(owner, this, path);
         }
 
+        /** An enum field of the elements. */
         public EnumField enumField(String path) {
-            int leaf = leaves.leaf(path, "an enum field", Type.ENUM);
-            return new EnumField(owner, this, leaf, path, LeafSet.valueType(leaves.schemas.get(leaf)));
+            return leaves.enumField(owner, this, path);
         }
 
         /** The array's path in the reader schema. */

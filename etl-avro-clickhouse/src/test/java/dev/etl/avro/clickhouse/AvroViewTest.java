@@ -3,6 +3,8 @@ package dev.etl.avro.clickhouse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.etl.avro.AvroWireFormat;
+import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.clickhouse.ColumnEncodeException;
 import dev.etl.deser.Deserializer;
 import dev.etl.ops.ChainFactory;
@@ -10,6 +12,7 @@ import dev.etl.ops.Chains;
 import dev.etl.record.Payload;
 import dev.etl.sink.MultiRowEncoder;
 import dev.etl.sink.RowBuffer;
+import dev.etl.test.avro.StubSchemaRegistry;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -295,6 +298,41 @@ class AvroViewTest {
             }
             assertThat(written).isPositive();
             assertThat(viewRows.toByteArray()).isEqualTo(expected.toByteArray());
+        }
+    }
+
+    @Test
+    void confluentPayloadsOfTwoWriterSchemasOnOneLaneAreReadByTheirOwnPlans() throws Exception {
+        Totals totals = new Totals(headers());
+        AvroView.StringField customer = AvroView.fields(headers()).stringField("customer");
+        try (StubSchemaRegistry stub = StubSchemaRegistry.start()) {
+            stub.put(1, ORDER_V1);
+            stub.put(2, ORDER);
+            SchemaRegistryClient registry =
+                    SchemaRegistryClient.builder(stub.url()).build();
+            AvroRowTranscoder.Builder shared = AvroRowTranscoder.confluent(headers(), registry);
+            Lane lane = new Lane(shared.build());
+            AvroRowTranscoder v1 = AvroRowTranscoder.raw(headersComputedByTranscoder(), ORDER_V1)
+                    .build();
+            AvroRowTranscoder v2 =
+                    AvroRowTranscoder.raw(headersComputedByTranscoder(), ORDER).build();
+            SplittableRandom random = new SplittableRandom(12);
+            RowBuffer out = new RowBuffer(64);
+            RowBuffer expected = new RowBuffer(64);
+            for (int n = 0; n < 200; n++) {
+                boolean old = random.nextBoolean();
+                GenericRecord order = randomOrder(old ? ORDER_V1 : ORDER, random);
+                byte[] body = encode(order, false);
+                AvroView v = lane.read(AvroWireFormat.confluent(old ? 1 : 2, order.getSchema(), order));
+                assertThat(v.string(customer).toString())
+                        .isEqualTo(order.get("customer").toString());
+                lane.encoder.encodeRows(totals.totals(v), null, out);
+                (old ? v1 : v2).transcode(body, 0, body.length, expected);
+            }
+            assertThat(out.toByteArray()).isEqualTo(expected.toByteArray());
+            assertThat(shared.compilations())
+                    .as("compiled once per writer schema")
+                    .isEqualTo(2);
         }
     }
 
