@@ -568,9 +568,16 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
             return mapping;
         }
 
-        /** How many writer schemas were compiled so far (each at most once per id or fingerprint). */
+        /**
+         * How many writer schemas were compiled so far (each at most once per id or fingerprint, and once more for
+         * the {@link AvroRowTranscoder#views() view path} when lanes read views).
+         */
         public int compilations() {
-            return plans.compilations();
+            WriterPlans views;
+            synchronized (this) {
+                views = viewPlans;
+            }
+            return plans.compilations() + (views != null ? views.compilations() : 0);
         }
 
         /**
@@ -579,7 +586,16 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
          * column stores them. Each writer schema that has such fields is also logged once, at WARN.
          */
         public Set<String> unreadWriterFields() {
-            return plans.unreadWriterFields();
+            WriterPlans views;
+            synchronized (this) {
+                views = viewPlans;
+            }
+            if (views == null) {
+                return plans.unreadWriterFields();
+            }
+            Set<String> unread = new java.util.TreeSet<>(plans.unreadWriterFields());
+            unread.addAll(views.unreadWriterFields());
+            return Set.copyOf(unread);
         }
     }
 }

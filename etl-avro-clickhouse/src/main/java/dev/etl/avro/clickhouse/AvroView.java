@@ -78,6 +78,8 @@ import org.apache.avro.Schema.Type;
  */
 public final class AvroView {
     private final Fields fields;
+    /** The last other {@link Fields} whose handles {@link #accept} found compatible. */
+    private Fields accepted;
     /** The transcoder's cursor: the scan's marks. */
     private final AvroCursor scanned;
     /** Reads values at marked positions (the scan's cursor keeps its state for the encoder). */
@@ -265,11 +267,24 @@ public final class AvroView {
         return index(array.arrayIndex);
     }
 
+    /**
+     * Handles of another {@link Fields} instance: fine when it describes the same reader schema and slots (leaf
+     * indexes are the reader schema's), checked once and remembered.
+     */
+    private void accept(Fields owner) {
+        if (!owner.mapping.readerSchema().equals(fields.mapping.readerSchema())
+                || !owner.slotNames.equals(fields.slotNames)) {
+            throw new IllegalArgumentException("a handle of " + owner + " (mapping " + owner.mapping
+                    + ") used on a view of another reader schema or computed columns: " + fields.mapping);
+        }
+        accepted = owner;
+    }
+
     // ---- reading --------------------------------------------------------------------------------------------
 
     private void check(Fields owner) {
-        if (owner != fields && owner.mapping != fields.mapping) {
-            throw new IllegalArgumentException("a handle of another mapping's fields: " + owner.mapping);
+        if (owner != fields && owner != accepted) {
+            accept(owner);
         }
         if (!live) {
             throw new IllegalStateException(
@@ -397,7 +412,7 @@ public final class AvroView {
             throw unreadable(field);
         }
         int length = in.readLength();
-        int from = in.position();
+        int from = in.mark();
         in.skip(length);
         string.set(in.array(), from, length);
         return string;
@@ -493,37 +508,34 @@ public final class AvroView {
             this.slotNames = mapping.slotColumns();
         }
 
+        /** An int field. */
         public IntField intField(String path) {
-            return new IntField(this, null, record.leaf(path, "an int field", Type.INT), path);
+            return record.intField(this, null, path);
         }
 
         /** A long field, or an int field read as a long. */
         public LongField longField(String path) {
-            return new LongField(this, null, record.leaf(path, "a long or int field", Type.LONG, Type.INT), path);
+            return record.longField(this, null, path);
         }
 
         /** A double or float field, or an int or long read as a double. */
         public DoubleField doubleField(String path) {
-            return new DoubleField(
-                    this,
-                    null,
-                    record.leaf(
-                            path, "a double, float, long or int field", Type.DOUBLE, Type.FLOAT, Type.LONG, Type.INT),
-                    path);
+            return record.doubleField(this, null, path);
         }
 
+        /** A boolean field. */
         public BooleanField booleanField(String path) {
-            return new BooleanField(this, null, record.leaf(path, "a boolean field", Type.BOOLEAN), path);
+            return record.booleanField(this, null, path);
         }
 
         /** A string field (or bytes, read as UTF-8). */
         public StringField stringField(String path) {
-            return new StringField(this, null, record.leaf(path, "a string field", Type.STRING, Type.BYTES), path);
+            return record.stringField(this, null, path);
         }
 
+        /** An enum field. */
         public EnumField enumField(String path) {
-            int leaf = record.leaf(path, "an enum field", Type.ENUM);
-            return new EnumField(this, null, leaf, path, LeafSet.valueType(record.schemas.get(leaf)));
+            return record.enumField(this, null, path);
         }
 
         /** An array of records, whose elements' fields {@link ArrayField#intField} and the others make handles of. */
@@ -622,6 +634,32 @@ public final class AvroView {
             return value != null ? value : leaf;
         }
 
+        IntField intField(Fields owner, ArrayField array, String path) {
+            return new IntField(owner, array, leaf(path, "an int field", Type.INT), path);
+        }
+
+        LongField longField(Fields owner, ArrayField array, String path) {
+            return new LongField(owner, array, leaf(path, "a long or int field", Type.LONG, Type.INT), path);
+        }
+
+        DoubleField doubleField(Fields owner, ArrayField array, String path) {
+            int leaf = leaf(path, "a double, float, long or int field", Type.DOUBLE, Type.FLOAT, Type.LONG, Type.INT);
+            return new DoubleField(owner, array, leaf, path);
+        }
+
+        BooleanField booleanField(Fields owner, ArrayField array, String path) {
+            return new BooleanField(owner, array, leaf(path, "a boolean field", Type.BOOLEAN), path);
+        }
+
+        StringField stringField(Fields owner, ArrayField array, String path) {
+            return new StringField(owner, array, leaf(path, "a string field", Type.STRING, Type.BYTES), path);
+        }
+
+        EnumField enumField(Fields owner, ArrayField array, String path) {
+            int leaf = leaf(path, "an enum field", Type.ENUM);
+            return new EnumField(owner, array, leaf, path, valueType(schemas.get(leaf)));
+        }
+
         int leaf(String path, String expected, Type... types) {
             Objects.requireNonNull(path, "path");
             Integer leaf = byPath.get(path);
@@ -642,8 +680,14 @@ public final class AvroView {
         private String closest(String path) {
             String best = null;
             int bestDistance = Integer.MAX_VALUE;
+            String lower = path.toLowerCase(java.util.Locale.ROOT);
             for (String candidate : paths) {
-                int d = distance(path.toLowerCase(java.util.Locale.ROOT), candidate.toLowerCase(java.util.Locale.ROOT));
+                String c = candidate.toLowerCase(java.util.Locale.ROOT);
+                int d = distance(lower, c);
+                // An abbreviation ('qty' for 'quantity'): as close as a small typo.
+                if (d > 2 && isAbbreviation(lower, c)) {
+                    d = 2;
+                }
                 if (d < bestDistance) {
                     bestDistance = d;
                     best = candidate;
@@ -652,6 +696,20 @@ public final class AvroView {
             return best != null && bestDistance <= Math.max(2, path.length() / 3)
                     ? ": did you mean '" + best + "'?"
                     : "; its fields are " + paths;
+        }
+
+        /** Whether {@code a}'s letters appear in {@code b} in order, starting with its first. */
+        private static boolean isAbbreviation(String a, String b) {
+            if (a.isEmpty() || b.isEmpty() || a.charAt(0) != b.charAt(0)) {
+                return false;
+            }
+            int j = 0;
+            for (int i = 0; i < b.length() && j < a.length(); i++) {
+                if (b.charAt(i) == a.charAt(j)) {
+                    j++;
+                }
+            }
+            return j == a.length();
         }
 
         private static int distance(String a, String b) {
@@ -775,34 +833,34 @@ public final class AvroView {
             this.leaves = leaves;
         }
 
+        /** An int field of the elements. */
         public IntField intField(String path) {
-            return new IntField(owner, this, leaves.leaf(path, "an int field", Type.INT), path);
+            return leaves.intField(owner, this, path);
         }
 
+        /** A long (or int) field of the elements. */
         public LongField longField(String path) {
-            return new LongField(owner, this, leaves.leaf(path, "a long or int field", Type.LONG, Type.INT), path);
+            return leaves.longField(owner, this, path);
         }
 
+        /** A number field of the elements, read as a double. */
         public DoubleField doubleField(String path) {
-            return new DoubleField(
-                    owner,
-                    this,
-                    leaves.leaf(
-                            path, "a double, float, long or int field", Type.DOUBLE, Type.FLOAT, Type.LONG, Type.INT),
-                    path);
+            return leaves.doubleField(owner, this, path);
         }
 
+        /** A boolean field of the elements. */
         public BooleanField booleanField(String path) {
-            return new BooleanField(owner, this, leaves.leaf(path, "a boolean field", Type.BOOLEAN), path);
+            return leaves.booleanField(owner, this, path);
         }
 
+        /** A string (or bytes) field of the elements. */
         public StringField stringField(String path) {
-            return new StringField(owner, this, leaves.leaf(path, "a string field", Type.STRING, Type.BYTES), path);
+            return leaves.stringField(owner, this, path);
         }
 
+        /** An enum field of the elements. */
         public EnumField enumField(String path) {
-            int leaf = leaves.leaf(path, "an enum field", Type.ENUM);
-            return new EnumField(owner, this, leaf, path, LeafSet.valueType(leaves.schemas.get(leaf)));
+            return leaves.enumField(owner, this, path);
         }
 
         /** The array's path in the reader schema. */
@@ -900,28 +958,22 @@ public final class AvroView {
             return ascii == 1 ? (char) array[offset + index] : chars[index];
         }
 
-        /** Whether the bytes are {@code text}'s UTF-8: for ASCII text, a byte compare without decoding. */
+        /**
+         * Whether the bytes are {@code text}'s UTF-8: for ASCII text a byte compare, nothing decoded or allocated;
+         * text with other characters is compared decoded (allocates).
+         */
         boolean contentEquals(String text) {
             int n = text.length();
-            if (n == length) {
-                boolean asciiText = true;
-                for (int i = 0; i < n; i++) {
-                    char c = text.charAt(i);
-                    if (c >= 0x80) {
-                        asciiText = false;
-                        break;
-                    }
-                    if (array[offset + i] != (byte) c) {
-                        return false;
-                    }
+            for (int i = 0; i < n; i++) {
+                char c = text.charAt(i);
+                if (c >= 0x80) {
+                    return toString().equals(text);
                 }
-                if (asciiText) {
-                    return true;
+                if (i >= length || array[offset + i] != (byte) c) {
+                    return false;
                 }
-            } else if (n > length) {
-                return false; // a UTF-8 encoding has at least one byte per char
             }
-            return toString().equals(text);
+            return n == length;
         }
 
         @Override
