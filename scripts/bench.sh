@@ -25,7 +25,24 @@
 #    Every timed run and limit waits first (up to 60 s) for a quiet machine (less than 15 % of a core
 #    busy for a second), so that no run pays for the tail of the one before,
 # 5. prints the table (orders/s and rows/s per run, medians, ratio etl/baseline, the limits and every
-#    pipeline as "× L") and PASS or FAIL.
+#    pipeline as "× L"), each run's CPU (the servers' and the pipeline process's own: core-s, µs per row
+#    and per order) and PASS or FAIL.
+#
+# Paths for user code, like for like (issue 34; BENCH_PATHS=1): one table, order_headers (one row per
+# order that is not cancelled, with its line count, total quantity and total value; sample-service's
+# sql/order_headers.sql), written by the sample's headers-* profiles, each a different way to write the
+# same rows: headers-transcode (the transcoder with computed columns), headers-objects (the generated
+# Order, a Java filter, a reused OrderHeaderRow and its encoder: the first-pipeline guide's object path),
+# headers-generic (GenericRecords, a filter and a map into a new row, as the docs show a generic chain),
+# headers-view (the record view, AvroView: a Java filter and the totals computed in Java over field handles,
+# written by the transcoder's view encoder). OrderHeadersPathTest proves they write the same bytes for the
+# same payloads. Those sides run against
+# order_headers instead of orders: each run its own database, count() and uniqExact(order_id) after FINAL
+# on every replica must both equal the non-cancelled orders the generator produced, and the insert limit
+# I writes order_headers rows (as many as a run writes), so L is this table's. The rounds rotate the
+# order of the sides (round r starts with the r-th), the table gets medians per side, ratios against
+# headers-transcode, and each side's process CPU per order, start options the same for every side
+# (heap, BENCH_ETL_CDS / BENCH_ETL_AOT per side).
 #
 # Environment:
 #   BENCH_PRESET=10m          10M orders (BENCH_ORDERS 10000000), 1 round, BENCH_RUN_TIMEOUT_S 900, heap 2g
@@ -43,7 +60,16 @@
 #   BENCH_ETL_JAVA_OPTS       extra JVM options of the etl runs (space-separated), e.g. a flight recording:
 #                             '-XX:StartFlightRecording=filename=/tmp/etl.jfr,settings=profile'
 #   BENCH_SIDES               the pipelines of each round, in order (default "baseline etl"; the
-#                             BENCH_COMPARE_* options append theirs), e.g. "etl" to profile etl alone
+#                             BENCH_COMPARE_* options append theirs), e.g. "etl" to profile etl alone.
+#                             A side is baseline, etl, etl-objects, etl-merged, etl-native (table orders) or
+#                             a headers-* profile of the sample (table order_headers); one invocation's
+#                             sides write one table (the limits are that table's)
+#   BENCH_PATHS=1             the paths for user code, like for like (above): BENCH_SIDES defaults to
+#                             "headers-transcode headers-objects headers-generic headers-view",
+#                             BENCH_REPEATS to 3,
+#                             BENCH_ROTATE to 1
+#   BENCH_ROTATE=1            round r runs the sides starting from the r-th (default 0: the same order
+#                             every round; 1 with BENCH_PATHS=1), so that no side always runs first
 #   BENCH_LIMITS=0            skip the limits (C0, C, I, L)
 #   BENCH_LIMIT_BATCH         rows per POST of the insert limit (default 200000)
 #   BENCH_LIMIT_REUSED=1      also run the insert limit as it was defined before 2026-12-04 (four bodies
@@ -67,11 +93,13 @@
 #                             and profile, before its first timed run, against that run's database;
 #                             -XX:ArchiveClassesAtExit, -Dspring.context.exit=onRefresh)
 #   BENCH_ETL_AOT=1           also Spring AOT, as the Kubernetes guide describes: the build runs the
-#                             sample's aot profile (process-aot with BENCH_ETL_PROFILE active, since AOT
-#                             freezes profile conditions at build time; sample-service/target is rebuilt
-#                             from nothing), and the runs of that profile (etl, etl-merged, etl-native;
-#                             not etl-objects) and their CDS training start with -Dspring.aot.enabled=true
-#   BENCH_SKIP_BUILD=1        use the jars that are there (with BENCH_ETL_AOT=1: built as above)
+#                             sample's aot profile once per Spring profile of the etl sides (process-aot
+#                             with that profile active, since AOT freezes profile conditions at build
+#                             time; sample-service/target is rebuilt from nothing each time) and keeps each
+#                             jar as <infra dir>/bench/aot-jars/<profile>/sample-service.jar; every etl
+#                             side and its CDS training start from its profile's jar with
+#                             -Dspring.aot.enabled=true
+#   BENCH_SKIP_BUILD=1        use the jars that are there (with BENCH_ETL_AOT=1: the aot-jars above)
 #   BENCH_MVN_ARGS            extra Maven arguments for the build (e.g. -o)
 #   BENCH_KEEP_INFRA=1        leave the servers this script started running
 #   BENCH_KEEP_DATA=1         keep the run databases and the topic (default: dropped after checking)
@@ -90,6 +118,9 @@ case "${BENCH_PRESET:-}" in
     ;;
   *) echo "BENCH_PRESET must be 10m or unset, got '$BENCH_PRESET'" >&2; exit 2 ;;
 esac
+if [[ "${BENCH_PATHS:-0}" == 1 ]]; then
+  : "${BENCH_SIDES:=headers-transcode headers-objects headers-generic headers-view}" "${BENCH_REPEATS:=3}" "${BENCH_ROTATE:=1}"
+fi
 ORDERS="${BENCH_ORDERS:-1000000}"
 REPEATS="${BENCH_REPEATS:-2}"
 THREADS="${BENCH_THREADS:-2}"
@@ -103,7 +134,25 @@ TOPIC="bench-$RUN_ID"
 LOG_DIR="$INFRA_DIR/bench/$RUN_ID"
 SERVICE_JAR="$REPO_ROOT/sample-service/target/sample-service.jar"
 BENCH_JAR="$REPO_ROOT/etl-benchmarks/target/benchmarks.jar"
-SQL="$REPO_ROOT/sample-service/src/main/resources/sql/orders.sql"
+AOT_JARS="$INFRA_DIR/bench/aot-jars"
+
+# The sides of every round, in order, and the one table they all write.
+# shellcheck disable=SC2206 # BENCH_SIDES is a list of words
+SIDES=(${BENCH_SIDES:-baseline etl})
+[[ "${BENCH_COMPARE_OBJECTS:-0}" == 1 ]] && SIDES+=(etl-objects)
+[[ "${BENCH_COMPARE_MERGED:-0}" == 1 ]] && SIDES+=(etl-merged)
+[[ "${BENCH_COMPARE_NATIVE:-0}" == 1 ]] && SIDES+=(etl-native)
+side_table() { [[ "$1" == headers-* ]] && echo order_headers || echo orders; }
+# The Spring profile an etl side runs with.
+side_profile() {
+  case "$1" in
+    etl-objects) echo default ;;
+    headers-*) echo "$1" ;;
+    *) echo "$ETL_PROFILE" ;;
+  esac
+}
+TABLE="$(side_table "${SIDES[0]}")"
+SQL="$REPO_ROOT/sample-service/src/main/resources/sql/$TABLE.sql"
 
 T0=$SECONDS
 PIPELINE_PID=""
@@ -179,6 +228,15 @@ step "checking prerequisites"
 require_java17
 [[ "$ORDERS" =~ ^[0-9]+$ && "$REPEATS" =~ ^[1-9][0-9]*$ && "$THREADS" =~ ^[1-9][0-9]*$ ]] \
   || fail "BENCH_ORDERS, BENCH_REPEATS and BENCH_THREADS must be positive integers"
+((${#SIDES[@]} > 0)) || fail "no sides to run (BENCH_SIDES is empty)"
+for side in "${SIDES[@]}"; do
+  case "$side" in
+    baseline | etl | etl-objects | etl-merged | etl-native | headers-transcode | headers-objects | headers-generic | headers-view) ;;
+    *) fail "unknown side '$side' in BENCH_SIDES" ;;
+  esac
+  [[ "$(side_table "$side")" == "$TABLE" ]] \
+    || fail "BENCH_SIDES mixes sides of the orders table and of order_headers (${SIDES[*]}): run them in two invocations"
+done
 JAVA_VERSION="$(java -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.runtime.version/ {print $2}')"
 CPUS="$(nproc)"
 LOAD_BEFORE="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -192,25 +250,55 @@ info "ready (endpoints: $INFRA_DIR/endpoints.properties)"
 read_endpoints
 
 # ------------------------------------------------------------------ build ----
+# The Spring profiles of the etl sides, each once (an AOT jar each).
+ETL_PROFILES=()
+for side in "${SIDES[@]}"; do
+  [[ "$side" == baseline ]] && continue
+  p="$(side_profile "$side")"
+  [[ " ${ETL_PROFILES[*]} " == *" $p "* ]] || ETL_PROFILES+=("$p")
+done
+# The jar an etl side starts from: its profile's AOT jar (BENCH_ETL_AOT=1), else the one built.
+side_jar() {
+  if [[ "${BENCH_ETL_AOT:-0}" == 1 ]]; then
+    echo "$AOT_JARS/$(side_profile "$1")/sample-service.jar"
+  else
+    echo "$SERVICE_JAR"
+  fi
+}
 if [[ "${BENCH_SKIP_BUILD:-0}" == 1 && -f "$SERVICE_JAR" && -f "$BENCH_JAR" ]]; then
   step "building: skipped (BENCH_SKIP_BUILD=1)"
-else
-  AOT_ARGS=()
-  if [[ "${BENCH_ETL_AOT:-0}" == 1 ]]; then
-    # Generated AOT classes of another profile must not survive in target/.
+elif [[ "${BENCH_ETL_AOT:-0}" == 1 && ${#ETL_PROFILES[@]} -gt 0 ]]; then
+  # AOT freezes the profile's conditions at build time: one build per profile, each from nothing (the
+  # generated classes of another profile must not survive in target/), its jar kept under $AOT_JARS.
+  PL=sample-service,etl-benchmarks
+  for p in "${ETL_PROFILES[@]}"; do
+    step "building sample-service with Spring AOT for profile $p (./mvnw -q -pl $PL -am package -DskipTests -Paot)" \
+      "$LOG_DIR/build-$p.log"
+    t=$SECONDS
     rm -rf "$REPO_ROOT/sample-service/target"
-    AOT_ARGS=(-Paot "-Dspring-boot.aot.jvmArguments=-Dspring.profiles.active=$ETL_PROFILE")
-  fi
-  step "building sample-service and etl-benchmarks (./mvnw -q -pl sample-service,etl-benchmarks -am package -DskipTests ${AOT_ARGS[*]})" \
+    # shellcheck disable=SC2086 # BENCH_MVN_ARGS is a list of arguments
+    (cd "$REPO_ROOT" && timeout 600 ./mvnw -q -B -pl "$PL" -am package -DskipTests -Paot \
+      "-Dspring-boot.aot.jvmArguments=-Dspring.profiles.active=$p" ${BENCH_MVN_ARGS:-}) >"$LOG_DIR/build-$p.log" 2>&1 \
+      || fail "the build failed: see $LOG_DIR/build-$p.log"
+    mkdir -p "$AOT_JARS/$p"
+    cp "$SERVICE_JAR" "$AOT_JARS/$p/sample-service.jar"
+    info "built in $((SECONDS - t))s: $AOT_JARS/$p/sample-service.jar"
+    PL=sample-service
+  done
+else
+  step "building sample-service and etl-benchmarks (./mvnw -q -pl sample-service,etl-benchmarks -am package -DskipTests)" \
     "$LOG_DIR/build.log"
   t=$SECONDS
   # shellcheck disable=SC2086 # BENCH_MVN_ARGS is a list of arguments
   (cd "$REPO_ROOT" && timeout 600 ./mvnw -q -B -pl sample-service,etl-benchmarks -am package -DskipTests \
-    "${AOT_ARGS[@]}" ${BENCH_MVN_ARGS:-}) >"$LOG_DIR/build.log" 2>&1 || fail "the build failed: see $LOG_DIR/build.log"
+    ${BENCH_MVN_ARGS:-}) >"$LOG_DIR/build.log" 2>&1 || fail "the build failed: see $LOG_DIR/build.log"
   info "built in $((SECONDS - t))s"
 fi
 [[ -f "$SERVICE_JAR" ]] || fail "no $SERVICE_JAR"
 [[ -f "$BENCH_JAR" ]] || fail "no $BENCH_JAR"
+for side in "${SIDES[@]}"; do
+  [[ "$side" == baseline || -f "$(side_jar "$side")" ]] || fail "no $(side_jar "$side") (BENCH_ETL_AOT=1 with BENCH_SKIP_BUILD=1)"
+done
 
 # ------------------------------------------------------------------ produce ----
 step "producing $ORDERS orders to topic $TOPIC (8 partitions; half Avro schema v1, half v2)" "$LOG_DIR/generator.log"
@@ -226,7 +314,13 @@ EXPECTED_ORDERS="$(total expected.orders)"
 EXPECTED_LINES="$(total expected.lines)"
 CANCELLED="$(total produced.cancelled)"
 info "produced in $((SECONDS - t))s: $CANCELLED cancelled (both pipelines drop them)"
-info "expected per run: $EXPECTED_ORDERS orders, $EXPECTED_LINES rows (one per order line)"
+if [[ "$TABLE" == order_headers ]]; then
+  EXPECTED_ROWS="$EXPECTED_ORDERS"
+  info "expected per run: $EXPECTED_ORDERS orders, $EXPECTED_ROWS rows of order_headers (one per order)"
+else
+  EXPECTED_ROWS="$EXPECTED_LINES"
+  info "expected per run: $EXPECTED_ORDERS orders, $EXPECTED_ROWS rows (one per order line)"
+fi
 
 # ------------------------------------------------------------------ one run ----
 now_ms() { local t="${EPOCHREALTIME/[.,]/}"; echo $((t / 1000)); }
@@ -270,8 +364,8 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # i.e. the etl's time includes replicating its last batches (the baseline's does not).
 POLL_MS="$(awk -v s="$POLL_S" 'BEGIN {printf "%d", s * 1000}')"
 
-# create_orders_db <db> <sql file>: the database and its orders table (orders.sql, ON CLUSTER), the DDL kept
-# in <sql file>; the database is dropped at the end (DATABASES).
+# create_orders_db <db> <sql file>: the database and its table ($TABLE: orders.sql or order_headers.sql,
+# ON CLUSTER), the DDL kept in <sql file>; the database is dropped at the end (DATABASES).
 create_orders_db() {
   local db="$1" sql="$2"
   {
@@ -296,43 +390,45 @@ etl_command() {
     CLICKHOUSE_DATABASE="$db" CLICKHOUSE_SHARD_1="$SHARD1" CLICKHOUSE_SHARD_2="$SHARD2" SERVER_PORT="$ETL_HTTP_PORT"
     SERVER_ADDRESS=127.0.0.1 ETL_THREADS="$THREADS")
   # shellcheck disable=SC2206 # BENCH_ETL_ARGS is a list of arguments
-  ETL_ARGS=(${BENCH_ETL_ARGS:-}
-    --spring.profiles.active="$([[ "$side" == etl-objects ]] && echo default || echo "$ETL_PROFILE")")
+  ETL_ARGS=(${BENCH_ETL_ARGS:-} --spring.profiles.active="$(side_profile "$side")")
   [[ "$side" == etl-merged ]] && ETL_ARGS+=(--etl.sink.clickhouse.deterministic-blocks=false)
   [[ "$side" == etl-native ]] && ETL_ARGS+=(--etl.sink.clickhouse.format=native)
   return 0
 }
 
 CDS_DIR="$LOG_DIR/cds"
-# The JVM options of <side> for AOT: -Dspring.aot.enabled=true for the sides of the profile the jar was
-# processed for (BENCH_ETL_AOT=1).
+# The JVM options of <side> for AOT: -Dspring.aot.enabled=true (BENCH_ETL_AOT=1; every side starts from
+# the jar processed for its profile).
 etl_aot() {
-  [[ "${BENCH_ETL_AOT:-0}" == 1 && "$1" != etl-objects ]] && echo "-Dspring.aot.enabled=true"
+  [[ "${BENCH_ETL_AOT:-0}" == 1 ]] && echo "-Dspring.aot.enabled=true"
   return 0
 }
+# Where <side>'s jar is extracted for CDS: one directory per jar.
+cds_app() { echo "$CDS_DIR/app-$([[ "${BENCH_ETL_AOT:-0}" == 1 ]] && side_profile "$1" || echo plain)"; }
 # The launch of an etl run: the fat jar, or (BENCH_ETL_CDS=1) the extracted jar with <side>'s archive.
 etl_launch() {
   if [[ "${BENCH_ETL_CDS:-0}" == 1 ]]; then
-    echo "-XX:SharedArchiveFile=$CDS_DIR/$1.jsa -jar $CDS_DIR/app/$(basename "$SERVICE_JAR")"
+    echo "-XX:SharedArchiveFile=$CDS_DIR/$1.jsa -jar $(cds_app "$1")/$(basename "$SERVICE_JAR")"
   else
-    echo "-jar $SERVICE_JAR"
+    echo "-jar $(side_jar "$1")"
   fi
 }
 
 # cds_archive <side> <db> <group>: extracts the jar (once) and makes <side>'s CDS archive (once) with a
 # training run that refreshes the context against <db> and exits before the pipeline starts.
 cds_archive() {
-  local side="$1" training="$LOG_DIR/cds-training-$1.log"
+  local side="$1" training="$LOG_DIR/cds-training-$1.log" app jar
   [[ -f "$CDS_DIR/$side.jsa" ]] && return 0
-  if [[ ! -d "$CDS_DIR/app" ]]; then
+  app="$(cds_app "$side")" jar="$(side_jar "$side")"
+  if [[ ! -d "$app" ]]; then
     mkdir -p "$CDS_DIR"
-    java -Djarmode=tools -jar "$SERVICE_JAR" extract --destination "$CDS_DIR/app" >"$CDS_DIR/extract.log" 2>&1 \
-      || fail "extracting $SERVICE_JAR failed: see $CDS_DIR/extract.log"
+    java -Djarmode=tools -jar "$jar" extract --destination "$app" >"$app.extract.log" 2>&1 \
+      || fail "extracting $jar failed: see $app.extract.log"
   fi
   etl_command "$@"
   # shellcheck disable=SC2046 # the AOT option is zero or one word
   timeout 300 env "${ETL_ENV[@]}" java -Xmx"$HEAP" $(etl_aot "$side") -XX:ArchiveClassesAtExit="$CDS_DIR/$side.jsa" \
-    -Dspring.context.exit=onRefresh -jar "$CDS_DIR/app/$(basename "$SERVICE_JAR")" "${ETL_ARGS[@]}" >"$training" 2>&1 \
+    -Dspring.context.exit=onRefresh -jar "$app/$(basename "$SERVICE_JAR")" "${ETL_ARGS[@]}" >"$training" 2>&1 \
     || fail "the CDS training run of $side failed: see $training"
   [[ -f "$CDS_DIR/$side.jsa" ]] || fail "the CDS training run of $side wrote no archive: see $training"
   info "CDS archive for $side: $(du -h "$CDS_DIR/$side.jsa" | cut -f1) (training run: $training)"
@@ -347,7 +443,7 @@ start_etl() {
   env "${ETL_ENV[@]}" java -Xmx"$HEAP" ${BENCH_ETL_JAVA_OPTS:-} $(etl_aot "$side") $(etl_launch "$side") "${ETL_ARGS[@]}" >"$log" 2>&1 &
 }
 
-# run <round> <baseline|etl|etl-objects|etl-merged|etl-native>: one timed run into its own database and consumer group.
+# run <round> <side>: one timed run into its own database and consumer group.
 run() {
   local round="$1" side="$2"
   local db="bench_${RUN_ID}_${side//-/_}_${round}" group="bench-$RUN_ID-$side-$round"
@@ -356,8 +452,8 @@ run() {
   step "round $round: $side (database $db, group $group)" "$log"
   create_orders_db "$db" "$LOG_DIR/orders-$side-$round.sql"
   for p in ${SHARD1//,/ } ${SHARD2//,/ }; do
-    [[ "$(ch "$p" "SELECT count() FROM system.tables WHERE database = '$db' AND name = 'orders'" 2>>"$LOG_DIR/ddl.log")" == 1 ]] \
-      || fail "table $db.orders is missing on $p"
+    [[ "$(ch "$p" "SELECT count() FROM system.tables WHERE database = '$db' AND name = '$TABLE'" 2>>"$LOG_DIR/ddl.log")" == 1 ]] \
+      || fail "table $db.$TABLE is missing on $p"
   done
 
   if [[ "$side" != baseline && "${BENCH_ETL_CDS:-0}" == 1 ]]; then
@@ -367,7 +463,7 @@ run() {
   local start_file="$LOG_DIR/start-$side-$round.txt"
   rm -f "$start_file"
   java -Xmx64m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -cp "$BENCH_JAR" dev.etl.bench.e2e.RowCountWatch \
-    --shards "${SHARD1//,/|},${SHARD2//,/|}" --database "$db" --expected "$EXPECTED_LINES" \
+    --shards "${SHARD1//,/|},${SHARD2//,/|}" --database "$db" --table "$TABLE" --expected "$EXPECTED_ROWS" \
     --start-file "$start_file" --poll-ms "$POLL_MS" --timeout-s "$RUN_TIMEOUT_S" >"$watch_out" 2>>"$log" &
   watch_pid=$!
   for _ in $(seq 1 300); do
@@ -401,10 +497,10 @@ run() {
       [[ -n "$first_ms" && -n "$last_ms" ]] || fail "the row-count watcher's result is unreadable: see $watch_out"
       ;;
     2) fail "the $side pipeline exited while loading (see $log)" ;;
-    3) fail "$side did not write $EXPECTED_LINES rows within ${RUN_TIMEOUT_S}s (BENCH_RUN_TIMEOUT_S): $(cat "$watch_out")" ;;
+    3) fail "$side did not write $EXPECTED_ROWS rows within ${RUN_TIMEOUT_S}s (BENCH_RUN_TIMEOUT_S): $(cat "$watch_out")" ;;
     *) fail "the row-count watcher failed (exit $watch_rc): see $watch_out and $log" ;;
   esac
-  info "all $EXPECTED_LINES rows after $((last_ms / 1000)).$(((last_ms % 1000) / 100))s" \
+  info "all $EXPECTED_ROWS rows after $((last_ms / 1000)).$(((last_ms % 1000) / 100))s" \
     "(first rows seen after $((first_ms / 1000)).$(((first_ms % 1000) / 100))s: $rows_at_first)"
 
   local inserts="n/a"
@@ -434,7 +530,7 @@ run() {
     while :; do
       answers=()
       for url in "${replicas[@]}"; do
-        a="$(ch "$url" "SELECT uniqExact(order_id), count() FROM $db.orders FINAL" 2>>"$log")" \
+        a="$(ch "$url" "SELECT uniqExact(order_id), count() FROM $db.$TABLE FINAL" 2>>"$log")" \
           || fail "FINAL check on $url failed: see $log"
         answers+=("${a//$'\t'/ }")
       done
@@ -447,14 +543,14 @@ run() {
     read -r o l <<<"${answers[0]}"
     found_orders=$((found_orders + o))
     found_lines=$((found_lines + l))
-    a="$(ch "${replicas[0]}" "SELECT count() FROM $db.orders" 2>>"$log")" || fail "count on ${replicas[0]} failed: see $log"
+    a="$(ch "${replicas[0]}" "SELECT count() FROM $db.$TABLE" 2>>"$log")" || fail "count on ${replicas[0]} failed: see $log"
     raw=$((raw + a))
   done
-  if [[ "$found_orders" == "$EXPECTED_ORDERS" && "$found_lines" == "$EXPECTED_LINES" ]]; then
+  if [[ "$found_orders" == "$EXPECTED_ORDERS" && "$found_lines" == "$EXPECTED_ROWS" ]]; then
     info "FINAL: $found_orders orders, $found_lines rows on every replica, as expected (raw rows $raw)"
   else
-    FAILURES+=("$side round $round: FINAL holds $found_orders orders / $found_lines rows, expected $EXPECTED_ORDERS / $EXPECTED_LINES")
-    info "FINAL: $found_orders orders, $found_lines rows: WRONG (expected $EXPECTED_ORDERS / $EXPECTED_LINES)"
+    FAILURES+=("$side round $round: FINAL holds $found_orders orders / $found_lines rows, expected $EXPECTED_ORDERS / $EXPECTED_ROWS")
+    info "FINAL: $found_orders orders, $found_lines rows: WRONG (expected $EXPECTED_ORDERS / $EXPECTED_ROWS)"
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$side" "$last_ms" "$first_ms" "$rows_at_first" \
     "$last_ms" "$found_orders" "$found_lines" "$raw" "$PIPELINE_EXIT" "$inserts" "$ticks_used" "$pipeline_ticks" >>"$RESULTS"
@@ -474,7 +570,7 @@ insert_limit() {
   wait_quiet "the insert limit ($keys keys)"
   ticks="$(server_ticks)"
   out="$(timeout 900 java -Xmx"$HEAP" -cp "$BENCH_JAR" dev.etl.bench.limits.InsertLimit \
-    --shards "$(first "$SHARD1"),$(first "$SHARD2")" --database "$db" --rows "$EXPECTED_LINES" \
+    --shards "$(first "$SHARD1"),$(first "$SHARD2")" --database "$db" --table "$TABLE" --rows "$EXPECTED_ROWS" \
     --batch "${BENCH_LIMIT_BATCH:-200000}" --threads "$THREADS" --keys "$keys" 2>>"$log" | grep '^insert-limit ')" \
     || fail "the insert limit ($keys keys) failed: see $log"
   ticks=$(($(server_ticks) - ticks))
@@ -510,18 +606,11 @@ for round in $(seq 1 "$REPEATS"); do
   if [[ "${BENCH_LIMITS:-1}" == 1 ]]; then
     limits "$round"
   fi
-  for side in ${BENCH_SIDES:-baseline etl}; do
-    run "$round" "$side"
+  first=0
+  [[ "${BENCH_ROTATE:-0}" == 1 ]] && first=$(((round - 1) % ${#SIDES[@]}))
+  for i in $(seq 0 $((${#SIDES[@]} - 1))); do
+    run "$round" "${SIDES[$(((first + i) % ${#SIDES[@]}))]}"
   done
-  if [[ "${BENCH_COMPARE_OBJECTS:-0}" == 1 ]]; then
-    run "$round" etl-objects
-  fi
-  if [[ "${BENCH_COMPARE_MERGED:-0}" == 1 ]]; then
-    run "$round" etl-merged
-  fi
-  if [[ "${BENCH_COMPARE_NATIVE:-0}" == 1 ]]; then
-    run "$round" etl-native
-  fi
 done
 LOAD_AFTER="$(cut -d' ' -f1-3 /proc/loadavg)"
 cleanup_data
@@ -529,7 +618,7 @@ cleanup_data
 # ------------------------------------------------------------------ table ----
 STEP="summary"
 echo
-say "results: $ORDERS orders ($EXPECTED_LINES rows) per run, $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS, etl profile $ETL_PROFILE$([[ "${BENCH_ETL_CDS:-0}" == 1 ]] && echo ", etl started from the extracted jar with a CDS archive")$([[ "${BENCH_ETL_AOT:-0}" == 1 ]] && echo ", with Spring AOT")"
+say "results: $ORDERS orders ($EXPECTED_ROWS rows of $TABLE) per run, sides ${SIDES[*]}$([[ "${BENCH_ROTATE:-0}" == 1 ]] && echo " (rotated each round)"), $THREADS threads each, -Xmx$HEAP, baseline max.poll.records $MAX_POLL_RECORDS, etl profile $ETL_PROFILE$([[ "${BENCH_ETL_CDS:-0}" == 1 ]] && echo ", etl started from the extracted jar with a CDS archive")$([[ "${BENCH_ETL_AOT:-0}" == 1 ]] && echo ", with Spring AOT")"
 info "total = from process start until all rows are in ClickHouse; steady = from the first row seen to the last"
 info "(rows sampled every ${POLL_S}s); Java $JAVA_VERSION, $CPUS CPUs, load average $LOAD_BEFORE before, $LOAD_AFTER after"
 # Medians of the limits: C0, C (records/s), I (rows/s), and L in orders/s.
@@ -538,12 +627,12 @@ median_of() { awk -F'\t' -v k="$1" '$2 == k {print $3}' "$LIMITS" | sort -n | aw
 C0="$(median_of consumer-none)"; C="$(median_of consumer-generic)"; I="$(median_of insert)"
 L=""
 if [[ -n "$C" && -n "$I" && "$C" != 0 && "$I" != 0 ]]; then
-  L="$(awk -v n="$ORDERS" -v r="$EXPECTED_LINES" -v c="$C" -v i="$I" 'BEGIN {printf "%.0f", n / (n / c + r / i)}')"
+  L="$(awk -v n="$ORDERS" -v r="$EXPECTED_ROWS" -v c="$C" -v i="$I" 'BEGIN {printf "%.0f", n / (n / c + r / i)}')"
   info "limits (medians of $REPEATS): C0 $C0 records/s, C $C records/s, I $I rows/s (${BENCH_LIMIT_BATCH:-200000} rows/POST);"
   info "L = orders / (orders/C + rows/I) = $L orders/s"
 fi
 echo
-awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDERS" \
+awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_ROWS" -v eo="$EXPECTED_ORDERS" -v side_list="${SIDES[*]}" \
   -v lim_c0="$C0" -v lim_c="$C" -v lim_i="$I" -v lim_l="$L" -v lim_batch="${BENCH_LIMIT_BATCH:-200000}" '
   function fmt(x,   s) { x = sprintf("%.0f", x); s = ""; while (length(x) > 3) { s = "," substr(x, length(x) - 2) s; x = substr(x, 1, length(x) - 3) }; return x s }
   function median(arr, n,   i, j, t, s) {
@@ -581,7 +670,7 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
     print "| round | pipeline | total s | orders/s | rows/s | steady s | steady orders/s | steady rows/s | inserts | exact rows after FINAL |"
     print "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
     for (i = 1; i <= NR; i++) print rows[i]
-    nsides = split("baseline etl etl-objects etl-merged etl-native", sides, " ")
+    nsides = split(side_list, sides, " ")
     for (s = 1; s <= nsides; s++) {
       side = sides[s]
       if (!n[side]) continue
@@ -601,6 +690,7 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
     ratio("etl", "etl-objects", 0)
     ratio("etl", "etl-merged", 1)
     ratio("etl-native", "etl", 1)
+    for (s = 1; s <= nsides; s++) if (sides[s] ~ /^headers-/ && sides[s] != "headers-transcode") ratio(sides[s], "headers-transcode", 0)
     if (lim_l != "") {
       printf "| limit | C0: plain consumer, no decoding | | %s | | | %s | | | |\n", fmt(lim_c0), fmt(lim_c0)
       printf "| limit | C: plain consumer + GenericDatumReader | | %s | | | %s | | | |\n", fmt(lim_c), fmt(lim_c)
@@ -620,17 +710,60 @@ awk -F'\t' -v orders="$ORDERS" -v lines="$EXPECTED_LINES" -v eo="$EXPECTED_ORDER
 echo
 # What the four ClickHouse servers spent (user + system CPU of their processes, all threads) while each
 # run or insert limit wrote its rows: the pipelines' inserts against the raw ones of I; and each
-# pipeline process's own CPU from its start (JVM and context start included) until all rows were in.
+# pipeline process's own CPU (user + system of the JVM, /proc/<pid>/stat) from its start (JVM and context
+# start included) until all rows were in, per order.
 {
-  echo "| what wrote the rows | servers' CPU, core-s | per row, µs | the pipeline's own CPU, core-s | rows/s |"
-  echo "|---|---:|---:|---:|---:|"
-  awk -F'\t' -v h="$CLK_TCK" -v lines="$EXPECTED_LINES" '$5 != "" && $2 ~ /^insert/ {
+  echo "| what wrote the rows | servers' CPU, core-s | per row, µs | the pipeline's own CPU, core-s | pipeline µs per order | rows/s |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  awk -F'\t' -v h="$CLK_TCK" -v lines="$EXPECTED_ROWS" '$5 != "" && $2 ~ /^insert/ {
     name = $2 == "insert" ? "I (distinct rows, server defaults)" : "I as before 2026-12-04 (reused keys, insert_deduplicate=0)"
-    printf "| round %s: %s | %.1f | %.2f | | %s |\n", $1, name, $5 / h, $5 / h / lines * 1e6, $3 }' "$LIMITS"
-  awk -F'\t' -v h="$CLK_TCK" -v lines="$EXPECTED_LINES" '$12 != "" {
+    printf "| round %s: %s | %.1f | %.2f | | | %s |\n", $1, name, $5 / h, $5 / h / lines * 1e6, $3 }' "$LIMITS"
+  awk -F'\t' -v h="$CLK_TCK" -v lines="$EXPECTED_ROWS" -v orders="$ORDERS" '$12 != "" {
     own = $13 != "" ? sprintf("%.1f", $13 / h) : "n/a"
-    printf "| round %s: %s | %.1f | %.2f | %s | %.0f |\n", $1, $2, $12 / h, $12 / h / lines * 1e6, own, lines / ($3 / 1000) }' "$RESULTS"
+    per = $13 != "" ? sprintf("%.2f", $13 / h / orders * 1e6) : "n/a"
+    printf "| round %s: %s | %.1f | %.2f | %s | %s | %.0f |\n", $1, $2, $12 / h, $12 / h / lines * 1e6, own, per, lines / ($3 / 1000) }' "$RESULTS"
 } | tee -a "$LOG_DIR/results.md"
+echo
+# Per side, the medians over the rounds: speed from process start, its ratio to the reference side
+# (headers-transcode, else etl, else the first), and where the CPU went: the pipeline process's own per
+# order (consumer, decoding, user code, encoding, JIT, GC, Spring) and the servers' per row.
+REF_SIDE="${SIDES[0]}"
+for side in etl headers-transcode; do [[ " ${SIDES[*]} " == *" $side "* ]] && REF_SIDE="$side"; done
+awk -F'\t' -v h="$CLK_TCK" -v lines="$EXPECTED_ROWS" -v orders="$ORDERS" -v side_list="${SIDES[*]}" -v ref="$REF_SIDE" '
+  function median(arr, n,   i, j, t, s) {
+    for (i = 1; i <= n; i++) s[i] = arr[i]
+    for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (s[j] < s[i]) { t = s[i]; s[i] = s[j]; s[j] = t }
+    return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+  }
+  function fmt(x,   s) { x = sprintf("%.0f", x); s = ""; while (length(x) > 3) { s = "," substr(x, length(x) - 2) s; x = substr(x, 1, length(x) - 3) }; return x s }
+  {
+    n[$2]++; R[$2, n[$2]] = orders / ($3 / 1000)
+    if ($13 != "") { np[$2]++; P[$2, np[$2]] = $13 / h }
+    if ($12 != "") { nv[$2]++; V[$2, nv[$2]] = $12 / h }
+  }
+  END {
+    print "| side (medians of the rounds) | orders/s from start | × " ref " | pipeline CPU, core-s | pipeline µs per order | × " ref " | servers CPU, core-s | servers µs per row |"
+    print "|---|---:|---:|---:|---:|---:|---:|---:|"
+    k = split(side_list, sides, " ")
+    for (x = 1; x <= k; x++) {
+      side = sides[x]
+      if (!n[side]) continue
+      for (i = 1; i <= n[side]; i++) a[i] = R[side, i]
+      rate[side] = median(a, n[side])
+      cpu[side] = ""
+      if (np[side]) { for (i = 1; i <= np[side]; i++) a[i] = P[side, i]; cpu[side] = median(a, np[side]) }
+    }
+    for (x = 1; x <= k; x++) {
+      side = sides[x]
+      if (!n[side]) continue
+      srv = "n/a | n/a"
+      if (nv[side]) { for (i = 1; i <= nv[side]; i++) a[i] = V[side, i]; v = median(a, nv[side]); srv = sprintf("%.1f | %.2f", v, v / lines * 1e6) }
+      own = "n/a | n/a | n/a"
+      if (cpu[side] != "") own = sprintf("%.1f | %.2f | %s", cpu[side], cpu[side] / orders * 1e6,
+        cpu[ref] != "" && cpu[ref] > 0 ? sprintf("%.2f×", cpu[side] / cpu[ref]) : "n/a")
+      printf "| %s | %s | **%.2f×** | %s | %s |\n", side, fmt(rate[side]), rate[side] / rate[ref], own, srv
+    }
+  }' "$RESULTS" | tee -a "$LOG_DIR/results.md"
 reused="$(awk -F'\t' '$2 == "insert-reused" {print $3}' "$LIMITS" | sort -n | awk '{a[NR] = $1} END {if (NR) print a[int((NR + 1) / 2)]}')"
 [[ -n "$reused" ]] && info "I as defined before 2026-12-04 (reused keys): $reused rows/s (not used for L)"
 echo
@@ -641,4 +774,4 @@ if ((${#FAILURES[@]} > 0)); then
   for f in "${FAILURES[@]}"; do printf '    %s\n' "$f" >&2; done
   exit 1
 fi
-printf '\n\033[32mPASS\033[0m: every run wrote exactly %s orders / %s rows (after FINAL).\n\n' "$EXPECTED_ORDERS" "$EXPECTED_LINES"
+printf '\n\033[32mPASS\033[0m: every run wrote exactly %s orders / %s rows of %s (after FINAL).\n\n' "$EXPECTED_ORDERS" "$EXPECTED_ROWS" "$TABLE"

@@ -24,7 +24,7 @@ public class OrdersPipelineConfiguration {
      * startup and writes every row with it (chains end in {@code .sink(router)}).
      */
     @Bean
-    @Profile("!transcode")
+    @Profile("!transcode & !headers")
     RowBinaryEncoder<OrderLineRow> orderLineRows() {
         return OrderLineRow.ENCODER;
     }
@@ -39,11 +39,12 @@ public class OrdersPipelineConfiguration {
     }
 
     /**
-     * The topology: called once per lane, on the lane's thread. The {@code tables} and {@code transcode}
-     * profiles replace it with their own ({@link OrderTablesConfiguration}, {@link OrdersTranscodingConfiguration}).
+     * The topology: called once per lane, on the lane's thread. The {@code tables}, {@code transcode} and
+     * {@code headers-*} profiles replace it with their own ({@link OrderTablesConfiguration},
+     * {@link OrdersTranscodingConfiguration}, {@link OrderHeadersObjectsConfiguration} and its siblings).
      */
     @Bean
-    @Profile("!tables & !transcode")
+    @Profile("!tables & !transcode & !headers")
     ChainFactory orders(AvroDeserializer.Builder<Order> orders) {
         return ctx -> OrdersChain.build(ctx, orders);
     }

@@ -118,7 +118,12 @@ public final class AvroRowMapping {
             return path == null;
         }
 
-        /** Whether the column is an expression (computed), not a field path. */
+        /** Whether the column's value is set by the chain through an {@link AvroView} slot. */
+        boolean isSlot() {
+            return source instanceof ColumnSource.Slot;
+        }
+
+        /** Whether the column is an expression (computed) or a slot, not a field path. */
         boolean isComputed() {
             return source != null && !(source instanceof ColumnSource.Path);
         }
@@ -168,6 +173,14 @@ public final class AvroRowMapping {
         return conditions;
     }
 
+    /** The names of the {@link Builder#computed(String, String) slot columns}, in column order (a slot's index). */
+    List<String> slotColumns() {
+        return mapped.stream()
+                .filter(Mapped::isSlot)
+                .map(m -> m.column().name())
+                .toList();
+    }
+
     /** The field {@link AvroRowTranscoder#shardKey} reads, or null. */
     String shardKey() {
         return shardKey;
@@ -191,6 +204,11 @@ public final class AvroRowMapping {
      */
     Plan compile(Schema writer) {
         return scans() ? new ScanCompiler(this, writer).compile() : new PlanCompiler(this, writer).compile();
+    }
+
+    /** Compiles the scanning plan for one writer schema with what {@code view}'s handles read ({@link AvroView}). */
+    ScanPlan compileView(Schema writer, AvroView.Fields view) {
+        return new ScanCompiler(this, writer, view).compile();
     }
 
     @Override
@@ -223,6 +241,35 @@ public final class AvroRowMapping {
         public Builder column(String column, String type, String fieldPath) {
             Objects.requireNonNull(fieldPath, "fieldPath");
             return add(column, type, fieldPath);
+        }
+
+        /**
+         * Adds column {@code column} of ClickHouse type {@code type} whose value the chain computes in Java and
+         * sets through the {@link AvroView record view} ({@link AvroView#set(AvroView.Slot, long) set(slot, value)},
+         * the slot from {@link AvroView.Fields#slot(String) fields.slot(column)}), for each record, before the
+         * view reaches {@link AvroRowTranscoder#viewEncoder()}. The type is a number: Int8…Int64, UInt8…UInt64
+         * (range-checked), Float32/Float64, Decimal(P ≤ 18, s) as the unscaled value, optionally Nullable. A record
+         * whose slot was not set fails its encode with a {@link dev.etl.clickhouse.ColumnEncodeException} naming the
+         * column (no silent zero); the {@link AvroRowTranscoder payload path} has no view, so it cannot fill the column.
+         *
+         * @throws AvroMappingException when {@code type} is not a number type
+         */
+        public Builder computed(String column, String type) {
+            Objects.requireNonNull(column, "column");
+            Objects.requireNonNull(type, "type");
+            if (!names.add(column)) {
+                throw new IllegalArgumentException("column '" + column + "' declared twice");
+            }
+            ColumnType parsed;
+            try {
+                parsed = ConversionCompiler.columnType(type);
+                NumberColumn.of(parsed, false);
+            } catch (IllegalArgumentException e) {
+                throw new AvroMappingException("(set by the chain)", column, "-", type, e.getMessage());
+            }
+            mapped.add(new Mapped(
+                    new ClickHouseColumn(column, type), parsed, "(set by the chain)", new ColumnSource.Slot()));
+            return this;
         }
 
         private Builder add(String column, String type, String fieldPath) {

@@ -114,11 +114,137 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
     private int scannedOffset;
     private int scannedLength;
     private boolean scannedDropped;
+    /** The plans this lane reads with: the builder's, or its view plans after {@link #views()}. */
+    private WriterPlans writerPlans;
+    /** This lane's view, once {@link #views()} was called; else null. */
+    private AvroView view;
 
     private AvroRowTranscoder(Builder shared) {
         this.shared = shared;
+        this.writerPlans = shared.plans;
         if (shared.raw != null) {
             use(shared.raw);
+        }
+    }
+
+    /**
+     * The record-view path: a deserializer that reads each payload into this lane's {@link AvroView} (one
+     * instance, reused), for a chain whose Java code reads fields through handles and sets the mapping's
+     * {@link AvroRowMapping.Builder#computed(String, String) computed columns}, ending in
+     * {@link #viewEncoder()}:
+     *
+     * <pre>{@code
+     * AvroRowTranscoder t = transcoders.build();                  // per lane
+     * return Chains.from(ctx, t.views())
+     *         .filter("not-cancelled", v -> v.ordinal(status) != cancelled)
+     *         .map("totals", v -> v.set(lineCount, v.size(lines)))
+     *         .sink(t.viewEncoder(), t.viewRouter());
+     * }</pre>
+     *
+     * <p>Per payload: the writer schema is resolved as {@link #encodeRows} resolves it (one plan per writer
+     * schema, compiled once per process, which also marks every field of the reader schema), the body is scanned
+     * once (marks, the mapping's {@link AvroRowMapping.Builder#dropWhen conditions}, the shard key, the body's
+     * end), and the view is passed on; a record a condition drops is not passed on (it resolves like a filtered
+     * one). Errors are {@link #encodeRows}'s, thrown here (the deserialize stage's policy applies). Call once per
+     * lane transcoder, before its first payload; this transcoder then reads views only.
+     *
+     * @throws IllegalStateException after this transcoder read a payload
+     */
+    public dev.etl.deser.Deserializer<AvroView> views() {
+        if (view == null) {
+            if (lastKind != LAST_NONE) {
+                throw new IllegalStateException(
+                        this + " already read payloads: call views() on a new transcoder, before its first record");
+            }
+            writerPlans = shared.viewPlans();
+            view = shared.viewFields().view(in);
+            if (shared.raw != null) {
+                use(shared.rawView());
+            }
+        }
+        return (key, value, meta, out) -> {
+            if (readView(value)) {
+                out.collect(view);
+            }
+        };
+    }
+
+    /** Reads the payload into the view; false when a condition of the mapping drops the record. */
+    private boolean readView(Payload value) {
+        if (!value.isPresent()) {
+            throw tombstone();
+        }
+        scannedArray = null;
+        resolve(value.array(), value.offset(), value.length());
+        Compiled compiled = current;
+        ScanPlan plan = (ScanPlan) compiled.plan;
+        boolean dropped;
+        try {
+            dropped = plan.scan(in);
+        } catch (MalformedAvroException e) {
+            throw malformed(compiled, e);
+        }
+        if (dropped || plan.dropAll) {
+            return false;
+        }
+        view.begin(plan.view, plan.hasKey() ? plan.key(in) : 0);
+        return true;
+    }
+
+    /**
+     * The sink's encoder of the view path: writes the rows of the view's record (one, or one per element of the
+     * exploded array) from the scan {@link #views()} made, the computed columns from the view's slots; no second
+     * scan. Refuses a view it has already encoded (an operator that kept the view past its record).
+     *
+     * @throws IllegalStateException before {@link #views()}
+     */
+    public MultiRowEncoder<AvroView> viewEncoder() {
+        requireViews("viewEncoder()");
+        return new MultiRowEncoder<>() {
+            @Override
+            public int encodeRows(AvroView v, RecordMeta meta, RowBuffer out) {
+                return encodeView(v, out);
+            }
+
+            @Override
+            public String toString() {
+                return "AvroRowTranscoder.viewEncoder[" + shared.mapping + "]";
+            }
+        };
+    }
+
+    private int encodeView(AvroView v, RowBuffer out) {
+        if (v != view) {
+            throw new IllegalArgumentException(
+                    v + " is not this lane's view: use the viewEncoder() of the " + "transcoder whose views() read it");
+        }
+        v.beginEncode();
+        Compiled compiled = current;
+        try {
+            return ((ScanPlan) compiled.plan).emit(in, out, false, v);
+        } catch (MalformedAvroException e) {
+            throw malformed(compiled, e);
+        }
+    }
+
+    /**
+     * A router for the view path that shards by the mapping's {@link AvroRowMapping.Builder#shardKey shard key}
+     * (read by the scan), as {@link #shardKeyRouter()} does for payloads.
+     *
+     * @throws IllegalStateException before {@link #views()}, or when the mapping names no shard key
+     */
+    public KeyHashRouter<AvroView> viewRouter() {
+        requireViews("viewRouter()");
+        if (shared.mapping.shardKey() == null) {
+            throw new IllegalStateException(
+                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        }
+        return KeyHashRouter.byKey(AvroView::key);
+    }
+
+    private void requireViews(String what) {
+        if (view == null) {
+            throw new IllegalStateException(what + " encodes what views() read: call views() on this transcoder first");
         }
     }
 
@@ -303,7 +429,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         }
         Compiled compiled = fingerprintPlans.get(fingerprint);
         if (compiled == null) {
-            compiled = shared.plans.byFingerprint(fingerprint);
+            compiled = writerPlans.byFingerprint(fingerprint);
             fingerprintPlans.put(fingerprint, compiled);
         }
         use(compiled);
@@ -336,7 +462,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
     private Compiled lookup(int id) {
         Compiled compiled = plans.get(id);
         if (compiled == null) {
-            compiled = shared.plans.byId(id);
+            compiled = writerPlans.byId(id);
             plans.put(id, compiled);
         }
         use(compiled);
@@ -365,12 +491,43 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         private final AvroRowMapping mapping;
         private final Compiled raw;
         private final WriterPlans plans;
+        private final SchemaRegistryClient registry;
+        private final Schema rawWriter;
         private volatile boolean built;
+        /** The view path's fields and plans (every reader field marked), made at the first views(). */
+        private AvroView.Fields viewFields;
+
+        private WriterPlans viewPlans;
+        private Compiled rawView;
 
         private Builder(AvroRowMapping mapping, SchemaRegistryClient registry, Schema rawWriter) {
             this.mapping = mapping;
+            this.registry = registry;
+            this.rawWriter = rawWriter;
             this.plans = new WriterPlans(mapping, registry);
             this.raw = rawWriter != null ? plans.raw(rawWriter) : null;
+        }
+
+        synchronized AvroView.Fields viewFields() {
+            if (viewFields == null) {
+                viewFields = AvroView.fields(mapping);
+            }
+            return viewFields;
+        }
+
+        synchronized WriterPlans viewPlans() {
+            if (viewPlans == null) {
+                viewPlans = new WriterPlans(mapping, registry, viewFields());
+                viewPlans.writerSchemas(plans.writerSchemas());
+            }
+            return viewPlans;
+        }
+
+        synchronized Compiled rawView() {
+            if (rawView == null) {
+                rawView = viewPlans().raw(rawWriter);
+            }
+            return rawView;
         }
 
         /**
@@ -392,6 +549,11 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
                         "writerSchemas(...) must be set before the first build(): lanes already read with the other");
             }
             plans.writerSchemas(writerSchemas);
+            synchronized (this) {
+                if (viewPlans != null) {
+                    viewPlans.writerSchemas(writerSchemas);
+                }
+            }
             return this;
         }
 
@@ -406,9 +568,16 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
             return mapping;
         }
 
-        /** How many writer schemas were compiled so far (each at most once per id or fingerprint). */
+        /**
+         * How many writer schemas were compiled so far (each at most once per id or fingerprint, and once more for
+         * the {@link AvroRowTranscoder#views() view path} when lanes read views).
+         */
         public int compilations() {
-            return plans.compilations();
+            WriterPlans views;
+            synchronized (this) {
+                views = viewPlans;
+            }
+            return plans.compilations() + (views != null ? views.compilations() : 0);
         }
 
         /**
@@ -417,7 +586,16 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
          * column stores them. Each writer schema that has such fields is also logged once, at WARN.
          */
         public Set<String> unreadWriterFields() {
-            return plans.unreadWriterFields();
+            WriterPlans views;
+            synchronized (this) {
+                views = viewPlans;
+            }
+            if (views == null) {
+                return plans.unreadWriterFields();
+            }
+            Set<String> unread = new java.util.TreeSet<>(plans.unreadWriterFields());
+            unread.addAll(views.unreadWriterFields());
+            return Set.copyOf(unread);
         }
     }
 }

@@ -43,6 +43,12 @@ sealed interface ColumnSource {
     /** {@code now()}: the time the record is encoded. */
     record Now() implements ColumnSource {}
 
+    /**
+     * A value the chain sets through {@link AvroView#set(AvroView.Slot, long)} (declared by
+     * {@link AvroRowMapping.Builder#computed(String, String)}, never parsed from a string).
+     */
+    record Slot() implements ColumnSource {}
+
     /** A product's operand: a field path, or a number ({@code path} null). */
     record Operand(String path, Number number) {
         @Override

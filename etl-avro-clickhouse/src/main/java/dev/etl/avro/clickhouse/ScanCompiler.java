@@ -43,6 +43,12 @@ final class ScanCompiler {
     private Schema writerElement;
     private Schema readerElement;
     private final Map<String, Iteration> iterations = new LinkedHashMap<>();
+    /** The view's leaves when compiling for an {@link AvroView} (every reader field is marked), else null. */
+    private final AvroView.Fields view;
+    /** The writer's exploded array, for the view's leaf of it. */
+    private Schema writerExplode;
+
+    private NumberColumn[] slotColumns;
 
     /** One level (the record, or the exploded array's element): what it reads and the steps found. */
     private static final class Level {
@@ -151,8 +157,17 @@ final class ScanCompiler {
     }
 
     ScanCompiler(AvroRowMapping mapping, Schema writer) {
+        this(mapping, writer, null);
+    }
+
+    /**
+     * @param view when not null, also marks every leaf of the reader record and iterates every array of records
+     *     for an {@link AvroView} ({@link #viewPlan})
+     */
+    ScanCompiler(AvroRowMapping mapping, Schema writer, AvroView.Fields view) {
         this.mapping = mapping;
         this.writer = writer;
+        this.view = view;
         this.explode = mapping.explode();
         this.elementPrefix = explode == null ? null : explode + ".";
         ConversionCompiler.requireTuplesNotAlsoDescended(mapping.mapped());
@@ -195,6 +210,23 @@ final class ScanCompiler {
         if (mapping.shardKey() != null) {
             requireRecordLevel(mapping.shardKey(), "the shard key");
             record.need(mapping.shardKey());
+        }
+        if (view != null) {
+            for (String leaf : view.record.paths) {
+                if (!leaf.equals(explode)) {
+                    record.need(leaf);
+                }
+            }
+            for (AvroView.ArrayInfo array : view.arrays) {
+                Iteration it = iterations.get(array.path());
+                if (it == null) {
+                    it = new Iteration(array.path());
+                    iterations.put(array.path(), it);
+                }
+                for (String leaf : array.leaves().paths) {
+                    it.need(leaf);
+                }
+            }
         }
         if (explode != null) {
             record.needed.add(explode);
@@ -385,10 +417,18 @@ final class ScanCompiler {
         conversions = new Conversion[n];
         constants = new byte[n][];
         computed = new Computed[n];
+        slotColumns = new NumberColumn[n];
         ColumnType[] types = new ColumnType[n];
+        int slot = 0;
         for (int c = 0; c < n; c++) {
             Mapped m = mapped.get(c);
             types[c] = m.type();
+            if (m.isSlot()) {
+                sources[c] = ScanPlan.SOURCE_SLOT;
+                sourceArgs[c] = slot++;
+                slotColumns[c] = NumberColumn.of(m.type(), false);
+                continue;
+            }
             if (m.isIndex()) {
                 sources[c] = ScanPlan.SOURCE_INDEX;
                 continue;
@@ -475,12 +515,66 @@ final class ScanCompiler {
                 conversions,
                 constants,
                 computed,
+                slotColumns,
                 types,
                 mapping.columns().toArray(new ClickHouseColumn[0]),
                 keyRead,
                 keyMark,
                 keyConstant,
-                markCount);
+                markCount,
+                view == null ? null : viewPlan());
+    }
+
+    /** Where the view finds each reader leaf in this writer's scan (or its default), and how to read it. */
+    private ViewPlan viewPlan() {
+        Schema reader = mapping.readerSchema();
+        ViewPlan.Defaults defaults = new ViewPlan.Defaults();
+        List<String> paths = view.record.paths;
+        ViewPlan.Level level = new ViewPlan.Level(paths.size());
+        for (int i = 0; i < paths.size(); i++) {
+            String path = paths.get(i);
+            Schema readerLeaf = view.record.schemas.get(i);
+            if (path.equals(explode) && arrayMark >= 0) {
+                level.leaf(i, arrayMark, writerExplode, readerLeaf);
+                continue;
+            }
+            Leaf leaf = record.found.get(path);
+            if (leaf != null) {
+                level.leaf(i, leaf.mark(), leaf.writer(), leaf.reader());
+            } else {
+                ReaderDefaults.Default d =
+                        ReaderDefaults.of(reader, path, record.present, writer.getFullName(), path, "-", "-");
+                level.leaf(i, defaults.add(d.schema(), d.value()), d.schema(), d.schema());
+            }
+        }
+        ViewPlan.Array[] arrays = new ViewPlan.Array[view.arrays.size()];
+        for (int a = 0; a < arrays.length; a++) {
+            AvroView.ArrayInfo info = view.arrays.get(a);
+            Iteration it = iterations.get(info.path());
+            List<String> inner = info.leaves().paths;
+            ViewPlan.Level element = new ViewPlan.Level(inner.size());
+            if (it.iter != null) {
+                for (int j = 0; j < inner.size(); j++) {
+                    String path = inner.get(j);
+                    Leaf leaf = it.inner.found.get(path);
+                    if (leaf != null) {
+                        element.leaf(j, leaf.mark(), leaf.writer(), leaf.reader());
+                    } else {
+                        ReaderDefaults.Default d = ReaderDefaults.of(
+                                it.readerElement,
+                                path,
+                                it.inner.present,
+                                it.writerElement.getFullName(),
+                                info.path() + "." + path,
+                                "-",
+                                "-");
+                        element.leaf(j, defaults.add(d.schema(), d.value()), d.schema(), d.schema());
+                    }
+                }
+            }
+            arrays[a] = new ViewPlan.Array(info.path(), it.iter, element);
+        }
+        return new ViewPlan(level, arrays, defaults.toByteArray(), markCount);
     }
 
     private void walk(Schema writerRecord, Schema readerRecord, String prefix, Level level, boolean top) {
@@ -549,6 +643,7 @@ final class ScanCompiler {
                             + AvroTypeNames.describe(writerArray));
         }
         record.present.add(explode);
+        writerExplode = writerArray;
         arrayMark = markCount++;
         record.step(ScanPlan.MARK, arrayMark, null, null);
         record.step(ScanPlan.ARRAY, 0, null, null);

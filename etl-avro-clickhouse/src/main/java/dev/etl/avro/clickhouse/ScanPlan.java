@@ -42,6 +42,8 @@ final class ScanPlan implements Plan {
     static final int SOURCE_CONSTANT = 2;
     /** A {@link Computed} column: a length, a sum, a product, now(), an array projection. */
     static final int SOURCE_COMPUTED = 3;
+    /** A column the chain sets through an {@link AvroView} slot ({@code sourceArgs}: the slot). */
+    static final int SOURCE_SLOT = 4;
 
     // How the key is read.
     static final int KEY_NONE = 0;
@@ -62,6 +64,10 @@ final class ScanPlan implements Plan {
     private final Conversion[] conversions;
     private final byte[][] constants;
     private final Computed[] computed;
+    /** The number writers of the slot columns (null elsewhere). */
+    private final NumberColumn[] slotColumns;
+    /** What an {@link AvroView} reads from this writer's scan, when compiled for views; else null. */
+    final ViewPlan view;
     /** Whether a column is now(): the clock is read once per record. */
     private final boolean readsClock;
 
@@ -102,12 +108,16 @@ final class ScanPlan implements Plan {
             Conversion[] conversions,
             byte[][] constants,
             Computed[] computed,
+            NumberColumn[] slotColumns,
             ColumnType[] types,
             ClickHouseColumn[] columns,
             int keyRead,
             int keyMark,
             long keyConstant,
-            int markCount) {
+            int markCount,
+            ViewPlan view) {
+        this.slotColumns = slotColumns;
+        this.view = view;
         this.record = record;
         this.element = element;
         this.arrayMark = arrayMark;
@@ -181,6 +191,11 @@ final class ScanPlan implements Plan {
 
     /** Phase 2 after {@link #scan}: the rows, in table order; the cursor ends at the end of the body. */
     int emit(AvroCursor in, RowBuffer out, boolean dropped) {
+        return emit(in, out, dropped, null);
+    }
+
+    /** {@link #emit(AvroCursor, RowBuffer, boolean)} with the slot values of {@code slots} (null: none set). */
+    int emit(AvroCursor in, RowBuffer out, boolean dropped, AvroView slots) {
         if (dropped || dropAll) {
             return 0;
         }
@@ -189,7 +204,7 @@ final class ScanPlan implements Plan {
         long nowMs = readsClock ? System.currentTimeMillis() : 0;
         if (element == null) {
             int end = in.mark();
-            row(in, out, 0, nowMs);
+            row(in, out, 0, nowMs, slots);
             in.reset(end);
             return 1;
         }
@@ -206,7 +221,7 @@ final class ScanPlan implements Plan {
                 if (i == 0) {
                     in.zeroByteItems(from, count);
                 }
-                row(in, out, rows, nowMs);
+                row(in, out, rows, nowMs, slots);
                 in.reset(next);
                 rows++;
             }
@@ -215,7 +230,7 @@ final class ScanPlan implements Plan {
         return rows;
     }
 
-    private void row(AvroCursor in, RowBuffer out, int index, long nowMs) {
+    private void row(AvroCursor in, RowBuffer out, int index, long nowMs, AvroView slots) {
         int[] sources = this.sources;
         int c = 0;
         try {
@@ -230,6 +245,13 @@ final class ScanPlan implements Plan {
                         break;
                     case SOURCE_COMPUTED:
                         computed[c].write(in, out, index, nowMs);
+                        break;
+                    case SOURCE_SLOT:
+                        if (slots == null) {
+                            throw new ValueRejected("a computed column set by the chain: encode the record through "
+                                    + "AvroRowTranscoder.views() and viewEncoder()");
+                        }
+                        slots.writeSlot(sourceArgs[c], slotColumns[c], out);
                         break;
                     default:
                         byte[] bytes = constants[c];

@@ -39,13 +39,25 @@ final class WriterPlans {
     /** Set before the builder's first {@code build()}; volatile because lanes may be built on other threads. */
     private volatile WriterSchemas writerSchemas = WriterSchemas.shared();
 
+    /** When not null, plans are compiled for {@link AvroView}s ({@link AvroRowMapping#compileView}). */
+    private final AvroView.Fields view;
+
     WriterPlans(AvroRowMapping mapping, SchemaRegistryClient registry) {
+        this(mapping, registry, null);
+    }
+
+    WriterPlans(AvroRowMapping mapping, SchemaRegistryClient registry, AvroView.Fields view) {
         this.mapping = mapping;
         this.registry = registry;
+        this.view = view;
     }
 
     void writerSchemas(WriterSchemas writerSchemas) {
         this.writerSchemas = writerSchemas;
+    }
+
+    WriterSchemas writerSchemas() {
+        return writerSchemas;
     }
 
     int compilations() {
@@ -60,7 +72,10 @@ final class WriterPlans {
     Compiled raw(Schema writer) {
         compilations.incrementAndGet();
         noteUnreadFields(writer, writer.getFullName() + " (raw)");
-        return new Compiled(mapping.compile(writer), null, writer.getFullName() + " (raw)");
+        return new Compiled(
+                view == null ? mapping.compile(writer) : mapping.compileView(writer, view),
+                null,
+                writer.getFullName() + " (raw)");
     }
 
     Compiled byId(int id) {
@@ -101,7 +116,7 @@ final class WriterPlans {
     private Compiled compile(Schema writer, String label) {
         compilations.incrementAndGet();
         noteUnreadFields(writer, label);
-        return Compiled.of(mapping, writer, label);
+        return Compiled.of(mapping, writer, label, view);
     }
 
     /**
@@ -170,9 +185,10 @@ final class WriterPlans {
             this.label = label;
         }
 
-        static Compiled of(AvroRowMapping mapping, Schema writer, String label) {
+        static Compiled of(AvroRowMapping mapping, Schema writer, String label, AvroView.Fields view) {
             try {
-                return new Compiled(mapping.compile(writer), null, label);
+                return new Compiled(
+                        view == null ? mapping.compile(writer) : mapping.compileView(writer, view), null, label);
             } catch (AvroMappingException e) {
                 return new Compiled(null, e, label);
             }

@@ -33,10 +33,13 @@ import java.util.Optional;
  *      --shards 'http://127.0.0.1:18123|http://127.0.0.1:18124,http://127.0.0.1:18125|http://127.0.0.1:18126' \
  *      --database bench_x --expected 22509193 --start-file /tmp/start --poll-ms 200 --timeout-s 900
  * </pre>
+ *
+ * <p>{@code --table} names the table (default {@code orders}; {@code order_headers} for the paths of
+ * {@code BENCH_PATHS=1}).
  */
 public final class RowCountWatch {
     private static final String USAGE = "usage: --shards 'R1|R2,R3|R4' --database DB --expected ROWS --start-file F"
-            + " [--poll-ms 200] [--timeout-s 240]";
+            + " [--table orders] [--poll-ms 200] [--timeout-s 240]";
 
     private RowCountWatch() {}
 
@@ -44,7 +47,7 @@ public final class RowCountWatch {
         BenchArgs.defaultLogging("dev/etl/bench/limits/limits-logback.xml");
         BenchArgs a = new BenchArgs(USAGE, args);
         List<List<URI>> shards = new ArrayList<>();
-        String query = "SELECT count() FROM " + a.get("database") + ".orders";
+        String query = "SELECT count() FROM " + a.get("database") + "." + a.get("table", "orders");
         for (String shard : a.get("shards").split(",")) {
             List<URI> replicas = new ArrayList<>();
             for (String replica : shard.split("\\|")) {

@@ -38,6 +38,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * and the table's ReplacingMergeTree merges collapse them, so the servers' merges do a fraction of the
  * work that a run's distinct rows cost: kept only to compare the two definitions.
  *
+ * <p>{@code --table order_headers} writes rows of the sample's {@code order_headers} table instead (order_id,
+ * customer, status, line_count UInt16, quantity UInt32, total Decimal64(2), coupon, updated_ms): one row per
+ * order, the sums of the same 1-4 lines, for the paths {@code scripts/bench.sh} compares with
+ * {@code BENCH_PATHS=1}, whose runs write that table.
+ *
  * <p>Prints {@code insert-limit rows=N batch=B inserts=K ms=T rows_per_s=R keys=K} and exits 0; exits 1
  * when an insert fails or the shards do not hold what was sent.
  *
@@ -45,13 +50,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp etl-benchmarks/target/benchmarks.jar dev.etl.bench.limits.InsertLimit \
  *      --shards http://127.0.0.1:18123,http://127.0.0.1:18125 --database bench --rows 2500000 \
  *      (or --shards 'http://127.0.0.1:18123|http://127.0.0.1:18124,...': POSTs round-robin over a shard's replicas)
- *      [--batch 200000] [--threads 2] [--keys distinct|interleaved|reused]
+ *      [--batch 200000] [--threads 2] [--keys distinct|interleaved|reused] [--table orders|order_headers]
  * </pre>
  */
 public final class InsertLimit {
     private static final String USAGE =
             "usage: --shards URL1,URL2 --database DB --rows N [--batch 200000] [--threads 2]"
-                    + " [--keys distinct|interleaved|reused]";
+                    + " [--keys distinct|interleaved|reused] [--table orders|order_headers]";
     private static final int REUSED_BODIES = 4;
     /** {@code --keys interleaved}: POSTs that share an id range, as many as the bench topic's partitions. */
     private static final int INTERLEAVE = 8;
@@ -79,6 +84,11 @@ public final class InsertLimit {
         if (!keys.equals("distinct") && !keys.equals("reused") && !keys.equals("interleaved")) {
             throw new IllegalArgumentException("--keys must be distinct, interleaved or reused, got '" + keys + "'");
         }
+        String table = a.get("table", "orders");
+        if (!table.equals("orders") && !table.equals("order_headers")) {
+            throw new IllegalArgumentException("--table must be orders or order_headers, got '" + table + "'");
+        }
+        boolean headers = table.equals("order_headers");
         boolean distinct = !keys.equals("reused");
         boolean interleaved = keys.equals("interleaved");
         long inserts = (rows + batch - 1) / batch;
@@ -89,17 +99,20 @@ public final class InsertLimit {
         byte[][] reused = new byte[REUSED_BODIES][];
         if (distinct) {
             for (int t = 0; t < threads; t++) {
-                perThread[t] = Body.orderLines(batch);
+                perThread[t] = headers ? Body.orderHeaders(batch) : Body.orderLines(batch);
             }
         } else {
             for (int i = 0; i < REUSED_BODIES; i++) {
-                reused[i] = Body.orderLines(batch).shifted((long) i << 40);
+                reused[i] = (headers ? Body.orderHeaders(batch) : Body.orderLines(batch)).shifted((long) i << 40);
             }
         }
-        byte[] reusedTail = distinct ? null : Body.orderLines(lastSize).shifted((long) REUSED_BODIES << 40);
+        byte[] reusedTail = distinct
+                ? null
+                : (headers ? Body.orderHeaders(lastSize) : Body.orderLines(lastSize))
+                        .shifted((long) REUSED_BODIES << 40);
         long ordersPerBody = distinct ? perThread[0].orders : 0;
 
-        String query = "INSERT INTO " + database + ".orders FORMAT RowBinary";
+        String query = "INSERT INTO " + database + "." + table + " FORMAT RowBinary";
         HttpClient client =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         AtomicLong next = new AtomicLong();
@@ -184,7 +197,7 @@ public final class InsertLimit {
                     for (String replica : shards.get(i)) {
                         held = Math.max(
                                 held,
-                                Long.parseLong(query(client, replica, "SELECT count() FROM " + database + ".orders")
+                                Long.parseLong(query(client, replica, "SELECT count() FROM " + database + "." + table)
                                         .trim()));
                     }
                     if (held != writtenPerShard[i].get()) {
@@ -275,18 +288,66 @@ public final class InsertLimit {
                 string(out, SKUS[random.nextInt(SKUS.length)]);
                 int32(out, 1 + random.nextInt(9));
                 int64(out, 50 + random.nextInt(10_000)); // Decimal64(2): cents
-                if (coupon) {
-                    out.write(0);
-                    string(out, "SAVE10");
-                } else {
-                    out.write(1);
-                }
-                updatedAt[i] = out.size();
-                int64(out, UPDATED_BASE + orderId);
-                rowEnd[i] = out.size();
+                rowEnd[i] = couponAndUpdated(out, coupon, orderId, updatedAt, i);
                 line++;
             }
             return new Body(out.toByteArray(), idAt, updatedAt, rowEnd, ids);
+        }
+
+        /**
+         * {@code rows} rows of {@code order_headers} for orders 1, 2, ... (none cancelled): each the header of an
+         * order drawn as {@link #orderLines} draws one (1-4 lines, quantities 1-9, prices 0.50-100.49), its
+         * lines counted and summed.
+         */
+        static Body orderHeaders(int rows) {
+            SplittableRandom random = new SplittableRandom(42);
+            ByteArrayOutputStream out = new ByteArrayOutputStream(rows * 56);
+            int[] idAt = new int[rows];
+            int[] updatedAt = new int[rows];
+            int[] rowEnd = new int[rows];
+            long[] ids = new long[rows];
+            for (int i = 0; i < rows; i++) {
+                long orderId = i + 1;
+                int lines = 1 + random.nextInt(4);
+                String customer = "customer-" + random.nextInt(5_000);
+                int status = random.nextBoolean() ? 1 : 0; // PAID or NEW
+                boolean coupon = (orderId & 1) == 0 && random.nextInt(4) == 0;
+                long quantity = 0;
+                long totalCents = 0;
+                for (int l = 0; l < lines; l++) {
+                    int q = 1 + random.nextInt(9);
+                    quantity += q;
+                    totalCents += q * (50L + random.nextInt(10_000));
+                }
+                ids[i] = orderId;
+                idAt[i] = out.size();
+                int64(out, orderId);
+                string(out, customer);
+                out.write(status);
+                out.write(lines & 0xff); // UInt16
+                out.write(lines >>> 8);
+                int32(out, (int) quantity);
+                int64(out, totalCents); // Decimal64(2): cents
+                rowEnd[i] = couponAndUpdated(out, coupon, orderId, updatedAt, i);
+            }
+            return new Body(out.toByteArray(), idAt, updatedAt, rowEnd, ids);
+        }
+
+        /**
+         * The last two columns of both tables' rows, {@code coupon Nullable(String)} and {@code updated_ms}
+         * (recorded in {@code updatedAt[row]}); returns where the row ends.
+         */
+        private static int couponAndUpdated(
+                ByteArrayOutputStream out, boolean coupon, long orderId, int[] updatedAt, int row) {
+            if (coupon) {
+                out.write(0);
+                string(out, "SAVE10");
+            } else {
+                out.write(1);
+            }
+            updatedAt[row] = out.size();
+            int64(out, UPDATED_BASE + orderId);
+            return out.size();
         }
 
         /** Byte length of the first {@code rows} rows. */
