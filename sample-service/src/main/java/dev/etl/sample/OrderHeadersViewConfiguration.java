@@ -16,6 +16,7 @@ import org.springframework.context.annotation.Profile;
  * lines through field handles, in place over the payload bytes, sets the mapping's computed columns, and the
  * transcoder's view encoder writes the row from the same scan. Nothing is decoded into objects.
  */
+// tag::view[]
 @Configuration(proxyBeanMethods = false)
 @Profile("headers-view")
 public class OrderHeadersViewConfiguration {
@@ -67,3 +68,4 @@ public class OrderHeadersViewConfiguration {
         };
     }
 }
+// end::view[]
