@@ -17,6 +17,8 @@ import dev.etl.sink.MultiRowEncoder;
 import dev.etl.sink.RowBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -93,6 +95,11 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
     private static final byte LAST_FINGERPRINT = 2;
 
     private final Builder shared;
+    /**
+     * The mapping this lane writes (and its shared plans): the builder's generation of the
+     * {@link #layout()} last adopted. Replaced only by {@link #adoptLayout}, on the lane's thread.
+     */
+    private Generation generation;
     /** The thread of the first call; set once (CAS), then read plainly on every call. */
     @SuppressWarnings("unused") // accessed through OWNER as well
     private Thread owner;
@@ -117,8 +124,9 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
 
     private AvroRowTranscoder(Builder shared) {
         this.shared = shared;
-        if (shared.raw != null) {
-            use(shared.raw);
+        this.generation = shared.latest;
+        if (generation.raw != null) {
+            use(generation.raw);
         }
     }
 
@@ -216,8 +224,8 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         resolve(array, offset, length);
         Compiled compiled = current;
         if (!(compiled.plan instanceof ScanPlan plan) || !plan.hasKey()) {
-            throw new IllegalStateException(
-                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+            throw new IllegalStateException(generation.mapping
+                    + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
         }
         try {
             scannedDropped = plan.scan(in);
@@ -236,9 +244,9 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      * .sink(transcoder, transcoder.shardKeyRouter())}.
      */
     public KeyHashRouter<Payload> shardKeyRouter() {
-        if (shared.mapping.shardKey() == null) {
-            throw new IllegalStateException(
-                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        if (generation.mapping.shardKey() == null) {
+            throw new IllegalStateException(generation.mapping
+                    + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
         }
         return KeyHashRouter.byKey(this::shardKey);
     }
@@ -265,7 +273,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         Compiled compiled;
         int id;
         int bodyOffset;
-        if (shared.raw != null) {
+        if (generation.raw != null) {
             compiled = last;
             id = -1;
             bodyOffset = offset;
@@ -303,7 +311,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         }
         Compiled compiled = fingerprintPlans.get(fingerprint);
         if (compiled == null) {
-            compiled = shared.plans.byFingerprint(fingerprint);
+            compiled = generation.plans.byFingerprint(fingerprint);
             fingerprintPlans.put(fingerprint, compiled);
         }
         use(compiled);
@@ -336,7 +344,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
     private Compiled lookup(int id) {
         Compiled compiled = plans.get(id);
         if (compiled == null) {
-            compiled = shared.plans.byId(id);
+            compiled = generation.plans.byId(id);
             plans.put(id, compiled);
         }
         use(compiled);
@@ -354,7 +362,51 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
 
     @Override
     public String toString() {
-        return "AvroRowTranscoder[" + shared.mapping + "]";
+        return "AvroRowTranscoder[" + generation.mapping + "]";
+    }
+
+    /**
+     * The column layout of the rows this lane writes now: 0 for the builder's first mapping, then the
+     * layout each adopted {@link Builder#evolve evolution} was published with.
+     */
+    // @Override LAYOUT-API
+    public int layout() {
+        return generation.layout;
+    }
+
+    /**
+     * The layout of the builder's latest mapping: one volatile read, asked by the lane between source
+     * batches. When it differs from {@link #layout()}, the lane seals every open block of this sink (rows of
+     * the old layout go out with the old column list) and then calls {@link #adoptLayout}.
+     */
+    // @Override LAYOUT-API
+    public int requestedLayout() {
+        return shared.latest.layout;
+    }
+
+    /**
+     * Switches this lane to the mapping published with {@code layout}: the lane's per-writer-schema plans are
+     * dropped, so each writer schema is compiled against the new mapping (once per process, in that mapping's
+     * shared cache) at its next payload; a writer schema older than the new reader gets the reader defaults
+     * of the fields it lacks. Lane thread only, between records (the lane calls it after sealing its blocks).
+     *
+     * @throws IllegalArgumentException when no mapping was published with {@code layout}
+     */
+    // @Override LAYOUT-API
+    public void adoptLayout(int layout) {
+        if (layout == generation.layout) {
+            return;
+        }
+        generation = shared.generation(layout);
+        plans.clear();
+        fingerprintPlans.clear();
+        lastKind = LAST_NONE;
+        last = null;
+        current = null;
+        scannedArray = null;
+        if (generation.raw != null) {
+            use(generation.raw);
+        }
     }
 
     /**
@@ -362,15 +414,63 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      * id and fingerprint. Thread-safe; build one per pipeline and call {@link #build()} once per lane.
      */
     public static final class Builder {
-        private final AvroRowMapping mapping;
-        private final Compiled raw;
-        private final WriterPlans plans;
+        private final SchemaRegistryClient registry;
+        private final Schema rawWriter;
+        /**
+         * The latest generation, published by {@link #evolve} with one volatile write (its fields are final,
+         * so a lane that reads it sees them complete); each lane reads it once per source batch.
+         */
+        private volatile Generation latest;
+        /** Every generation by layout, for {@link AvroRowTranscoder#adoptLayout}; guarded by {@code this}. */
+        private final List<Generation> generations = new ArrayList<>();
+
         private volatile boolean built;
 
         private Builder(AvroRowMapping mapping, SchemaRegistryClient registry, Schema rawWriter) {
-            this.mapping = mapping;
-            this.plans = new WriterPlans(mapping, registry);
-            this.raw = rawWriter != null ? plans.raw(rawWriter) : null;
+            this.registry = registry;
+            this.rawWriter = rawWriter;
+            this.latest = new Generation(mapping, registry, rawWriter, 0, WriterSchemas.shared());
+            this.generations.add(this.latest);
+        }
+
+        /**
+         * Publishes {@code mapping} as the one lanes write from now on, under column layout {@code layout}
+         * (the sink's number for the new column list, e.g. {@code ColumnLayouts.register(mapping.columns())}):
+         * each lane sees it at its next {@link AvroRowTranscoder#requestedLayout()}, seals its blocks of the old
+         * layout and adopts it. The new mapping gets its own plan cache (every writer schema is compiled against
+         * it once); a raw builder compiles its writer schema now. Thread-safe; rows written before stay as they
+         * were.
+         *
+         * @return {@code layout}
+         * @throws IllegalArgumentException when {@code layout} is not newer than the latest one
+         * @throws AvroMappingException     on a raw builder whose writer schema the new mapping cannot read
+         */
+        public synchronized int evolve(AvroRowMapping mapping, int layout) {
+            Objects.requireNonNull(mapping, "mapping");
+            Generation previous = latest;
+            if (layout <= previous.layout) {
+                throw new IllegalArgumentException(
+                        "layout " + layout + " is not newer than the latest, " + previous.layout);
+            }
+            Generation next = new Generation(mapping, registry, rawWriter, layout, previous.plans.writerSchemas());
+            generations.add(next);
+            latest = next;
+            return layout;
+        }
+
+        /** The layout of the latest mapping: 0 until the first {@link #evolve}. */
+        public int layout() {
+            return latest.layout;
+        }
+
+        synchronized Generation generation(int layout) {
+            for (int i = generations.size() - 1; i >= 0; i--) {
+                Generation g = generations.get(i);
+                if (g.layout == layout) {
+                    return g;
+                }
+            }
+            throw new IllegalArgumentException("no mapping was published with layout " + layout + " by " + this);
         }
 
         /**
@@ -383,7 +483,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
          */
         public Builder writerSchemas(WriterSchemas writerSchemas) {
             Objects.requireNonNull(writerSchemas, "writerSchemas");
-            if (raw != null) {
+            if (rawWriter != null) {
                 throw new IllegalStateException("writerSchemas(...) applies to confluent(mapping, registry): raw "
                         + "bodies have no header that could name a single-object writer schema");
             }
@@ -391,7 +491,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
                 throw new IllegalStateException(
                         "writerSchemas(...) must be set before the first build(): lanes already read with the other");
             }
-            plans.writerSchemas(writerSchemas);
+            latest.plans.writerSchemas(writerSchemas);
             return this;
         }
 
@@ -401,23 +501,53 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
             return new AvroRowTranscoder(this);
         }
 
-        /** The mapping this builder's transcoders write. */
+        /** The mapping this builder's transcoders write: the latest one {@link #evolve} published. */
         public AvroRowMapping mapping() {
-            return mapping;
+            return latest.mapping;
         }
 
-        /** How many writer schemas were compiled so far (each at most once per id or fingerprint). */
-        public int compilations() {
-            return plans.compilations();
+        /**
+         * How many writer schemas were compiled so far (each at most once per id or fingerprint and mapping),
+         * over every mapping published.
+         */
+        public synchronized int compilations() {
+            int total = 0;
+            for (Generation g : generations) {
+                total += g.plans.compilations();
+            }
+            return total;
         }
 
         /**
          * The fields of the writer schemas seen so far that the reader schema lacks (leaf paths, e.g. a
          * producer's new {@code channel} or {@code customer.tier}): Avro's resolution drops them, so no
-         * column stores them. Each writer schema that has such fields is also logged once, at WARN.
+         * column stores them. Each writer schema that has such fields is also logged once, at WARN. After an
+         * {@link #evolve}, those of the writer schemas compiled against the new mapping: a field its reader
+         * now has is no longer listed.
          */
         public Set<String> unreadWriterFields() {
-            return plans.unreadWriterFields();
+            return latest.plans.unreadWriterFields();
+        }
+    }
+
+    /** One published mapping: its layout, its plans per writer schema, and a raw builder's one plan. */
+    static final class Generation {
+        final AvroRowMapping mapping;
+        final WriterPlans plans;
+        final Compiled raw;
+        final int layout;
+
+        Generation(
+                AvroRowMapping mapping,
+                SchemaRegistryClient registry,
+                Schema rawWriter,
+                int layout,
+                WriterSchemas writerSchemas) {
+            this.mapping = mapping;
+            this.plans = new WriterPlans(mapping, registry);
+            this.plans.writerSchemas(writerSchemas);
+            this.raw = rawWriter != null ? plans.raw(rawWriter) : null;
+            this.layout = layout;
         }
     }
 }

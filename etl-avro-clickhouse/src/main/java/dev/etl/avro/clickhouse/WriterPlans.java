@@ -48,6 +48,10 @@ final class WriterPlans {
         this.writerSchemas = writerSchemas;
     }
 
+    WriterSchemas writerSchemas() {
+        return writerSchemas;
+    }
+
     int compilations() {
         return compilations.get();
     }
