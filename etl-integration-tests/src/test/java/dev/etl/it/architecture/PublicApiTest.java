@@ -531,6 +531,7 @@ class PublicApiTest {
                         "dev.etl.clickhouse.ClickHouseType",
                         "dev.etl.clickhouse.ClickHouseTypes",
                         "dev.etl.clickhouse.ColumnEncodeException",
+                        "dev.etl.clickhouse.ColumnLayouts",
                         "dev.etl.clickhouse.ColumnType",
                         "dev.etl.clickhouse.InsertFormat",
                         "dev.etl.clickhouse.RowBinaryEncoder",
