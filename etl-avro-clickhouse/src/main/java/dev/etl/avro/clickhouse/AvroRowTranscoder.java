@@ -369,7 +369,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      * The column layout of the rows this lane writes now: 0 for the builder's first mapping, then the
      * layout each adopted {@link Builder#evolve evolution} was published with.
      */
-    // @Override LAYOUT-API
+    @Override
     public int layout() {
         return generation.layout;
     }
@@ -379,7 +379,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      * batches. When it differs from {@link #layout()}, the lane seals every open block of this sink (rows of
      * the old layout go out with the old column list) and then calls {@link #adoptLayout}.
      */
-    // @Override LAYOUT-API
+    @Override
     public int requestedLayout() {
         return shared.latest.layout;
     }
@@ -392,7 +392,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      *
      * @throws IllegalArgumentException when no mapping was published with {@code layout}
      */
-    // @Override LAYOUT-API
+    @Override
     public void adoptLayout(int layout) {
         if (layout == generation.layout) {
             return;
@@ -442,15 +442,15 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
          * were.
          *
          * @return {@code layout}
-         * @throws IllegalArgumentException when {@code layout} is not newer than the latest one
+         * @throws IllegalArgumentException when {@code layout} is the latest one's, or negative
          * @throws AvroMappingException     on a raw builder whose writer schema the new mapping cannot read
          */
         public synchronized int evolve(AvroRowMapping mapping, int layout) {
             Objects.requireNonNull(mapping, "mapping");
             Generation previous = latest;
-            if (layout <= previous.layout) {
-                throw new IllegalArgumentException(
-                        "layout " + layout + " is not newer than the latest, " + previous.layout);
+            if (layout < 0 || layout == previous.layout) {
+                throw new IllegalArgumentException("layout " + layout + " is the latest already or negative: "
+                        + "a new mapping needs its own layout (the lanes switch when the layout differs)");
             }
             Generation next = new Generation(mapping, registry, rawWriter, layout, previous.plans.writerSchemas());
             generations.add(next);
