@@ -117,7 +117,8 @@ class AutoEvolveIT {
                     await(
                             Duration.ofSeconds(60),
                             "channel and priority on " + replica,
-                            () -> columns(replica, db, table).containsAll(List.of("channel\tString", "priority\tInt32")));
+                            () -> columns(replica, db, table)
+                                    .containsAll(List.of("channel\tString", "priority\tInt32")));
                 }
             }
             // mid-run, both versions: ids BEFORE.. odd with v2, even with v1 (an old producer: the default)
@@ -154,8 +155,7 @@ class AutoEvolveIT {
         for (InfraEndpoints.ClickHouseShard shard : infra.clickhouseShards()) {
             String url = shard.replicaUrl(1);
             String counts = ClickHouseHttp.query(
-                            url,
-                            "SELECT count(), uniqExact(id) FROM " + db.table(table) + " FINAL FORMAT TabSeparated")
+                            url, "SELECT count(), uniqExact(id) FROM " + db.table(table) + " FINAL FORMAT TabSeparated")
                     .strip();
             String[] c = counts.split("\t");
             assertThat(c[0]).as("no duplicate on %s", url).isEqualTo(c[1]);
@@ -178,8 +178,8 @@ class AutoEvolveIT {
     private static List<String> columns(String replica, ClickHouseTestDatabase db, String table) {
         String answer = ClickHouseHttp.query(
                 replica,
-                "SELECT name, type FROM system.columns WHERE database = '" + db.name()
-                        + "' AND table = '" + table + "' FORMAT TabSeparated");
+                "SELECT name, type FROM system.columns WHERE database = '" + db.name() + "' AND table = '" + table
+                        + "' FORMAT TabSeparated");
         return List.of(answer.strip().split("\n"));
     }
 
