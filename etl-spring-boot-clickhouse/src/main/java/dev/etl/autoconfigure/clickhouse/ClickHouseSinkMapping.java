@@ -161,13 +161,18 @@ final class ClickHouseSinkMapping {
             List<ClickHouseColumn> columns,
             RowBinaryEncoder<?> encoder,
             MeterRegistry registry) {
-        return nativeChecked(name, pipeline, config, columns, registry).toBuilder()
+        return tuned(nativeChecked(name, pipeline, config, columns, registry), clickHouse)
+                .encoder(encoder)
+                .build();
+    }
+
+    /** {@code sink} with the shared chunk size, queue capacity and permanent-failure policy. */
+    private static SinkDefinition.Builder tuned(SinkDefinition sink, EtlClickHouseProperties clickHouse) {
+        return sink.toBuilder()
                 .chunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(), (int)
                         clickHouse.getChunk().getMaxBytes().toBytes()))
                 .queueCapacity(clickHouse.getQueueCapacity())
-                .permanentFailure(clickHouse.getPermanentFailure())
-                .encoder(encoder)
-                .build();
+                .permanentFailure(clickHouse.getPermanentFailure());
     }
 
     /**
@@ -190,12 +195,7 @@ final class ClickHouseSinkMapping {
                             + " sends Native blocks (etl.sink.clickhouse.format=native), but " + ex.getMessage(),
                     "Set etl.sink.clickhouse.format=row-binary (every column type can be sent as RowBinary).");
         }
-        return sink.toBuilder()
-                .chunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(), (int)
-                        clickHouse.getChunk().getMaxBytes().toBytes()))
-                .queueCapacity(clickHouse.getQueueCapacity())
-                .permanentFailure(clickHouse.getPermanentFailure())
-                .build();
+        return tuned(sink, clickHouse).build();
     }
 
     /** The sink of a table with a {@code from}: with its layouts when its columns can change, else its columns. */

@@ -35,7 +35,8 @@ class AvroTableRowsFactoryTest {
             AvroTableRowsFactory factory = factory(stub);
             ClickHouseTableSourceProperties from = new ClickHouseTableSourceProperties();
             from.setTopic("orders");
-            from.setSchema(new ByteArrayResource(AvroSchemaWatchTest.V1.toString().getBytes()));
+            from.setSchema(
+                    new ByteArrayResource(AvroSchemaWatchTest.V1.toString().getBytes()));
             from.getAutoEvolve().setEnabled(true);
             assertThatThrownBy(() -> factory.create("etl.sink.clickhouse.from", from, TABLE, CONFIG))
                     .isInstanceOf(InvalidEtlConfigurationException.class)
@@ -52,7 +53,8 @@ class AvroTableRowsFactoryTest {
             from.setTopic("orders");
             from.getAutoEvolve().setEnabled(true);
             from.getAutoEvolve().setInterval(Duration.ofHours(1));
-            ClickHouseTableRows rows = factory(stub).create("etl.sink.clickhouse.tables.shop.from", from, TABLE, CONFIG);
+            ClickHouseTableRows rows =
+                    factory(stub).create("etl.sink.clickhouse.tables.shop.from", from, TABLE, CONFIG);
             assertThat(rows.layouts()).isNotNull();
             assertThat(rows.layouts().columns(0)).isEqualTo(rows.columns());
             assertThat(Thread.getAllStackTraces().keySet())

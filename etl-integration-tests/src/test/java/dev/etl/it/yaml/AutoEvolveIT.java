@@ -1,4 +1,4 @@
-package dev.etl.it.evolve;
+package dev.etl.it.yaml;
 
 import static dev.etl.it.support.Eventually.await;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,14 +41,14 @@ import org.springframework.context.annotation.Bean;
 class AutoEvolveIT {
 
     static final Schema V1 = new Schema.Parser().parse("""
-            {"type": "record", "name": "Order", "namespace": "dev.etl.it.evolve", "fields": [
+            {"type": "record", "name": "Order", "namespace": "dev.etl.it.yaml.evolve", "fields": [
               {"name": "id", "type": "long"},
               {"name": "customer", "type": "string"},
               {"name": "amount", "type": "long"},
               {"name": "updated_ms", "type": "long"}]}""");
 
     static final Schema V2 = new Schema.Parser().parse("""
-            {"type": "record", "name": "Order", "namespace": "dev.etl.it.evolve", "fields": [
+            {"type": "record", "name": "Order", "namespace": "dev.etl.it.yaml.evolve", "fields": [
               {"name": "id", "type": "long"},
               {"name": "customer", "type": "string"},
               {"name": "amount", "type": "long"},
@@ -89,7 +89,7 @@ class AutoEvolveIT {
                 SchemaRegistryClient.builder(infra.registryUrl()).build();
         int v1 = registry.register(topic + "-value", V1);
 
-        List<String> properties = new ArrayList<>(common(infra, db, "group-" + topic));
+        List<String> properties = new ArrayList<>(YamlPipelineIT.common(infra, db, "group-" + topic));
         properties.addAll(List.of(
                 "etl.sink.clickhouse.table=" + table,
                 "etl.sink.clickhouse.from.topic=" + topic,
@@ -211,28 +211,6 @@ class AutoEvolveIT {
         }
         rows.sort((a, b) -> Long.compare(Long.parseLong(a.split("\t", 2)[0]), Long.parseLong(b.split("\t", 2)[0])));
         return rows;
-    }
-
-    private static List<String> common(InfraEndpoints infra, ClickHouseTestDatabase db, String group) {
-        List<String> properties = new ArrayList<>(List.of(
-                "spring.main.web-application-type=none",
-                "spring.kafka.bootstrap-servers=" + infra.kafkaBootstrap(),
-                "spring.kafka.consumer.group-id=" + group,
-                "spring.kafka.consumer.auto-offset-reset=earliest",
-                "etl.pipeline.threads=2",
-                "etl.pipeline.handle-signals=false",
-                "etl.pipeline.exit-on-failure=false",
-                "etl.pipeline.poll-timeout=50ms",
-                "etl.checkpoint.interval=200ms",
-                "etl.checkpoint.drain-timeout=10s",
-                "etl.avro.registry.url=" + infra.registryUrl(),
-                "etl.sink.clickhouse.database=" + db.name(),
-                "etl.sink.clickhouse.batch.linger=200ms"));
-        for (int s = 0; s < infra.clickhouseShards().size(); s++) {
-            properties.add("etl.sink.clickhouse.shards[" + s + "].replicas="
-                    + String.join(",", infra.clickhouseShards().get(s).replicaUrls()));
-        }
-        return properties;
     }
 
     /** The starter and a meter registry: the pipeline is {@code etl.sink.clickhouse.from.*}. */
