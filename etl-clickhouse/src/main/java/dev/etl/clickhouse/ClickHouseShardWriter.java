@@ -30,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * {@code FORMAT Native}) to one replica at a time, straight into the shard-local table (never a
  * Distributed table: the insert's return is the durability signal). The column list is the sink's columns
  * (its encoder's, in the encoder's order; see {@link ClickHouseInsert}): the table's columns it leaves out
- * get their {@code DEFAULT}; a writer given no columns sends no list.
+ * get their {@code DEFAULT}; a writer given no columns sends no list. With {@link ColumnLayouts} (a sink whose
+ * encoders evolve) each batch is inserted with the columns of its {@linkplain SealedBatch#layout() layout}:
+ * the statement, the row boundaries and the Native block encoder are built per layout on its first batch and
+ * kept; a batch of a layout the writer does not know fails permanently, naming it.
  *
  * <p><b>Format.</b> With {@link InsertFormat#ROW_BINARY} the batch's bytes are the body. With
  * {@link InsertFormat#NATIVE} the writer first transposes the batch's RowBinary rows into one Native

@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * source, so resuming one never undoes the other.
  *
  * <p>Assignment changes reach the lane through {@link LaneAssignments}, the listener it opens its source
- * lane with; commits are {@link LaneCommits}', deterministic blocks {@link LaneBlocks}'.
+ * lane with; commits are {@link LaneCommits}', deterministic blocks {@link LaneBlocks}', the sinks' column
+ * layouts {@link LaneLayouts}' (asked before every source batch).
  */
 public final class Lane implements Runnable, BatchHandler {
     private static final Logger log = LoggerFactory.getLogger(Lane.class);

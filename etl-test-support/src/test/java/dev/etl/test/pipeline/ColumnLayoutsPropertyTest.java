@@ -53,6 +53,7 @@ class ColumnLayoutsPropertyTest {
         ChunkConfig chunks = new ChunkConfig(1 + random.nextInt(64), 1 << 20);
         int perPartition = 50 + random.nextInt(300);
         int flips = 1 + random.nextInt(3);
+        boolean buffered = random.nextInt(3) == 0;
         try (LayoutHarness h = new LayoutHarness(
                 lanes,
                 shards,
@@ -61,7 +62,8 @@ class ColumnLayoutsPropertyTest {
                 chunks,
                 1 + random.nextInt(60),
                 random.nextInt(3) == 0 ? 20 : 0,
-                random.nextLong())) {
+                random.nextLong(),
+                buffered)) {
             h.start();
             for (int lane = 0; lane < lanes; lane++) {
                 int owner = lane;
@@ -94,6 +96,13 @@ class ColumnLayoutsPropertyTest {
                 h.push(p, sent[p]++);
                 if (random.nextInt(200) == 0) {
                     Thread.sleep(random.nextInt(20));
+                }
+            }
+            if (buffered) {
+                // The operator keeps each partition's last value until another comes: a sentinel each, whose
+                // commit then covers every row before it (the sentinels are written at shutdown).
+                for (int p = 0; p < partitions; p++) {
+                    h.push(p, perPartition);
                 }
             }
             for (int p = 0; p < partitions; p++) {

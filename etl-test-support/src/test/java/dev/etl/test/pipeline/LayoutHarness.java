@@ -59,6 +59,23 @@ final class LayoutHarness implements AutoCloseable {
             int maxPollRecords,
             int failurePercent,
             long seed) {
+        this(lanes, shards, deterministicBlocks, batch, chunks, maxPollRecords, failurePercent, seed, false);
+    }
+
+    /**
+     * @param buffered whether a stateful operator keeps each value until the next one of its lane arrives
+     *                 (its rows are emitted from held acks, in later batches, into merged chunks)
+     */
+    LayoutHarness(
+            int lanes,
+            int shards,
+            boolean deterministicBlocks,
+            BatchConfig batch,
+            ChunkConfig chunks,
+            int maxPollRecords,
+            int failurePercent,
+            long seed,
+            boolean buffered) {
         this.source = MemorySource.create(maxPollRecords);
         this.handle = source.handle();
         this.failures = new Random(seed);
@@ -71,8 +88,12 @@ final class LayoutHarness implements AutoCloseable {
                 .build();
         PipelineConfig config =
                 PipelineFixture.fastConfig("layouts").lanes(lanes).build();
-        ChainFactory chains = ctx -> Chains.from(ctx, PipelineFixture.strings())
-                .sink(new EvolvingEncoder(requested), (value, meta, shardCount) -> spread(value, shardCount));
+        ChainFactory chains = buffered
+                ? ctx -> Chains.from(ctx, PipelineFixture.strings())
+                        .process("one-deep", new BufferingOperatorTest.OneDeepBuffer())
+                        .sink(new EvolvingEncoder(requested), (value, meta, shardCount) -> spread(value, shardCount))
+                : ctx -> Chains.from(ctx, PipelineFixture.strings())
+                        .sink(new EvolvingEncoder(requested), (value, meta, shardCount) -> spread(value, shardCount));
         this.runtime = Pipeline.builder(config)
                 .source(source)
                 .sink(sink)
