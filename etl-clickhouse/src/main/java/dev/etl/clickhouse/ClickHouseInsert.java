@@ -21,7 +21,8 @@ import java.util.Objects;
  * whatever the table's order, and computes every column the list leaves out from its {@code DEFAULT}
  * expression (its type's zero value when it has none; startup validation refuses that). Without columns
  * (a sink given none) the statement has no list, and the body must carry every insertable column in table
- * order. The list is fixed for the writer's life, so a retried or replayed batch sends the same statement.
+ * order. The list is fixed per column layout ({@link ColumnLayouts}; one layout unless the sink's encoders
+ * evolve), so a retried batch sends the same statement.
  *
  * @param database database of the table (unquoted)
  * @param table    table name (unquoted)

@@ -30,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * {@code FORMAT Native}) to one replica at a time, straight into the shard-local table (never a
  * Distributed table: the insert's return is the durability signal). The column list is the sink's columns
  * (its encoder's, in the encoder's order; see {@link ClickHouseInsert}): the table's columns it leaves out
- * get their {@code DEFAULT}; a writer given no columns sends no list.
+ * get their {@code DEFAULT}; a writer given no columns sends no list. With {@link ColumnLayouts} (a sink whose
+ * encoders evolve) each batch is inserted with the columns of its {@linkplain SealedBatch#layout() layout}:
+ * the statement, the row boundaries and the Native block encoder are built per layout on its first batch and
+ * kept; a batch of a layout the writer does not know fails permanently, naming it.
  *
  * <p><b>Format.</b> With {@link InsertFormat#ROW_BINARY} the batch's bytes are the body. With
  * {@link InsertFormat#NATIVE} the writer first transposes the batch's RowBinary rows into one Native
@@ -124,18 +127,22 @@ public final class ClickHouseShardWriter implements ShardWriter {
     private final String table;
     private final ShardReplica[] replicas;
     private final ClickHouseTransport transport;
-    private final ClickHouseInsert insert;
     private final Runnable onClose;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final boolean sendToken;
     private final LongSupplier nanoClock;
     private final AtomicLong roundRobin = new AtomicLong();
-    /** NATIVE only (else null): the transposition of each batch into its Native block. */
-    private final NativeBatchTransposer transposer;
-    /** Row boundaries for isolating refused rows, or null when the columns do not allow it (see {@link #noRows}). */
-    private final RowBinaryRows rowBoundaries;
-    /** Why {@link #rowBoundaries} is null. */
-    private final String noRows;
+    /** The sink's column lists, by layout. */
+    private final ColumnLayouts layouts;
+    /** What a batch of each layout is sent with, by layout id, built on a layout's first batch; copy-on-write. */
+    private volatile LayoutWriter[] byLayout = new LayoutWriter[0];
+    /** Guards growing {@link #byLayout}. */
+    private final Object layoutLock = new Object();
+
+    private final ClickHouseSinkConfig config;
+    private final ClickHouseCapabilities capabilities;
+    private final MeterRegistry registry;
+    private final String pipelineName;
     /** The sink's extra data-rejection codes. */
     private final Set<Integer> rejectionCodes;
 
@@ -205,28 +212,45 @@ public final class ClickHouseShardWriter implements ShardWriter {
             MeterRegistry registry,
             LongSupplier nanoClock,
             Runnable onClose) {
-        Objects.requireNonNull(config, "config");
-        List<ClickHouseColumn> columnsCopy = List.copyOf(columns);
-        this.transposer = config.format() == InsertFormat.NATIVE
-                ? new NativeBatchTransposer(
-                        columnsCopy,
-                        2 * config.batch().maxBytes(),
-                        registry,
-                        pipelineName,
-                        sinkName,
-                        shard,
-                        config.qualifiedTable(),
-                        nanoClock)
-                : null;
-        RowBinaryRows boundaries = null;
-        String noBoundaries = null;
-        try {
-            boundaries = RowBinaryRows.of(columnsCopy);
-        } catch (IllegalArgumentException e) {
-            noBoundaries = e.getMessage();
-        }
-        this.rowBoundaries = boundaries;
-        this.noRows = noBoundaries;
+        this(
+                config,
+                ColumnLayouts.of(columns),
+                shard,
+                sinkName,
+                pipelineName,
+                capabilities,
+                transport,
+                registry,
+                nanoClock,
+                onClose);
+    }
+
+    /**
+     * As the other constructors, for rows of several column layouts: each batch is inserted with the
+     * columns of its {@linkplain SealedBatch#layout() layout} in {@code layouts} (its statement, row boundaries
+     * and Native block encoder built on the layout's first batch and kept); a batch of a layout
+     * {@code layouts} does not know fails permanently, naming it.
+     *
+     * @throws UnsupportedNativeTypeException with {@code NATIVE}, when layout 0 has no columns or a column
+     *                                        whose type cannot be sent in a Native block (a later layout's
+     *                                        batches fail permanently for the same reason)
+     */
+    public ClickHouseShardWriter(
+            ClickHouseSinkConfig config,
+            ColumnLayouts layouts,
+            int shard,
+            String sinkName,
+            String pipelineName,
+            ClickHouseCapabilities capabilities,
+            ClickHouseTransport transport,
+            MeterRegistry registry,
+            LongSupplier nanoClock,
+            Runnable onClose) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.layouts = Objects.requireNonNull(layouts, "layouts");
+        this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
+        this.registry = Objects.requireNonNull(registry, "registry");
+        this.pipelineName = Objects.requireNonNull(pipelineName, "pipelineName");
         this.rejectionCodes = config.rejectionCodes();
         this.sinkName = Objects.requireNonNull(sinkName, "sinkName");
         this.shard = shard;
@@ -245,9 +269,90 @@ public final class ClickHouseShardWriter implements ShardWriter {
                             registry, pipelineName, sinkName, shard, describe(uris.get(i)), breaker));
         }
         this.sendToken = capabilities.dedupToken();
-        this.insert = insertRequest(config, columnsCopy, capabilities);
         this.onClose = Objects.requireNonNull(onClose, "onClose");
         this.isolationLog = new RateLimitedLog(TimeUnit.SECONDS.toNanos(10), nanoClock);
+        layout(0); // builds layout 0 now: a Native block it cannot carry fails here, at startup
+    }
+
+    /** What the batches of one column layout are sent with. */
+    private static final class LayoutWriter {
+        final ClickHouseInsert insert;
+        /** NATIVE only (else null): the transposition of each batch into its Native block. */
+        final NativeBatchTransposer transposer;
+        /** Row boundaries for isolating refused rows, or null when the columns do not allow it (see {@link #noRows}). */
+        final RowBinaryRows rowBoundaries;
+        /** Why {@link #rowBoundaries} is null. */
+        final String noRows;
+
+        LayoutWriter(
+                ClickHouseInsert insert, NativeBatchTransposer transposer, RowBinaryRows rowBoundaries, String noRows) {
+            this.insert = insert;
+            this.transposer = transposer;
+            this.rowBoundaries = rowBoundaries;
+            this.noRows = noRows;
+        }
+    }
+
+    /**
+     * The writer of {@code layout}'s batches, built on first use.
+     *
+     * @throws IllegalArgumentException       when {@code layouts} does not know {@code layout}
+     * @throws UnsupportedNativeTypeException with {@code NATIVE}, when the layout's columns cannot be sent so
+     */
+    private LayoutWriter layout(int layout) {
+        LayoutWriter[] known = byLayout;
+        if (layout >= 0 && layout < known.length && known[layout] != null) {
+            return known[layout];
+        }
+        synchronized (layoutLock) {
+            known = byLayout;
+            if (layout >= 0 && layout < known.length && known[layout] != null) {
+                return known[layout];
+            }
+            List<ClickHouseColumn> columns = layouts.columns(layout); // throws for an unknown layout
+            NativeBatchTransposer transposer = config.format() == InsertFormat.NATIVE
+                    ? new NativeBatchTransposer(
+                            columns,
+                            2 * config.batch().maxBytes(),
+                            registry,
+                            pipelineName,
+                            sinkName,
+                            shard,
+                            config.qualifiedTable(),
+                            nanoClock)
+                    : null;
+            RowBinaryRows boundaries = null;
+            String noBoundaries = null;
+            try {
+                boundaries = RowBinaryRows.of(columns);
+            } catch (IllegalArgumentException e) {
+                noBoundaries = e.getMessage();
+            }
+            LayoutWriter writer = new LayoutWriter(
+                    insertRequest(config, columns, capabilities), transposer, boundaries, noBoundaries);
+            LayoutWriter[] next = Arrays.copyOf(known, Math.max(known.length, layout + 1));
+            next[layout] = writer;
+            byLayout = next;
+            return writer;
+        }
+    }
+
+    /** The writer of {@code batch}'s layout; a layout it cannot write fails the batch permanently. */
+    private LayoutWriter layoutOf(SealedBatch batch) throws SinkWriteException {
+        try {
+            return layout(batch.layout());
+        } catch (IllegalArgumentException e) { // an unknown layout, or UnsupportedNativeTypeException
+            throw SinkWriteException.permanentFailure(
+                    "ClickHouse sink '" + sinkName + "' shard " + shard + " table " + config.qualifiedTable()
+                            + ": batch " + batch.sequence() + " (" + batch.rowCount() + " rows) has column layout "
+                            + batch.layout() + ", which this sink cannot write: " + e.getMessage(),
+                    e);
+        }
+    }
+
+    /** The insert a batch of {@code layout} is sent with (before its token); for tests. */
+    ClickHouseInsert insert(int layout) {
+        return layout(layout).insert;
     }
 
     /**
@@ -281,23 +386,24 @@ public final class ClickHouseShardWriter implements ShardWriter {
 
     @Override
     public void write(SealedBatch batch) throws SinkWriteException {
+        LayoutWriter layout = layoutOf(batch);
         try {
-            send(batch);
+            send(layout, batch);
         } catch (SinkWriteException e) {
             if (!isDataRejection(e)) {
                 throw e;
             }
-            isolate(batch, e);
+            isolate(layout, batch, e);
         }
     }
 
-    /** One insert of {@code batch} (a batch or a piece of one) in the insert's format. */
-    private void send(SealedBatch batch) throws SinkWriteException {
-        if (insert.format() == InsertFormat.ROW_BINARY) {
-            write(batch, batch.bytes(), batch.byteCount());
+    /** One insert of {@code batch} (a batch or a piece of one) in the insert's format, with its layout's columns. */
+    private void send(LayoutWriter layout, SealedBatch batch) throws SinkWriteException {
+        if (layout.insert.format() == InsertFormat.ROW_BINARY) {
+            write(layout, batch, batch.bytes(), batch.byteCount());
             return;
         }
-        transposer.write(batch, (body, length) -> write(batch, body, length));
+        layout.transposer.write(batch, (body, length) -> write(layout, batch, body, length));
     }
 
     /** Whether {@code e} is the server refusing rows for their content. */
@@ -312,15 +418,16 @@ public final class ClickHouseShardWriter implements ShardWriter {
      * pieces and throws {@link SinkWriteException#rejectedRows} naming the refused ones (see the class
      * comment); returns normally when every piece is accepted.
      */
-    private void isolate(SealedBatch batch, SinkWriteException refusal) throws SinkWriteException {
+    private void isolate(LayoutWriter layout, SealedBatch batch, SinkWriteException refusal) throws SinkWriteException {
         int rows = batch.rowCount();
         int[] starts;
+        RowBinaryRows rowBoundaries = layout.rowBoundaries;
         if (rows == 1) {
             starts = new int[] {0, batch.byteCount()};
         } else if (rows < 1 || rowBoundaries == null) {
             throw SinkWriteException.permanentFailure(
                     refusal.getMessage() + "; the rows the server refuses cannot be isolated from the others: "
-                            + (rowBoundaries == null ? noRows : "the batch has no rows"),
+                            + (rowBoundaries == null ? layout.noRows : "the batch has no rows"),
                     refusal.getCause());
         } else {
             try {
@@ -332,11 +439,12 @@ public final class ClickHouseShardWriter implements ShardWriter {
                         refusal.getCause());
             }
         }
-        new Isolation(batch, starts, refusal).run();
+        new Isolation(layout, batch, starts, refusal).run();
     }
 
     /** The isolation of the rows the server refuses in one batch: the pieces, what they gave, the guards. */
     private final class Isolation {
+        private final LayoutWriter layout;
         private final SealedBatch batch;
         private final int[] starts;
         private final int rows;
@@ -354,7 +462,8 @@ public final class ClickHouseShardWriter implements ShardWriter {
         private int piecesWritten;
         private int rowsWritten;
 
-        Isolation(SealedBatch batch, int[] starts, SinkWriteException wholeRefusal) {
+        Isolation(LayoutWriter layout, SealedBatch batch, int[] starts, SinkWriteException wholeRefusal) {
+            this.layout = layout;
             this.batch = batch;
             this.starts = starts;
             this.rows = batch.rowCount();
@@ -436,7 +545,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
             Piece piece = new Piece(
                     batch, from, to, scratch, length, pieceToken(batch.dedupToken(), from, to, scratch, length));
             try {
-                send(piece);
+                send(layout, piece);
             } catch (SinkWriteException e) {
                 if (isDataRejection(e)) {
                     return e;
@@ -562,17 +671,22 @@ public final class ClickHouseShardWriter implements ShardWriter {
         public int attempt() {
             return batch.attempt();
         }
+
+        @Override
+        public int layout() {
+            return batch.layout();
+        }
     }
 
     /** Sends {@code body[0, length)}, the batch in the insert's format, to the first replica that admits it. */
-    private void write(SealedBatch batch, byte[] body, int length) throws SinkWriteException {
+    private void write(LayoutWriter layout, SealedBatch batch, byte[] body, int length) throws SinkWriteException {
         int n = replicas.length;
         int start = startReplica(batch, n);
         for (int k = 0; k < n; k++) {
             int index = (start + k) % n;
             ShardReplica replica = replicas[index];
             if (replica.breaker.tryAcquire()) {
-                insert(replica, index, batch, body, length);
+                insert(replica, index, layout.insert, batch, body, length);
                 return;
             }
         }
@@ -595,7 +709,8 @@ public final class ClickHouseShardWriter implements ShardWriter {
      * once (success, transient or permanent failure, or any throwable from building the request to
      * counting the metrics), so a half-open probe can never leave the replica HALF_OPEN forever.
      */
-    private void insert(ShardReplica replica, int index, SealedBatch batch, byte[] body, int length)
+    private void insert(
+            ShardReplica replica, int index, ClickHouseInsert insert, SealedBatch batch, byte[] body, int length)
             throws SinkWriteException {
         boolean settled = false;
         long startNs = nanoClock.getAsLong();
@@ -730,7 +845,13 @@ public final class ClickHouseShardWriter implements ShardWriter {
 
     /** NATIVE: bytes of the block buffer kept for the next batch (0 when dropped or RowBinary); for tests. */
     int retainedBlockBytes() {
-        return transposer == null ? 0 : transposer.retainedBlockBytes();
+        int bytes = 0;
+        for (LayoutWriter layout : byLayout) {
+            if (layout != null && layout.transposer != null) {
+                bytes += layout.transposer.retainedBlockBytes();
+            }
+        }
+        return bytes;
     }
 
     /** Shard index. */

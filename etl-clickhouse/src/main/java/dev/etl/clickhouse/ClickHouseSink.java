@@ -27,6 +27,14 @@ import java.util.Objects;
  * {@link ClickHouseInsert}), so the encoder's column order need not be the table's and the table's columns
  * with a {@code DEFAULT} may be left out; a sink defined with no columns inserts without a list.
  *
+ * <p><b>Column layouts.</b> A sink defined with {@link ColumnLayouts} inserts each batch with the columns of
+ * its layout ({@link dev.etl.sink.SealedBatch#layout()}): when the table gains a column under a running
+ * pipeline, rows encoded before the encoders switched are inserted with the old list, the others with the
+ * new one. Startup validates layout 0; a later layout is checked by whoever registers it (the table must
+ * have its columns before an encoder asks for it). With {@link InsertFormat#NATIVE} each layout's columns
+ * get their own Native block encoder; a layout whose types a Native block cannot carry fails its batches
+ * permanently, naming the layout and the column.
+ *
  * <p>When the engine starts the sink it calls the writer factory once per shard; that call validates
  * the shard's replicas ({@code ClickHouseSchemaValidator}: version, capabilities, engine, columns) and
  * fails startup with a {@link ClickHouseSchemaException} on a mismatch. Capabilities are read there,
@@ -93,6 +101,37 @@ public final class ClickHouseSink {
         return definition(sinkName, pipelineName, config, columns, registry, transport, false);
     }
 
+    /**
+     * A sink whose rows can change their columns while it runs (auto-evolve): validated at startup against
+     * {@code layouts}' layout 0, and every batch inserted with the columns of its
+     * {@linkplain dev.etl.sink.SealedBatch#layout() layout} (a layout registered later is looked up when its
+     * first batch is written; a batch of a layout never registered fails permanently, naming it). Otherwise
+     * as {@link #definition(String, String, ClickHouseSinkConfig, List, MeterRegistry)}: no encoder of its
+     * own, the configured transport, owned by the sink.
+     */
+    public static SinkDefinition definition(
+            String sinkName,
+            String pipelineName,
+            ClickHouseSinkConfig config,
+            ColumnLayouts layouts,
+            MeterRegistry registry) {
+        return definition(sinkName, pipelineName, config, layouts, registry, transport(config), true);
+    }
+
+    /**
+     * As {@link #definition(String, String, ClickHouseSinkConfig, ColumnLayouts, MeterRegistry)}, over a
+     * given transport (tests, custom HTTP stacks); the caller owns the transport and closes it.
+     */
+    public static SinkDefinition definition(
+            String sinkName,
+            String pipelineName,
+            ClickHouseSinkConfig config,
+            ColumnLayouts layouts,
+            MeterRegistry registry,
+            ClickHouseTransport transport) {
+        return definition(sinkName, pipelineName, config, layouts, registry, transport, false);
+    }
+
     /** The transport {@code config} asks for: client-v2 inserts (reads over raw HTTP) or raw HTTP for both. */
     public static ClickHouseTransport transport(ClickHouseSinkConfig config) {
         return switch (config.transport()) {
@@ -110,11 +149,24 @@ public final class ClickHouseSink {
             MeterRegistry registry,
             ClickHouseTransport transport,
             boolean owned) {
+        return definition(sinkName, pipelineName, config, ColumnLayouts.of(columns), registry, transport, owned);
+    }
+
+    /** {@code owned}: close {@code transport} whenever the last writer created from the definition closes. */
+    static SinkDefinition definition(
+            String sinkName,
+            String pipelineName,
+            ClickHouseSinkConfig config,
+            ColumnLayouts layouts,
+            MeterRegistry registry,
+            ClickHouseTransport transport,
+            boolean owned) {
         Objects.requireNonNull(sinkName, "sinkName");
         Objects.requireNonNull(pipelineName, "pipelineName");
         Objects.requireNonNull(registry, "registry");
         Objects.requireNonNull(transport, "transport");
-        List<ClickHouseColumn> expected = List.copyOf(columns);
+        Objects.requireNonNull(layouts, "layouts");
+        List<ClickHouseColumn> expected = layouts.columns(0);
         if (config.format() == InsertFormat.NATIVE) {
             NativeBlockEncoder.of(expected); // refuses, now, what a Native block cannot carry
         }
@@ -128,7 +180,7 @@ public final class ClickHouseSink {
                         ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
                         return new ClickHouseShardWriter(
                                 config,
-                                expected,
+                                layouts,
                                 shard,
                                 sinkName,
                                 pipelineName,

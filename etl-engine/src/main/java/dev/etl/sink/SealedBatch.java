@@ -33,4 +33,14 @@ public interface SealedBatch {
 
     /** 1 for the first attempt, incremented for every retry. */
     int attempt();
+
+    /**
+     * The column layout of every row in the batch ({@link RowEncoder#layout()} of the encoder that wrote
+     * them): a batch never mixes layouts, and a retry keeps its layout. 0 unless the sink's encoders
+     * evolve; a writer maps it to the columns its insert names (a ClickHouse sink's {@code ColumnLayouts})
+     * and fails the batch permanently for a layout it does not know.
+     */
+    default int layout() {
+        return 0;
+    }
 }

@@ -17,6 +17,8 @@ import dev.etl.sink.MultiRowEncoder;
 import dev.etl.sink.RowBuffer;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -93,6 +95,11 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
     private static final byte LAST_FINGERPRINT = 2;
 
     private final Builder shared;
+    /**
+     * The mapping this lane writes (and its shared plans): the builder's generation of the
+     * {@link #layout()} last adopted. Replaced only by {@link #adoptLayout}, on the lane's thread.
+     */
+    private Generation generation;
     /** The thread of the first call; set once (CAS), then read plainly on every call. */
     @SuppressWarnings("unused") // accessed through OWNER as well
     private Thread owner;
@@ -121,9 +128,10 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
 
     private AvroRowTranscoder(Builder shared) {
         this.shared = shared;
-        this.writerPlans = shared.plans;
-        if (shared.raw != null) {
-            use(shared.raw);
+        this.generation = shared.latest;
+        this.writerPlans = generation.plans;
+        if (generation.raw != null) {
+            use(generation.raw);
         }
     }
 
@@ -158,7 +166,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
             }
             writerPlans = shared.viewPlans();
             view = shared.viewFields().view(in);
-            if (shared.raw != null) {
+            if (generation.raw != null) {
                 use(shared.rawView());
             }
         }
@@ -208,7 +216,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
 
             @Override
             public String toString() {
-                return "AvroRowTranscoder.viewEncoder[" + shared.mapping + "]";
+                return "AvroRowTranscoder.viewEncoder[" + generation.mapping + "]";
             }
         };
     }
@@ -235,9 +243,9 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      */
     public KeyHashRouter<AvroView> viewRouter() {
         requireViews("viewRouter()");
-        if (shared.mapping.shardKey() == null) {
-            throw new IllegalStateException(
-                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        if (generation.mapping.shardKey() == null) {
+            throw new IllegalStateException(generation.mapping
+                    + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
         }
         return KeyHashRouter.byKey(AvroView::key);
     }
@@ -342,8 +350,8 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         resolve(array, offset, length);
         Compiled compiled = current;
         if (!(compiled.plan instanceof ScanPlan plan) || !plan.hasKey()) {
-            throw new IllegalStateException(
-                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+            throw new IllegalStateException(generation.mapping
+                    + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
         }
         try {
             scannedDropped = plan.scan(in);
@@ -362,9 +370,9 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      * .sink(transcoder, transcoder.shardKeyRouter())}.
      */
     public KeyHashRouter<Payload> shardKeyRouter() {
-        if (shared.mapping.shardKey() == null) {
-            throw new IllegalStateException(
-                    shared.mapping + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
+        if (generation.mapping.shardKey() == null) {
+            throw new IllegalStateException(generation.mapping
+                    + " names no shard key: declare it with AvroRowMapping.Builder.shardKey(fieldPath)");
         }
         return KeyHashRouter.byKey(this::shardKey);
     }
@@ -391,7 +399,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         Compiled compiled;
         int id;
         int bodyOffset;
-        if (shared.raw != null) {
+        if (generation.raw != null) {
             compiled = last;
             id = -1;
             bodyOffset = offset;
@@ -480,7 +488,52 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
 
     @Override
     public String toString() {
-        return "AvroRowTranscoder[" + shared.mapping + "]";
+        return "AvroRowTranscoder[" + generation.mapping + "]";
+    }
+
+    /**
+     * The column layout of the rows this lane writes now: 0 for the builder's first mapping, then the
+     * layout each adopted {@link Builder#evolve evolution} was published with.
+     */
+    @Override
+    public int layout() {
+        return generation.layout;
+    }
+
+    /**
+     * The layout of the builder's latest mapping: one volatile read, asked by the lane between source
+     * batches. When it differs from {@link #layout()}, the lane seals every open block of this sink (rows of
+     * the old layout go out with the old column list) and then calls {@link #adoptLayout}.
+     */
+    @Override
+    public int requestedLayout() {
+        return shared.latest.layout;
+    }
+
+    /**
+     * Switches this lane to the mapping published with {@code layout}: the lane's per-writer-schema plans are
+     * dropped, so each writer schema is compiled against the new mapping (once per process, in that mapping's
+     * shared cache) at its next payload; a writer schema older than the new reader gets the reader defaults
+     * of the fields it lacks. Lane thread only, between records (the lane calls it after sealing its blocks).
+     *
+     * @throws IllegalArgumentException when no mapping was published with {@code layout}
+     */
+    @Override
+    public void adoptLayout(int layout) {
+        if (layout == generation.layout) {
+            return;
+        }
+        generation = shared.generation(layout);
+        writerPlans = generation.plans;
+        plans.clear();
+        fingerprintPlans.clear();
+        lastKind = LAST_NONE;
+        last = null;
+        current = null;
+        scannedArray = null;
+        if (generation.raw != null) {
+            use(generation.raw);
+        }
     }
 
     /**
@@ -488,11 +541,16 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
      * id and fingerprint. Thread-safe; build one per pipeline and call {@link #build()} once per lane.
      */
     public static final class Builder {
-        private final AvroRowMapping mapping;
-        private final Compiled raw;
-        private final WriterPlans plans;
         private final SchemaRegistryClient registry;
         private final Schema rawWriter;
+        /**
+         * The latest generation, published by {@link #evolve} with one volatile write (its fields are final,
+         * so a lane that reads it sees them complete); each lane reads it once per source batch.
+         */
+        private volatile Generation latest;
+        /** Every generation by layout, for {@link AvroRowTranscoder#adoptLayout}; guarded by {@code this}. */
+        private final List<Generation> generations = new ArrayList<>();
+
         private volatile boolean built;
         /** The view path's fields and plans (every reader field marked), made at the first views(). */
         private AvroView.Fields viewFields;
@@ -501,24 +559,68 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         private Compiled rawView;
 
         private Builder(AvroRowMapping mapping, SchemaRegistryClient registry, Schema rawWriter) {
-            this.mapping = mapping;
             this.registry = registry;
             this.rawWriter = rawWriter;
-            this.plans = new WriterPlans(mapping, registry);
-            this.raw = rawWriter != null ? plans.raw(rawWriter) : null;
+            this.latest = new Generation(mapping, registry, rawWriter, 0, WriterSchemas.shared());
+            this.generations.add(this.latest);
+        }
+
+        /**
+         * Publishes {@code mapping} as the one lanes write from now on, under column layout {@code layout}
+         * (the sink's number for the new column list, e.g. {@code ColumnLayouts.register(mapping.columns())}):
+         * each lane sees it at its next {@link AvroRowTranscoder#requestedLayout()}, seals its blocks of the old
+         * layout and adopts it. The new mapping gets its own plan cache (every writer schema is compiled against
+         * it once); a raw builder compiles its writer schema now. Thread-safe; rows written before stay as they
+         * were.
+         *
+         * @return {@code layout}
+         * @throws IllegalArgumentException when {@code layout} is the latest one's, or negative
+         * @throws AvroMappingException     on a raw builder whose writer schema the new mapping cannot read
+         */
+        public synchronized int evolve(AvroRowMapping mapping, int layout) {
+            Objects.requireNonNull(mapping, "mapping");
+            if (viewFields != null) {
+                throw new IllegalStateException("the record view path does not evolve: its field handles were made "
+                        + "against the reader schema of " + latest.mapping + ", so a new mapping would leave them "
+                        + "reading other fields; restart the pipeline with the new mapping instead");
+            }
+            Generation previous = latest;
+            if (layout < 0 || layout == previous.layout) {
+                throw new IllegalArgumentException("layout " + layout + " is the latest already or negative: "
+                        + "a new mapping needs its own layout (the lanes switch when the layout differs)");
+            }
+            Generation next = new Generation(mapping, registry, rawWriter, layout, previous.plans.writerSchemas());
+            generations.add(next);
+            latest = next;
+            return layout;
+        }
+
+        /** The layout of the latest mapping: 0 until the first {@link #evolve}. */
+        public int layout() {
+            return latest.layout;
+        }
+
+        synchronized Generation generation(int layout) {
+            for (int i = generations.size() - 1; i >= 0; i--) {
+                Generation g = generations.get(i);
+                if (g.layout == layout) {
+                    return g;
+                }
+            }
+            throw new IllegalArgumentException("no mapping was published with layout " + layout + " by " + this);
         }
 
         synchronized AvroView.Fields viewFields() {
             if (viewFields == null) {
-                viewFields = AvroView.fields(mapping);
+                viewFields = AvroView.fields(latest.mapping);
             }
             return viewFields;
         }
 
         synchronized WriterPlans viewPlans() {
             if (viewPlans == null) {
-                viewPlans = new WriterPlans(mapping, registry, viewFields());
-                viewPlans.writerSchemas(plans.writerSchemas());
+                viewPlans = new WriterPlans(latest.mapping, registry, viewFields());
+                viewPlans.writerSchemas(latest.plans.writerSchemas());
             }
             return viewPlans;
         }
@@ -540,7 +642,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
          */
         public Builder writerSchemas(WriterSchemas writerSchemas) {
             Objects.requireNonNull(writerSchemas, "writerSchemas");
-            if (raw != null) {
+            if (rawWriter != null) {
                 throw new IllegalStateException("writerSchemas(...) applies to confluent(mapping, registry): raw "
                         + "bodies have no header that could name a single-object writer schema");
             }
@@ -548,7 +650,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
                 throw new IllegalStateException(
                         "writerSchemas(...) must be set before the first build(): lanes already read with the other");
             }
-            plans.writerSchemas(writerSchemas);
+            latest.plans.writerSchemas(writerSchemas);
             synchronized (this) {
                 if (viewPlans != null) {
                     viewPlans.writerSchemas(writerSchemas);
@@ -563,27 +665,30 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
             return new AvroRowTranscoder(this);
         }
 
-        /** The mapping this builder's transcoders write. */
+        /** The mapping this builder's transcoders write: the latest one {@link #evolve} published. */
         public AvroRowMapping mapping() {
-            return mapping;
+            return latest.mapping;
         }
 
         /**
-         * How many writer schemas were compiled so far (each at most once per id or fingerprint, and once more for
-         * the {@link AvroRowTranscoder#views() view path} when lanes read views).
+         * How many writer schemas were compiled so far (each at most once per id or fingerprint and mapping),
+         * over every mapping published, and once more for the {@link AvroRowTranscoder#views() view path} when
+         * lanes read views.
          */
-        public int compilations() {
-            WriterPlans views;
-            synchronized (this) {
-                views = viewPlans;
+        public synchronized int compilations() {
+            int total = viewPlans != null ? viewPlans.compilations() : 0;
+            for (Generation g : generations) {
+                total += g.plans.compilations();
             }
-            return plans.compilations() + (views != null ? views.compilations() : 0);
+            return total;
         }
 
         /**
          * The fields of the writer schemas seen so far that the reader schema lacks (leaf paths, e.g. a
          * producer's new {@code channel} or {@code customer.tier}): Avro's resolution drops them, so no
-         * column stores them. Each writer schema that has such fields is also logged once, at WARN.
+         * column stores them. Each writer schema that has such fields is also logged once, at WARN. After an
+         * {@link #evolve}, those of the writer schemas compiled against the new mapping: a field its reader
+         * now has is no longer listed.
          */
         public Set<String> unreadWriterFields() {
             WriterPlans views;
@@ -591,11 +696,32 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
                 views = viewPlans;
             }
             if (views == null) {
-                return plans.unreadWriterFields();
+                return latest.plans.unreadWriterFields();
             }
-            Set<String> unread = new java.util.TreeSet<>(plans.unreadWriterFields());
+            Set<String> unread = new java.util.TreeSet<>(latest.plans.unreadWriterFields());
             unread.addAll(views.unreadWriterFields());
             return Set.copyOf(unread);
+        }
+    }
+
+    /** One published mapping: its layout, its plans per writer schema, and a raw builder's one plan. */
+    static final class Generation {
+        final AvroRowMapping mapping;
+        final WriterPlans plans;
+        final Compiled raw;
+        final int layout;
+
+        Generation(
+                AvroRowMapping mapping,
+                SchemaRegistryClient registry,
+                Schema rawWriter,
+                int layout,
+                WriterSchemas writerSchemas) {
+            this.mapping = mapping;
+            this.plans = new WriterPlans(mapping, registry);
+            this.plans.writerSchemas(writerSchemas);
+            this.raw = rawWriter != null ? plans.raw(rawWriter) : null;
+            this.layout = layout;
         }
     }
 }

@@ -50,6 +50,8 @@ public final class SinkTerminal<T> {
         int n = assembly.nextOperator();
         this.stage = assembly.sinkStageName(sinkName, n);
         this.outbox = context.outbox(sinkName);
+        // Its layout is asked between source batches; a switch seals and hands off this outbox first.
+        outbox.writtenBy(encoder);
         if (outbox.blocks() != null) {
             // Which rows a shard's block holds depends on the router: it is part of the block tokens.
             outbox.blocks().routedBy(String.valueOf(router.topology()));

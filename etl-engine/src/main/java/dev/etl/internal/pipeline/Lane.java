@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * source, so resuming one never undoes the other.
  *
  * <p>Assignment changes reach the lane through {@link LaneAssignments}, the listener it opens its source
- * lane with; commits are {@link LaneCommits}', deterministic blocks {@link LaneBlocks}'.
+ * lane with; commits are {@link LaneCommits}', deterministic blocks {@link LaneBlocks}', the sinks' column
+ * layouts {@link LaneLayouts}' (asked before every source batch).
  */
 public final class Lane implements Runnable, BatchHandler {
     private static final Logger log = LoggerFactory.getLogger(Lane.class);
@@ -72,6 +73,8 @@ public final class Lane implements Runnable, BatchHandler {
     private final LaneBlocks blocks;
 
     private final LaneCommits commits;
+    /** The sinks' column layouts: switched between source batches when an encoder asks. */
+    private final LaneLayouts layouts;
     /** Partitions paused on their own behind a stalled head. */
     private final StalledPartitions stalled;
 
@@ -117,6 +120,7 @@ public final class Lane implements Runnable, BatchHandler {
         context.blocks(blocks);
         context.checkpointer(checkpointer);
         this.commits = new LaneCommits(runtime, index, checkpointer, blocks, metrics);
+        this.layouts = new LaneLayouts(config.name(), index, blocks);
         this.stalled = new StalledPartitions(config, index, checkpointer, blocks, metrics);
         this.assignments = new LaneAssignments(this, runtime, index, checkpointer, blocks, stalled, metrics);
         this.stalledFailAfterNs = config.stalledFailAfter().toNanos();
@@ -137,6 +141,7 @@ public final class Lane implements Runnable, BatchHandler {
             }
             chain = runtime.chainFactory().create(context);
             context.requireConfiguredStagesExist();
+            layouts.open(outboxes);
             chain.open();
             chainOpen = true;
             chainFlushable = true;
@@ -195,6 +200,8 @@ public final class Lane implements Runnable, BatchHandler {
     /** Called by the source lane, from inside poll, once per partition with records. */
     @Override
     public void onBatch(PartitionBatch batch) {
+        // Between batches every partition is at a record boundary: the one place an encoder's layout changes.
+        layouts.beforeBatch();
         int partition = batch.partition();
         long seq = checkpointer.register(partition, batch.lastOffset() + 1);
         if (checkpointer.outstanding(partition) >= HOLD_OUTSTANDING_BATCHES || checkpointer.isFailedAtHead(partition)) {

@@ -327,6 +327,19 @@ public final class LaneBlocks implements BlockChains.DueListener {
         return b.blockStart >= 0 && b.position > b.blockStart && b.replayRemaining() == 0;
     }
 
+    /**
+     * Whether some partition's open block holds records and ends at a boundary a previous owner recorded
+     * further on: it cannot be sealed early (a column layout switch waits until the replay has passed it).
+     */
+    boolean replayingOpenBlock() {
+        for (PartitionBlocks b : partitions.values()) {
+            if (b.blockStart >= 0 && b.position > b.blockStart && b.replayRemaining() > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Seals every open block of {@code partitions} (all assigned when null) at its position: before a drain. */
     void sealAll(int[] partitionIds) {
         if (partitionIds == null) {

@@ -24,6 +24,8 @@ final class BatchAccumulator {
     private long firstChunkNs;
     /** The token of the one deterministic block this batch holds, or null (ordinary chunks). */
     private String blockToken;
+    /** The column layout of every row merged (the first chunk's; meaningful when not empty). */
+    private int layout;
     /** Tests only: run in the middle of every merge (bytes copied, acks not yet moved); null in production. */
     Runnable midMergeFault;
 
@@ -40,6 +42,10 @@ final class BatchAccumulator {
     void merge(Chunk chunk, long nowNs) {
         if (chunkCount == 0) {
             firstChunkNs = nowNs;
+            layout = chunk.layout();
+        } else if (chunk.layout() != layout) {
+            throw new IllegalStateException("merging a chunk of column layout " + chunk.layout()
+                    + " into a batch of layout " + layout + ": a batch never mixes layouts");
         }
         rows.writeBuffer(chunk.rows());
         sources.addAll(chunk.sources());
@@ -51,11 +57,20 @@ final class BatchAccumulator {
         chunk.transferAcksTo(acks);
     }
 
-    /** Whether merging {@code chunk} would take this (non-empty) batch past either limit. */
+    /**
+     * Whether {@code chunk} cannot join this (non-empty) batch: it would take it past either limit, or its
+     * rows have another column layout.
+     */
     boolean wouldOverflow(Chunk chunk, int maxRows, long maxBytes) {
         return chunkCount > 0
                 && ((long) rowCount + chunk.rowCount() > maxRows
-                        || (long) rows.length() + chunk.byteCount() > maxBytes);
+                        || (long) rows.length() + chunk.byteCount() > maxBytes
+                        || chunk.layout() != layout);
+    }
+
+    /** The column layout of the rows merged (meaningful when not empty). */
+    int layout() {
+        return layout;
     }
 
     /** Whether the batch has reached either limit. */
@@ -114,6 +129,7 @@ final class BatchAccumulator {
         rowCount = 0;
         chunkCount = 0;
         blockToken = null;
+        layout = 0;
     }
 
     /** Marks this (non-empty) batch as exactly one deterministic block with {@code token}. */

@@ -55,6 +55,8 @@ public final class BlockChains {
     private final java.util.TreeSet<String> routers = new java.util.TreeSet<>();
     /** The sink's topology as it goes into block tokens: shard count and routers. */
     private String topology;
+    /** The column layout of the rows the lane encodes now: every chunk taken for an open block gets it. */
+    private int layout;
 
     BlockChains(ChunkSink sink, SinkDefinition definition) {
         this.sink = sink;
@@ -86,6 +88,32 @@ public final class BlockChains {
         return t;
     }
 
+    /** The column layout of the rows encoded into open blocks now. */
+    public int layout() {
+        return layout;
+    }
+
+    /**
+     * From now on the rows encoded into open blocks have column {@code layout}. Every open block must have
+     * been sealed first (its rows are of the old layout); the empty chunks still open take the new one.
+     *
+     * @throws IllegalStateException when an open block holds rows
+     */
+    public void layout(int layout) {
+        for (Open o : open.values()) {
+            if (o.hasRows()) {
+                throw new IllegalStateException("sink '" + sinkName + "': switching to column layout " + layout
+                        + " with an open block of layout " + this.layout + " holding rows (it must be sealed first)");
+            }
+            for (Chunk head : o.head) {
+                for (Chunk c = head; c != null; c = c.next) {
+                    c.layout(layout);
+                }
+            }
+        }
+        this.layout = layout;
+    }
+
     public void dueListener(DueListener listener) {
         this.dueListener = listener == null ? NO_LISTENER : listener;
     }
@@ -96,6 +124,7 @@ public final class BlockChains {
         Chunk tail = o.tail[shard];
         if (tail == null) {
             tail = sink.newChunk(shard);
+            tail.layout(layout);
             o.head[shard] = tail;
             o.tail[shard] = tail;
         }
@@ -131,6 +160,7 @@ public final class BlockChains {
         Chunk tail = o.tail[shard];
         if (isFull(tail, rowBytes / count)) {
             Chunk next = sink.newChunk(shard);
+            next.layout(layout);
             tail.next = next;
             o.tail[shard] = next;
         }

@@ -25,6 +25,11 @@ public final class Chunk {
     private AckRef[] acks = new AckRef[8];
     private int ackCount;
     /**
+     * The column layout of every row in this chunk ({@link dev.etl.sink.RowEncoder#layout()}); set by the
+     * lane when it takes the chunk for a shard, 0 after {@link #clear()}. A chunk never mixes layouts.
+     */
+    private int layout;
+    /**
      * Budget bytes the hand-off took for this chunk (its buffer capacity; for the head of a block chain,
      * the capacity of the whole chain); 0 when not handed off.
      */
@@ -66,6 +71,25 @@ public final class Chunk {
 
     public boolean isEmpty() {
         return rowCount == 0;
+    }
+
+    /** The column layout of the rows in this chunk. */
+    public int layout() {
+        return layout;
+    }
+
+    /**
+     * Sets the column layout of the rows this chunk holds: when the lane takes it for a shard, or when it
+     * switches an empty chunk to a new layout.
+     *
+     * @throws IllegalStateException when the chunk holds rows of another layout
+     */
+    public void layout(int layout) {
+        if (rowCount != 0 && layout != this.layout) {
+            throw new IllegalStateException("chunk of shard " + shard + " holds " + rowCount + " rows of layout "
+                    + this.layout + " and cannot take layout " + layout);
+        }
+        this.layout = layout;
     }
 
     /**
@@ -168,6 +192,7 @@ public final class Chunk {
         sources.clear();
         next = null;
         blockToken = null;
+        layout = 0;
     }
 
     /** The next chunk of this block chain, or null. */
@@ -226,6 +251,7 @@ public final class Chunk {
 
     @Override
     public String toString() {
-        return "Chunk[shard=" + shard + ", rows=" + rowCount + ", bytes=" + rows.length() + ", acks=" + ackCount + "]";
+        return "Chunk[shard=" + shard + ", rows=" + rowCount + ", bytes=" + rows.length() + ", acks=" + ackCount
+                + (layout != 0 ? ", layout=" + layout : "") + "]";
     }
 }

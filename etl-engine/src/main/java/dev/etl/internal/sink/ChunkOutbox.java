@@ -1,7 +1,10 @@
 package dev.etl.internal.sink;
 
 import dev.etl.sink.ChunkConfig;
+import dev.etl.sink.RowEncoder;
 import dev.etl.sink.SinkDefinition;
+import java.util.ArrayDeque;
+import java.util.Arrays;
 
 /**
  * A lane's open chunks for one sink, one per shard, and the hand-off of full ones.
@@ -12,6 +15,12 @@ import dev.etl.sink.SinkDefinition;
  * batch being processed, and is offered again at the next flush. The lane pauses its partitions
  * while anything is pending, so a pending chunk stops growing once the already-fetched records are
  * processed. Nothing here ever blocks.
+ *
+ * <p><b>Column layouts.</b> Every chunk the outbox opens (and every chunk of its deterministic blocks) has
+ * the outbox's {@link #layout()}: the layout of the encoders writing through it
+ * ({@link dev.etl.sink.RowEncoder#layout()}). {@link #switchLayout} changes it between source batches: the
+ * open chunks with rows of the old layout are handed off, or, when the sink refuses them, parked (offered
+ * again at every flush, before anything else) so the next rows go into new chunks of the new layout.
  *
  * <p>Confined to its lane thread.
  */
@@ -26,6 +35,12 @@ public final class ChunkOutbox {
     private final Chunk[] open;
     private int pendingCount;
     private final boolean[] pending;
+    /** The column layout of the open chunks (and of the rows the encoders below write now). */
+    private int layout;
+    /** The encoders of the sink stages writing through this outbox (build time; usually one). */
+    private RowEncoder<?>[] encoders = new RowEncoder<?>[0];
+    /** Chunks of an earlier layout the sink refused at the switch: offered again before anything else. */
+    private final ArrayDeque<Chunk> parked = new ArrayDeque<>(0);
 
     /**
      * An outbox with no open chunks for {@code sink}, handing chunks off at {@code config}'s size
@@ -68,11 +83,106 @@ public final class ChunkOutbox {
         return open.length;
     }
 
+    /**
+     * A sink stage of this lane writes through this outbox with {@code encoder} (build time): its layout is
+     * asked between source batches ({@link #requestedLayout()}).
+     */
+    public void writtenBy(RowEncoder<?> encoder) {
+        for (RowEncoder<?> e : encoders) {
+            if (e == encoder) {
+                return;
+            }
+        }
+        encoders = Arrays.copyOf(encoders, encoders.length + 1);
+        encoders[encoders.length - 1] = encoder;
+    }
+
+    /** The encoders writing through this outbox. */
+    public RowEncoder<?>[] encoders() {
+        return encoders;
+    }
+
+    /** The column layout of the open chunks. */
+    public int layout() {
+        return layout;
+    }
+
+    /**
+     * The layout the encoders writing through this outbox ask for ({@link RowEncoder#requestedLayout()}):
+     * the current {@link #layout()} when they all keep it or when they disagree (the switch waits until they
+     * agree). Once per source batch: one call per encoder, no allocation.
+     */
+    public int requestedLayout() {
+        RowEncoder<?>[] encoders = this.encoders;
+        int current = layout;
+        int requested = current;
+        for (int i = 0; i < encoders.length; i++) {
+            int r = encoders[i].requestedLayout();
+            if (i == 0) {
+                requested = r;
+            } else if (r != requested) {
+                return current;
+            }
+        }
+        return requested;
+    }
+
+    /**
+     * An encoder writing through this outbox whose {@link RowEncoder#layout()} is not {@link #layout()}, or
+     * null when they all write it (one that is not changed its layout by itself or refused to adopt one: an
+     * encoder bug).
+     */
+    public RowEncoder<?> encoderOffLayout() {
+        for (RowEncoder<?> e : encoders) {
+            if (e.layout() != layout) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * From now on the rows encoded through this outbox have column {@code layout}: hands off every open
+     * chunk with rows (parks it when the sink refuses: it is offered again first at every {@link #flush()}),
+     * and the empty ones take the new layout. The deterministic blocks must have been sealed before (the
+     * lane does: {@code LaneBlocks.sealAll}); their open chunks take the new layout.
+     */
+    public void switchLayout(int layout) {
+        if (layout == this.layout) {
+            return;
+        }
+        for (int shard = 0; shard < open.length; shard++) {
+            Chunk chunk = open[shard];
+            if (chunk == null) {
+                continue;
+            }
+            if (chunk.isEmpty()) {
+                chunk.layout(layout);
+                continue;
+            }
+            if (sink.tryHandOff(chunk)) {
+                open[shard] = null;
+            } else {
+                parked.addLast(chunk);
+                open[shard] = null;
+            }
+            if (pending[shard]) {
+                pending[shard] = false;
+                pendingCount--;
+            }
+        }
+        if (blocks != null) {
+            blocks.layout(layout);
+        }
+        this.layout = layout;
+    }
+
     /** The open chunk of {@code shard} to encode the next row into. */
     public Chunk chunk(int shard) {
         Chunk chunk = open[shard];
         if (chunk == null) {
             chunk = sink.newChunk(shard);
+            chunk.layout(layout);
             open[shard] = chunk;
         }
         return chunk;
@@ -96,6 +206,9 @@ public final class ChunkOutbox {
 
     /** Offers every non-empty open chunk (and every released block); returns true when nothing is left pending. */
     public boolean flush() {
+        while (!parked.isEmpty() && sink.tryHandOff(parked.peekFirst())) {
+            parked.pollFirst();
+        }
         Chunk[] chunks = open;
         for (int shard = 0; shard < chunks.length; shard++) {
             Chunk chunk = chunks[shard];
@@ -104,7 +217,7 @@ public final class ChunkOutbox {
             }
         }
         boolean blocksDone = blocks == null || blocks.flush();
-        return pendingCount == 0 && blocksDone;
+        return pendingCount == 0 && parked.isEmpty() && blocksDone;
     }
 
     private void offer(int shard, Chunk chunk) {
@@ -122,12 +235,15 @@ public final class ChunkOutbox {
 
     /** Whether a chunk (or a released block) was refused and is waiting for room. */
     public boolean hasPending() {
-        return pendingCount > 0 || (blocks != null && blocks.hasPending());
+        return pendingCount > 0 || !parked.isEmpty() || (blocks != null && blocks.hasPending());
     }
 
     /** Bytes held in open chunks (pending or not). */
     public long heldBytes() {
         long bytes = blocks == null ? 0 : blocks.heldBytes();
+        for (Chunk chunk : parked) {
+            bytes += chunk.byteCount();
+        }
         for (Chunk chunk : open) {
             if (chunk != null) {
                 bytes += chunk.byteCount();
@@ -144,6 +260,10 @@ public final class ChunkOutbox {
      */
     public int failAll() {
         int givenUp = 0;
+        for (Chunk chunk; (chunk = parked.pollFirst()) != null; ) {
+            givenUp++;
+            chunk.failAcks();
+        }
         for (int shard = 0; shard < open.length; shard++) {
             Chunk chunk = open[shard];
             if (chunk != null) {

@@ -62,8 +62,24 @@ final class DedupToken {
         }
     }
 
-    /** The token of {@code bytes[0, length)}. */
+    /** The token of {@code bytes[0, length)}, rows of column layout 0. */
     String of(byte[] bytes, int length) {
+        return of(bytes, length, 0);
+    }
+
+    /**
+     * The token of {@code bytes[0, length)}, rows of column {@code layout}: for layout 0 the same as ever;
+     * for another, a zero byte and the layout (big-endian) come first (a sink name starts with no zero
+     * byte), so equal bytes of two layouts — other rows, another insert statement — never share a token.
+     */
+    String of(byte[] bytes, int length, int layout) {
+        if (layout != 0) {
+            sha256.update((byte) 0);
+            sha256.update((byte) (layout >>> 24));
+            sha256.update((byte) (layout >>> 16));
+            sha256.update((byte) (layout >>> 8));
+            sha256.update((byte) layout);
+        }
         sha256.update(prefix);
         sha256.update(bytes, 0, length);
         byte[] digest = sha256.digest();

@@ -23,6 +23,7 @@ final class ShardBatch implements SealedBatch {
     private int chunkCount;
     private long sequence;
     private String dedupToken;
+    private int layout;
     private int attempt;
     private boolean sealed;
     private final int initialBytes;
@@ -57,13 +58,15 @@ final class ShardBatch implements SealedBatch {
         this.rowCount = open.rowCount();
         this.chunkCount = open.chunkCount();
         String blockToken = open.blockToken();
+        this.layout = open.layout();
         this.rows = open.swapRows(rows);
         this.acks = open.swapAcks(acks);
         this.sources = open.swapSources(sources);
         open.reset();
         this.sequence = sequence;
         // A deterministic block's token names its range (what a replay rebuilds), not its bytes.
-        this.dedupToken = blockToken != null ? blockToken : tokens.of(rows.array(), rows.length());
+        // A merged batch's token names its layout too (another statement: equal bytes are other rows).
+        this.dedupToken = blockToken != null ? blockToken : tokens.of(rows.array(), rows.length(), layout);
         this.attempt = 0;
         this.sealed = true;
     }
@@ -116,6 +119,7 @@ final class ShardBatch implements SealedBatch {
         chunkCount = 0;
         sources.clear();
         dedupToken = null;
+        layout = 0;
         attempt = 0;
     }
 
@@ -162,6 +166,11 @@ final class ShardBatch implements SealedBatch {
     @Override
     public String dedupToken() {
         return dedupToken;
+    }
+
+    @Override
+    public int layout() {
+        return layout;
     }
 
     @Override

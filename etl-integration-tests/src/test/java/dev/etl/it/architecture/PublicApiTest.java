@@ -516,6 +516,7 @@ class PublicApiTest {
         }
         assertThat(published)
                 .containsExactlyInAnyOrder(
+                        "dev.etl.clickhouse.ClickHouseAlterException",
                         "dev.etl.clickhouse.ClickHouseCapabilities",
                         "dev.etl.clickhouse.ClickHouseColumn",
                         "dev.etl.clickhouse.ClickHouseHttpTransport",
@@ -525,12 +526,14 @@ class PublicApiTest {
                         "dev.etl.clickhouse.ClickHouseShardWriter",
                         "dev.etl.clickhouse.ClickHouseSink",
                         "dev.etl.clickhouse.ClickHouseSinkConfig",
+                        "dev.etl.clickhouse.ClickHouseTableAlter",
                         "dev.etl.clickhouse.ClickHouseTableSchema",
                         "dev.etl.clickhouse.ClickHouseTls",
                         "dev.etl.clickhouse.ClickHouseTransport",
                         "dev.etl.clickhouse.ClickHouseType",
                         "dev.etl.clickhouse.ClickHouseTypes",
                         "dev.etl.clickhouse.ColumnEncodeException",
+                        "dev.etl.clickhouse.ColumnLayouts",
                         "dev.etl.clickhouse.ColumnType",
                         "dev.etl.clickhouse.InsertFormat",
                         "dev.etl.clickhouse.RowBinaryEncoder",
@@ -552,8 +555,8 @@ class PublicApiTest {
 
     /**
      * etl-avro-clickhouse's API, type by type (issue 33): the mapping written column by column, the mapping
-     * derived from a table by column name, the transcoder, their builders and their two errors, each final; and
-     * the record view (issue 34) with its handles.
+     * derived from a table by column name, the transcoder, their builders and their two errors, auto-evolve's
+     * type table and plan (used by the Spring layer), each final; and the record view (issue 34) with its handles.
      * Its compilers, plans and conversions are package-private; a new public type is a decision made here.
      */
     @Test
@@ -571,11 +574,18 @@ class PublicApiTest {
         }
         assertThat(published)
                 .containsExactlyInAnyOrder(
+                        "AvroColumnTypes",
+                        "AvroColumnTypes$Server",
+                        "AvroColumnTypes$Unmappable",
                         "AvroMappingException",
                         "AvroRowMapping",
                         "AvroRowMapping$Builder",
                         "AvroRowTranscoder",
                         "AvroRowTranscoder$Builder",
+                        "AvroTableEvolution",
+                        "AvroTableEvolution$Added",
+                        "AvroTableEvolution$Reason",
+                        "AvroTableEvolution$Refusal",
                         "AvroTableMapping",
                         "AvroTableMapping$Builder",
                         "AvroTableMappingException",

@@ -183,7 +183,8 @@ class YamlPipelineIT {
         return rows;
     }
 
-    private static List<String> common(InfraEndpoints infra, ClickHouseTestDatabase db, String group) {
+    /** The connection and pipeline properties the YAML-only ITs share (AutoEvolveIT too). */
+    static List<String> common(InfraEndpoints infra, ClickHouseTestDatabase db, String group) {
         List<String> properties = new ArrayList<>(List.of(
                 "spring.main.web-application-type=none",
                 "spring.kafka.bootstrap-servers=" + infra.kafkaBootstrap(),

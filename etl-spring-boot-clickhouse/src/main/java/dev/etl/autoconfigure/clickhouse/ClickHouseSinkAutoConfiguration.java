@@ -139,6 +139,15 @@ public final class ClickHouseSinkAutoConfiguration {
             ObjectProvider<MeterRegistry> meterRegistries) {
         MeterRegistry registry = meterRegistries.getIfUnique();
         ClickHouseTableRows rows = pipelines.rows(clickHouse.getName());
+        if (rows != null) {
+            return ClickHouseSinkMapping.definition(
+                    clickHouse.getName(),
+                    pipeline.name(),
+                    config,
+                    clickHouse,
+                    rows,
+                    (registry != null) ? registry : new SimpleMeterRegistry());
+        }
         ClickHouseSinkColumns declared =
                 (rows != null) ? new ClickHouseSinkColumns(rows.columns()) : sinkColumns.getIfUnique();
         RowBinaryEncoder<?> encoder =

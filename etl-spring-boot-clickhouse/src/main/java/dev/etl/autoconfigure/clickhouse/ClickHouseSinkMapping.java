@@ -6,6 +6,7 @@ import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseSink;
 import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTls;
+import dev.etl.clickhouse.ColumnLayouts;
 import dev.etl.clickhouse.InsertFormat;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.UnsupportedNativeTypeException;
@@ -160,13 +161,56 @@ final class ClickHouseSinkMapping {
             List<ClickHouseColumn> columns,
             RowBinaryEncoder<?> encoder,
             MeterRegistry registry) {
-        return nativeChecked(name, pipeline, config, columns, registry).toBuilder()
+        return tuned(nativeChecked(name, pipeline, config, columns, registry), clickHouse)
+                .encoder(encoder)
+                .build();
+    }
+
+    /** {@code sink} with the shared chunk size, queue capacity and permanent-failure policy. */
+    private static SinkDefinition.Builder tuned(SinkDefinition sink, EtlClickHouseProperties clickHouse) {
+        return sink.toBuilder()
                 .chunks(new ChunkConfig(clickHouse.getChunk().getMaxRows(), (int)
                         clickHouse.getChunk().getMaxBytes().toBytes()))
                 .queueCapacity(clickHouse.getQueueCapacity())
-                .permanentFailure(clickHouse.getPermanentFailure())
-                .encoder(encoder)
-                .build();
+                .permanentFailure(clickHouse.getPermanentFailure());
+    }
+
+    /**
+     * A sink whose rows carry their column layout ({@link ClickHouseTableRows#layouts()}): validated against
+     * layout 0, each batch inserted with its layout's columns; the chains pass the encoders.
+     */
+    static SinkDefinition definition(
+            String name,
+            String pipeline,
+            ClickHouseSinkConfig config,
+            EtlClickHouseProperties clickHouse,
+            ColumnLayouts layouts,
+            MeterRegistry registry) {
+        SinkDefinition sink;
+        try {
+            sink = ClickHouseSink.definition(name, pipeline, config, layouts, registry);
+        } catch (UnsupportedNativeTypeException ex) {
+            throw new PipelineAssemblyException(
+                    "The ClickHouse sink '" + name + "' for " + config.qualifiedTable()
+                            + " sends Native blocks (etl.sink.clickhouse.format=native), but " + ex.getMessage(),
+                    "Set etl.sink.clickhouse.format=row-binary (every column type can be sent as RowBinary).");
+        }
+        return tuned(sink, clickHouse).build();
+    }
+
+    /** The sink of a table with a {@code from}: with its layouts when its columns can change, else its columns. */
+    static SinkDefinition definition(
+            String name,
+            String pipeline,
+            ClickHouseSinkConfig config,
+            EtlClickHouseProperties clickHouse,
+            ClickHouseTableRows rows,
+            MeterRegistry registry) {
+        ColumnLayouts layouts = rows.layouts();
+        if (layouts != null) {
+            return definition(name, pipeline, config, clickHouse, layouts, registry);
+        }
+        return definition(name, pipeline, config, clickHouse, rows.columns(), null, registry);
     }
 
     private static SinkDefinition nativeChecked(

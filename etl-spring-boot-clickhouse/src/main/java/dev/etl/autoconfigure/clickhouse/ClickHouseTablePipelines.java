@@ -21,6 +21,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -33,7 +34,7 @@ import org.springframework.core.env.Environment;
  * topic, one {@link ChainFactory} (defined by {@link ClickHouseTablesRegistrar}) that writes each payload to
  * every table reading that topic.
  */
-final class ClickHouseTablePipelines {
+final class ClickHouseTablePipelines implements DisposableBean {
 
     private static final Logger logger = LoggerFactory.getLogger(ClickHouseTablePipelines.class);
 
@@ -142,8 +143,15 @@ final class ClickHouseTablePipelines {
                                 ? "Add dev.etl:etl-avro-clickhouse and dev.etl:etl-spring-boot-avro-clickhouse (the "
                                         + "starter has them) and set etl.avro.registry.url."
                                 : "Add dev.etl:etl-json-clickhouse and dev.etl:etl-spring-boot-json-clickhouse."));
+        if (from.getAutoEvolve().isEnabled() && from.getFormat() != ClickHouseTableSourceProperties.Format.AVRO) {
+            throw new InvalidEtlConfigurationException(
+                    property + ".auto-evolve.enabled=true, but " + property + ".format="
+                            + from.getFormat().name().toLowerCase()
+                            + ": auto-evolve follows an Avro subject's latest schema in the registry.",
+                    "Set " + property + ".auto-evolve.enabled=false (JSON topics have no schema to follow).");
+        }
         ClickHouseTableSchema table = this.schemas.read(config);
-        ClickHouseTableRows derived = factory.create(property, from, table);
+        ClickHouseTableRows derived = factory.create(property, from, table, config);
         log(sink, from, config, derived);
         MeterRegistry registry = this.registries.getIfUnique();
         if (registry != null) {
@@ -156,6 +164,12 @@ final class ClickHouseTablePipelines {
                     .register(registry);
         }
         return derived;
+    }
+
+    /** Stops the rows' watches (auto-evolve). */
+    @Override
+    public synchronized void destroy() {
+        this.rows.values().forEach(ClickHouseTableRows::close);
     }
 
     private static void log(

@@ -1,13 +1,16 @@
 package dev.etl.autoconfigure.clickhouse;
 
 import dev.etl.clickhouse.ClickHouseColumn;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseTableSchema;
+import dev.etl.clickhouse.ColumnLayouts;
 import dev.etl.record.Payload;
 import dev.etl.sink.MultiRowEncoder;
 import dev.etl.sink.Router;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A table's rows read from a topic's payloads, as {@code etl.sink.clickhouse[.tables.<name>].from.*}
@@ -16,7 +19,7 @@ import java.util.Objects;
  * transcoder's or the JSON transcoder's auto-configuration); the ClickHouse auto-configuration builds the
  * sink and the chain from it.
  */
-public interface ClickHouseTableRows {
+public interface ClickHouseTableRows extends AutoCloseable {
 
     /** The columns each row carries, in wire order: the insert's column list. */
     List<ClickHouseColumn> columns();
@@ -34,6 +37,19 @@ public interface ClickHouseTableRows {
      * again at each scrape, so it may grow as records of a producer's newer schema arrive.
      */
     List<String> unstoredFields();
+
+    /**
+     * The column layouts of rows whose columns can change while the pipeline runs (auto-evolve): the sink
+     * inserts each batch with its layout's columns, layout 0 being {@link #columns()}. Null (the default) for
+     * rows whose columns are fixed.
+     */
+    default @Nullable ColumnLayouts layouts() {
+        return null;
+    }
+
+    /** Stops whatever runs for these rows (auto-evolve's watch); called when the context closes. Idempotent. */
+    @Override
+    default void close() {}
 
     /**
      * One lane's encoder (it writes the rows of each payload) and router (it picks each payload's shard).
@@ -66,5 +82,18 @@ public interface ClickHouseTableRows {
          *         one message for every mistake
          */
         ClickHouseTableRows create(String property, ClickHouseTableSourceProperties from, ClickHouseTableSchema table);
+
+        /**
+         * The rows of {@code table} (read through {@code config}) from the records {@code from} describes; a
+         * factory that changes the table while the pipeline runs (auto-evolve) needs {@code config} to reach it.
+         * By default {@link #create(String, ClickHouseTableSourceProperties, ClickHouseTableSchema)}.
+         */
+        default ClickHouseTableRows create(
+                String property,
+                ClickHouseTableSourceProperties from,
+                ClickHouseTableSchema table,
+                ClickHouseSinkConfig config) {
+            return create(property, from, table);
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.etl.autoconfigure.clickhouse;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,6 +78,16 @@ public class ClickHouseTableSourceProperties {
      * ("[lines.sku]").
      */
     private Map<String, String> columns = new LinkedHashMap<>();
+
+    /**
+     * Schema evolution without a deploy (Avro, reader schema from the registry): a new field of the subject's
+     * new latest schema becomes a column of the table.
+     */
+    private final AutoEvolve autoEvolve = new AutoEvolve();
+
+    public AutoEvolve getAutoEvolve() {
+        return this.autoEvolve;
+    }
 
     /** Whether this table says where its rows come from ({@code topic} set). */
     public boolean isConfigured() {
@@ -184,6 +195,80 @@ public class ClickHouseTableSourceProperties {
             set.add("schema-class");
         }
         return set;
+    }
+
+    /**
+     * {@code from.auto-evolve.*}: a new field of the subject's new latest schema becomes {@code ALTER TABLE … ADD
+     * COLUMN} on every replica (and on the Distributed table, when named), then the mapping is derived again and
+     * the lanes switch to it. Never drops or narrows a column. Needs the ALTER right.
+     */
+    public static class AutoEvolve {
+
+        /**
+         * Whether a new field of the subject's latest schema becomes a column of the table. Needs the reader
+         * schema from the registry (subject, not schema or schema-class) and the user's ALTER right.
+         */
+        private boolean enabled;
+
+        /** How often the registry is asked for the subject's latest schema. */
+        private Duration interval = Duration.ofSeconds(30);
+
+        /**
+         * Cluster the ALTER runs on (ON CLUSTER, through the distributed DDL queue). Without it the ALTER goes to
+         * each shard's first replica that answers (a Replicated table passes it to the shard's other replicas).
+         */
+        private String cluster;
+
+        /**
+         * Distributed table over this table (same database) that gets the new columns too.
+         */
+        private String distributedTable;
+
+        /**
+         * How long every replica may take to show a new column before the change counts as failed (retried at
+         * the next interval; the pipeline keeps the old mapping meanwhile).
+         */
+        private Duration timeout = Duration.ofSeconds(60);
+
+        public boolean isEnabled() {
+            return this.enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public Duration getInterval() {
+            return this.interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public @Nullable String getCluster() {
+            return this.cluster;
+        }
+
+        public void setCluster(@Nullable String cluster) {
+            this.cluster = cluster;
+        }
+
+        public @Nullable String getDistributedTable() {
+            return this.distributedTable;
+        }
+
+        public void setDistributedTable(@Nullable String distributedTable) {
+            this.distributedTable = distributedTable;
+        }
+
+        public Duration getTimeout() {
+            return this.timeout;
+        }
+
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
     }
 
     /** Formats of a topic's values. */

@@ -67,8 +67,7 @@ final class ClickHouseTables {
         if (table(name).getFrom().isConfigured()) {
             // the rows come from the derived pipeline: validated against its columns, chains pass its encoders
             ClickHouseTableRows rows = this.pipelines.getObject().rows(name);
-            return ClickHouseSinkMapping.definition(
-                    name, pipelineName, config, this.clickHouse, rows.columns(), null, meters);
+            return ClickHouseSinkMapping.definition(name, pipelineName, config, this.clickHouse, rows, meters);
         }
         return ClickHouseSinkMapping.definition(
                 name, pipelineName, config, this.clickHouse, this.encoders.table(name, config), meters);

@@ -5,6 +5,8 @@ import dev.etl.autoconfigure.clickhouse.ClickHouseSinkAutoConfiguration;
 import dev.etl.autoconfigure.clickhouse.ClickHouseTableRows;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.avro.clickhouse.AvroTableMapping;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -33,7 +35,7 @@ public final class AvroTablePipelineAutoConfiguration implements ResourceLoaderA
 
     @Bean
     @ConditionalOnBean(SchemaRegistryClient.class)
-    AvroTableRowsFactory etlAvroTableRows(SchemaRegistryClient registry) {
-        return new AvroTableRowsFactory(registry, this.classLoader);
+    AvroTableRowsFactory etlAvroTableRows(SchemaRegistryClient registry, ObjectProvider<MeterRegistry> meters) {
+        return new AvroTableRowsFactory(registry, this.classLoader, meters);
     }
 }
