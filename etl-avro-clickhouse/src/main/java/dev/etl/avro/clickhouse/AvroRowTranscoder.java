@@ -24,6 +24,7 @@ import java.util.Set;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.apache.avro.Schema;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes one RowBinary row per Avro payload, straight from the Avro bytes: no record is
@@ -550,6 +551,8 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
         private volatile Generation latest;
         /** Every generation by layout, for {@link AvroRowTranscoder#adoptLayout}; guarded by {@code this}. */
         private final List<Generation> generations = new ArrayList<>();
+        /** {@link #onUnreadWriterFields}'s listener, or null. */
+        private volatile @Nullable Runnable unreadListener;
 
         private volatile boolean built;
         /** The view path's fields and plans (every reader field marked), made at the first views(). */
@@ -562,6 +565,7 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
             this.registry = registry;
             this.rawWriter = rawWriter;
             this.latest = new Generation(mapping, registry, rawWriter, 0, WriterSchemas.shared());
+            this.latest.plans.onUnreadFields(this::unreadFieldsSeen);
             this.generations.add(this.latest);
         }
 
@@ -590,9 +594,27 @@ public final class AvroRowTranscoder implements MultiRowEncoder<Payload> {
                         + "a new mapping needs its own layout (the lanes switch when the layout differs)");
             }
             Generation next = new Generation(mapping, registry, rawWriter, layout, previous.plans.writerSchemas());
+            next.plans.onUnreadFields(this::unreadFieldsSeen);
             generations.add(next);
             latest = next;
             return layout;
+        }
+
+        /**
+         * Calls {@code listener} whenever a lane compiles a writer schema that has fields the reader schema lacks
+         * (after the WARN that names them), on that lane's thread, so it must not block: auto-evolve's watch uses
+         * it to look at the subject at once instead of at its next interval, which shortens the time in which
+         * records of a new schema are written without their new fields. One listener; null removes it.
+         */
+        public void onUnreadWriterFields(@Nullable Runnable listener) {
+            this.unreadListener = listener;
+        }
+
+        private void unreadFieldsSeen() {
+            Runnable listener = unreadListener;
+            if (listener != null) {
+                listener.run();
+            }
         }
 
         /** The layout of the latest mapping: 0 until the first {@link #evolve}. */

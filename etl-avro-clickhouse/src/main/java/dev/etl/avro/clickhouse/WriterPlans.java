@@ -8,6 +8,7 @@ import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +37,8 @@ final class WriterPlans {
     private final AtomicInteger compilations = new AtomicInteger();
     /** Leaf paths of writer fields the reader schema lacks, over every writer schema compiled so far. */
     private final Set<String> unreadWriterFields = ConcurrentHashMap.newKeySet();
+    /** Told (on the compiling thread, after the log line) of a writer schema with fields the reader lacks. */
+    private volatile Runnable onUnreadFields = () -> {};
     /** Set before the builder's first {@code build()}; volatile because lanes may be built on other threads. */
     private volatile WriterSchemas writerSchemas = WriterSchemas.shared();
 
@@ -62,6 +65,11 @@ final class WriterPlans {
 
     int compilations() {
         return compilations.get();
+    }
+
+    /** Who is told of a newly compiled writer schema with fields the reader lacks; must not block. */
+    void onUnreadFields(Runnable listener) {
+        this.onUnreadFields = Objects.requireNonNull(listener, "listener");
     }
 
     Set<String> unreadWriterFields() {
@@ -139,6 +147,7 @@ final class WriterPlans {
                 unread.size(),
                 mapping.readerSchema().getFullName(),
                 unread);
+        onUnreadFields.run();
     }
 
     /** Writer leaf paths under {@code prefix} without a reader field (by name or alias), through records. */

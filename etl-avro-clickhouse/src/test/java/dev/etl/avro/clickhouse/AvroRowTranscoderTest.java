@@ -386,6 +386,8 @@ class AvroRowTranscoderTest {
                     SchemaRegistryClient.builder(stub.url()).build();
             AvroRowMapping mapping = everyType();
             AvroRowTranscoder.Builder shared = AvroRowTranscoder.confluent(mapping, registry);
+            java.util.concurrent.atomic.AtomicInteger told = new java.util.concurrent.atomic.AtomicInteger();
+            shared.onUnreadWriterFields(told::incrementAndGet);
             AvroRowTranscoder lane1 = shared.build();
             AvroRowTranscoder lane2 = shared.build();
             ObjectPath reference = new ObjectPath(mapping, ORDER);
@@ -414,6 +416,9 @@ class AvroRowTranscoderTest {
             assertThat(shared.unreadWriterFields())
                     .as("v2's field the reader lacks: dropped by resolution, so named")
                     .containsExactly("extra");
+            assertThat(told)
+                    .as("the listener hears of v2 once (compiled once for both lanes), of v1 never")
+                    .hasValue(1);
         }
     }
 

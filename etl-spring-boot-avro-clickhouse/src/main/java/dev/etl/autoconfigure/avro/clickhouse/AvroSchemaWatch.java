@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -75,7 +76,7 @@ final class AvroSchemaWatch implements AutoCloseable {
     private Schema reader;
     private int version;
     private volatile AvroTableMapping mapping;
-    private @Nullable ScheduledExecutorService executor;
+    private volatile @Nullable ScheduledExecutorService executor;
 
     AvroSchemaWatch(
             String sink,
@@ -128,10 +129,29 @@ final class AvroSchemaWatch implements AutoCloseable {
         });
         long ms = Math.max(1, interval.toMillis());
         this.executor.scheduleWithFixedDelay(this::tick, ms, ms, TimeUnit.MILLISECONDS);
+        this.transcoders.onUnreadWriterFields(this::wake);
+    }
+
+    /**
+     * A lane met a writer schema with fields the reader lacks: look at the subject now rather than at the next
+     * interval (records of that schema are written without the new fields until the lanes switch). Called on
+     * the lane's thread: only hands the tick to the watch's own thread.
+     */
+    void wake() {
+        ScheduledExecutorService running = this.executor;
+        if (running == null) {
+            return;
+        }
+        try {
+            running.execute(this::tick);
+        } catch (RejectedExecutionException closed) {
+            // closed meanwhile: nothing to look at
+        }
     }
 
     @Override
     public synchronized void close() {
+        this.transcoders.onUnreadWriterFields(null);
         if (this.executor != null) {
             this.executor.shutdownNow();
             this.executor = null;

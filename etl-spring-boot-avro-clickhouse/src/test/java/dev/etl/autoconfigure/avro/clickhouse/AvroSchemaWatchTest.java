@@ -3,6 +3,7 @@ package dev.etl.autoconfigure.avro.clickhouse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.autoconfigure.clickhouse.ClickHouseTableSourceProperties;
+import dev.etl.avro.AvroWireFormat;
 import dev.etl.avro.SchemaRegistryClient;
 import dev.etl.avro.clickhouse.AvroRowTranscoder;
 import dev.etl.avro.clickhouse.AvroTableMapping;
@@ -11,6 +12,8 @@ import dev.etl.clickhouse.ClickHouseColumn;
 import dev.etl.clickhouse.ClickHouseTableAlter.NewColumn;
 import dev.etl.clickhouse.ClickHouseTableSchema;
 import dev.etl.clickhouse.ColumnLayouts;
+import dev.etl.record.Payload;
+import dev.etl.sink.RowBuffer;
 import dev.etl.test.avro.StubSchemaRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.ArrayList;
@@ -18,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -134,6 +138,30 @@ class AvroSchemaWatchTest {
                 .as("tags: no Map on 18.16")
                 .isEqualTo(1);
         assertThat(watch.tick()).as("the version is handled").isFalse();
+        assertThat(table.added).hasSize(1);
+    }
+
+    @Test
+    void aLaneMeetingAWriterSchemaWithNewFieldsWakesTheWatchBeforeItsInterval() throws Exception {
+        watch.start(java.time.Duration.ofHours(1));
+        int v2 = stub.register("orders-value", V2);
+        GenericData.Record order = new GenericData.Record(V2);
+        order.put("id", 1L);
+        order.put("customer", "c");
+        order.put("channel", "app");
+        order.put("tags", java.util.Map.of());
+        RowBuffer row = new RowBuffer(64);
+        transcoders.build().encode(new Payload().wrap(AvroWireFormat.confluent(v2, V2, order)), null, row);
+        assertThat(row.length())
+                .as("the v2 record is written through the v1 mapping meanwhile")
+                .isPositive();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (transcoders.layout() != 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(transcoders.layout())
+                .as("evolved at once, not after the hour's interval")
+                .isEqualTo(1);
         assertThat(table.added).hasSize(1);
     }
 
