@@ -9,7 +9,6 @@ import dev.etl.clickhouse.InsertFormat;
 import dev.etl.clickhouse.RowBinaryEncoder;
 import dev.etl.clickhouse.ValidationMode;
 import dev.etl.sink.RowBuffer;
-import dev.etl.sink.SealedBatch;
 import dev.etl.sink.ShardWriter;
 import dev.etl.test.infra.ClickHouseHttp;
 import dev.etl.test.infra.ClickHouseTestDatabase;
@@ -73,53 +72,6 @@ class ClickHouseColumnLayoutsIT {
         return ClickHouseHttp.query(infra.clickhouseShard(1).replicaUrl(replica), sql);
     }
 
-    /** {@code batch} as rows of {@code layout}. */
-    record LayoutBatch(ItBatch batch, int layout) implements SealedBatch {
-        @Override
-        public String sinkName() {
-            return batch.sinkName();
-        }
-
-        @Override
-        public int shard() {
-            return batch.shard();
-        }
-
-        @Override
-        public long sequence() {
-            return batch.sequence();
-        }
-
-        @Override
-        public byte[] bytes() {
-            return batch.bytes();
-        }
-
-        @Override
-        public int byteCount() {
-            return batch.byteCount();
-        }
-
-        @Override
-        public int rowCount() {
-            return batch.rowCount();
-        }
-
-        @Override
-        public String dedupToken() {
-            return batch.dedupToken();
-        }
-
-        @Override
-        public int attempt() {
-            return batch.attempt();
-        }
-
-        LayoutBatch retry() {
-            return new LayoutBatch(batch.retry(), layout);
-        }
-    }
-
     @ParameterizedTest
     @EnumSource(InsertFormat.class)
     void batchesOfEachLayoutLandWithTheirOwnColumnList(InsertFormat format) {
@@ -132,14 +84,14 @@ class ClickHouseColumnLayoutsIT {
         try (ShardWriter shard0 = ClickHouseSink.definition("orders", "it", config, layouts, new SimpleMeterRegistry())
                 .writers()
                 .apply(0)) {
-            shard0.write(new LayoutBatch(ItBatch.of(0, 0, rows(LAYOUT_0, 1, 10), 10), 0));
+            shard0.write(ItBatch.of(0, 0, rows(LAYOUT_0, 1, 10), 10));
             ItBatch encodedBeforeTheSwitch = ItBatch.of(0, 1, rows(LAYOUT_0, 11, 5), 5);
 
             int one = layouts.register(LAYOUT_1.columns()); // the table already has the column
             assertThat(one).isEqualTo(1);
-            LayoutBatch evolved = new LayoutBatch(ItBatch.of(0, 2, rows(LAYOUT_1, 100, 10), 10), one);
+            ItBatch evolved = ItBatch.of(0, 2, rows(LAYOUT_1, 100, 10), 10).inLayout(one);
             shard0.write(evolved);
-            shard0.write(new LayoutBatch(encodedBeforeTheSwitch, 0)); // written after the switch
+            shard0.write(encodedBeforeTheSwitch); // layout 0, written after the switch
             shard0.write(evolved.retry()); // the same bytes and statement: a duplicate, dropped
         }
         ItTables.syncReplicas(db, table);

@@ -16,16 +16,22 @@ record ItBatch(
         int byteCount,
         int rowCount,
         String dedupToken,
-        int attempt)
+        int attempt,
+        int layout)
         implements SealedBatch {
 
     static ItBatch of(int shard, long sequence, RowBuffer rows, int rowCount) {
         byte[] bytes = rows.toByteArray();
-        return new ItBatch("orders", shard, sequence, bytes, bytes.length, rowCount, token(shard, bytes), 1);
+        return new ItBatch("orders", shard, sequence, bytes, bytes.length, rowCount, token(shard, bytes), 1, 0);
     }
 
     ItBatch retry() {
-        return new ItBatch(sinkName, shard, sequence, bytes, byteCount, rowCount, dedupToken, attempt + 1);
+        return new ItBatch(sinkName, shard, sequence, bytes, byteCount, rowCount, dedupToken, attempt + 1, layout);
+    }
+
+    /** This batch as rows of column {@code layout}. */
+    ItBatch inLayout(int layout) {
+        return new ItBatch(sinkName, shard, sequence, bytes, byteCount, rowCount, dedupToken, attempt, layout);
     }
 
     private static String token(int shard, byte[] bytes) {

@@ -28,7 +28,8 @@ class ColumnLayoutsTest {
     void rowsBeforeTheFlipAreInLayoutZeroBatchesAndRowsAfterItInLayoutOneBatches(boolean blocks) throws Exception {
         // Long linger and large batches: without the layout rule the worker would merge both phases.
         BatchConfig batch = new BatchConfig(100_000, 8L << 20, Duration.ofMillis(blocks ? 40 : 400));
-        try (LayoutHarness h = new LayoutHarness(2, SHARDS, blocks, batch, new ChunkConfig(16, 1 << 20), 37, 0, 1)) {
+        try (LayoutHarness h =
+                new LayoutHarness(2, SHARDS, blocks, batch, new ChunkConfig(16, 1 << 20), 37, 0, 1, false)) {
             h.start();
             for (int lane = 0; lane < 2; lane++) {
                 h.handle.assign(lane, lane, lane + 2);
@@ -79,7 +80,8 @@ class ColumnLayoutsTest {
     @Test
     void aFlipWhileRecordsFlowKeepsEveryBatchSingleLayoutAndLayoutsMonotonicPerPartition() throws Exception {
         BatchConfig batch = new BatchConfig(500, 8L << 20, Duration.ofMillis(30));
-        try (LayoutHarness h = new LayoutHarness(1, SHARDS, true, batch, new ChunkConfig(8, 1 << 20), 11, 0, 2)) {
+        try (LayoutHarness h =
+                new LayoutHarness(1, SHARDS, true, batch, new ChunkConfig(8, 1 << 20), 11, 0, 2, false)) {
             h.start();
             h.handle.assign(0, 0, 1, 2, 3);
             int records = 2_000;

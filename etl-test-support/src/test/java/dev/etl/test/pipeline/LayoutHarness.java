@@ -50,18 +50,6 @@ final class LayoutHarness implements AutoCloseable {
     private final int failurePercent;
     private final PipelineRuntime runtime;
 
-    LayoutHarness(
-            int lanes,
-            int shards,
-            boolean deterministicBlocks,
-            BatchConfig batch,
-            ChunkConfig chunks,
-            int maxPollRecords,
-            int failurePercent,
-            long seed) {
-        this(lanes, shards, deterministicBlocks, batch, chunks, maxPollRecords, failurePercent, seed, false);
-    }
-
     /**
      * @param buffered whether a stateful operator keeps each value until the next one of its lane arrives
      *                 (its rows are emitted from held acks, in later batches, into merged chunks)
