@@ -78,8 +78,8 @@ import org.apache.avro.Schema.Type;
  */
 public final class AvroView {
     private final Fields fields;
-    /** The last other {@link Fields} whose handles {@link #accept} found compatible. */
-    private Fields accepted;
+    /** Other {@link Fields} instances whose handles were checked against this view (by identity, grown once each). */
+    private Fields[] accepted = new Fields[0];
     /** The transcoder's cursor: the scan's marks. */
     private final AvroCursor scanned;
     /** Reads values at marked positions (the scan's cursor keeps its state for the encoder). */
@@ -277,13 +277,23 @@ public final class AvroView {
             throw new IllegalArgumentException("a handle of " + owner + " (mapping " + owner.mapping
                     + ") used on a view of another reader schema or computed columns: " + fields.mapping);
         }
-        accepted = owner;
+        accepted = java.util.Arrays.copyOf(accepted, accepted.length + 1);
+        accepted[accepted.length - 1] = owner;
+    }
+
+    private boolean accepted(Fields owner) {
+        for (Fields f : accepted) {
+            if (f == owner) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- reading --------------------------------------------------------------------------------------------
 
     private void check(Fields owner) {
-        if (owner != fields && owner != accepted) {
+        if (owner != fields && !accepted(owner)) {
             accept(owner);
         }
         if (!live) {
