@@ -288,6 +288,9 @@ elif [[ "${BENCH_ETL_AOT:-0}" == 1 && ${#ETL_PROFILES[@]} -gt 0 ]]; then
 else
   step "building sample-service and etl-benchmarks (./mvnw -q -pl sample-service,etl-benchmarks -am package -DskipTests)" \
     "$LOG_DIR/build.log"
+  # Spring Boot's repackage keeps a jar it finds already repackaged when the module's own classes did not
+  # change, with the dependencies it had then: a changed engine would not reach the jar.
+  rm -f "$REPO_ROOT/sample-service/target/sample-service.jar" "$REPO_ROOT/sample-service/target/sample-service.jar.original"
   t=$SECONDS
   # shellcheck disable=SC2086 # BENCH_MVN_ARGS is a list of arguments
   (cd "$REPO_ROOT" && timeout 600 ./mvnw -q -B -pl sample-service,etl-benchmarks -am package -DskipTests \

@@ -124,6 +124,9 @@ if [[ "${FRESH_SKIP_BUILD:-0}" == 1 && -f "$SERVICE_JAR" && -f "$BENCH_JAR" ]]; 
   step "building: skipped (FRESH_SKIP_BUILD=1)"
 else
   step "building sample-service and etl-benchmarks" "$LOG_DIR/build.log"
+  # Spring Boot's repackage keeps a jar it finds already repackaged when the module's own classes did not
+  # change, with the dependencies it had then: a changed engine would not reach the jar.
+  rm -f "$REPO_ROOT/sample-service/target/sample-service.jar" "$REPO_ROOT/sample-service/target/sample-service.jar.original"
   # shellcheck disable=SC2086 # FRESH_MVN_ARGS is a list of arguments
   (cd "$REPO_ROOT" && timeout 900 ./mvnw -q -B -pl sample-service,etl-benchmarks -am package -DskipTests \
     ${FRESH_MVN_ARGS:-}) >"$LOG_DIR/build.log" 2>&1 || fail "the build failed: see $LOG_DIR/build.log"

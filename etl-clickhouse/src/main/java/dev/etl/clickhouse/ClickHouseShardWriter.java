@@ -246,6 +246,36 @@ public final class ClickHouseShardWriter implements ShardWriter {
             MeterRegistry registry,
             LongSupplier nanoClock,
             Runnable onClose) {
+        this(
+                config,
+                layouts,
+                shard,
+                sinkName,
+                pipelineName,
+                capabilities,
+                transport,
+                registry,
+                nanoClock,
+                onClose,
+                replicas(config, shard, sinkName, pipelineName, registry, nanoClock));
+    }
+
+    /**
+     * As the public constructor, over {@code replicas} shared with the shard's other writers (their breakers
+     * and meters are the replica's, whichever writer sends: {@link #replicas}).
+     */
+    ClickHouseShardWriter(
+            ClickHouseSinkConfig config,
+            ColumnLayouts layouts,
+            int shard,
+            String sinkName,
+            String pipelineName,
+            ClickHouseCapabilities capabilities,
+            ClickHouseTransport transport,
+            MeterRegistry registry,
+            LongSupplier nanoClock,
+            Runnable onClose,
+            ShardReplica[] replicas) {
         this.config = Objects.requireNonNull(config, "config");
         this.layouts = Objects.requireNonNull(layouts, "layouts");
         this.capabilities = Objects.requireNonNull(capabilities, "capabilities");
@@ -257,8 +287,30 @@ public final class ClickHouseShardWriter implements ShardWriter {
         this.table = config.qualifiedTable();
         this.transport = Objects.requireNonNull(transport, "transport");
         this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
+        if (replicas.length != config.shards().get(shard).size()) {
+            throw new IllegalArgumentException("shard " + shard + " has "
+                    + config.shards().get(shard).size() + " replicas, got " + replicas.length);
+        }
+        this.replicas = replicas;
+        this.sendToken = capabilities.dedupToken();
+        this.onClose = Objects.requireNonNull(onClose, "onClose");
+        this.isolationLog = new RateLimitedLog(TimeUnit.SECONDS.toNanos(10), nanoClock);
+        layout(0); // builds layout 0 now: a Native block it cannot carry fails here, at startup
+    }
+
+    /**
+     * The replicas of {@code shard}, each with its breaker and meters: one set per shard, shared by its writers
+     * (a replica that fails opens its breaker for all of them; its meters count every writer's inserts).
+     */
+    static ShardReplica[] replicas(
+            ClickHouseSinkConfig config,
+            int shard,
+            String sinkName,
+            String pipelineName,
+            MeterRegistry registry,
+            LongSupplier nanoClock) {
         List<URI> uris = config.shards().get(shard);
-        this.replicas = new ShardReplica[uris.size()];
+        ShardReplica[] replicas = new ShardReplica[uris.size()];
         for (int i = 0; i < replicas.length; i++) {
             ReplicaBreaker breaker = new ReplicaBreaker(
                     config.breakerThreshold(), config.breakerOpenTime().toNanos(), nanoClock);
@@ -268,10 +320,7 @@ public final class ClickHouseShardWriter implements ShardWriter {
                     new ClickHouseReplicaMetrics(
                             registry, pipelineName, sinkName, shard, describe(uris.get(i)), breaker));
         }
-        this.sendToken = capabilities.dedupToken();
-        this.onClose = Objects.requireNonNull(onClose, "onClose");
-        this.isolationLog = new RateLimitedLog(TimeUnit.SECONDS.toNanos(10), nanoClock);
-        layout(0); // builds layout 0 now: a Native block it cannot carry fails here, at startup
+        return replicas;
     }
 
     /** What the batches of one column layout are sent with. */

@@ -171,24 +171,26 @@ public final class ClickHouseSink {
             NativeBlockEncoder.of(expected); // refuses, now, what a Native block cannot carry
         }
         ClickHouseSchemaValidator validator = new ClickHouseSchemaValidator(config, transport);
-        OpenWriters open = new OpenWriters(owned ? transport : null);
+        ShardStates shards = new ShardStates(config, validator, expected, sinkName, pipelineName, registry);
+        OpenWriters open = new OpenWriters(owned ? transport : null, shards::forgetValidations);
         PlacementGate placement = new PlacementGate(config, transport);
         return SinkDefinition.builder(sinkName, config.shards().size(), shard -> {
                     open.acquire();
                     try {
                         placement.runOnce();
-                        ClickHouseCapabilities capabilities = validator.validateShard(shard, expected);
+                        ShardState state = shards.of(shard);
                         return new ClickHouseShardWriter(
                                 config,
                                 layouts,
                                 shard,
                                 sinkName,
                                 pipelineName,
-                                capabilities,
+                                state.capabilities,
                                 transport,
                                 registry,
                                 System::nanoTime,
-                                open::release);
+                                open::release,
+                                state.replicas);
                     } catch (RuntimeException | Error e) {
                         open.release();
                         throw e;
@@ -197,7 +199,60 @@ public final class ClickHouseSink {
                 .batch(config.batch())
                 .retry(config.retry())
                 .deterministicBlocks(config.deterministicBlocks())
+                .writersPerShard(config.writersPerShard())
                 .build();
+    }
+
+    /** What a shard's writers share: its validation's capabilities and its replicas (breakers, meters). */
+    private record ShardState(ClickHouseCapabilities capabilities, ShardReplica[] replicas) {}
+
+    /**
+     * Validates a shard once for all its writers and keeps what they share. A validation holds while writers
+     * of the definition are open; once the last one closed (the pipeline stopped), the next writers validate
+     * again (a definition can run more than once, and the table may have changed in between). The replicas
+     * (breakers, meters) are kept for the definition's life.
+     */
+    private static final class ShardStates {
+        private final ClickHouseSinkConfig config;
+        private final ClickHouseSchemaValidator validator;
+        private final List<ClickHouseColumn> expected;
+        private final String sinkName;
+        private final String pipelineName;
+        private final MeterRegistry registry;
+        private final ClickHouseCapabilities[] validated;
+        private final ShardReplica[][] replicas;
+
+        ShardStates(
+                ClickHouseSinkConfig config,
+                ClickHouseSchemaValidator validator,
+                List<ClickHouseColumn> expected,
+                String sinkName,
+                String pipelineName,
+                MeterRegistry registry) {
+            this.config = config;
+            this.validator = validator;
+            this.expected = expected;
+            this.sinkName = sinkName;
+            this.pipelineName = pipelineName;
+            this.registry = registry;
+            this.validated = new ClickHouseCapabilities[config.shards().size()];
+            this.replicas = new ShardReplica[validated.length][];
+        }
+
+        synchronized ShardState of(int shard) {
+            if (validated[shard] == null) {
+                validated[shard] = validator.validateShard(shard, expected);
+            }
+            if (replicas[shard] == null) {
+                replicas[shard] = ClickHouseShardWriter.replicas(
+                        config, shard, sinkName, pipelineName, registry, System::nanoTime);
+            }
+            return new ShardState(validated[shard], replicas[shard]);
+        }
+
+        synchronized void forgetValidations() {
+            java.util.Arrays.fill(validated, null);
+        }
     }
 
     /** Runs the configured placement check once per definition, before the first writer's validation. */
@@ -221,13 +276,18 @@ public final class ClickHouseSink {
         }
     }
 
-    /** Counts the writers being created or open; closes the owned transport when none is left. */
+    /**
+     * Counts the writers being created or open; when none is left, forgets the shards' validations and closes
+     * the owned transport.
+     */
     private static final class OpenWriters {
         private final ClickHouseTransport owned;
+        private final Runnable onNoneOpen;
         private int count;
 
-        OpenWriters(ClickHouseTransport owned) {
+        OpenWriters(ClickHouseTransport owned, Runnable onNoneOpen) {
             this.owned = owned;
+            this.onNoneOpen = onNoneOpen;
         }
 
         synchronized void acquire() {
@@ -235,8 +295,11 @@ public final class ClickHouseSink {
         }
 
         synchronized void release() {
-            if (--count == 0 && owned != null) {
-                owned.close();
+            if (--count == 0) {
+                onNoneOpen.run();
+                if (owned != null) {
+                    owned.close();
+                }
             }
         }
     }

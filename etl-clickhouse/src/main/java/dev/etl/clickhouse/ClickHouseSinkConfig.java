@@ -3,6 +3,7 @@ package dev.etl.clickhouse;
 import dev.etl.clickhouse.sharding.PlacementCheck;
 import dev.etl.sink.BatchConfig;
 import dev.etl.sink.RetryConfig;
+import dev.etl.sink.SinkDefinition;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -29,6 +30,13 @@ public final class ClickHouseSinkConfig {
 
     /** Default: deterministic blocks on (see docs/concepts/delivery.md for what they cost and give). */
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
+
+    /**
+     * Default: 4 inserts in flight per shard at most ({@link #writersPerShard()}): a steady stream seals a block
+     * per partition and shard every linger, and one insert at a time made the last of them wait for all the
+     * others (docs/deployment/tuning.md, Freshness).
+     */
+    public static final int DEFAULT_WRITERS_PER_SHARD = 4;
 
     /**
      * How inserts reach the replicas. Both send the same statement, settings and RowBinary bytes and
@@ -107,8 +115,13 @@ public final class ClickHouseSinkConfig {
             boolean deterministicBlocks,
             InsertFormat format,
             @Nullable ClickHouseTls tls,
-            Set<Integer> rejectionCodes) {
+            Set<Integer> rejectionCodes,
+            int writersPerShard) {
         Values {
+            if (writersPerShard < 1 || writersPerShard > SinkDefinition.MAX_WRITERS_PER_SHARD) {
+                throw new IllegalArgumentException("writers-per-shard must be between 1 and "
+                        + SinkDefinition.MAX_WRITERS_PER_SHARD + ", got " + writersPerShard);
+            }
             shards = checkedShards(database, table, shards, transport, tls);
             checkTimeouts(connectTimeout, socketTimeout, breakerOpenTime);
             settings = checkedRequired(transport, format, breakerThreshold, validation, batch, retry, settings);
@@ -147,7 +160,8 @@ public final class ClickHouseSinkConfig {
                 .deterministicBlocks(v.deterministicBlocks())
                 .format(v.format())
                 .tls(v.tls())
-                .rejectionCodes(v.rejectionCodes());
+                .rejectionCodes(v.rejectionCodes())
+                .writersPerShard(v.writersPerShard());
     }
 
     /** Database of the shard-local table. */
@@ -258,6 +272,16 @@ public final class ClickHouseSinkConfig {
      */
     public boolean deterministicBlocks() {
         return v.deterministicBlocks();
+    }
+
+    /**
+     * How many inserts a shard has in flight at most: the shard gets this many writers (each its own connection
+     * use, queue and io thread, one insert at a time), a deterministic block goes to the writer of its source
+     * partition, so a partition's inserts stay in order; {@link #DEFAULT_WRITERS_PER_SHARD} by default. See
+     * {@link SinkDefinition#writersPerShard()}.
+     */
+    public int writersPerShard() {
+        return v.writersPerShard();
     }
 
     /**
@@ -489,7 +513,8 @@ public final class ClickHouseSinkConfig {
                 + c.connectTimeout() + ", socketTimeout=" + c.socketTimeout() + ", compression=" + c.compression()
                 + ", transport=" + c.transport() + ", breakerThreshold=" + c.breakerThreshold() + ", breakerOpenTime="
                 + c.breakerOpenTime() + ", validation=" + c.validation() + ", requireDedup=" + c.requireDedup()
-                + ", deterministicBlocks=" + c.deterministicBlocks() + ", format=" + c.format() + ", settings="
+                + ", deterministicBlocks=" + c.deterministicBlocks() + ", writersPerShard=" + c.writersPerShard()
+                + ", format=" + c.format() + ", settings="
                 + c.settings() + ", batch=" + c.batch() + ", retry=" + c.retry() + ", placementCheck="
                 + c.placementCheck() + ", tls=" + c.tls() + ", rejectionCodes=" + c.rejectionCodes() + "]";
     }
@@ -513,6 +538,7 @@ public final class ClickHouseSinkConfig {
         private ValidationMode validation = DEFAULT_VALIDATION;
         private boolean requireDedup;
         private boolean deterministicBlocks = DEFAULT_DETERMINISTIC_BLOCKS;
+        private int writersPerShard = DEFAULT_WRITERS_PER_SHARD;
         private InsertFormat format = DEFAULT_FORMAT;
         private final Map<String, String> settings = new LinkedHashMap<>();
         private BatchConfig batch = BatchConfig.DEFAULTS;
@@ -620,6 +646,12 @@ public final class ClickHouseSinkConfig {
             return this;
         }
 
+        /** See {@link ClickHouseSinkConfig#writersPerShard()}; {@link #DEFAULT_WRITERS_PER_SHARD} by default. */
+        public Builder writersPerShard(int writersPerShard) {
+            this.writersPerShard = writersPerShard;
+            return this;
+        }
+
         /**
          * The insert format ({@link #DEFAULT_FORMAT} by default). {@link InsertFormat#NATIVE} needs the
          * sink's columns ({@link ClickHouseSink#definition}) and refuses, when the sink is defined, a column
@@ -691,7 +723,8 @@ public final class ClickHouseSinkConfig {
                     deterministicBlocks,
                     format,
                     tls,
-                    rejectionCodes));
+                    rejectionCodes,
+                    writersPerShard));
         }
     }
 }

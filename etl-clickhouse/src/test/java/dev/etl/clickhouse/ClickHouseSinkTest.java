@@ -92,6 +92,46 @@ class ClickHouseSinkTest {
     }
 
     @Test
+    void aShardsWritersShareOneValidationWhileAnyIsOpen() {
+        FakeTransport t = server("id\tUInt64\t\n");
+        java.util.concurrent.atomic.AtomicInteger columnReads = new java.util.concurrent.atomic.AtomicInteger();
+        Function<String, String> answers = t.queries;
+        t.queries = sql -> {
+            if (sql.contains("system.columns")) {
+                columnReads.incrementAndGet();
+            }
+            return answers.apply(sql);
+        };
+        ClickHouseSinkConfig three = config().toBuilder().writersPerShard(3).build();
+        SinkDefinition sink = ClickHouseSink.definition("s", "p", three, COLUMNS, new SimpleMeterRegistry(), t, true);
+        assertThat(sink.writersPerShard()).isEqualTo(3);
+        List<ShardWriter> writers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            writers.add(sink.writers().apply(0));
+        }
+        int once = columnReads.get();
+        assertThat(once).as("shard 0 validated (each replica's columns read)").isPositive();
+        writers.add(sink.writers().apply(1));
+        int twoShards = columnReads.get();
+        assertThat(twoShards).as("shard 1 validated too").isGreaterThan(once);
+        writers.forEach(ShardWriter::close);
+        sink.writers().apply(0).close();
+        assertThat(columnReads.get())
+                .as("after every writer closed, the next run validates again")
+                .isEqualTo(twoShards + once);
+    }
+
+    @Test
+    void writersPerShardIsBetweenOneAndSixtyFour() {
+        assertThat(config().writersPerShard()).isEqualTo(ClickHouseSinkConfig.DEFAULT_WRITERS_PER_SHARD);
+        assertThatThrownBy(() -> config().toBuilder().writersPerShard(0).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("writers-per-shard must be between 1 and 64, got 0");
+        assertThatThrownBy(() -> config().toBuilder().writersPerShard(65).build())
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void aFailedValidationDoesNotLeakAWriterCount() {
         FakeTransport t = server("id\tInt64\t\n");
         SinkDefinition sink =

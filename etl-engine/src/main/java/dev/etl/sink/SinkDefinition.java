@@ -26,6 +26,9 @@ public final class SinkDefinition {
     /** Default chunks each shard queue holds. */
     public static final int DEFAULT_QUEUE_CAPACITY = 64;
 
+    /** The most writers a shard can have ({@link #writersPerShard()}). */
+    public static final int MAX_WRITERS_PER_SHARD = 64;
+
     /**
      * The checked settings: a record for its equals, hashCode and toString; its constructor, which only
      * {@link Builder#build()} calls, is the one place that checks them.
@@ -40,7 +43,8 @@ public final class SinkDefinition {
             RetryConfig retry,
             int queueCapacity,
             ErrorPolicy permanentFailure,
-            boolean deterministicBlocks) {
+            boolean deterministicBlocks,
+            int writersPerShard) {
         Values {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(writers, "writers");
@@ -58,6 +62,10 @@ public final class SinkDefinition {
             if (queueCapacity < 2 || Integer.bitCount(queueCapacity) != 1) {
                 throw new IllegalArgumentException(
                         "sink '" + name + "' queue capacity must be a power of two >= 2, got " + queueCapacity);
+            }
+            if (writersPerShard < 1 || writersPerShard > MAX_WRITERS_PER_SHARD) {
+                throw new IllegalArgumentException("sink '" + name + "' writers per shard must be between 1 and "
+                        + MAX_WRITERS_PER_SHARD + ", got " + writersPerShard);
             }
         }
     }
@@ -85,7 +93,8 @@ public final class SinkDefinition {
                 .retry(v.retry())
                 .queueCapacity(v.queueCapacity())
                 .permanentFailure(v.permanentFailure())
-                .deterministicBlocks(v.deterministicBlocks());
+                .deterministicBlocks(v.deterministicBlocks())
+                .writersPerShard(v.writersPerShard());
     }
 
     /** Sink name, used in metrics ({@code sink} label) and errors. */
@@ -98,7 +107,7 @@ public final class SinkDefinition {
         return v.shardCount();
     }
 
-    /** Creates the writer of a shard (called once per shard at start). */
+    /** Creates a writer of a shard (called {@link #writersPerShard()} times per shard at start). */
     public IntFunction<ShardWriter> writers() {
         return v.writers();
     }
@@ -147,6 +156,18 @@ public final class SinkDefinition {
         return v.deterministicBlocks();
     }
 
+    /**
+     * How many writes a shard has in flight at most: each of its writers (created by {@link #writers()}, each
+     * with its own queue and io thread) writes one batch at a time. A deterministic block goes to the writer
+     * of its source partition (the same one for every block of the partition, so a partition's blocks reach
+     * the shard in order), merged chunks to the writer of the lane that filled them. 1 (the default): one
+     * write at a time per shard. More shortens the wait of a steady stream's blocks behind the other
+     * partitions' blocks of the same shard (docs/deployment/tuning.md, Freshness).
+     */
+    public int writersPerShard() {
+        return v.writersPerShard();
+    }
+
     @Override
     public boolean equals(@Nullable Object o) {
         return o instanceof SinkDefinition d && v.equals(d.v);
@@ -177,6 +198,7 @@ public final class SinkDefinition {
         private int queueCapacity = DEFAULT_QUEUE_CAPACITY;
         private ErrorPolicy permanentFailure = ErrorPolicy.FAIL;
         private boolean deterministicBlocks;
+        private int writersPerShard = 1;
 
         private Builder(String name, int shardCount, IntFunction<ShardWriter> writers) {
             this.name = name;
@@ -230,10 +252,20 @@ public final class SinkDefinition {
         }
 
         /**
+         * How many writes a shard has in flight at most (see {@link SinkDefinition#writersPerShard()}); 1 by
+         * default.
+         */
+        public Builder writersPerShard(int writersPerShard) {
+            this.writersPerShard = writersPerShard;
+            return this;
+        }
+
+        /**
          * The sink definition.
          *
          * @throws IllegalArgumentException when a setting is out of range (no shard, a queue capacity that
-         *                                  is no power of two, a {@code DEAD_LETTER} permanent-failure policy)
+         *                                  is no power of two, a {@code DEAD_LETTER} permanent-failure policy,
+         *                                  writers per shard outside 1..{@value SinkDefinition#MAX_WRITERS_PER_SHARD})
          * @throws NullPointerException     when name, writers or a setting is null
          */
         public SinkDefinition build() {
@@ -247,7 +279,8 @@ public final class SinkDefinition {
                     retry,
                     queueCapacity,
                     permanentFailure,
-                    deterministicBlocks));
+                    deterministicBlocks,
+                    writersPerShard));
         }
     }
 }

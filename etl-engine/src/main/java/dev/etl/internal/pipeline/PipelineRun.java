@@ -213,7 +213,7 @@ public final class PipelineRun {
             Map<String, ChunkOutbox> outboxes = new LinkedHashMap<>();
             for (SinkRuntime sink : sinks) {
                 if (sink != deadLetter) {
-                    outboxes.put(sink.name(), new ChunkOutbox(sink, sink.definition()));
+                    outboxes.put(sink.name(), new ChunkOutbox(sink, sink.definition(), i));
                 }
             }
             LaneChainContext context = new LaneChainContext(
@@ -222,7 +222,7 @@ public final class PipelineRun {
                     registry,
                     outboxes,
                     errorMetrics,
-                    deadLetter == null ? null : new ChunkOutbox(deadLetter, deadLetter.definition()),
+                    deadLetter == null ? null : new ChunkOutbox(deadLetter, deadLetter.definition(), i),
                     skipWindow,
                     scheduler::nanoTime,
                     LaneChainContext.SKIP_LOG_INTERVAL_NS);

@@ -51,6 +51,8 @@ public final class BlockChains {
     private long openBytes;
 
     private int pendingHandOffs;
+    /** {@link #flush}'s per-shard refusals (reused). */
+    private final boolean[] refusedShards;
     /** The routers of the sink stages writing through this lane, by {@link dev.etl.sink.Router#topology()}. */
     private final java.util.TreeSet<String> routers = new java.util.TreeSet<>();
     /** The sink's topology as it goes into block tokens: shard count and routers. */
@@ -62,6 +64,7 @@ public final class BlockChains {
         this.sink = sink;
         this.sinkName = definition.name();
         this.shards = sink.shardCount();
+        this.refusedShards = new boolean[shards];
         ChunkConfig chunks = definition.chunks();
         this.chunkMaxBytes = chunks.maxBytes();
         this.blockMaxRows = definition.batch().maxRows();
@@ -211,6 +214,7 @@ public final class BlockChains {
                 dropEmptyTail(head);
                 head.blockToken =
                         DedupToken.ofDeterministicBlock(sinkName, shard, topology, partitionIdentity, start, end);
+                head.route = partition;
                 heads[shard] = head;
                 bytes += o.bytes[shard];
             } else if (head != null) {
@@ -235,9 +239,15 @@ public final class BlockChains {
         }
     }
 
-    /** Offers every released block chain; true when none is left pending. */
+    /**
+     * Offers every released block chain, oldest first; true when none is left pending. Once a shard refused a
+     * chain, no later chain is offered to that shard in this flush: a partition's blocks reach a shard in the
+     * order they were sealed (a later block accepted while an earlier one waits would overtake it).
+     */
     public boolean flush() {
         int refused = 0;
+        boolean[] refusedShards = this.refusedShards;
+        java.util.Arrays.fill(refusedShards, false);
         Iterator<Sealed> it = releasable.iterator();
         while (it.hasNext()) {
             Sealed s = it.next();
@@ -246,10 +256,11 @@ public final class BlockChains {
                 if (head == null) {
                     continue;
                 }
-                if (sink.tryHandOff(head)) {
+                if (!refusedShards[shard] && sink.tryHandOff(head)) {
                     s.heads[shard] = null;
                     s.remaining--;
                 } else {
+                    refusedShards[shard] = true;
                     refused++;
                 }
             }

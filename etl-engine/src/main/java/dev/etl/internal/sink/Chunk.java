@@ -46,6 +46,12 @@ public final class Chunk {
      * offset range and shard, never of the bytes); null for an ordinary chunk.
      */
     String blockToken;
+    /**
+     * Which of its shard's writers takes this entry ({@code floorMod(route, writersPerShard)}): for the head of
+     * a block chain its source partition, so a partition's blocks reach the shard in order through one writer;
+     * for an ordinary chunk the lane that filled it. 0 after {@link #clear()}.
+     */
+    int route;
 
     public Chunk(int shard, int initialBytes) {
         this.shard = shard;
@@ -193,6 +199,7 @@ public final class Chunk {
         next = null;
         blockToken = null;
         layout = 0;
+        route = 0;
     }
 
     /** The next chunk of this block chain, or null. */

@@ -39,6 +39,8 @@ public final class ChunkOutbox {
     private int layout;
     /** The encoders of the sink stages writing through this outbox (build time; usually one). */
     private RowEncoder<?>[] encoders = new RowEncoder<?>[0];
+    /** The lane this outbox belongs to: its chunks go to the lane's writer of each shard ({@link Chunk#route}). */
+    private final int lane;
     /** Chunks of an earlier layout the sink refused at the switch: offered again before anything else. */
     private final ArrayDeque<Chunk> parked = new ArrayDeque<>(0);
 
@@ -47,16 +49,22 @@ public final class ChunkOutbox {
      * unless a caller passes its own limits to {@link #rowAdded(int, ChunkConfig)}.
      */
     public ChunkOutbox(ChunkSink sink, ChunkConfig config) {
-        this(sink, config, null);
+        this(sink, config, null, 0);
     }
 
     /** An outbox for the sink {@code definition} describes, handing chunks off at its chunk size. */
     public ChunkOutbox(ChunkSink sink, SinkDefinition definition) {
-        this(sink, definition.chunks(), definition);
+        this(sink, definition.chunks(), definition, 0);
     }
 
-    private ChunkOutbox(ChunkSink sink, ChunkConfig config, SinkDefinition definition) {
+    /** As {@link #ChunkOutbox(ChunkSink, SinkDefinition)}, for lane {@code lane} of the pipeline. */
+    public ChunkOutbox(ChunkSink sink, SinkDefinition definition, int lane) {
+        this(sink, definition.chunks(), definition, lane);
+    }
+
+    private ChunkOutbox(ChunkSink sink, ChunkConfig config, SinkDefinition definition, int lane) {
         this.sink = sink;
+        this.lane = lane;
         this.config = config;
         this.definition = definition;
         this.blocks = definition != null && definition.deterministicBlocks() ? new BlockChains(sink, definition) : null;
@@ -183,6 +191,7 @@ public final class ChunkOutbox {
         if (chunk == null) {
             chunk = sink.newChunk(shard);
             chunk.layout(layout);
+            chunk.route = lane;
             open[shard] = chunk;
         }
         return chunk;

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * what it holds (the open and the sealed batch, the chunk being merged) and the bookkeeping of every way
  * that leaves — settled, failed, abandoned — live in its {@link ShardHoldings}.
  *
- * <p>One sealed batch at a time ({@code max-in-flight-per-shard} 1). While it waits for a retry the
- * open batch keeps filling up to its limits, then the queue fills and lanes pause.
+ * <p>One sealed batch at a time: a shard with several writers ({@link SinkDefinition#writersPerShard()}) has a
+ * worker, a queue and a writer for each. While it waits for a retry the open batch keeps filling up to its
+ * limits, then the queue fills and lanes pause.
  *
  * <p>Confined to its io thread; {@link #requestFlush()} may be called from any thread. When the
  * shutdown thread has seized the io thread (stuck in a write past the deadline) it calls
@@ -96,7 +97,7 @@ final class ShardWorker {
         this.maxRows = definition.batch().maxRows();
         this.maxBytes = definition.batch().maxBytes();
         this.lingerNs = definition.batch().linger().toNanos();
-        int bufferCap = batchBufferCap(maxBytes);
+        int bufferCap = batchBufferCap(maxBytes, definition.writersPerShard());
         this.open = new BatchAccumulator(INITIAL_BATCH_BYTES, bufferCap);
         this.batch = new ShardBatch(sinkName, shard, INITIAL_BATCH_BYTES, bufferCap);
         this.holdings = new ShardHoldings(
@@ -104,12 +105,13 @@ final class ShardWorker {
     }
 
     /**
-     * The capacity each of the shard's two batch buffers keeps between batches: {@code max-bytes}
-     * (at least the initial 64 KiB). Growth stops doubling there, and a buffer grown past it for one
-     * oversized chunk is dropped once its batch is settled.
+     * The capacity each of a writer's two batch buffers keeps between batches: {@code max-bytes} shared by the
+     * shard's writers (at least the initial 64 KiB), so a shard retains about as much however many writers it
+     * has. Growth stops doubling there, and a buffer grown past it for one large batch is dropped once its batch
+     * is settled.
      */
-    static int batchBufferCap(long maxBytes) {
-        return (int) Math.max(INITIAL_BATCH_BYTES, Math.min(maxBytes, Integer.MAX_VALUE - 8));
+    static int batchBufferCap(long maxBytes, int writersPerShard) {
+        return (int) Math.max(INITIAL_BATCH_BYTES, Math.min(maxBytes / writersPerShard, Integer.MAX_VALUE - 8));
     }
 
     /** Capacity of the two batch buffers held now (memory accounting; a racy snapshot off the io thread). */

@@ -34,7 +34,7 @@ final class SinkMetrics {
     private final Counter permanentErrors;
     private final Counter rejectedRows;
 
-    SinkMetrics(MeterRegistry registry, String pipeline, String sink, int shard, ShardQueue queue) {
+    SinkMetrics(MeterRegistry registry, String pipeline, String sink, int shard, ShardQueue... queues) {
         Tags tags = Tags.of("pipeline", pipeline, "sink", sink, "shard", Integer.toString(shard));
         this.rows = Counter.builder("etl.sink.rows")
                 .description("Rows durably written")
@@ -80,14 +80,22 @@ final class SinkMetrics {
                         + "rest of their batches was written")
                 .tags(tags)
                 .register(registry);
-        Gauge.builder("etl.sink.queue.chunks", queue, ShardQueue::size)
-                .description("Chunks waiting in the shard queue")
+        Gauge.builder("etl.sink.queue.chunks", queues, SinkMetrics::queued)
+                .description("Chunks waiting in the shard's queues (one per writer of the shard)")
                 .tags(tags)
                 .register(registry);
         // etl_errors_total is shared with the rest of the engine: same tag keys (pipeline, error_type, stage).
         String stage = "sink:" + sink;
         this.transientErrors = errors(registry, pipeline, stage, ErrorClass.SINK_TRANSIENT);
         this.permanentErrors = errors(registry, pipeline, stage, ErrorClass.SINK_PERMANENT);
+    }
+
+    private static double queued(ShardQueue[] queues) {
+        int total = 0;
+        for (ShardQueue queue : queues) {
+            total += queue.size();
+        }
+        return total;
     }
 
     private static Counter batches(MeterRegistry registry, Tags tags, String outcome) {

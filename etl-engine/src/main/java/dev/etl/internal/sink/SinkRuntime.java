@@ -24,15 +24,17 @@ import org.slf4j.LoggerFactory;
  * <p>Lanes call {@link #newChunk} and {@link #tryHandOff} from their own threads; neither ever
  * blocks. The pipeline controller calls the life-cycle methods.
  *
- * <p>Threads: one per shard when {@code ioThreads} is 0 (the default), else
- * {@code min(ioThreads, shardCount)} platform threads named
- * {@code etl-io-<pipeline>-<sink>-<n>} (not daemons), started by {@link #start()}; shard {@code i} runs on
- * thread {@code i % threads}. Each runs a duty cycle over its shards and parks (up to 1 ms) when idle.
- * A write blocks its thread, so shards sharing a thread share its write time. The fatal listener is
- * called on an io thread.
+ * <p>Writers: {@link SinkDefinition#writersPerShard()} per shard, each with its own queue and worker, writing
+ * one sealed batch at a time while its next one fills; a deterministic block goes to the writer of its source
+ * partition (so a partition's blocks reach the shard in order), a merged chunk to the writer of its lane.
+ * Created by the constructor and closed by {@link #shutdown}.
  *
- * <p>Writers are created (once per shard) by the constructor and closed by {@link #shutdown}. Each
- * shard writes one sealed batch at a time, while the next one fills.
+ * <p>Threads: one per writer when {@code ioThreads} is 0 (the default), else
+ * {@code min(ioThreads, writers)} platform threads named
+ * {@code etl-io-<pipeline>-<sink>-<n>} (not daemons), started by {@link #start()}; writer {@code i} (shard by
+ * shard) runs on thread {@code i % threads}. Each runs a duty cycle over its writers and parks (up to 1 ms)
+ * when idle. A write blocks its thread, so writers sharing a thread share its write time. The fatal listener
+ * is called on an io thread.
  *
  * <p>Metrics (names in {@code docs/design/sink-metrics.md}) are registered by the constructor.
  */
@@ -54,7 +56,11 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
 
     private final PartitionNames partitionNames = new PartitionNames();
 
+    /** How many writers (each with its queue, worker and one write at a time) every shard has. */
+    private final int writersPerShard;
+    /** Per writer, shard by shard: index {@code shard * writersPerShard + w}, like {@link #writers} and {@link #workers}. */
     private final ShardQueue[] queues;
+
     private final ChunkPool pool;
     private final ShardWriter[] writers;
     private final ShardWorker[] workers;
@@ -164,39 +170,47 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                     "sink '" + definition.name() + "' io threads must be >= 0 (0 = one per shard), got " + ioThreads);
         }
         int shardCount = definition.shardCount();
-        this.queues = new ShardQueue[shardCount];
+        this.writersPerShard = definition.writersPerShard();
+        int workerCount = shardCount * writersPerShard;
+        this.queues = new ShardQueue[workerCount];
         this.pool = new ChunkPool(shardCount, ChunkPool.bytesPerShard(budget.maxBytes(), shardCount));
         this.writers = createWriters(definition);
-        this.workers = new ShardWorker[shardCount];
-        // Writes block their thread, so by default every shard gets its own: one slow replica then
-        // delays only its own shard.
-        int threadCount = ioThreads == 0 ? shardCount : Math.min(ioThreads, shardCount);
+        this.workers = new ShardWorker[workerCount];
+        // Writes block their thread, so by default every writer gets its own: one slow replica then
+        // delays only its own shard, and a shard's writers write at the same time.
+        int threadCount = ioThreads == 0 ? workerCount : Math.min(ioThreads, workerCount);
         WriteGate[] gates = new WriteGate[threadCount];
         for (int t = 0; t < threadCount; t++) {
             gates[t] = new WriteGate();
         }
         BackoffPolicy backoff = new BackoffPolicy(definition.retry(), jitter);
         for (int shard = 0; shard < shardCount; shard++) {
-            ShardQueue queue = new ShardQueue(definition.queueCapacity());
-            queues[shard] = queue;
-            SinkMetrics metrics = new SinkMetrics(registry, pipelineName, definition.name(), shard, queue);
-            workers[shard] = new ShardWorker(
-                    definition,
-                    shard,
-                    queue,
-                    pool,
-                    budget,
-                    writers[shard],
-                    gates[shard % threadCount],
-                    metrics,
-                    backoff,
-                    fatalListener,
-                    nanoClock,
-                    partitionNames);
+            ShardQueue[] shardQueues = new ShardQueue[writersPerShard];
+            for (int w = 0; w < writersPerShard; w++) {
+                shardQueues[w] = new ShardQueue(definition.queueCapacity());
+                queues[shard * writersPerShard + w] = shardQueues[w];
+            }
+            SinkMetrics metrics = new SinkMetrics(registry, pipelineName, definition.name(), shard, shardQueues);
+            for (int w = 0; w < writersPerShard; w++) {
+                int index = shard * writersPerShard + w;
+                workers[index] = new ShardWorker(
+                        definition,
+                        shard,
+                        queues[index],
+                        pool,
+                        budget,
+                        writers[index],
+                        gates[index % threadCount],
+                        metrics,
+                        backoff,
+                        fatalListener,
+                        nanoClock,
+                        partitionNames);
+            }
         }
         this.agents = new IoAgent[threadCount];
         for (int t = 0; t < threadCount; t++) {
-            ShardWorker[] assigned = new ShardWorker[(shardCount - t + threadCount - 1) / threadCount];
+            ShardWorker[] assigned = new ShardWorker[(workerCount - t + threadCount - 1) / threadCount];
             for (int i = 0; i < assigned.length; i++) {
                 assigned[i] = workers[t + i * threadCount];
             }
@@ -235,16 +249,19 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         };
     }
 
+    /** {@code writersPerShard} writers per shard, shard by shard (index {@code shard * writersPerShard + w}). */
     private static ShardWriter[] createWriters(SinkDefinition definition) {
-        ShardWriter[] writers = new ShardWriter[definition.shardCount()];
+        int perShard = definition.writersPerShard();
+        ShardWriter[] writers = new ShardWriter[definition.shardCount() * perShard];
         try {
-            for (int shard = 0; shard < writers.length; shard++) {
-                writers[shard] = Objects.requireNonNull(
+            for (int i = 0; i < writers.length; i++) {
+                int shard = i / perShard;
+                writers[i] = Objects.requireNonNull(
                         definition.writers().apply(shard),
                         "sink '" + definition.name() + "' writer factory returned null for shard " + shard);
             }
         } catch (RuntimeException e) {
-            closeAll(definition.name(), writers);
+            closeAll(definition.name(), writers, perShard);
             throw e;
         }
         return writers;
@@ -255,7 +272,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     }
 
     public int shardCount() {
-        return queues.length;
+        return definition.shardCount();
     }
 
     /** An empty chunk for {@code shard}, recycled when possible. Any thread; never blocks. */
@@ -280,7 +297,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         }
         int shard = chunk.shard();
         checkShard(shard);
-        ShardQueue queue = queues[shard];
+        ShardQueue queue = queues[shard * writersPerShard + Math.floorMod(chunk.route, writersPerShard)];
         // A block chain is one queue entry but counts as all its chunks until they are settled.
         int chunks = chunk.next == null ? 1 : chunk.chainLength();
         // Count in before reading the closed flag: see ShardQueue for why this needs no lock.
@@ -307,9 +324,9 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     }
 
     private void checkShard(int shard) {
-        if (shard < 0 || shard >= queues.length) {
+        if (shard < 0 || shard >= definition.shardCount()) {
             throw new IllegalArgumentException(
-                    "sink '" + definition.name() + "' has " + queues.length + " shards, got shard " + shard);
+                    "sink '" + definition.name() + "' has " + definition.shardCount() + " shards, got shard " + shard);
         }
     }
 
@@ -391,7 +408,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             }
         }
         state = State.SHUT_DOWN;
-        closeAll(definition.name(), writers);
+        closeAll(definition.name(), writers, writersPerShard);
         if (abandoned > 0) {
             LOG.warn(
                     "Sink '{}' of pipeline '{}' shut down with {} abandoned batch(es)",
@@ -439,16 +456,16 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         return total;
     }
 
-    private static void closeAll(String sinkName, ShardWriter[] writers) {
-        for (int shard = 0; shard < writers.length; shard++) {
-            ShardWriter writer = writers[shard];
+    private static void closeAll(String sinkName, ShardWriter[] writers, int perShard) {
+        for (int i = 0; i < writers.length; i++) {
+            ShardWriter writer = writers[i];
             if (writer == null) {
                 continue;
             }
             try {
                 writer.close();
             } catch (Exception e) {
-                LOG.warn("Sink '{}': closing the writer of shard {} failed", sinkName, shard, e);
+                LOG.warn("Sink '{}': closing a writer of shard {} failed", sinkName, i / perShard, e);
             }
         }
     }
@@ -471,13 +488,17 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
 
     /**
      * What {@link #retainedBufferBytes()} never exceeds beyond the in-flight budget's own bytes
-     * ({@code max-in-flight-bytes}, which covers queued chunk buffers in full): per shard two batch
-     * buffers of {@code max-bytes} and the pool's {@link ChunkPool#bytesPerShard} (together half the budget,
-     * at least 4 MiB a shard). A single
+     * ({@code max-in-flight-bytes}, which covers queued chunk buffers in full): per writer two batch
+     * buffers of {@link ShardWorker#batchBufferCap} (per shard about two of {@code max-bytes}, however many
+     * writers it has) and per shard the pool's {@link ChunkPool#bytesPerShard} (together half the budget, at
+     * least 4 MiB a shard). A single
      * chunk larger than {@code max-bytes} (admitted alone) adds its own size while its batch is in flight.
      */
     long retainedBytesBound() {
-        long perShard = 2L * ShardWorker.batchBufferCap(definition.batch().maxBytes()) + pool.maxPooledBytesPerShard();
+        long perShard = 2L
+                        * writersPerShard
+                        * ShardWorker.batchBufferCap(definition.batch().maxBytes(), writersPerShard)
+                + pool.maxPooledBytesPerShard();
         return shardCount() * perShard;
     }
 
@@ -487,7 +508,9 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
      */
     void injectMidMergeFault(int shard, Runnable fault) {
         checkShard(shard);
-        workers[shard].injectMidMergeFault(fault);
+        for (int w = 0; w < writersPerShard; w++) {
+            workers[shard * writersPerShard + w].injectMidMergeFault(fault);
+        }
     }
 
     /** Whether every shard's writer reports healthy. */

@@ -53,6 +53,7 @@ final class ClickHouseSinkMapping {
                         clickHouse.getBreaker().getThreshold(),
                         clickHouse.getBreaker().getOpenTime())
                 .deterministicBlocks(clickHouse.isDeterministicBlocks())
+                .writersPerShard(clickHouse.getWritersPerShard())
                 .rejectionCodes(clickHouse.getRejectionCodes())
                 .retry(new RetryConfig(
                         retry.getMaxAttempts(),

@@ -103,6 +103,13 @@ public class EtlClickHouseProperties implements Validator {
     private boolean deterministicBlocks = ClickHouseSinkConfig.DEFAULT_DETERMINISTIC_BLOCKS;
 
     /**
+     * Inserts in flight per shard at most: the shard gets this many writers, each writing one insert at a
+     * time; a partition's blocks always go to the same writer, so they stay in order. More than one keeps a
+     * steady stream's blocks (one per partition and shard every linger) from waiting for each other.
+     */
+    private int writersPerShard = ClickHouseSinkConfig.DEFAULT_WRITERS_PER_SHARD;
+
+    /**
      * Chunks each shard queue holds before lanes pause (a power of two).
      */
     private int queueCapacity = SinkDefinition.DEFAULT_QUEUE_CAPACITY;
@@ -269,6 +276,14 @@ public class EtlClickHouseProperties implements Validator {
 
     public void setDeterministicBlocks(boolean deterministicBlocks) {
         this.deterministicBlocks = deterministicBlocks;
+    }
+
+    public int getWritersPerShard() {
+        return this.writersPerShard;
+    }
+
+    public void setWritersPerShard(int writersPerShard) {
+        this.writersPerShard = writersPerShard;
     }
 
     public int getQueueCapacity() {
