@@ -32,11 +32,12 @@ public final class ClickHouseSinkConfig {
     public static final boolean DEFAULT_DETERMINISTIC_BLOCKS = true;
 
     /**
-     * Default: 4 inserts in flight per shard at most ({@link #writersPerShard()}): a steady stream seals a block
+     * Default: 2 inserts in flight per shard at most ({@link #writersPerShard()}): a steady stream seals a block
      * per partition and shard every linger, and one insert at a time made the last of them wait for all the
-     * others (docs/deployment/tuning.md, Freshness).
+     * others; more than 2 cost a backlog's throughput on the benchmark box (docs/deployment/tuning.md,
+     * Freshness).
      */
-    public static final int DEFAULT_WRITERS_PER_SHARD = 4;
+    public static final int DEFAULT_WRITERS_PER_SHARD = 2;
 
     /**
      * How inserts reach the replicas. Both send the same statement, settings and RowBinary bytes and

@@ -53,7 +53,14 @@ final class Simulation {
 
     /** A process incarnation's configuration. */
     record Settings(
-            int lanes, int shards, int[] weights, boolean valueKey, long lingerMs, long budgetBytes, int maxRows) {
+            int lanes,
+            int shards,
+            int[] weights,
+            boolean valueKey,
+            long lingerMs,
+            long budgetBytes,
+            int maxRows,
+            int writersPerShard) {
         String topology() {
             return shards + (weights == null ? "" : Arrays.toString(weights)) + (valueKey ? " by value" : "");
         }
@@ -61,7 +68,7 @@ final class Simulation {
         @Override
         public String toString() {
             return "lanes=" + lanes + " shards=" + topology() + " linger=" + lingerMs + "ms budget=" + budgetBytes
-                    + " maxRows=" + maxRows;
+                    + " maxRows=" + maxRows + " writers=" + writersPerShard;
         }
     }
 
@@ -83,6 +90,9 @@ final class Simulation {
     private final Random poisonRandom;
 
     private final Random routerRandom;
+    /** Writers per shard: a stream of its own, like the router's. */
+    private final Random writersRandom;
+
     private final long bufferDelayMs;
     private final List<String> history = new ArrayList<>();
     /** Rows that must be stored: of records committed before their topic was deleted, and of the last topic. */
@@ -109,6 +119,7 @@ final class Simulation {
         // From a stream of its own, so seeds without refused records schedule exactly as before it existed.
         this.poisonRandom = new Random(seed * 7 + 11);
         this.routerRandom = new Random(seed * 5 + 13);
+        this.writersRandom = new Random(seed * 3 + 17);
         this.poisonRate = poisonRandom.nextInt(4) == 0 ? 0.002 + poisonRandom.nextDouble() * 0.02 : 0;
         this.bufferDelayMs = 5 + random.nextInt(100);
         this.kafka.maxPoll = 1 + random.nextInt(60);
@@ -158,7 +169,8 @@ final class Simulation {
                 routerRandom.nextInt(4) == 0,
                 5 + random.nextInt(60),
                 (1 + random.nextInt(8)) * 64 * 1024L,
-                20 + random.nextInt(300));
+                20 + random.nextInt(300),
+                1 + writersRandom.nextInt(3));
         if (previous != null && !previous.topology().equals(next.topology())) {
             topologyChanged = true;
         }
@@ -359,6 +371,7 @@ final class Simulation {
                 .batch(new BatchConfig(s.maxRows(), 1 << 20, Duration.ofMillis(s.lingerMs())))
                 .retry(new RetryConfig(0, Duration.ofMillis(5), Duration.ofMillis(200), 2.0, 0.2))
                 .deterministicBlocks(true)
+                .writersPerShard(s.writersPerShard())
                 .permanentFailure(dev.etl.error.ErrorPolicy.SKIP)
                 .build();
         return Pipeline.builder(config)

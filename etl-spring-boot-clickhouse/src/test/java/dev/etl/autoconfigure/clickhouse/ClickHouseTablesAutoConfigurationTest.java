@@ -74,6 +74,7 @@ class ClickHouseTablesAutoConfigurationTest {
                 .withPropertyValues(TWO_TABLES)
                 .withPropertyValues(
                         "etl.sink.clickhouse.queue-capacity=128",
+                        "etl.sink.clickhouse.writers-per-shard=3",
                         "etl.sink.clickhouse.batch.linger=2s",
                         "etl.sink.clickhouse.tables.orders.batch.max-rows=500")
                 .run((context) -> {
@@ -87,6 +88,8 @@ class ClickHouseTablesAutoConfigurationTest {
                     assertThat(orders.shardCount()).isEqualTo(2);
                     assertThat(orders.queueCapacity()).isEqualTo(128);
                     assertThat(refunds.queueCapacity()).isEqualTo(128);
+                    assertThat(orders.writersPerShard()).isEqualTo(3);
+                    assertThat(refunds.writersPerShard()).isEqualTo(3);
                     // a table's own batch setting, the rest inherited from etl.sink.clickhouse.batch
                     assertThat(orders.batch().maxRows()).isEqualTo(500);
                     assertThat(orders.batch().linger()).isEqualTo(Duration.ofSeconds(2));
