@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: one per writer when {@code ioThreads} is 0 (the default), else
  * {@code min(ioThreads, writers)} platform threads named
- * {@code etl-io-<pipeline>-<sink>-<n>} (not daemons), started by {@link #start()}; writer {@code i} (shard by
- * shard) runs on thread {@code i % threads}. Each runs a duty cycle over its writers and parks (up to 1 ms)
+ * {@code etl-io-<pipeline>-<sink>-<n>} (not daemons), started by {@link #start()}; writer {@code w} of shard
+ * {@code s} runs on thread {@code (w × shards + s) % threads} (so with a multiple of the shard count, no two
+ * shards share one). Each runs a duty cycle over its writers and parks (up to 1 ms)
  * when idle. A write blocks its thread, so writers sharing a thread share its write time. The fatal listener
  * is called on an io thread.
  *
@@ -200,7 +201,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                         pool,
                         budget,
                         writers[index],
-                        gates[index % threadCount],
+                        gates[threadOf(shard, w, shardCount, threadCount)],
                         metrics,
                         backoff,
                         fatalListener,
@@ -210,10 +211,15 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         }
         this.agents = new IoAgent[threadCount];
         for (int t = 0; t < threadCount; t++) {
-            ShardWorker[] assigned = new ShardWorker[(workerCount - t + threadCount - 1) / threadCount];
-            for (int i = 0; i < assigned.length; i++) {
-                assigned[i] = workers[t + i * threadCount];
+            java.util.List<ShardWorker> mine = new java.util.ArrayList<>();
+            for (int shard = 0; shard < shardCount; shard++) {
+                for (int w = 0; w < writersPerShard; w++) {
+                    if (threadOf(shard, w, shardCount, threadCount) == t) {
+                        mine.add(workers[shard * writersPerShard + w]);
+                    }
+                }
             }
+            ShardWorker[] assigned = mine.toArray(new ShardWorker[0]);
             agents[t] = new IoAgent(
                     "etl-io-" + pipelineName + "-" + definition.name() + "-" + t,
                     assigned,
@@ -222,6 +228,15 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                     idleStrategy(threads.idlePark()),
                     nanoClock);
         }
+    }
+
+    /**
+     * The io thread of writer {@code w} of {@code shard}: {@code (w × shards + shard) mod threads}. With one thread
+     * per writer each has its own; with a multiple of the shard count (one per shard, say) no two shards share a
+     * thread, so a slow shard delays only itself; with fewer threads than shards, shards share as before.
+     */
+    static int threadOf(int shard, int w, int shards, int threads) {
+        return (w * shards + shard) % threads;
     }
 
     /**

@@ -168,6 +168,64 @@ class SinkRuntimeWritersPerShardTest {
     }
 
     @Test
+    void withAThreadPerShardAStuckShardDoesNotDelayAnother() {
+        CountDownLatch stuck = new CountDownLatch(1);
+        List<Integer> writtenShards = new CopyOnWriteArrayList<>();
+        fx.ioThreads = 2; // = shards: each shard's two writers share a thread of the shard's own
+        SinkDefinition definition = SinkDefinition.builder("orders", 2, shard -> batch -> {
+                    if (batch.shard() == 1) {
+                        try {
+                            stuck.await(30, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    writtenShards.add(batch.shard());
+                })
+                .chunks(new ChunkConfig(4, 1 << 20))
+                .batch(new BatchConfig(1_000, 1 << 20, Duration.ofHours(1)))
+                .deterministicBlocks(true)
+                .writersPerShard(2)
+                .build();
+        SinkRuntime sink = fx.start(definition);
+        BlockChains blocks = new BlockChains(sink, definition);
+        AckRef ack = new AckRef(0, 0, 0, fx.acks);
+        addBlock(blocks, 0, 0, 2, 2, ack); // offsets 0 and 1: a row for each shard
+        addBlock(blocks, 1, 0, 2, 2, ack);
+        assertThat(blocks.flush()).isTrue();
+        await(
+                "shard 0's blocks written while shard 1 is stuck",
+                TIMEOUT,
+                () -> writtenShards.stream().filter(s -> s == 0).count() == 2);
+        assertThat(writtenShards).doesNotContain(1);
+        stuck.countDown();
+        ack.release(true);
+        await("all written", TIMEOUT, () -> writtenShards.size() == 4 && sink.isIdle());
+    }
+
+    @Test
+    void aWritersThreadKeepsShardsApartWhenThreadsAreAMultipleOfShards() {
+        for (int shards = 1; shards <= 4; shards++) {
+            for (int writers = 1; writers <= 4; writers++) {
+                for (int threads = shards; threads <= shards * writers; threads += shards) {
+                    java.util.Map<Integer, Integer> shardOfThread = new java.util.HashMap<>();
+                    for (int shard = 0; shard < shards; shard++) {
+                        for (int w = 0; w < writers; w++) {
+                            int thread = SinkRuntime.threadOf(shard, w, shards, threads);
+                            assertThat(thread).isBetween(0, threads - 1);
+                            assertThat(shardOfThread.putIfAbsent(thread, shard))
+                                    .as(
+                                            "%d shards, %d writers, %d threads: thread %d",
+                                            shards, writers, threads, thread)
+                                    .isIn(null, shard);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void mergedChunksOfTwoLanesAreWrittenAtTheSameTime() {
         OverlapWriter writer = new OverlapWriter();
         CountDownLatch gate = new CountDownLatch(1);
