@@ -5,6 +5,7 @@ import static dev.etl.it.clickhouse.FaultRig.healthy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.etl.clickhouse.ClickHouseSink;
+import dev.etl.clickhouse.ClickHouseSinkConfig;
 import dev.etl.clickhouse.ClickHouseSinkConfig.Transport;
 import dev.etl.pipeline.PipelineConfig;
 import dev.etl.pipeline.PipelineRuntime;
@@ -47,13 +48,15 @@ class ClickHouseShardOutageIT {
     private static final int[] TO_SHARD_1 = {4, 5, 6, 7};
     private static final int BATCH_ROWS = 5_000;
     private static final int QUEUE_CAPACITY = 4;
+    /** The sink's default: the dead shard's partitions are spread over this many writers, each with a queue. */
+    private static final int WRITERS = ClickHouseSinkConfig.DEFAULT_WRITERS_PER_SHARD;
     /**
      * What the dead shard can absorb before its lane must pause: a queue entry is a deterministic block
-     * (up to the batch's max-rows, not a chunk), so the queue holds {@code QUEUE_CAPACITY} blocks and the
-     * worker one more batch. The outage pushes twice that for the dead shard, so the lane pauses by
-     * construction, not by how the polls happened to cut the blocks.
+     * (up to the batch's max-rows, not a chunk), so each of its writers' queues holds {@code QUEUE_CAPACITY}
+     * blocks and the writer one more batch. The outage pushes twice that for the dead shard, so the lane pauses
+     * by construction, not by how the polls happened to cut the blocks.
      */
-    private static final int DEAD_SHARD_ABSORBS = (QUEUE_CAPACITY + 1) * BATCH_ROWS;
+    private static final int DEAD_SHARD_ABSORBS = WRITERS * (QUEUE_CAPACITY + 1) * BATCH_ROWS;
 
     @ParameterizedTest
     @EnumSource(Transport.class)
