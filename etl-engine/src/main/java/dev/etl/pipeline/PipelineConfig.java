@@ -20,7 +20,7 @@ public final class PipelineConfig {
     /** Default lane threads: 1. */
     public static final int DEFAULT_LANES = 1;
 
-    /** Default io threads per sink: 0, one per shard. */
+    /** Default io threads per sink: 0, one per shard writer. */
     public static final int DEFAULT_IO_THREADS = 0;
 
     /** Default commit interval: 5 s. */
@@ -110,7 +110,7 @@ public final class PipelineConfig {
                 throw new IllegalArgumentException("pipeline name must not be blank");
             }
             require(lanes > 0, "threads (lanes) must be > 0, got " + lanes);
-            require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard), got " + ioThreads);
+            require(ioThreads >= 0, "io-threads must be >= 0 (0 = one per shard writer), got " + ioThreads);
             requirePositive(checkpointInterval, "checkpoint interval");
             requirePositive(drainTimeout, "drain-timeout");
             require(
@@ -179,8 +179,9 @@ public final class PipelineConfig {
     }
 
     /**
-     * Io threads per sink running the shard workers; 0 (the default) = one per shard, so a slow shard's
-     * blocking writes never delay another's.
+     * Io threads per sink running the shard writers; 0 (the default) = one per writer
+     * ({@link dev.etl.sink.SinkDefinition#writersPerShard()} per shard), so a slow shard's blocking writes never
+     * delay another's and a shard's writers write at the same time.
      */
     public int ioThreads() {
         return v.ioThreads();

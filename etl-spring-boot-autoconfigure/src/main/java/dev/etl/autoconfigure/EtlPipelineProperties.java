@@ -35,8 +35,8 @@ public class EtlPipelineProperties implements Validator {
     private int threads = PipelineConfig.DEFAULT_LANES;
 
     /**
-     * I/O threads per sink, running the shard writers. 0 means one per shard, so a slow shard's
-     * blocking writes never delay another's.
+     * I/O threads per sink, running the shard writers. 0 means one per writer (writers-per-shard per
+     * shard), so a slow shard's blocking writes never delay another's and a shard's writers write at once.
      */
     private int ioThreads = PipelineConfig.DEFAULT_IO_THREADS;
 
@@ -150,7 +150,7 @@ public class EtlPipelineProperties implements Validator {
             errors.rejectValue(
                     "ioThreads",
                     "etl.invalid",
-                    "etl.pipeline.io-threads must be >= 0 (0 = one per shard), got " + pipeline.getIoThreads());
+                    "etl.pipeline.io-threads must be >= 0 (0 = one per shard writer), got " + pipeline.getIoThreads());
         }
         EtlPropertiesValidation.positive(errors, "pollTimeout", "etl.pipeline.poll-timeout", pipeline.getPollTimeout());
     }

@@ -168,7 +168,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         Objects.requireNonNull(jitter, "jitter");
         if (ioThreads < 0) {
             throw new IllegalArgumentException(
-                    "sink '" + definition.name() + "' io threads must be >= 0 (0 = one per shard), got " + ioThreads);
+                    "sink '" + definition.name() + "' io threads must be >= 0 (0 = one per writer), got " + ioThreads);
         }
         int shardCount = definition.shardCount();
         this.writersPerShard = definition.writersPerShard();

@@ -94,6 +94,14 @@ class SinkRuntimeWritersPerShardTest {
         }
     }
 
+    /** A writer whose writes wait for {@code gate}, on a thread per writer. */
+    private OverlapWriter gatedWriter(CountDownLatch gate) {
+        OverlapWriter writer = new OverlapWriter();
+        writer.gate = gate;
+        fx.ioThreads = 0;
+        return writer;
+    }
+
     private SinkDefinition definition(OverlapWriter writer, int shards, int writersPerShard, boolean blocks) {
         return SinkDefinition.builder("orders", shards, shard -> writer)
                 .chunks(new ChunkConfig(4, 1 << 20))
@@ -119,10 +127,8 @@ class SinkRuntimeWritersPerShardTest {
 
     @Test
     void blocksOfTwoPartitionsAreWrittenToOneShardAtTheSameTime() {
-        OverlapWriter writer = new OverlapWriter();
         CountDownLatch gate = new CountDownLatch(1);
-        writer.gate = gate;
-        fx.ioThreads = 0;
+        OverlapWriter writer = gatedWriter(gate);
         SinkDefinition definition = definition(writer, 1, 2, true);
         SinkRuntime sink = fx.start(definition);
         BlockChains blocks = new BlockChains(sink, definition);
@@ -142,10 +148,8 @@ class SinkRuntimeWritersPerShardTest {
 
     @Test
     void aPartitionsNextBlockWaitsForItsEarlierOne() throws Exception {
-        OverlapWriter writer = new OverlapWriter();
         CountDownLatch gate = new CountDownLatch(1);
-        writer.gate = gate;
-        fx.ioThreads = 0;
+        OverlapWriter writer = gatedWriter(gate);
         SinkDefinition definition = definition(writer, 1, 4, true);
         SinkRuntime sink = fx.start(definition);
         BlockChains blocks = new BlockChains(sink, definition);
@@ -227,10 +231,8 @@ class SinkRuntimeWritersPerShardTest {
 
     @Test
     void mergedChunksOfTwoLanesAreWrittenAtTheSameTime() {
-        OverlapWriter writer = new OverlapWriter();
         CountDownLatch gate = new CountDownLatch(1);
-        writer.gate = gate;
-        fx.ioThreads = 0;
+        OverlapWriter writer = gatedWriter(gate);
         SinkDefinition definition = definition(writer, 1, 2, false);
         SinkRuntime sink = fx.start(definition);
         AckRef ack = new AckRef(0, 0, 0, fx.acks);
