@@ -10,6 +10,8 @@
 #    CLUSTER), then the sample-service exactly as shipped (its application.yaml; the default profile,
 #    i.e. the object path: AvroDeserializer + OrdersChain + RowBinaryEncoder; FRESH_PROFILE=transcode for
 #    the transcoder), FRESH_ETL_ARGS appended; once it is ready (/actuator/health/readiness UP),
+#    first, with no input yet, the service's CPU per thread group over FRESH_IDLE_S (what an idle pipeline
+#    costs: io threads, lanes, Kafka's clients, the JVM), then
 #    dev.etl.bench.e2e.FreshnessBench produces orders at FRESH_RATE per second (open loop, the send time in
 #    updated_ms and in the bench's memory), FRESH_WARMUP_S uncounted then FRESH_DURATION_S measured, and
 #    polls every replica every FRESH_POLL_MS for the orders that became visible; it prints p50/p90/p99/
@@ -24,6 +26,8 @@
 #   FRESH_DURATION_S    seconds measured (default 60)
 #   FRESH_POLL_MS       replica polling period (default 100): latencies are late by up to this
 #   FRESH_REPEATS       rounds (default 2)
+#   FRESH_IDLE_S        seconds of the idle measurement before producing, after 10 s to settle (default 20;
+#                       0: none)
 #   FRESH_PROFILE       Spring profile of the sample-service (default: default, the object path)
 #   FRESH_ETL_ARGS      extra command-line arguments of the sample-service (space-separated), e.g.
 #                       '--etl.sink.clickhouse.batch.linger=500ms'
@@ -46,6 +50,7 @@ WARMUP_S="${FRESH_WARMUP_S:-15}"
 DURATION_S="${FRESH_DURATION_S:-60}"
 POLL_MS="${FRESH_POLL_MS:-100}"
 REPEATS="${FRESH_REPEATS:-2}"
+IDLE_S="${FRESH_IDLE_S:-20}"
 PROFILE="${FRESH_PROFILE:-default}"
 HEAP="${FRESH_HEAP:-1g}"
 RUN_ID="$(date +%Y%m%d_%H%M%S)"
@@ -134,6 +139,35 @@ fi
 [[ -f "$SERVICE_JAR" && -f "$BENCH_JAR" ]] || fail "no $SERVICE_JAR or $BENCH_JAR"
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# CPU time of each thread of process $1 (/proc, clock ticks), "tid ticks name" per line
+thread_ticks() {
+  local t
+  for t in /proc/"$1"/task/*; do
+    printf '%s %s %s\n' "${t##*/}" "$(awk '{sub(/.*\) /, ""); print $12 + $13}' "$t/stat" 2>/dev/null || echo 0)" \
+      "$(tr ' ' '_' <"$t/comm" 2>/dev/null || echo gone)"
+  done | sort
+}
+
+# The service's CPU over $2 seconds with no input, by thread group, as "% of a core" (one line, also in $3)
+idle_cpu() {
+  local pid="$1" secs="$2" out="$3" before after
+  before="$(thread_ticks "$pid")"
+  sleep "$secs"
+  after="$(thread_ticks "$pid")"
+  join <(echo "$before") <(echo "$after") | awk -v secs="$secs" -v hz="$(getconf CLK_TCK)" '
+    { d = $4 - $2; if (d < 0) next; n = $3
+      g = "other"
+      if (n ~ /^etl-io/) g = "etl-io"; else if (n ~ /^etl-lane/) g = "etl-lane"
+      else if (n ~ /^kafka|^consumer|^producer/) g = "kafka"; else if (n ~ /^C[12]_/) g = "jit"
+      else if (n ~ /^G1|^GC/) g = "gc"
+      cpu[g] += d; threads[g]++; total += d }
+    END {
+      printf "idle CPU, %% of a core over %d s:", secs
+      for (g in cpu) printf " %s %.2f (%d threads);", g, 100 * cpu[g] / hz / secs, threads[g]
+      printf " total %.2f\n", 100 * total / hz / secs
+    }' | tee "$out"
+}
 SUMMARY="$LOG_DIR/summary.tsv"
 : >"$SUMMARY"
 
@@ -169,6 +203,10 @@ round() {
   done
   ((ready)) || fail "the sample-service was not ready within 120 s: see $log"
   info "sample-service ready on port $port"
+  if ((IDLE_S > 0)); then
+    sleep 10
+    idle_cpu "$PIPELINE_PID" "$IDLE_S" "$LOG_DIR/idle-$n.txt" | sed 's/^/    /'
+  fi
 
   timeout $((WARMUP_S + DURATION_S + 300)) java -Xmx512m -cp "$BENCH_JAR" dev.etl.bench.e2e.FreshnessBench \
     --bootstrap "$KAFKA" --registry "$REGISTRY" --topic "$TOPIC" --schema "$SCHEMA" --database "$DB" \

@@ -200,7 +200,9 @@ public final class PipelineRun {
                         scheduler.random(),
                         scheduler::newThread,
                         scheduler::join,
-                        scheduler == Scheduler.system() ? null : scheduler::parkNanos));
+                        scheduler::parkNanos,
+                        scheduler::unpark,
+                        SinkRuntime.Threads.IDLE_SLEEP_NS));
     }
 
     /**

@@ -3,14 +3,14 @@ package dev.etl.internal.sink;
 import dev.etl.error.RateLimitedLog;
 import java.util.function.LongSupplier;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The duty cycle of one io thread: each cycle gives every shard worker assigned to the thread one
- * {@link ShardWorker#doWork} turn, then idles according to the work done (an idle sink parks the
- * thread instead of spinning). Writes block the thread, so shards sharing it share its write time.
+ * {@link ShardWorker#doWork} turn, then idles according to the work done ({@link IoIdle}: an idle sink's
+ * thread sleeps until a worker's next linger or retry, or until a lane hands it a chunk). Writes block the
+ * thread, so shards sharing it share its write time.
  *
  * <p>Runs its own loop rather than an Agrona {@code AgentRunner}: the runner stops its loop when the
  * thread is interrupted (a writer library may interrupt), and waits for the loop on close, while a
@@ -30,7 +30,7 @@ final class IoAgent implements Agent, Runnable {
     private final ShardWorker[] workers;
     private final WriteGate gate;
     private final DrainSignal drain;
-    private final IdleStrategy idleStrategy;
+    private final IoIdle idle;
     private final LongSupplier nanoClock;
     private final RateLimitedLog errorLog;
     private boolean finished;
@@ -40,13 +40,13 @@ final class IoAgent implements Agent, Runnable {
             ShardWorker[] workers,
             WriteGate gate,
             DrainSignal drain,
-            IdleStrategy idleStrategy,
+            IoIdle idle,
             LongSupplier nanoClock) {
         this.roleName = roleName;
         this.workers = workers;
         this.gate = gate;
         this.drain = drain;
-        this.idleStrategy = idleStrategy;
+        this.idle = idle;
         this.nanoClock = nanoClock;
         this.errorLog = new RateLimitedLog(10_000_000_000L, nanoClock);
     }
@@ -77,10 +77,31 @@ final class IoAgent implements Agent, Runnable {
         return work;
     }
 
+    /** After a cycle that did nothing: how long until one of the workers has something timed to do. */
+    private long nanosUntilDue() {
+        long nowNs = nanoClock.getAsLong();
+        long nanos = Long.MAX_VALUE;
+        for (ShardWorker worker : workers) {
+            nanos = Math.min(nanos, worker.nanosUntilDue(nowNs));
+        }
+        return nanos;
+    }
+
+    /** Wakes the thread if it sleeps: a chunk was handed to one of its workers, or a flush or drain began. */
+    void ring() {
+        idle.ring();
+    }
+
+    /** How many times the thread went to sleep (tests). */
+    long sleeps() {
+        return idle.sleeps();
+    }
+
     @Override
     public void run() {
-        final IdleStrategy idleStrategy = this.idleStrategy;
+        final IoIdle idle = this.idle;
         while (!finished && !gate.isSeized()) {
+            idle.beginCycle();
             int work = 0;
             try {
                 work = doWork();
@@ -97,7 +118,7 @@ final class IoAgent implements Agent, Runnable {
             // Interrupts mean nothing to this loop (shutdown uses the drain signal); a pending one would
             // turn the idle park into a spin.
             Thread.interrupted();
-            idleStrategy.idle(work);
+            idle.idle(work, work == 0 ? nanosUntilDue() : 0, drain.isDraining());
         }
     }
 

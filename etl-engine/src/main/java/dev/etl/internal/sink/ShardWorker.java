@@ -172,6 +172,26 @@ final class ShardWorker {
         return work;
     }
 
+    /**
+     * After a duty cycle that did nothing: how long until this worker has something timed to do — the sealed
+     * batch's retry, the open batch's linger — {@code 0} when it has something now (a chunk being queued), or
+     * {@link Long#MAX_VALUE} when only a new chunk, a flush or a drain can give it work (each wakes its thread).
+     */
+    long nanosUntilDue(long nowNs) {
+        if (finished) {
+            return Long.MAX_VALUE;
+        }
+        if (!failed) {
+            if (batch.isSealed()) {
+                return Math.max(0, retryAtNs - nowNs);
+            }
+            if (!open.isEmpty()) {
+                return Math.max(0, lingerNs - (nowNs - open.firstChunkNs()));
+            }
+        }
+        return queue.size() > 0 ? 0 : Long.MAX_VALUE;
+    }
+
     /** Attempts the sealed batch once; false if the worker was seized meanwhile. */
     private boolean write() {
         final ShardBatch batch = this.batch;

@@ -10,8 +10,6 @@ import java.util.Random;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * {@code min(ioThreads, writers)} platform threads named
  * {@code etl-io-<pipeline>-<sink>-<n>} (not daemons), started by {@link #start()}; writer {@code w} of shard
  * {@code s} runs on thread {@code (w × shards + s) % threads} (so with a multiple of the shard count, no two
- * shards share one). Each runs a duty cycle over its writers and parks (up to 1 ms)
- * when idle. A write blocks its thread, so writers sharing a thread share its write time. The fatal listener
+ * shards share one). Each runs a duty cycle over its writers and, when idle, sleeps until a writer's linger or
+ * retry is due or a lane hands it a chunk ({@link IoIdle}). A write blocks its thread, so writers sharing a thread share its write time. The fatal listener
  * is called on an io thread.
  *
  * <p>Metrics (names in {@code docs/design/sink-metrics.md}) are registered by the constructor.
@@ -66,6 +64,9 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
     private final ShardWriter[] writers;
     private final ShardWorker[] workers;
     private final IoAgent[] agents;
+    /** The agent (io thread) of each queue, by queue index: rung after a hand-off. */
+    private final IoAgent[] agentOfQueue;
+
     private final DrainSignal drain = new DrainSignal();
     private volatile boolean closed;
     private Thread[] threads;
@@ -98,16 +99,27 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
      * @param jitter      random source of retry jitter, shared by the io threads (thread-safe)
      * @param threads     creates the (unstarted) io threads
      * @param joiner      waits for an io thread to end
-     * @param idlePark    parks an idle io thread for up to the given nanos (0: lets others run); null for
-     *                    the default busy-spin-then-park backoff
+     * @param park        parks an idle io thread for up to the given nanos, may return early (0: lets others run)
+     * @param unpark      makes an io thread parked in {@code park} return
+     * @param maxIdleSleepNs the longest an idle io thread sleeps (it is woken by hand-offs and sleeps only until
+     *                    its workers' next linger or retry, read on {@code nanoClock}): {@link #IDLE_SLEEP_NS}
+     *                    when {@code park} waits on that clock, shorter for a clock {@code park} knows nothing of
      */
     public record Threads(
             LongSupplier nanoClock,
             RandomGenerator jitter,
             java.util.function.BiFunction<Runnable, String, Thread> threads,
             Joiner joiner,
-            java.util.function.LongConsumer idlePark) {
-        /** The JVM's clock and platform threads. */
+            java.util.function.LongConsumer park,
+            Consumer<Thread> unpark,
+            long maxIdleSleepNs) {
+        /** The longest an idle io thread sleeps when its park and its deadlines share a clock. */
+        public static final long IDLE_SLEEP_NS = IoIdle.MAX_SLEEP_NS;
+
+        /**
+         * Platform threads, with {@code nanoClock} for linger, backoff and deadlines: idle io threads sleep at most
+         * 1 ms, since the clock may not be the one their parks wait on (a test's hand-driven clock).
+         */
         public static Threads system(LongSupplier nanoClock, RandomGenerator jitter) {
             return new Threads(
                     nanoClock,
@@ -117,7 +129,15 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                         thread.join(Math.max(1, nanos / 1_000_000));
                         return !thread.isAlive();
                     },
-                    null);
+                    nanos -> {
+                        if (nanos > 0) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(nanos);
+                        } else {
+                            Thread.yield();
+                        }
+                    },
+                    java.util.concurrent.locks.LockSupport::unpark,
+                    1_000_000L);
         }
     }
 
@@ -210,6 +230,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             }
         }
         this.agents = new IoAgent[threadCount];
+        this.agentOfQueue = new IoAgent[workerCount];
         for (int t = 0; t < threadCount; t++) {
             java.util.List<ShardWorker> mine = new java.util.ArrayList<>();
             for (int shard = 0; shard < shardCount; shard++) {
@@ -225,8 +246,15 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                     assigned,
                     gates[t],
                     drain,
-                    idleStrategy(threads.idlePark()),
+                    new IoIdle(threads.park(), threads.unpark(), threads.maxIdleSleepNs()),
                     nanoClock);
+            for (int shard = 0; shard < shardCount; shard++) {
+                for (int w = 0; w < writersPerShard; w++) {
+                    if (threadOf(shard, w, shardCount, threadCount) == t) {
+                        agentOfQueue[shard * writersPerShard + w] = agents[t];
+                    }
+                }
+            }
         }
     }
 
@@ -237,31 +265,6 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
      */
     static int threadOf(int shard, int w, int shards, int threads) {
         return (w * shards + shard) % threads;
-    }
-
-    /**
-     * The io threads' idle strategy: spin, yield, then park up to 1 ms (Agrona's backoff), or, with a
-     * scheduler of its own, a park through it on every idle round and a zero park (let others run) after
-     * work, so a simulated schedule sees every round.
-     */
-    private static IdleStrategy idleStrategy(java.util.function.LongConsumer idlePark) {
-        if (idlePark == null) {
-            return new BackoffIdleStrategy(10, 5, 10_000, 1_000_000);
-        }
-        return new IdleStrategy() {
-            @Override
-            public void idle(int workCount) {
-                idlePark.accept(workCount > 0 ? 0 : 1_000_000);
-            }
-
-            @Override
-            public void idle() {
-                idlePark.accept(1_000_000);
-            }
-
-            @Override
-            public void reset() {}
-        };
     }
 
     /** {@code writersPerShard} writers per shard, shard by shard (index {@code shard * writersPerShard + w}). */
@@ -312,7 +315,8 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         }
         int shard = chunk.shard();
         checkShard(shard);
-        ShardQueue queue = queues[shard * writersPerShard + Math.floorMod(chunk.route, writersPerShard)];
+        int index = shard * writersPerShard + Math.floorMod(chunk.route, writersPerShard);
+        ShardQueue queue = queues[index];
         // A block chain is one queue entry but counts as all its chunks until they are settled.
         int chunks = chunk.next == null ? 1 : chunk.chainLength();
         // Count in before reading the closed flag: see ShardQueue for why this needs no lock.
@@ -335,7 +339,23 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
             queue.cancelHandOff(chunks);
             return false;
         }
+        agentOfQueue[index].ring();
         return true;
+    }
+
+    private void ringAll() {
+        for (IoAgent agent : agents) {
+            agent.ring();
+        }
+    }
+
+    /** How many times the io threads went to sleep (tests). */
+    long idleSleeps() {
+        long sleeps = 0;
+        for (IoAgent agent : agents) {
+            sleeps += agent.sleeps();
+        }
+        return sleeps;
     }
 
     private void checkShard(int shard) {
@@ -375,6 +395,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         for (ShardWorker worker : workers) {
             worker.requestFlush();
         }
+        ringAll();
     }
 
     /**
@@ -416,6 +437,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
         int abandoned = 0;
         if (state == State.STARTED) {
             drain.begin(deadlineNanos);
+            ringAll();
             abandoned = awaitWorkers(deadlineNanos);
         } else {
             for (ShardWorker worker : workers) {

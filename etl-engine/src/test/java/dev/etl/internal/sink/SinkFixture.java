@@ -24,7 +24,14 @@ final class SinkFixture implements AutoCloseable {
     final RecordingShardWriter writer = new RecordingShardWriter();
     final List<FatalPipelineException> fatals = new CopyOnWriteArrayList<>();
     InFlightBudget budget = new InFlightBudget(1 << 20);
-    LongSupplier clock = System::nanoTime;
+    /** The clock linger, backoff and deadlines are read on; a test may drive its own. */
+    LongSupplier clock = SYSTEM_CLOCK;
+
+    private static final LongSupplier SYSTEM_CLOCK = System::nanoTime;
+
+    /** How long idle io threads sleep at most on the JVM's clock (production's by default). */
+    long maxIdleSleepNs = SinkRuntime.Threads.IDLE_SLEEP_NS;
+
     int ioThreads = 2;
     SinkRuntime sink;
 
@@ -42,7 +49,20 @@ final class SinkFixture implements AutoCloseable {
     }
 
     SinkRuntime create(SinkDefinition definition) {
-        sink = new SinkRuntime(pipeline, definition, budget, ioThreads, registry, fatals::add, clock, new Random(42));
+        SinkRuntime.Threads system = SinkRuntime.Threads.system(clock, new Random(42));
+        // On the JVM's clock idle io threads sleep as in production (until a linger or retry, or a hand-off);
+        // a hand-driven clock is one their parks know nothing of (Threads.system's short sleeps).
+        SinkRuntime.Threads threads = clock != SYSTEM_CLOCK
+                ? system
+                : new SinkRuntime.Threads(
+                        clock,
+                        system.jitter(),
+                        system.threads(),
+                        system.joiner(),
+                        system.park(),
+                        system.unpark(),
+                        maxIdleSleepNs);
+        sink = new SinkRuntime(pipeline, definition, budget, ioThreads, registry, fatals::add, threads);
         return sink;
     }
 

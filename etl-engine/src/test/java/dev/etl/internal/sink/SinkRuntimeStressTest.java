@@ -15,13 +15,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two lanes hand chunks to a sink whose writer fails at random: every row is written once and every
  * ack posted once. The lanes take their acks from their own pooled queues and drain them while they
  * produce (at most {@link #MAX_OUTSTANDING_ACKS} acks outstanding, as backpressure would bound them),
- * so acks released by the sink's io threads are recycled and reused for later chunks.
+ * so acks released by the sink's io threads are recycled and reused for later chunks. The lanes pause now and
+ * then, so the io threads fall asleep at random moments; with sleeps of up to a minute (longer than the run's
+ * waits), only the lanes' rings and the workers' own deadlines (linger, retry) can wake them in time, so a lost
+ * wake-up fails the run.
  */
 class SinkRuntimeStressTest {
     private static final int PRODUCERS = 2;
@@ -36,8 +40,11 @@ class SinkRuntimeStressTest {
         fx.close();
     }
 
-    @Test
-    void everyRowIsWrittenOnceAndEveryAckPostedOnceDespiteRandomTransientFailures() throws Exception {
+    @ParameterizedTest(name = "idle io threads sleep up to {0} ns")
+    @ValueSource(longs = {SinkRuntime.Threads.IDLE_SLEEP_NS, 60_000_000_000L})
+    void everyRowIsWrittenOnceAndEveryAckPostedOnceDespiteRandomTransientFailures(long maxIdleSleepNs)
+            throws Exception {
+        fx.maxIdleSleepNs = maxIdleSleepNs;
         // Fails before the server "commits" or after it (a timeout after commit): both are retried with the
         // same bytes and token, so counting distinct tokens must see every row exactly once.
         fx.writer.behave((batch, call) -> {
@@ -119,6 +126,9 @@ class SinkRuntimeStressTest {
                 .isEmpty();
         assertThat(fx.budget.inFlightBytes()).isZero();
         assertThat(fx.counter("etl.sink.rows")).isEqualTo(PRODUCERS * ROWS_PER_PRODUCER);
+        assertThat(sink.idleSleeps())
+                .as("io threads fell asleep between hand-offs")
+                .isPositive();
     }
 
     /**
@@ -137,6 +147,9 @@ class SinkRuntimeStressTest {
                 }
                 LockSupport.parkNanos(50_000);
                 lane.drainPosted();
+            }
+            if (random.nextInt(64) == 0) { // a pause: the io threads may fall asleep
+                LockSupport.parkNanos(random.nextLong(2_000_000));
             }
             int rows = Math.min(ROWS_PER_PRODUCER - produced, 1 + random.nextInt(300));
             Chunk chunk = lane.chunk(sink, random.nextInt(SHARDS), base + produced, rows);
