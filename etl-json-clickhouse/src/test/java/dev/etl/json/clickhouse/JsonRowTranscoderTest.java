@@ -335,6 +335,35 @@ class JsonRowTranscoderTest {
                 .hasMessage("column 'customer_name' (String): the message (27 bytes) has no field 'customer.name'");
     }
 
+    /**
+     * A repeated field takes its last value on a dotted path too: what an earlier object of the same name held
+     * is not read through a later one (found by fuzzing, json-rows: {@code "m":{"v":-2115195643}, "m":{}}
+     * wrote the first object's v).
+     */
+    @Test
+    void aRepeatedObjectOnAPathTakesItsLastValue() {
+        JsonRowTranscoder t = JsonRowTranscoder.builder(table("name", "String", "city", "Nullable(String)"))
+                .field("name", "customer.name")
+                .field("city", "customer.address.city")
+                .build();
+        List<ClickHouseType<?>> types =
+                List.of(ClickHouseTypes.string(), ClickHouseTypes.nullable(ClickHouseTypes.string()));
+        // The last customer has no address: city is missing, NULL; name is the last one's.
+        assertThat(
+                        transcode(
+                                t,
+                                "{\"customer\": {\"name\": \"A\", \"address\": {\"city\": \"Oslo\"}}, \"customer\": {\"name\": \"B\"}}"))
+                .isEqualTo(expected(types, Arrays.asList("B", null)));
+        // One level down: the last address is empty.
+        assertThat(transcode(
+                        t, "{\"customer\": {\"name\": \"A\", \"address\": {\"city\": \"Oslo\"}, \"address\": {}}}"))
+                .isEqualTo(expected(types, Arrays.asList("A", null)));
+        // The last customer is null: every field below it is missing.
+        assertThatThrownBy(() -> transcode(t, "{\"customer\": {\"name\": \"A\"}, \"customer\": null}"))
+                .isInstanceOf(ColumnEncodeException.class)
+                .hasMessage("column 'name' (String): the message (45 bytes) has no field 'customer.name'");
+    }
+
     @Test
     void aColumnNamedWithADotTakesTheFieldOfThatNameNotAPath() {
         JsonRowTranscoder t = JsonRowTranscoder.builder(table("a.b", "Int8", "nested", "Int8"))
