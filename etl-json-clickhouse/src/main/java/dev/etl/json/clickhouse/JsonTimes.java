@@ -74,9 +74,15 @@ final class JsonTimes {
             throw notDateTime(b, from, to);
         }
         long epochSecond = day * 86_400L + seconds;
+        long unit = JsonNumbers.POW10[precision];
+        long fraction = nanos / JsonNumbers.POW10[9 - precision];
         try {
-            long t = Math.multiplyExact(epochSecond, JsonNumbers.POW10[precision]);
-            return Math.addExact(t, nanos / JsonNumbers.POW10[9 - precision]);
+            if (epochSecond < 0 && fraction > 0) {
+                // The seconds times the unit may be below Long.MIN_VALUE where the ticks are not (DateTime64(9)'s
+                // first second): count from the next second back.
+                return Math.addExact(Math.multiplyExact(epochSecond + 1, unit), fraction - unit);
+            }
+            return Math.addExact(Math.multiplyExact(epochSecond, unit), fraction);
         } catch (ArithmeticException e) {
             throw new ValueRejected("'" + JsonNumbers.ascii(b, from, to) + "' overflows DateTime64(" + precision + ")");
         }

@@ -214,6 +214,22 @@ class JsonRowTranscoderTest {
         rejects("DateTime64(3)", "1.5", "'1.5' is not an integer");
     }
 
+    /**
+     * DateTime64(9) takes every instant whose ticks are an Int64, the first one included: its seconds times
+     * 10^9 are below Long.MIN_VALUE, the fraction brings it back (found by fuzzing, json-rows). The reference
+     * is the Int64 of the ticks: ClickHouseTypes.dateTime64 multiplies the seconds first as well.
+     */
+    @Test
+    void dateTime64TakesEveryInstantWhoseTicksAreAnInt64() {
+        writes("DateTime64(9)", "\"1677-09-21T00:12:43.145224192Z\"", ClickHouseTypes.int64(), Long.MIN_VALUE);
+        writes("DateTime64(9)", "\"1677-09-21T00:12:43.5Z\"", ClickHouseTypes.int64(), -9223372036500000000L);
+        writes("DateTime64(9)", "\"2262-04-11T23:47:16.854775807Z\"", ClickHouseTypes.int64(), Long.MAX_VALUE);
+        writes("DateTime64(3)", "\"1969-12-31T23:59:59.9995Z\"", ClickHouseTypes.int64(), -1L);
+        rejects("DateTime64(9)", "\"1677-09-21T00:12:43.145224191Z\"", "overflows DateTime64(9)");
+        rejects("DateTime64(9)", "\"1677-09-21T00:12:43Z\"", "overflows DateTime64(9)");
+        rejects("DateTime64(9)", "\"2262-04-11T23:47:16.854775808Z\"", "overflows DateTime64(9)");
+    }
+
     @Test
     void uuidIpv4AndEnums() {
         UUID id = UUID.fromString("123e4567-e89b-12d3-a456-426614174000");
