@@ -214,6 +214,30 @@ class JsonRowTranscoderTest {
         rejects("DateTime64(3)", "1.5", "'1.5' is not an integer");
     }
 
+    /** An offset goes up to ±18:00, java.time's range (found by fuzzing, json-rows: +1830 was taken). */
+    @Test
+    void offsetsGoUpTo18Hours() {
+        writes(
+                "DateTime",
+                "\"2024-05-01T18:00:00+18:00\"",
+                ClickHouseTypes.dateTime(),
+                Instant.parse("2024-05-01T00:00:00Z"));
+        writes(
+                "DateTime",
+                "\"2024-05-01T00:00:00-1800\"",
+                ClickHouseTypes.dateTime(),
+                Instant.parse("2024-05-01T18:00:00Z"));
+        writes(
+                "DateTime",
+                "\"2024-05-01T00:00:00-18\"",
+                ClickHouseTypes.dateTime(),
+                Instant.parse("2024-05-01T18:00:00Z"));
+        rejects("DateTime", "\"2024-05-01T18:30:00+18:30\"", "is not an ISO-8601 date-time");
+        rejects("DateTime", "\"2024-05-01T00:00:00-1801\"", "is not an ISO-8601 date-time");
+        rejects("DateTime64(3)", "\"2072-07-04 15:00+1859\"", "is not an ISO-8601 date-time");
+        rejects("DateTime", "\"2024-05-01T00:00:00+19\"", "is not an ISO-8601 date-time");
+    }
+
     /**
      * DateTime64(9) takes every instant whose ticks are an Int64, the first one included: its seconds times
      * 10^9 are below Long.MIN_VALUE, the fraction brings it back (found by fuzzing, json-rows). The reference
