@@ -71,10 +71,12 @@ import org.jspecify.annotations.Nullable;
  * from an ISO-8601 string (fraction up to nanoseconds, truncated to the tick) or an integer number of
  * ticks, the column's unit (milliseconds for {@code DateTime64(3)}); {@code UUID} and {@code IPv4} from
  * their text; {@code Enum8/16} from the symbol; {@code Nullable(T)} from null or a T; {@code Array(T)} from
- * an array; {@code Map(String, V)} from an object. {@code Int128/256}, {@code UInt128/256} and a
- * {@code Decimal} value of more than 18 digits go through {@code BigInteger} and allocate. Another type
- * ({@code Tuple}, {@code IPv6}, {@code Map} with a key not a {@code String}, …) fails the builder naming
- * the column and its type.
+ * an array; {@code Map(String, V)} from an object, every field in message order. A number, a date, a
+ * date-time, a UUID or an IPv4 address in a string is read from the bytes between its quotes, so one written
+ * with an escape ({@code "\\u0031"}) fails; names, enum symbols and strings are decoded. {@code Int128/256},
+ * {@code UInt128/256} and a {@code Decimal} value of more than 18 digits go through {@code BigInteger} and
+ * allocate. Another type ({@code Tuple}, {@code IPv6}, {@code Map} with a key not a {@code String}, …) fails
+ * the builder naming the column and its type.
  *
  * <p><b>Per lane.</b> Build one instance per lane, inside the {@code ChainFactory}: it owns the scanner
  * and the positions it records. The {@link Builder} compiles the mapping once (at its first {@link
