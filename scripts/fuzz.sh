@@ -45,6 +45,7 @@ TARGETS=(
   "transcoder-scan=dev.etl.avro.clickhouse.TranscoderFuzzTest#scanPlanMatchesTheObjectPath"
   "transcoder-explode=dev.etl.avro.clickhouse.TranscoderFuzzTest#explodeMatchesTheReferenceModel"
   "json=dev.etl.json.JsonFramingFuzzTest#framingsMatchJacksonTreeParse"
+  "json-rows=dev.etl.json.clickhouse.JsonRowTranscoderFuzzTest#rowsMatchTheJacksonReference"
   "s3-avro=dev.etl.s3.AvroContainerFuzzTest#readerMatchesDataFileStream"
   "s3-ndjson=dev.etl.s3.NdjsonReaderFuzzTest#readerMatchesTheLineRules"
   "rowbinary=dev.etl.clickhouse.RowBinaryFuzzTest#transpositionMatchesTheReferenceParser"

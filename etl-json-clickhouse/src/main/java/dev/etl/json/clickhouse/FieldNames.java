@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * the object level below it (for dotted paths), or both. Built once per mapping, then read-only.
  */
 final class FieldNames {
+    private static final int[] NO_SLOTS = new int[0];
+
     /** One name of this level. */
     static final class Entry {
         final byte[] name;
@@ -26,6 +28,11 @@ final class FieldNames {
         /** The names one level below, when a dotted path continues through this field; else null. */
         @Nullable
         FieldNames below;
+        /**
+         * The slots of every path below this field (not its own slot): the scan clears them each time it meets
+         * the field, so that a repeated field's last value is the only one read below it. Empty without below.
+         */
+        int[] slotsBelow = NO_SLOTS;
 
         Entry(String text) {
             this.text = text;

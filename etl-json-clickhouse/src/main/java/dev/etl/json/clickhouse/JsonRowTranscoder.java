@@ -44,7 +44,8 @@ import org.jspecify.annotations.Nullable;
  * Builder#field} maps a column to another field, or to one inside nested objects by a dotted path
  * ({@code customer.name}). Names are matched by their UTF-8 bytes (a name written with escapes in the
  * message is decoded first), case-sensitively. Fields that no column takes are skipped (and counted:
- * {@link #unknownFields()}); a field given twice in an object takes its last value.
+ * {@link #unknownFields()}); a field given twice in an object takes its last value (on a dotted path too:
+ * nothing inside an earlier object of the name is read).
  *
  * <p><b>A field missing from a message</b> (or, at a nested path, an object on the way that is missing,
  * null or not an object): a {@code Nullable} column is written NULL; any other column fails the record
@@ -70,10 +71,12 @@ import org.jspecify.annotations.Nullable;
  * from an ISO-8601 string (fraction up to nanoseconds, truncated to the tick) or an integer number of
  * ticks, the column's unit (milliseconds for {@code DateTime64(3)}); {@code UUID} and {@code IPv4} from
  * their text; {@code Enum8/16} from the symbol; {@code Nullable(T)} from null or a T; {@code Array(T)} from
- * an array; {@code Map(String, V)} from an object. {@code Int128/256}, {@code UInt128/256} and a
- * {@code Decimal} value of more than 18 digits go through {@code BigInteger} and allocate. Another type
- * ({@code Tuple}, {@code IPv6}, {@code Map} with a key not a {@code String}, …) fails the builder naming
- * the column and its type.
+ * an array; {@code Map(String, V)} from an object, every field in message order. A number, a date, a
+ * date-time, a UUID or an IPv4 address in a string is read from the bytes between its quotes, so one written
+ * with an escape ({@code "\\u0031"}) fails; names, enum symbols and strings are decoded. {@code Int128/256},
+ * {@code UInt128/256} and a {@code Decimal} value of more than 18 digits go through {@code BigInteger} and
+ * allocate. Another type ({@code Tuple}, {@code IPv6}, {@code Map} with a key not a {@code String}, …) fails
+ * the builder naming the column and its type.
  *
  * <p><b>Per lane.</b> Build one instance per lane, inside the {@code ChainFactory}: it owns the scanner
  * and the positions it records. The {@link Builder} compiles the mapping once (at its first {@link
@@ -204,9 +207,15 @@ public final class JsonRowTranscoder implements MultiRowEncoder<Payload> {
                 valueEnd = in.skipValue(p, depth);
             } else {
                 FieldNames below = field.below;
-                valueEnd = below != null && p < in.limit && b[p] == '{'
-                        ? scanObject(p, below, depth + 1)
-                        : in.skipValue(p, depth);
+                if (below == null) {
+                    valueEnd = in.skipValue(p, depth);
+                } else {
+                    // A repeated field takes its last value: nothing an earlier object of its name held is read.
+                    for (int s : field.slotsBelow) {
+                        starts[s] = -1;
+                    }
+                    valueEnd = p < in.limit && b[p] == '{' ? scanObject(p, below, depth + 1) : in.skipValue(p, depth);
+                }
                 int slot = field.slot;
                 if (slot >= 0) {
                     starts[slot] = p;
@@ -350,6 +359,23 @@ public final class JsonRowTranscoder implements MultiRowEncoder<Payload> {
             this.paths = pathList.toArray(new String[0]);
             this.root = rootNames;
             this.slots = slotByPath.size();
+            slotsBelow(rootNames);
+        }
+
+        /** Sets the {@link FieldNames.Entry#slotsBelow} of every entry; returns the slots at and below {@code names}. */
+        private static List<Integer> slotsBelow(FieldNames names) {
+            List<Integer> all = new ArrayList<>();
+            for (FieldNames.Entry e : names.entries()) {
+                if (e.slot >= 0) {
+                    all.add(e.slot);
+                }
+                if (e.below != null) {
+                    List<Integer> below = slotsBelow(e.below);
+                    e.slotsBelow = below.stream().mapToInt(Integer::intValue).toArray();
+                    all.addAll(below);
+                }
+            }
+            return all;
         }
     }
 

@@ -4,9 +4,9 @@ package dev.etl.json.clickhouse;
  * ISO-8601 dates and date-times read from a JSON string's content ({@code b[from, to)}), without
  * allocating: {@code YYYY-MM-DD} for days, and for instants {@code YYYY-MM-DD}, optionally followed by
  * {@code T} (or a space) and {@code HH:MM}, {@code HH:MM:SS} or {@code HH:MM:SS.f…} (1 to 9 fraction
- * digits), optionally followed by {@code Z} or an offset {@code ±HH}, {@code ±HH:MM}, {@code ±HHMM}. A
- * date-time without an offset is UTC (not the column's or the server's time zone: the transcoder never
- * guesses a zone from the environment). Failures throw {@link ValueRejected}.
+ * digits), optionally followed by {@code Z} or an offset {@code ±HH}, {@code ±HH:MM}, {@code ±HHMM} of at
+ * most 18 hours (java.time's range). A date-time without an offset is UTC (not the column's or the server's
+ * time zone: the transcoder never guesses a zone from the environment). Failures throw {@link ValueRejected}.
  */
 final class JsonTimes {
     private static final long DAYS_0000_TO_1970 = (146_097L * 5L) - (30L * 365L + 7L);
@@ -74,15 +74,21 @@ final class JsonTimes {
             throw notDateTime(b, from, to);
         }
         long epochSecond = day * 86_400L + seconds;
+        long unit = JsonNumbers.POW10[precision];
+        long fraction = nanos / JsonNumbers.POW10[9 - precision];
         try {
-            long t = Math.multiplyExact(epochSecond, JsonNumbers.POW10[precision]);
-            return Math.addExact(t, nanos / JsonNumbers.POW10[9 - precision]);
+            if (epochSecond < 0 && fraction > 0) {
+                // The seconds times the unit may be below Long.MIN_VALUE where the ticks are not (DateTime64(9)'s
+                // first second): count from the next second back.
+                return Math.addExact(Math.multiplyExact(epochSecond + 1, unit), fraction - unit);
+            }
+            return Math.addExact(Math.multiplyExact(epochSecond, unit), fraction);
         } catch (ArithmeticException e) {
             throw new ValueRejected("'" + JsonNumbers.ascii(b, from, to) + "' overflows DateTime64(" + precision + ")");
         }
     }
 
-    /** The offset at {@code b[i, to)}: Z, ±HH, ±HH:MM or ±HHMM, in seconds east of UTC. */
+    /** The offset at {@code b[i, to)}: Z, ±HH, ±HH:MM or ±HHMM up to ±18:00, in seconds east of UTC. */
     private static long offsetSeconds(byte[] b, int i, int to, int from) {
         if (b[i] == 'Z' || b[i] == 'z') {
             if (i + 1 != to) {
@@ -104,7 +110,7 @@ final class JsonTimes {
         } else if (rest != 0) {
             throw notDateTime(b, from, to);
         }
-        if (hours > 18 || minutes > 59) {
+        if (hours > 18 || minutes > 59 || (hours == 18 && minutes > 0)) { // java.time's range: ±18:00
             throw notDateTime(b, from, to);
         }
         return sign * (hours * 3600L + minutes * 60L);

@@ -214,6 +214,46 @@ class JsonRowTranscoderTest {
         rejects("DateTime64(3)", "1.5", "'1.5' is not an integer");
     }
 
+    /** An offset goes up to ±18:00, java.time's range (found by fuzzing, json-rows: +1830 was taken). */
+    @Test
+    void offsetsGoUpTo18Hours() {
+        writes(
+                "DateTime",
+                "\"2024-05-01T18:00:00+18:00\"",
+                ClickHouseTypes.dateTime(),
+                Instant.parse("2024-05-01T00:00:00Z"));
+        writes(
+                "DateTime",
+                "\"2024-05-01T00:00:00-1800\"",
+                ClickHouseTypes.dateTime(),
+                Instant.parse("2024-05-01T18:00:00Z"));
+        writes(
+                "DateTime",
+                "\"2024-05-01T00:00:00-18\"",
+                ClickHouseTypes.dateTime(),
+                Instant.parse("2024-05-01T18:00:00Z"));
+        rejects("DateTime", "\"2024-05-01T18:30:00+18:30\"", "is not an ISO-8601 date-time");
+        rejects("DateTime", "\"2024-05-01T00:00:00-1801\"", "is not an ISO-8601 date-time");
+        rejects("DateTime64(3)", "\"2072-07-04 15:00+1859\"", "is not an ISO-8601 date-time");
+        rejects("DateTime", "\"2024-05-01T00:00:00+19\"", "is not an ISO-8601 date-time");
+    }
+
+    /**
+     * DateTime64(9) takes every instant whose ticks are an Int64, the first one included: its seconds times
+     * 10^9 are below Long.MIN_VALUE, the fraction brings it back (found by fuzzing, json-rows). The reference
+     * is the Int64 of the ticks: ClickHouseTypes.dateTime64 multiplies the seconds first as well.
+     */
+    @Test
+    void dateTime64TakesEveryInstantWhoseTicksAreAnInt64() {
+        writes("DateTime64(9)", "\"1677-09-21T00:12:43.145224192Z\"", ClickHouseTypes.int64(), Long.MIN_VALUE);
+        writes("DateTime64(9)", "\"1677-09-21T00:12:43.5Z\"", ClickHouseTypes.int64(), -9223372036500000000L);
+        writes("DateTime64(9)", "\"2262-04-11T23:47:16.854775807Z\"", ClickHouseTypes.int64(), Long.MAX_VALUE);
+        writes("DateTime64(3)", "\"1969-12-31T23:59:59.9995Z\"", ClickHouseTypes.int64(), -1L);
+        rejects("DateTime64(9)", "\"1677-09-21T00:12:43.145224191Z\"", "overflows DateTime64(9)");
+        rejects("DateTime64(9)", "\"1677-09-21T00:12:43Z\"", "overflows DateTime64(9)");
+        rejects("DateTime64(9)", "\"2262-04-11T23:47:16.854775808Z\"", "overflows DateTime64(9)");
+    }
+
     @Test
     void uuidIpv4AndEnums() {
         UUID id = UUID.fromString("123e4567-e89b-12d3-a456-426614174000");
@@ -333,6 +373,35 @@ class JsonRowTranscoderTest {
         assertThatThrownBy(() -> transcode(t, "{\"aé\": 5, \"customer\": \"B\"}"))
                 .isInstanceOf(ColumnEncodeException.class)
                 .hasMessage("column 'customer_name' (String): the message (27 bytes) has no field 'customer.name'");
+    }
+
+    /**
+     * A repeated field takes its last value on a dotted path too: what an earlier object of the same name held
+     * is not read through a later one (found by fuzzing, json-rows: {@code "m":{"v":-2115195643}, "m":{}}
+     * wrote the first object's v).
+     */
+    @Test
+    void aRepeatedObjectOnAPathTakesItsLastValue() {
+        JsonRowTranscoder t = JsonRowTranscoder.builder(table("name", "String", "city", "Nullable(String)"))
+                .field("name", "customer.name")
+                .field("city", "customer.address.city")
+                .build();
+        List<ClickHouseType<?>> types =
+                List.of(ClickHouseTypes.string(), ClickHouseTypes.nullable(ClickHouseTypes.string()));
+        // The last customer has no address: city is missing, NULL; name is the last one's.
+        assertThat(
+                        transcode(
+                                t,
+                                "{\"customer\": {\"name\": \"A\", \"address\": {\"city\": \"Oslo\"}}, \"customer\": {\"name\": \"B\"}}"))
+                .isEqualTo(expected(types, Arrays.asList("B", null)));
+        // One level down: the last address is empty.
+        assertThat(transcode(
+                        t, "{\"customer\": {\"name\": \"A\", \"address\": {\"city\": \"Oslo\"}, \"address\": {}}}"))
+                .isEqualTo(expected(types, Arrays.asList("A", null)));
+        // The last customer is null: every field below it is missing.
+        assertThatThrownBy(() -> transcode(t, "{\"customer\": {\"name\": \"A\"}, \"customer\": null}"))
+                .isInstanceOf(ColumnEncodeException.class)
+                .hasMessage("column 'name' (String): the message (45 bytes) has no field 'customer.name'");
     }
 
     @Test
