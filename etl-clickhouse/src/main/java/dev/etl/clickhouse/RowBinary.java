@@ -89,9 +89,16 @@ final class RowBinary {
 
     /** Ticks of 10^-precision seconds since the epoch; overflow of the Int64 is an error. */
     static long dateTime64Ticks(Instant instant, int precision) {
+        long unit = POW10[precision];
+        long fraction = instant.getNano() / POW10[9 - precision];
+        long second = instant.getEpochSecond();
         try {
-            long ticks = Math.multiplyExact(instant.getEpochSecond(), POW10[precision]);
-            return Math.addExact(ticks, Math.floorDiv(instant.getNano(), (int) POW10[9 - precision]));
+            if (second < 0 && fraction > 0) {
+                // The seconds times the unit may be below Long.MIN_VALUE where the ticks are not (DateTime64(9)'s
+                // first second, 1677-09-21T00:12:43Z): count from the next second back.
+                return Math.addExact(Math.multiplyExact(second + 1, unit), fraction - unit);
+            }
+            return Math.addExact(Math.multiplyExact(second, unit), fraction);
         } catch (ArithmeticException e) {
             throw new IllegalArgumentException("instant " + instant + " overflows DateTime64(" + precision + ")", e);
         }

@@ -155,6 +155,24 @@ class RowBinaryEncoderTest {
     }
 
     @Test
+    void dateTime64TakesEveryInstantWhoseTicksAreAnInt64() {
+        // -1.75 s at precision 3 = -1750 ticks: a fraction before the epoch counts forward from its second
+        assertThat(hex(ClickHouseTypes.dateTime64(3), Instant.ofEpochSecond(-2, 250_000_000)))
+                .isEqualTo("2af9ffffffffffff");
+        // DateTime64(9)'s first instant is Long.MIN_VALUE ns: its second times 10^9 alone is below Long.MIN_VALUE
+        Instant first = Instant.ofEpochSecond(
+                Math.floorDiv(Long.MIN_VALUE, 1_000_000_000L), Math.floorMod(Long.MIN_VALUE, 1_000_000_000L));
+        assertThat(first).isEqualTo(Instant.parse("1677-09-21T00:12:43.145224192Z"));
+        assertThat(hex(ClickHouseTypes.dateTime64(9), first)).isEqualTo("0000000000000080");
+        assertThat(hex(ClickHouseTypes.dateTime64(9), Instant.parse("2262-04-11T23:47:16.854775807Z")))
+                .isEqualTo("ffffffffffffff7f");
+        assertThatThrownBy(() -> hex(ClickHouseTypes.dateTime64(9), first.minusNanos(1)))
+                .hasMessageContaining("overflows DateTime64(9)");
+        assertThatThrownBy(() -> hex(ClickHouseTypes.dateTime64(9), Instant.parse("2262-04-11T23:47:16.854775808Z")))
+                .hasMessageContaining("overflows DateTime64(9)");
+    }
+
+    @Test
     void uuidIsTwoLittleEndianHalvesHighFirst() {
         UUID u = UUID.fromString("61f0c404-5cb3-11e7-907b-a6006ad3dba0");
         assertThat(hex(b -> b.uuid("c", (UUID v) -> v), u)).isEqualTo("e711b35c04c4f061" + "a0dbd36a00a67b90");
