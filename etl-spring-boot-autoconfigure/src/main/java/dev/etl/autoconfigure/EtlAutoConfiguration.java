@@ -10,6 +10,8 @@ import dev.etl.source.Source;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -89,9 +91,11 @@ public final class EtlAutoConfiguration {
             ObjectProvider<ChainFactory> chainFactories,
             ObjectProvider<MeterRegistry> meterRegistries,
             ObjectProvider<EtlPipelineCustomizer> customizers,
-            ObjectProvider<DeadLetterSinkDefinition> deadLetters) {
-        Pipeline.Builder builder =
-                Pipeline.builder(config).source(source(config, sources)).chains(chainFactory(config, chainFactories));
+            ObjectProvider<DeadLetterSinkDefinition> deadLetters,
+            ListableBeanFactory beanFactory) {
+        Pipeline.Builder builder = Pipeline.builder(config)
+                .source(source(config, sources))
+                .chains(chainFactory(config, chainFactories, beanFactory));
         sinks(config, sinks).forEach(builder::sink);
         DeadLetterSinkDefinition deadLetter = deadLetters.getIfUnique();
         if (deadLetter != null) {
@@ -202,7 +206,8 @@ public final class EtlAutoConfiguration {
                 "Define a DeadLetterSinkDefinition bean, or find the condition that excluded the writer.");
     }
 
-    private static ChainFactory chainFactory(PipelineConfig config, ObjectProvider<ChainFactory> chainFactories) {
+    private static ChainFactory chainFactory(
+            PipelineConfig config, ObjectProvider<ChainFactory> chainFactories, ListableBeanFactory beanFactory) {
         List<ChainFactory> found = chainFactories.orderedStream().toList();
         if (found.isEmpty()) {
             throw new PipelineAssemblyException(
@@ -210,7 +215,9 @@ public final class EtlAutoConfiguration {
                             + "of type dev.etl.ops.ChainFactory.",
                     "Define a ChainFactory @Bean that builds the operator chain, "
                             + "e.g. ctx -> Chains.from(ctx, deserializer).map(...).sink(router) "
-                            + "(the sink's encoder is its RowBinaryEncoder bean). Topology is code; etl.* only tunes it.");
+                            + "(the sink's encoder is its RowBinaryEncoder bean), or, for a pipeline whose table is "
+                            + "the mapping, set etl.sink.clickhouse.from.topic (or etl.sink.clickhouse.tables.<name>"
+                            + ".from.topic): its rows are then derived from the table's columns by name.");
         }
         if (found.size() == 1 && found.get(0).topics().isEmpty()) {
             return found.get(0);
@@ -220,9 +227,33 @@ public final class EtlAutoConfiguration {
         } catch (IllegalArgumentException ex) {
             throw new PipelineAssemblyException(
                     "Pipeline '" + config.name() + "' has " + found.size()
-                            + " ChainFactory beans that cannot be routed by topic: " + ex.getMessage(),
+                            + " ChainFactory beans that cannot be routed by topic: " + ex.getMessage() + " ("
+                            + beanNames(found, beanFactory) + ")",
                     "Give each ChainFactory its own topics with ChainFactory.forTopics(...); at most one may "
-                            + "claim all remaining topics.");
+                            + "claim all remaining topics. A table's etl.sink.clickhouse[.tables.<name>].from.topic "
+                            + "defines one for its topic (bean etlClickHouseTablePipeline.<topic>): leave that "
+                            + "topic to it or to your own factory, not to both.");
         }
+    }
+
+    /** "#0 = bean 'orders', #1 = bean 'etlClickHouseTablePipeline.orders'": the factories in routing order. */
+    private static String beanNames(List<ChainFactory> found, ListableBeanFactory beanFactory) {
+        Map<String, ChainFactory> byName = beanFactory.getBeansOfType(ChainFactory.class);
+        StringBuilder names = new StringBuilder();
+        for (int i = 0; i < found.size(); i++) {
+            String name = "?";
+            for (Map.Entry<String, ChainFactory> e : byName.entrySet()) {
+                if (e.getValue() == found.get(i)) {
+                    name = e.getKey();
+                }
+            }
+            names.append(i == 0 ? "" : ", ")
+                    .append('#')
+                    .append(i)
+                    .append(" = bean '")
+                    .append(name)
+                    .append('\'');
+        }
+        return names.toString();
     }
 }

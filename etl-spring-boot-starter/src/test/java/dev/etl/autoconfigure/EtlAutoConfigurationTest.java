@@ -281,7 +281,7 @@ class EtlAutoConfigurationTest {
                     .isInstanceOf(PipelineAssemblyException.class)
                     .hasMessageContaining("no bean of type dev.etl.ops.ChainFactory");
             FailureAnalysis analysis = new PipelineFailureAnalyzer().analyze(context.getStartupFailure());
-            assertThat(analysis.getAction()).contains("Define a ChainFactory @Bean");
+            assertThat(analysis.getAction()).contains("Define a ChainFactory @Bean", "etl.sink.clickhouse.from.topic");
         });
     }
 
@@ -326,7 +326,9 @@ class EtlAutoConfigurationTest {
                         .getFailure()
                         .rootCause()
                         .isInstanceOf(PipelineAssemblyException.class)
-                        .hasMessageContaining("cannot be routed by topic"));
+                        .hasMessageContaining("cannot be routed by topic")
+                        .hasMessageContaining("topic 'orders' is claimed by ChainFactory #0 and #1")
+                        .hasMessageContaining("#0 = bean 'orders', #1 = bean 'ordersAgain'"));
     }
 
     @Test

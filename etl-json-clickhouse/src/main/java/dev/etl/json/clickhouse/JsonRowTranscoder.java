@@ -60,8 +60,8 @@ import org.jspecify.annotations.Nullable;
  * integer or a string holding one ({@code "12"}, as 64-bit integers are often written for JavaScript),
  * range-checked, never wrapped (a fraction or an exponent fails), {@code UInt8} also from true/false;
  * {@code Float32/64} from a number (correctly rounded to the type, a {@code Float32} never through a double)
- * or a string holding one or {@code NaN}, {@code Infinity}, {@code -Infinity}; {@code Decimal(P, S)} exactly
- * from the number's digits (or a string holding a number), more than S decimal places other than zeros or
+ * or a string holding one or {@code NaN}, {@code Infinity} (or {@code +Infinity}), {@code -Infinity};
+ * {@code Decimal(P, S)} exactly from the number's digits (or a string holding a number), more than S decimal places other than zeros or
  * more than P digits fail, never rounded; {@code Bool} from true/false; {@code String} from a string
  * (escapes decoded to UTF-8, {@code \\uXXXX} surrogate pairs as one character, a lone surrogate as
  * {@code ?}) or a number, true or false as written; {@code FixedString(N)} from a string of at most N
