@@ -194,6 +194,32 @@ class TablePipelineAutoConfigurationTest {
     }
 
     @Test
+    void anApplicationChainFactoryOnTheTablesTopicFailsStartupNamingBothBeans() {
+        this.runner
+                .withBean(
+                        "ordersChain",
+                        ChainFactory.class,
+                        () -> ChainFactory.forTopics(Set.of("orders"), (ctx) -> {
+                            throw new AssertionError("never built");
+                        }))
+                .run((context) -> {
+                    Throwable failure = context.getStartupFailure();
+                    assertThat(failure).isNotNull();
+                    Throwable root = failure;
+                    while (root.getCause() != null) {
+                        root = root.getCause();
+                    }
+                    assertThat(root)
+                            .isInstanceOf(dev.etl.autoconfigure.PipelineAssemblyException.class)
+                            .hasMessageContaining("topic 'orders' is claimed by ChainFactory")
+                            .hasMessageContaining("bean 'ordersChain'")
+                            .hasMessageContaining("bean 'etlClickHouseTablePipeline.orders'");
+                    assertThat(((dev.etl.autoconfigure.PipelineAssemblyException) root).getAction())
+                            .contains("from.topic", "not to both");
+                });
+    }
+
+    @Test
     void aTopicTheSourceDoesNotSubscribeToFailsStartup() {
         this.runner.withPropertyValues("etl.source.kafka.topics=payments").run((context) -> {
             assertThat(invalid(context.getStartupFailure()))
