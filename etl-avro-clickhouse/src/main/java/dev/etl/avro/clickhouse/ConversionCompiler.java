@@ -323,7 +323,10 @@ final class ConversionCompiler {
                     }
                     return decimal(Conversion.OP_DECIMAL_FIXED, size, decimal, writer, reader, type);
                 }
-                if (type.kind() == ColumnType.Kind.UUID && size == 16) {
+                if (type.kind() == ColumnType.Kind.UUID) {
+                    if (size != 16 || !"uuid".equals(logicalName)) {
+                        throw mismatch(writer, reader, type, "a UUID column needs a fixed(16) with logicalType uuid");
+                    }
                     return Conversion.builder(Conversion.OP_UUID_FIXED, type.name())
                             .size(16)
                             .build();
@@ -569,6 +572,10 @@ final class ConversionCompiler {
             for (int j = 0; j < order.length && children[i] == null; j++) {
                 int t = order[j];
                 try {
+                    // Whether the branch converts to the type is the reader branch's matter (an enum: every reader
+                    // symbol a value of the Enum), as when the mapping was built: a writer that lacks some symbols
+                    // must not send its values to another of the Variant's types.
+                    convert(target, target, types.get(t));
                     children[i] = Conversion.builder(Conversion.OP_VARIANT, type.name())
                             .width(discriminators[t])
                             .children(convert(w, target, types.get(t)))

@@ -112,8 +112,10 @@ final class PlanCompiler {
                     markOf[first] = -1;
                     nextColumn++;
                 } else {
-                    // Passed as the conversion will read it from the mark.
-                    step(RowPlan.SKIP, -1, -1, null, item.writer, null, ResolvedSkip.compile(item.writer, item.writer));
+                    // Passed as the conversion will read it from the mark: as the object path decodes the reader's
+                    // field (the conversions read what the reader holds as Avro decodes it; inside a record read
+                    // as a Tuple, what only the writer has is skipped as Avro skips it, a sized block jumped over).
+                    step(RowPlan.SKIP, -1, -1, null, item.writer, null, ResolvedSkip.compile(item.writer, item.reader));
                 }
             }
             emitReady();

@@ -89,7 +89,7 @@ final class ScanCompiler {
 
         /**
          * Passes over a writer field: as Avro decodes it into {@code reader} when that is not null (the reader
-         * holds the field; for a field read later, the writer schema again), else as Avro skips it (only the
+         * holds the field, read later by a column or not), else as Avro skips it (only the
          * writer has it).
          */
         void skip(Schema schema, Schema reader) {
@@ -609,8 +609,10 @@ final class ScanCompiler {
                     }
                 }
                 if (!filtered) {
-                    // As the conversions will read it from the mark, also when a condition drops the record.
-                    level.skip(wf.schema(), wf.schema());
+                    // As the conversions will read it from the mark (as the object path decodes the reader's
+                    // field: inside a record read as a Tuple, what only the writer has is skipped as Avro skips
+                    // it), also when a condition drops the record.
+                    level.skip(wf.schema(), rf.schema());
                 }
                 continue;
             }
@@ -742,7 +744,7 @@ final class ScanCompiler {
         if (it.whole) {
             int mark = markCount++;
             level.step(ScanPlan.MARK, mark, null, null);
-            level.skip(writerItem, writerItem);
+            level.skip(writerItem, readerItem);
             it.wholeLeaf = new Leaf(mark, writerItem, readerItem);
         } else if (!level.leaves.isEmpty()) {
             if (writerItem.getType() != Type.RECORD || readerItem.getType() != Type.RECORD) {

@@ -47,11 +47,96 @@ final class VariantTypes {
     }
 
     /**
-     * A type name spelled as ClickHouse prints it: whitespace outside quotes collapsed, none after {@code (} or
-     * before {@code )} and {@code ,}, one after {@code ,} and around {@code =} ({@code Decimal(18, 2)},
-     * {@code Map(String, UInt64)}, {@code Enum8('a' = 1)}, {@code Tuple(a String, b UInt8)}).
+     * A type name spelled as ClickHouse prints it ({@code system.columns}, {@code toTypeName}): one space after
+     * {@code ,} and around {@code =}, none elsewhere outside quotes; {@code Decimal32/64/128/256(S)} and
+     * {@code Decimal(P)} as {@code Decimal(P, S)}; an enum's items sorted by value (ClickHouse keeps them so, whatever
+     * the declared order: {@code Enum8('b' = 2, 'a' = 1)} prints as {@code Enum8('a' = 1, 'b' = 2)}); a time zone
+     * as declared. A name that does not parse is only re-spaced.
      */
     static String serverName(String declared) {
+        ColumnType t;
+        try {
+            t = ColumnType.parse(declared);
+        } catch (IllegalArgumentException e) {
+            return spaced(declared);
+        }
+        return serverName(t);
+    }
+
+    private static String serverName(ColumnType t) {
+        return switch (t.kind()) {
+            case FIXED_STRING -> "FixedString(" + t.length() + ")";
+            case DECIMAL -> "Decimal(" + t.precision() + ", " + t.scale() + ")";
+            case DATE_TIME -> t.timeZone() == null ? "DateTime" : "DateTime(" + quoted(t.timeZone()) + ")";
+            case DATE_TIME64 ->
+                "DateTime64(" + t.precision() + (t.timeZone() == null ? "" : ", " + quoted(t.timeZone())) + ")";
+            case ENUM8, ENUM16 -> {
+                List<java.util.Map.Entry<String, Integer>> items =
+                        new java.util.ArrayList<>(t.enumValues().entrySet());
+                items.sort(java.util.Map.Entry.comparingByValue());
+                StringBuilder sb = new StringBuilder(t.kind() == ColumnType.Kind.ENUM8 ? "Enum8(" : "Enum16(");
+                for (int i = 0; i < items.size(); i++) {
+                    sb.append(i == 0 ? "" : ", ")
+                            .append(quoted(items.get(i).getKey()))
+                            .append(" = ")
+                            .append(items.get(i).getValue());
+                }
+                yield sb.append(')').toString();
+            }
+            case NULLABLE, LOW_CARDINALITY, ARRAY, MAP, TUPLE -> {
+                String kind = switch (t.kind()) {
+                    case NULLABLE -> "Nullable(";
+                    case LOW_CARDINALITY -> "LowCardinality(";
+                    case ARRAY -> "Array(";
+                    case MAP -> "Map(";
+                    default -> "Tuple(";
+                };
+                StringBuilder sb = new StringBuilder(kind);
+                List<ColumnType> arguments = t.arguments();
+                for (int i = 0; i < arguments.size(); i++) {
+                    String element =
+                            t.elementNames().isEmpty() ? null : t.elementNames().get(i);
+                    sb.append(i == 0 ? "" : ", ")
+                            .append(element == null ? "" : element + " ")
+                            .append(serverName(arguments.get(i)));
+                }
+                yield sb.append(')').toString();
+            }
+            case INT8 -> "Int8";
+            case INT16 -> "Int16";
+            case INT32 -> "Int32";
+            case INT64 -> "Int64";
+            case INT128 -> "Int128";
+            case INT256 -> "Int256";
+            case UINT8 -> "UInt8";
+            case UINT16 -> "UInt16";
+            case UINT32 -> "UInt32";
+            case UINT64 -> "UInt64";
+            case UINT128 -> "UInt128";
+            case UINT256 -> "UInt256";
+            case FLOAT32 -> "Float32";
+            case FLOAT64 -> "Float64";
+            case BOOL -> "Bool";
+            case STRING -> "String";
+            case UUID -> "UUID";
+            case IPV4 -> "IPv4";
+            case IPV6 -> "IPv6";
+            case DATE -> "Date";
+            case DATE32 -> "Date32";
+            default -> spaced(t.name());
+        };
+    }
+
+    /** A string literal as ClickHouse quotes it: in single quotes, a quote or backslash escaped by a backslash. */
+    private static String quoted(String s) {
+        return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
+    }
+
+    /**
+     * A type name re-spaced: whitespace outside quotes collapsed, none after {@code (} or before {@code )} and
+     * {@code ,}, one after {@code ,} and around {@code =}.
+     */
+    private static String spaced(String declared) {
         StringBuilder sb = new StringBuilder(declared.length() + 8);
         boolean quoted = false;
         boolean space = false;

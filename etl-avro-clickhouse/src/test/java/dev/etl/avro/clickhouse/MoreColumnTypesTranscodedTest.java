@@ -414,6 +414,98 @@ class MoreColumnTypesTranscodedTest {
                 .containsExactly(3, 0, 2, 1);
     }
 
+    /**
+     * ClickHouse prints an enum's items sorted by value and a {@code DecimalN(S)} as {@code Decimal(P, S)}, and sorts a
+     * Variant's types by those names: the discriminators follow them, not the declared spelling (found by
+     * TranscoderPropertyTest: two Enum8 types of a Variant in the order of their declared first items).
+     */
+    @Test
+    void variantDiscriminatorsSortTheNamesTheServerPrints() {
+        assertThat(VariantTypes.serverName("Enum8('b' = 2,'a'=1)")).isEqualTo("Enum8('a' = 1, 'b' = 2)");
+        assertThat(VariantTypes.serverName("Decimal32(2)")).isEqualTo("Decimal(9, 2)");
+        assertThat(VariantTypes.serverName("Decimal(5)")).isEqualTo("Decimal(5, 0)");
+        assertThat(VariantTypes.serverName("Array(LowCardinality(String))")).isEqualTo("Array(LowCardinality(String))");
+        assertThat(VariantTypes.serverName("DateTime64(3,'UTC')")).isEqualTo("DateTime64(3, 'UTC')");
+        // Enum8('VOID' = 1, 'FREE' = 2) sorts after Enum8('FREE' = 3, 'VOID' = 4): the first is 1.
+        AvroRowMapping enums = AvroRowMapping.builder(AMOUNTS)
+                .column(
+                        "amount",
+                        "Variant(Enum8('FREE' = 2, 'VOID' = 1), Enum8('FREE' = 3, 'VOID' = 4), Int64, String)")
+                .build();
+        Schema code = AMOUNTS.getField("amount").schema().getTypes().get(3);
+        assertThat(hex(enums, AMOUNTS, amount(new GenericData.EnumSymbol(code, "VOID"))))
+                .isEqualTo("01" + "01");
+        // Decimal(18, 2) (Decimal64) sorts before Decimal(9, 2) (Decimal32): a long into Decimal32(2) is 1.
+        AvroRowMapping decimals = AvroRowMapping.builder(AMOUNTS)
+                .column("amount", "Variant(Decimal32(2), Decimal64(2), String)")
+                .build();
+        assertThat(hex(decimals, AMOUNTS, amount(5L))).isEqualTo("01" + "05000000");
+    }
+
+    /**
+     * Which of a Variant's types a branch goes to is decided by the reader's branch, as when the mapping was built:
+     * an enum into the first Enum that holds every reader symbol, whatever symbols a writer's enum has (found by
+     * TranscoderPropertyTest: a writer enum of fewer symbols sent its values to an Enum8 lacking a reader symbol).
+     */
+    @Test
+    void aVariantTakesAnEnumByItsReaderSymbolsWhateverTheWriterHas() {
+        Schema reader = parse("""
+                {"type": "record", "name": "V", "fields": [
+                  {"name": "v", "type": ["long", {"type": "enum", "name": "Code", "symbols": ["FREE", "VOID"]}]}
+                ]}""");
+        Schema writer = parse("""
+                {"type": "record", "name": "V", "fields": [
+                  {"name": "v", "type": ["long", {"type": "enum", "name": "Code", "symbols": ["FREE"]}]}
+                ]}""");
+        AvroRowMapping mapping = AvroRowMapping.builder(reader)
+                .column("v", "Variant(Enum8('FREE' = 1), Int64, String)")
+                .build();
+        GenericData.Record r = new GenericData.Record(writer);
+        r.put(
+                "v",
+                new GenericData.EnumSymbol(
+                        writer.getField("v").schema().getTypes().get(1), "FREE"));
+        // Enum8('FREE' = 1) lacks VOID: the enum is written as a String, discriminator 2, from either writer.
+        assertThat(hex(mapping, writer, r)).isEqualTo("02" + "04" + "46524545");
+        GenericData.Record same = new GenericData.Record(reader);
+        same.put(
+                "v",
+                new GenericData.EnumSymbol(
+                        reader.getField("v").schema().getTypes().get(1), "FREE"));
+        assertThat(hex(mapping, reader, same)).isEqualTo("02" + "04" + "46524545");
+    }
+
+    /**
+     * A UUID column takes a {@code fixed(16)} with logicalType uuid only (the documented rule, and the mapping error's
+     * own words): a plain {@code fixed(16)} (an IPv6 address, a hash) into {@code Variant(UUID, IPv6)} is an IPv6,
+     * and into a UUID column a mapping error (found by TranscoderPropertyTest: it went to the UUID, its halves
+     * byte-swapped).
+     */
+    @Test
+    void aPlainFixed16IsNoUuid() {
+        Schema schema = parse("""
+                {"type": "record", "name": "F", "fields": [
+                  {"name": "a", "type": {"type": "fixed", "name": "Sixteen", "size": 16}},
+                  {"name": "u", "type": ["string", "Sixteen"]}
+                ]}""");
+        assertThatThrownBy(
+                        () -> AvroRowMapping.builder(schema).column("a", "UUID").build())
+                .isInstanceOf(AvroMappingException.class)
+                .hasMessageContaining("logicalType uuid");
+        AvroRowMapping mapping = AvroRowMapping.builder(schema)
+                .column("u", "Variant(UUID, IPv6)", "u")
+                .build();
+        byte[] address = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            address[i] = (byte) i;
+        }
+        GenericData.Record r = new GenericData.Record(schema);
+        r.put("a", new GenericData.Fixed(schema.getField("a").schema(), address));
+        r.put("u", new GenericData.Fixed(schema.getField("a").schema(), address));
+        // IPv6 sorts before UUID: discriminator 0, the 16 bytes in network order.
+        assertThat(hex(mapping, schema, r)).isEqualTo("00" + HexFormat.of().formatHex(address));
+    }
+
     @Test
     void eachBranchOfAUnionIntoItsOwnNullableColumn() {
         AvroRowMapping mapping = AvroRowMapping.builder(AMOUNTS)

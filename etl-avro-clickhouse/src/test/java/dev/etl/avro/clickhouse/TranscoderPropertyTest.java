@@ -18,9 +18,13 @@ import org.junit.jupiter.api.Test;
  * reader)} then {@code RowBinaryEncoder}), on random reader schemas, random mappings of their nested
  * fields to random compatible columns in a random order, and random records with edge values; with
  * the writer schema equal to the reader, and evolved from it ({@link RandomCase}: removed fields and
- * their defaults, added, reordered, aliased and promoted fields, enum and union evolution). Where the
- * object path rejects a value (out of a column's range, more digits than the Decimal, too long for a
- * FixedString), the transcoder must reject it too, with a {@link ColumnEncodeException}.
+ * their defaults, added, reordered, aliased and promoted fields, enum and union evolution). About one field
+ * in six is a composite: a map into {@code Map(K, V)}, a record into a {@code Tuple}, an IP address (valid and
+ * invalid text, fixed, int, long, bytes) into {@code IPv4}/{@code IPv6}, a union of several types into
+ * {@code Variant(...)} and {@code field[branch]} columns ({@link ObjectPath} writes these by the documented
+ * rules). Where the object path rejects a value (out of a column's range, more digits than the Decimal, too
+ * long for a FixedString, a malformed address), the transcoder must reject it too, with a
+ * {@link ColumnEncodeException}.
  *
  * <p>A seeded harness on plain JUnit (as {@code CheckpointerPropertiesTest}, not jqwik): every run
  * uses a fresh base seed; a failure prints the seed and the case, and

@@ -137,6 +137,11 @@ class TranscoderFuzzTest {
             invalidUtf8[0] = hasInvalidUtf8(record);
             return c.reference.row(Arrays.copyOfRange(framed, 4, 4 + length));
         });
+        if (!expected.ok() && expected.failure() instanceof ObjectPath.Abstain) {
+            // A writer-only enum index out of range with a Map column: the reference's in-order reading of maps
+            // refuses the body its decision took, and has no row to compare (ObjectPath's class comment).
+            return;
+        }
         judge(what, actual, expected, invalidUtf8[0], framed, length, c.random.toString());
     }
 
