@@ -80,8 +80,10 @@ final class SinkMetrics {
                         + "rest of their batches was written")
                 .tags(tags)
                 .register(registry);
+        // Strong: nothing else holds this shard's array, and a weakly held gauge reads NaN after a GC.
         Gauge.builder("etl.sink.queue.chunks", queues, SinkMetrics::queued)
                 .description("Chunks waiting in the shard's queues (one per writer of the shard)")
+                .strongReference(true)
                 .tags(tags)
                 .register(registry);
         // etl_errors_total is shared with the rest of the engine: same tag keys (pipeline, error_type, stage).
