@@ -248,12 +248,10 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                     drain,
                     new IoIdle(threads.park(), threads.unpark(), threads.maxIdleSleepNs()),
                     nanoClock);
-            for (int shard = 0; shard < shardCount; shard++) {
-                for (int w = 0; w < writersPerShard; w++) {
-                    if (threadOf(shard, w, shardCount, threadCount) == t) {
-                        agentOfQueue[shard * writersPerShard + w] = agents[t];
-                    }
-                }
+        }
+        for (int shard = 0; shard < shardCount; shard++) {
+            for (int w = 0; w < writersPerShard; w++) {
+                agentOfQueue[shard * writersPerShard + w] = agents[threadOf(shard, w, shardCount, threadCount)];
             }
         }
     }
