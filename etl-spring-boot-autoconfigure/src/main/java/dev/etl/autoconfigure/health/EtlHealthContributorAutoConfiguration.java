@@ -4,10 +4,12 @@ import dev.etl.autoconfigure.EtlAutoConfiguration;
 import dev.etl.pipeline.PipelineRuntime;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.HealthContributor;
@@ -19,7 +21,8 @@ import org.springframework.core.env.Environment;
  * Health of the pipeline: an {@code etl} contributor with {@code liveness} and {@code readiness}
  * members ({@link EtlHealthIndicator}), added to Boot's probe groups and served at {@code /healthz}
  * and {@code /readyz} ({@link EtlProbeGroupsPostProcessor}). Switched off with
- * {@code management.health.etl.enabled=false}.
+ * {@code management.health.etl.enabled=false}. On Reactor Netty older than 1.3.8 it warns at startup
+ * ({@link ReactorNettyKeepAliveCheck}).
  */
 @AutoConfiguration(
         after = EtlAutoConfiguration.class,
@@ -50,6 +53,18 @@ public final class EtlHealthContributorAutoConfiguration {
         @Bean
         EtlProbeGroupsPostProcessor etlProbeGroupsPostProcessor(Environment environment) {
             return new EtlProbeGroupsPostProcessor(environment);
+        }
+    }
+
+    /** The probes on Reactor Netty: warns of versions that leave kept-alive requests unanswered. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnClass(name = "reactor.netty.http.server.HttpServer")
+    static class ReactorNettyConfiguration {
+
+        @Bean
+        SmartInitializingSingleton etlReactorNettyKeepAliveCheck() {
+            return () -> ReactorNettyKeepAliveCheck.warnIfAffected(ReactorNettyConfiguration.class.getClassLoader());
         }
     }
 }
