@@ -3,6 +3,7 @@ package dev.etl.internal.sink;
 import dev.etl.error.ErrorClass;
 import dev.etl.error.FatalPipelineException;
 import dev.etl.internal.backpressure.InFlightBudget;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,8 @@ final class ShardHoldings {
     private final ShardBatch batch;
 
     private boolean nextChunkOverflows;
-    private long sequence;
+    /** The shard's batch numbers, shared by its writers so that a number names one batch of the shard. */
+    private final AtomicLong sequence;
     /**
      * What the worker owns beyond the queue: chunks polled and not yet settled, and their budget bytes
      * (open batch + sealed batch + the chunk being merged). Kept apart from the buffers' own counts so
@@ -60,7 +62,8 @@ final class ShardHoldings {
             int maxRows,
             long maxBytes,
             BatchAccumulator open,
-            ShardBatch batch) {
+            ShardBatch batch,
+            AtomicLong sequence) {
         this.sinkName = sinkName;
         this.shard = shard;
         this.queue = queue;
@@ -72,6 +75,7 @@ final class ShardHoldings {
         this.maxBytes = maxBytes;
         this.open = open;
         this.batch = batch;
+        this.sequence = sequence;
     }
 
     /** Whether the next queued entry cannot join the open batch (limits, or a deterministic block): seal first. */
@@ -171,9 +175,9 @@ final class ShardHoldings {
         metrics.blockSealed();
     }
 
-    /** Seals the open batch into the sealed one (the next sequence number). */
+    /** Seals the open batch into the sealed one (the shard's next sequence number). */
     void seal() {
-        batch.sealFrom(open, ++sequence);
+        batch.sealFrom(open, sequence.incrementAndGet());
         nextChunkOverflows = false;
         metrics.sealed(batch.rowCount(), batch.byteCount());
     }

@@ -81,7 +81,8 @@ final class ShardWorker {
             BackoffPolicy backoff,
             Consumer<FatalPipelineException> fatalListener,
             LongSupplier nanoClock,
-            PartitionNames partitionNames) {
+            PartitionNames partitionNames,
+            AtomicLong batchSequence) {
         this.sinkName = definition.name();
         this.partitionNames = partitionNames;
         this.shard = shard;
@@ -101,7 +102,18 @@ final class ShardWorker {
         this.open = new BatchAccumulator(INITIAL_BATCH_BYTES, bufferCap);
         this.batch = new ShardBatch(sinkName, shard, INITIAL_BATCH_BYTES, bufferCap);
         this.holdings = new ShardHoldings(
-                sinkName, shard, queue, pool, budget, metrics, fatalListener, maxRows, maxBytes, open, batch);
+                sinkName,
+                shard,
+                queue,
+                pool,
+                budget,
+                metrics,
+                fatalListener,
+                maxRows,
+                maxBytes,
+                open,
+                batch,
+                batchSequence);
     }
 
     /**

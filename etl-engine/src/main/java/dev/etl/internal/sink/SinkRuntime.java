@@ -7,6 +7,7 @@ import dev.etl.sink.SinkDefinition;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Objects;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.random.RandomGenerator;
@@ -212,6 +213,7 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                 queues[shard * writersPerShard + w] = shardQueues[w];
             }
             SinkMetrics metrics = new SinkMetrics(registry, pipelineName, definition.name(), shard, shardQueues);
+            AtomicLong batchSequence = new AtomicLong();
             for (int w = 0; w < writersPerShard; w++) {
                 int index = shard * writersPerShard + w;
                 workers[index] = new ShardWorker(
@@ -226,7 +228,8 @@ public final class SinkRuntime implements ChunkSink, AutoCloseable {
                         backoff,
                         fatalListener,
                         nanoClock,
-                        partitionNames);
+                        partitionNames,
+                        batchSequence);
             }
         }
         this.agents = new IoAgent[threadCount];

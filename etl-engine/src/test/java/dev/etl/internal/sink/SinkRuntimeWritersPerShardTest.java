@@ -48,6 +48,7 @@ class SinkRuntimeWritersPerShardTest {
     /** A writer recording each block's first row (partition, offset) and how many writes overlap. */
     static final class OverlapWriter implements ShardWriter {
         final List<long[]> written = new CopyOnWriteArrayList<>();
+        final List<Long> sequences = new CopyOnWriteArrayList<>();
         final AtomicInteger inFlight = new AtomicInteger();
         final AtomicInteger maxInFlight = new AtomicInteger();
         /** Per partition and shard. */
@@ -63,6 +64,7 @@ class SinkRuntimeWritersPerShardTest {
                     ByteBuffer.wrap(batch.bytes(), 0, batch.byteCount()).order(ByteOrder.LITTLE_ENDIAN);
             long first = rows.getLong(0);
             long partition = ((first >>> 32) << 8) | batch.shard(); // a partition's writes to one shard
+            sequences.add(batch.sequence());
             int now = inFlight.incrementAndGet();
             maxInFlight.accumulateAndGet(now, Math::max);
             AtomicInteger mine = inFlightPerPartition.computeIfAbsent(partition, p -> new AtomicInteger());
@@ -144,6 +146,24 @@ class SinkRuntimeWritersPerShardTest {
         assertThat(TestLane.drain(fx.acks))
                 .singleElement()
                 .satisfies(a -> assertThat(a.succeeded()).isTrue());
+    }
+
+    @Test
+    void aBatchNumberNamesOneBatchOfTheShardWhicheverWriterWroteIt() {
+        // SealedBatch.sequence() is per shard, as the log lines ("shard 0: write of batch 3") read it
+        OverlapWriter writer = gatedWriter(new CountDownLatch(0));
+        SinkDefinition definition = definition(writer, 1, 2, true);
+        SinkRuntime sink = fx.start(definition);
+        BlockChains blocks = new BlockChains(sink, definition);
+        AckRef ack = new AckRef(0, 0, 0, fx.acks);
+        for (int partition = 0; partition < 4; partition++) { // partitions 0 and 2 to one writer, 1 and 3 to the other
+            addBlock(blocks, partition, 0, 2, 1, ack);
+        }
+        assertThat(blocks.flush()).isTrue();
+        ack.release(true);
+
+        await("written and settled", TIMEOUT, () -> writer.written.size() == 4 && sink.isIdle());
+        assertThat(writer.sequences).containsExactlyInAnyOrder(1L, 2L, 3L, 4L);
     }
 
     @Test
